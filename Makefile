@@ -1,0 +1,134 @@
+# galatop — see README.md. Quiet unless V=1; -Werror when CI is set.
+PREFIX    ?= /usr/local
+DESTDIR   ?=
+CC        ?= cc
+CLANG     ?= clang
+BPFTOOL   ?= bpftool
+FUZZ_TIME ?= 20
+ARGS      ?=
+O         ?= build
+BIN       ?= galatop
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' '$(1)' '$(2)';
+endif
+
+VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1)
+LIBS_PC := libbpf libelf libdw ncursesw jansson zlib
+PC_CFLAGS := $(shell pkg-config --cflags $(LIBS_PC) 2>/dev/null)
+PC_LIBS   := $(shell pkg-config --libs $(LIBS_PC) 2>/dev/null)
+LDLIBS    := $(PC_LIBS) -liberty -lm -lpthread
+
+WARN   := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2
+ifneq ($(CI),)
+WARN   += -Werror
+endif
+CFLAGS ?= -O2 -g
+BASE_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -DGALATOP_VERSION='"$(VERSION)"' \
+	-I$(O)/bpf -I. $(PC_CFLAGS) -MMD -MP
+ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+
+# Every C file of a room is part of the program; bpf/*.bpf.c are kernel programs, built apart.
+LIB_SRCS  := $(filter-out %.bpf.c,$(wildcard cli/*.c model/*.c export/*.c symbols/*.c tui/*.c bpf/*.c))
+BPF_SRCS  := $(wildcard bpf/*.bpf.c)
+SKELS     := $(patsubst bpf/%.bpf.c,$(O)/bpf/%.skel.h,$(BPF_SRCS))
+TEST_SRCS := $(wildcard tests/*/test_*.c)
+TEST_BINS := $(patsubst tests/%.c,$(O)/asan/tests/%,$(TEST_SRCS))
+FUZZ_SRCS := $(wildcard fuzz/fuzz_*.c)
+FUZZ_BINS := $(patsubst fuzz/%.c,$(O)/fuzz/%,$(FUZZ_SRCS))
+TOOL_SRCS := $(wildcard tests/tools/*.c)
+TOOL_BINS := $(patsubst tests/tools/%.c,$(O)/tools/%,$(TOOL_SRCS))
+
+OBJS      := $(patsubst %.c,$(O)/obj/%.o,$(LIB_SRCS))
+ASAN_OBJS := $(patsubst %.c,$(O)/asan/obj/%.o,$(LIB_SRCS))
+
+DEB_PKGS := gcc make clang llvm libclang-rt-14-dev bpftool libbpf-dev libelf-dev libdw-dev \
+	libncurses-dev libjansson-dev zlib1g-dev pkg-config libiberty-dev tmux libxml2-utils \
+	linux-perf perl procps
+
+.PHONY: all deps test bench fuzz install clean run check-root tools
+all: $(BIN)
+
+$(BIN): $(OBJS) $(O)/obj/galatop.o
+	$(call msg,LINK,$@)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(O)/obj/%.o: %.c | $(SKELS)
+	@mkdir -p $(@D)
+	$(call msg,CC,$<)$(CC) $(BASE_CFLAGS) $(CFLAGS) -c $< -o $@
+
+$(O)/asan/obj/%.o: %.c | $(SKELS)
+	@mkdir -p $(@D)
+	$(call msg,CC-ASAN,$<)$(CC) $(BASE_CFLAGS) $(ASAN_FLAGS) -c $< -o $@
+
+$(O)/asan/libgalatop.a: $(ASAN_OBJS)
+	$(call msg,AR,$@)rm -f $@; ar rcs $@ $^
+
+$(O)/asan/galatop: $(O)/asan/obj/galatop.o $(O)/asan/libgalatop.a
+	$(call msg,LINK,$@)$(CC) $(ASAN_FLAGS) -o $@ $^ $(LDLIBS)
+
+$(O)/asan/tests/%: tests/%.c tests/harness.h $(O)/asan/libgalatop.a
+	@mkdir -p $(@D)
+	$(call msg,TEST-CC,$<)$(CC) $(BASE_CFLAGS) $(ASAN_FLAGS) -Itests -o $@ $< $(O)/asan/libgalatop.a $(LDLIBS)
+
+# Test workloads: built with frame pointers unless their name says nofp.
+$(O)/tools/%nofp: tests/tools/%nofp.c
+	@mkdir -p $(@D)
+	$(call msg,TOOL,$<)$(CC) -O2 -g -fomit-frame-pointer -o $@ $< -lz -lpthread -lm
+$(O)/tools/%: tests/tools/%.c
+	@mkdir -p $(@D)
+	$(call msg,TOOL,$<)$(CC) -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline -o $@ $< -lz -lpthread -lm
+tools: $(TOOL_BINS)
+
+# BPF: vmlinux.h from the running kernel's BTF, then *.bpf.c -> *.bpf.o -> *.skel.h.
+$(O)/bpf/vmlinux.h:
+	@mkdir -p $(@D)
+	$(call msg,GEN,$@)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
+
+$(O)/bpf/%.bpf.o: bpf/%.bpf.c $(O)/bpf/vmlinux.h $(wildcard bpf/*.h)
+	$(call msg,BPF,$<)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(O)/bpf -Ibpf -c $< -o $@.tmp && \
+		$(BPFTOOL) gen object $@ $@.tmp && rm -f $@.tmp
+
+$(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
+	$(call msg,GEN-SKEL,$@)$(BPFTOOL) gen skeleton $< name gt_$* > $@.tmp && mv $@.tmp $@
+
+deps:
+	@sh tests/deps.sh $(DEB_PKGS)
+
+test: deps
+	@$(MAKE) --no-print-directory $(BIN) $(O)/asan/galatop $(TEST_BINS) tools
+	@O=$(O) BIN=$(BIN) T=$(T) sh tests/run.sh
+
+bench: deps
+	@$(MAKE) --no-print-directory $(BIN) tools
+	@O=$(O) BIN=$(BIN) sh tests/bench/run.sh
+
+$(O)/fuzz/%: fuzz/%.c $(LIB_SRCS)
+	@mkdir -p $(@D)
+	$(call msg,FUZZ-CC,$<)$(CLANG) $(filter-out -MMD -MP,$(BASE_CFLAGS)) -g -O1 -fsanitize=fuzzer,address,undefined \
+		-o $@ $< $(filter model/% export/%,$(LIB_SRCS)) $(LDLIBS)
+
+fuzz: deps $(FUZZ_BINS)
+	@for f in $(FUZZ_BINS); do \
+		n=$$(basename $$f); mkdir -p $(O)/fuzz/corpus-$$n; \
+		echo "fuzz: $$n for $(FUZZ_TIME)s"; \
+		$$f -max_total_time=$(FUZZ_TIME) -max_len=65536 -print_final_stats=0 $(O)/fuzz/corpus-$$n fuzz/seeds/$$n 2>$(O)/fuzz/$$n.log \
+			|| { tail -40 $(O)/fuzz/$$n.log; exit 1; }; \
+		grep -E '^(#[0-9]+ +DONE|Done)' $(O)/fuzz/$$n.log | tail -1; \
+	done
+
+run: deps $(BIN)
+	./$(BIN) $(ARGS)
+
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man8
+	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/galatop
+	install -m 0644 docs/galatop.8 $(DESTDIR)$(PREFIX)/share/man/man8/galatop.8
+
+clean:
+	rm -rf build galatop
+
+-include $(OBJS:.o=.d) $(ASAN_OBJS:.o=.d) $(O)/obj/galatop.d $(O)/asan/obj/galatop.d

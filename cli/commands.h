@@ -1,0 +1,14 @@
+/* Entry points and help texts of the subcommands (one file each in cli/). */
+#ifndef GALATOP_CLI_COMMANDS_H
+#define GALATOP_CLI_COMMANDS_H
+
+int cmd_collapse(int argc, char **argv);
+extern const char cmd_collapse_help[];
+int cmd_svg(int argc, char **argv);
+extern const char cmd_svg_help[];
+int cmd_diff(int argc, char **argv);
+extern const char cmd_diff_help[];
+int cmd_fold(int argc, char **argv);
+extern const char cmd_fold_help[];
+
+#endif

@@ -1,0 +1,465 @@
+#include "folded.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../model/sanitize.h"
+
+#define BLOCK_SIZE (1u << 20)
+#define MAX_REPORTED 10 /* invalid lines reported one by one; the rest are summed up */
+
+static bool is_space(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r' || c == '\n';
+}
+
+static bool is_digit(unsigned char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* Matches flamegraph.pl's /^(.*)\s+?(\d+(?:\.\d*)?)$/ on s[0..*len): on success stores the
+ * count, shrinks *len to the stack part and returns true. */
+static bool take_count(const char *s, size_t *len, double *count)
+{
+	size_t end = *len, i = end, start;
+	char num[64];
+
+	while (i > 0 && is_digit(s[i - 1]))
+		i--;
+	if (i > 0 && s[i - 1] == '.') {
+		size_t dot = i - 1;
+
+		i = dot;
+		while (i > 0 && is_digit(s[i - 1]))
+			i--;
+		if (i == dot)
+			return false; /* ".5" has no integer part */
+	} else if (i == end) {
+		return false;
+	}
+	start = i;
+	if (start == 0 || !is_space(s[start - 1]))
+		return false;
+	if (end - start >= sizeof(num)) {
+		/* A number this long is still a number; strtod copes once leading zeros go. */
+		while (end - start >= sizeof(num) && s[start] == '0' && is_digit(s[start + 1]))
+			start++;
+		if (end - start >= sizeof(num))
+			return false;
+	}
+	memcpy(num, s + start, end - start);
+	num[end - start] = '\0';
+	*count = strtod(num, NULL);
+	*len = i - 1;
+	return true;
+}
+
+struct reader {
+	FILE *f;
+	char *block;
+	size_t pos, fill;
+	bool eof;
+	char *line;
+	size_t cap;
+};
+
+/* Returns the next line (without its newline) in *out, its length, or -1 at the end;
+ * -2 on a read error, -3 on ENOMEM. Lines may hold NUL bytes and be of any length. */
+static long read_line(struct reader *r, const char **out)
+{
+	size_t used = 0;
+
+	for (;;) {
+		if (r->pos == r->fill) {
+			if (r->eof)
+				break;
+			r->fill = fread(r->block, 1, BLOCK_SIZE, r->f);
+			r->pos = 0;
+			if (r->fill < BLOCK_SIZE) {
+				if (ferror(r->f))
+					return -2;
+				r->eof = true;
+			}
+			if (!r->fill)
+				break;
+		}
+		char *start = r->block + r->pos;
+		size_t avail = r->fill - r->pos;
+		char *nl = memchr(start, '\n', avail);
+		size_t n = nl ? (size_t)(nl - start) : avail;
+
+		if (nl && !used) {
+			/* Common case: the whole line is inside the block. */
+			r->pos += n + 1;
+			*out = start;
+			return (long)n;
+		}
+		if (used + n + 1 > r->cap) {
+			size_t ncap = r->cap ? r->cap : 4096;
+			char *p;
+
+			while (ncap < used + n + 1)
+				ncap *= 2;
+			p = realloc(r->line, ncap);
+			if (!p)
+				return -3;
+			r->line = p;
+			r->cap = ncap;
+		}
+		memcpy(r->line + used, start, n);
+		used += n;
+		r->pos += n + (nl ? 1 : 0);
+		if (nl) {
+			*out = r->line;
+			return (long)used;
+		}
+	}
+	if (!used)
+		return -1;
+	*out = r->line; /* a last line without a newline */
+	return (long)used;
+}
+
+int folded_parse(FILE *f, const char *name, const struct folded_opts *o, folded_line_fn fn,
+		 void *ctx, struct folded_stats *stats)
+{
+	struct reader r = { .f = f };
+	struct folded_stats st = { 0 };
+	const char *line;
+	long n;
+	int ret = 0;
+
+	r.block = malloc(BLOCK_SIZE);
+	if (!r.block)
+		return -ENOMEM;
+	while ((n = read_line(&r, &line)) >= 0) {
+		size_t len = (size_t)n;
+		double count, count2 = -1;
+		const char *why = NULL;
+
+		st.lines++;
+		while (len > 0 && (line[len - 1] == '\r' || line[len - 1] == '\n'))
+			len--;
+		if (len == 0)
+			continue;
+		if (!take_count(line, &len, &count)) {
+			why = "expected \"frame;frame;... COUNT\" with a decimal count at the end";
+		} else {
+			size_t len2 = len;
+			double c1;
+
+			if (take_count(line, &len2, &c1)) {
+				count2 = count;
+				count = c1;
+				len = len2;
+				st.two_column = true;
+			}
+		}
+		if (why) {
+			st.skipped++;
+			if (o && o->strict) {
+				fprintf(stderr, "%s:%lu: %s\n", name, st.lines, why);
+				ret = -EINVAL;
+				break;
+			}
+			if (!(o && o->quiet) && st.skipped <= MAX_REPORTED)
+				fprintf(stderr, "%s:%lu: %s; line skipped\n", name, st.lines, why);
+			continue;
+		}
+		st.stacks++;
+		ret = fn(ctx, line, len, count, count2);
+		if (ret)
+			break;
+	}
+	if (n == -2)
+		ret = -EIO;
+	else if (n == -3)
+		ret = -ENOMEM;
+	if (!(o && o->quiet) && st.skipped > MAX_REPORTED && !ret)
+		fprintf(stderr, "%s: %lu more invalid lines skipped\n", name,
+			st.skipped - MAX_REPORTED);
+	free(r.block);
+	free(r.line);
+	if (stats)
+		*stats = st;
+	return ret;
+}
+
+static int push_frame(struct frames *ft, const char *s, size_t len, uint32_t **frames,
+		      size_t *cap, size_t n)
+{
+	uint32_t id;
+
+	if (n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 64;
+		uint32_t *p = realloc(*frames, ncap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		*frames = p;
+		*cap = ncap;
+	}
+	if (sanitize_is_clean(s, len)) {
+		id = frames__intern_name(ft, s, len);
+	} else {
+		char *clean = malloc(SANITIZE_MAX(len) + 1);
+
+		if (!clean)
+			return -ENOMEM;
+		id = frames__intern_name(ft, clean, sanitize_text(s, len, clean));
+		free(clean);
+	}
+	if (id == UINT32_MAX)
+		return -ENOMEM;
+	(*frames)[n] = id;
+	return 0;
+}
+
+long folded_split(struct frames *ft, const char *stack, size_t len, uint32_t **frames,
+		  size_t *cap)
+{
+	size_t n = 0, start = 0;
+
+	/* Like perl's split: empty fields are kept except trailing ones. */
+	while (len > 0 && stack[len - 1] == ';')
+		len--;
+	if (len == 0)
+		return 0;
+	for (size_t i = 0; i <= len; i++) {
+		if (i < len && stack[i] != ';')
+			continue;
+		if (push_frame(ft, stack + start, i - start, frames, cap, n))
+			return -ENOMEM;
+		n++;
+		start = i + 1;
+	}
+	return (long)n;
+}
+
+struct read_ctx {
+	struct profile *p;
+	bool reverse;
+	uint32_t *frames;
+	size_t cap;
+	/* The previous stack and its node path: sorted input shares long prefixes, which are
+	 * reused without hashing the same frames again. */
+	char *prev;
+	size_t prev_len, prev_cap;
+	uint32_t *path; /* path[i] = node of frame i of prev */
+	size_t path_len, path_cap;
+};
+
+static int add_line(void *vctx, const char *stack, size_t len, double count, double count2)
+{
+	struct read_ctx *c = vctx;
+	struct frames *ft = profile__frames(c->p);
+	size_t keep = 0, common = 0, from = 0;
+	uint32_t node = PROFILE_ROOT;
+	long n;
+
+	if (!c->reverse && c->path_len) {
+		size_t max = len < c->prev_len ? len : c->prev_len;
+
+		while (common < max && stack[common] == c->prev[common])
+			common++;
+		/* Frame k is reusable when both stacks agree up to and including its ';'. */
+		for (size_t i = 0; i < common; i++) {
+			if (stack[i] == ';') {
+				keep++;
+				from = i + 1;
+				if (keep == c->path_len)
+					break;
+			}
+		}
+		if (keep)
+			node = c->path[keep - 1];
+	}
+	n = folded_split(ft, stack + from, len - from, &c->frames, &c->cap);
+	if (n < 0)
+		return -ENOMEM;
+	if (c->reverse) {
+		for (long i = 0; i < n / 2; i++) {
+			uint32_t t = c->frames[i];
+
+			c->frames[i] = c->frames[n - 1 - i];
+			c->frames[n - 1 - i] = t;
+		}
+	}
+	if (keep + (size_t)n > c->path_cap) {
+		size_t ncap = (keep + (size_t)n) * 2;
+		uint32_t *p = realloc(c->path, ncap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		c->path = p;
+		c->path_cap = ncap;
+	}
+	for (long i = 0; i < n; i++) {
+		node = profile__child(c->p, node, c->frames[i]);
+		if (node == PROFILE_NONE)
+			return -ENOMEM;
+		c->path[keep + (size_t)i] = node;
+	}
+	c->path_len = keep + (size_t)n;
+	if (!c->reverse) {
+		if (len > c->prev_cap) {
+			char *p = realloc(c->prev, len * 2);
+
+			if (!p)
+				return -ENOMEM;
+			c->prev = p;
+			c->prev_cap = len * 2;
+		}
+		memcpy(c->prev, stack, len);
+		c->prev_len = len;
+		/* A trailing ';' run was dropped by split: do not let it pair with a frame. */
+		while (c->prev_len && c->prev[c->prev_len - 1] == ';')
+			c->prev_len--;
+	}
+	if (count2 >= 0 || profile__two_column(c->p)) {
+		/* A one-column line inside differential input has not changed. */
+		if (count2 < 0)
+			count2 = count;
+		if (profile__set_two_column(c->p))
+			return -ENOMEM;
+		profile__add_value(c->p, node, count, count2);
+	} else {
+		profile__add_value(c->p, node, count, 0);
+	}
+	return 0;
+}
+
+int folded_read_profile(FILE *f, const char *name, const struct folded_opts *o,
+			struct profile *p, struct folded_stats *stats)
+{
+	struct read_ctx c = { .p = p, .reverse = o && o->reverse };
+	int ret = folded_parse(f, name, o, add_line, &c, stats);
+
+	free(c.frames);
+	free(c.prev);
+	free(c.path);
+	return ret;
+}
+
+/* Appends name escaped for a folded line: ';' -> U+037E (looks alike, is not a separator),
+ * control bytes and invalid UTF-8 -> U+FFFD. */
+static size_t escape_name(const char *s, size_t len, char *out)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, o = 0;
+
+	while (i < len) {
+		size_t n = utf8_seq_len(p + i, len - i);
+
+		if (n == 1 && p[i] == ';') {
+			memcpy(out + o, "\xcd\xbe", 2);
+			o += 2;
+		} else if (n) {
+			memcpy(out + o, p + i, n);
+			o += n;
+		} else {
+			memcpy(out + o, "\xef\xbf\xbd", 3);
+			o += 3;
+		}
+		i += n ? n : 1;
+	}
+	return o;
+}
+
+struct write_ctx {
+	const struct profile *p;
+	char *buf; /* all lines, NUL-separated */
+	size_t used, cap;
+	size_t *offs; /* start of each line in buf */
+	size_t nlines, offs_cap;
+	bool two;
+};
+
+static int collect_line(void *vctx, const uint32_t *frames, size_t depth, double self,
+			double self2)
+{
+	struct write_ctx *c = vctx;
+	struct frames *ft = profile__frames(c->p);
+	size_t need = 2 * 320 + 3; /* two counts, however large */
+
+	for (size_t i = 0; i < depth; i++)
+		need += SANITIZE_MAX(frames__name_len(ft, frames[i])) + 1;
+	if (c->used + need > c->cap) {
+		size_t ncap = c->cap ? c->cap : 1 << 16;
+		char *b;
+
+		while (ncap < c->used + need)
+			ncap *= 2;
+		b = realloc(c->buf, ncap);
+		if (!b)
+			return -ENOMEM;
+		c->buf = b;
+		c->cap = ncap;
+	}
+	if (c->nlines == c->offs_cap) {
+		size_t ncap = c->offs_cap ? c->offs_cap * 2 : 1024;
+		size_t *o = realloc(c->offs, ncap * sizeof(*o));
+
+		if (!o)
+			return -ENOMEM;
+		c->offs = o;
+		c->offs_cap = ncap;
+	}
+	c->offs[c->nlines++] = c->used;
+	char *out = c->buf + c->used, *start = out;
+	for (size_t i = 0; i < depth; i++) {
+		if (i)
+			*out++ = ';';
+		out += escape_name(frames__name(ft, frames[i]), frames__name_len(ft, frames[i]), out);
+	}
+	/* A last frame ending in " 123" would read back as a count column: join its space. */
+	if (out > start) {
+		char *q = out;
+
+		while (q > start && is_digit(q[-1]))
+			q--;
+		if (q < out && q > start && is_space(q[-1]) && (q - 1 == start || q[-2] != ';'))
+			q[-1] = '_';
+	}
+	*out++ = '\0'; /* the stack is sorted on its own, then its counts follow */
+	if (c->two)
+		out += sprintf(out, " %.0f %.0f", self, self2);
+	else
+		out += sprintf(out, " %.0f", self);
+	*out++ = '\0';
+	c->used = (size_t)(out - c->buf);
+	return 0;
+}
+
+static __thread const char *sort_buf;
+
+static int line_cmp(const void *a, const void *b)
+{
+	/* Escaped stacks hold no NUL, so strcmp is byte order of the stacks alone. */
+	return strcmp(sort_buf + *(const size_t *)a, sort_buf + *(const size_t *)b);
+}
+
+int folded_write(FILE *out, const struct profile *p)
+{
+	struct write_ctx c = { .p = p, .two = profile__two_column(p) };
+	int ret = profile__for_each_stack(p, ORDER_NAME, collect_line, &c);
+
+	if (!ret) {
+		sort_buf = c.buf;
+		qsort(c.offs, c.nlines, sizeof(*c.offs), line_cmp);
+		for (size_t i = 0; i < c.nlines; i++) {
+			const char *stack = c.buf + c.offs[i];
+
+			fputs(stack, out);
+			fputs(stack + strlen(stack) + 1, out);
+			putc('\n', out);
+		}
+		if (ferror(out))
+			ret = -EIO;
+	}
+	free(c.buf);
+	free(c.offs);
+	return ret;
+}

@@ -1,0 +1,195 @@
+#include "frames.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash.h"
+
+#define EMPTY_SLOT UINT32_MAX
+
+struct frames {
+	struct strtab *st;
+	struct frame *v;
+	uint32_t count, cap;
+	uint32_t *slots;
+	uint32_t mask;
+};
+
+static uint32_t frame_hash(const struct frame *f)
+{
+	return (uint32_t)hash_bytes(f, sizeof(*f));
+}
+
+static bool frame_eq(const struct frame *a, const struct frame *b)
+{
+	return a->name == b->name && a->module == b->module && a->kind == b->kind &&
+	       a->line == b->line && a->file == b->file;
+}
+
+static int grow_slots(struct frames *ft)
+{
+	uint32_t nsize = ft->slots ? (ft->mask + 1) * 2 : 1024;
+	uint32_t *slots = malloc((size_t)nsize * sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	memset(slots, 0xff, (size_t)nsize * sizeof(*slots));
+	for (uint32_t id = 0; id < ft->count; id++) {
+		uint32_t i = frame_hash(&ft->v[id]) & (nsize - 1);
+
+		while (slots[i] != EMPTY_SLOT)
+			i = (i + 1) & (nsize - 1);
+		slots[i] = id;
+	}
+	free(ft->slots);
+	ft->slots = slots;
+	ft->mask = nsize - 1;
+	return 0;
+}
+
+struct frames *frames__new(struct strtab *st)
+{
+	struct frames *ft = calloc(1, sizeof(*ft));
+	struct frame root = { 0 };
+
+	if (!ft)
+		return NULL;
+	ft->st = st;
+	if (grow_slots(ft) || frames__intern(ft, &root) != 0) {
+		frames__free(ft);
+		return NULL;
+	}
+	return ft;
+}
+
+void frames__free(struct frames *ft)
+{
+	if (!ft)
+		return;
+	free(ft->v);
+	free(ft->slots);
+	free(ft);
+}
+
+uint32_t frames__intern(struct frames *ft, const struct frame *f)
+{
+	uint32_t h = frame_hash(f), i = h & ft->mask;
+
+	for (;;) {
+		uint32_t id = ft->slots[i];
+
+		if (id == EMPTY_SLOT)
+			break;
+		if (frame_eq(&ft->v[id], f))
+			return id;
+		i = (i + 1) & ft->mask;
+	}
+	if (ft->count == ft->cap) {
+		uint32_t ncap = ft->cap ? ft->cap * 2 : 1024;
+		struct frame *v = realloc(ft->v, (size_t)ncap * sizeof(*v));
+
+		if (!v)
+			return UINT32_MAX;
+		ft->v = v;
+		ft->cap = ncap;
+	}
+	if ((uint64_t)(ft->count + 1) * 4 > (uint64_t)(ft->mask + 1) * 3) {
+		if (grow_slots(ft))
+			return UINT32_MAX;
+		i = h & ft->mask;
+		while (ft->slots[i] != EMPTY_SLOT)
+			i = (i + 1) & ft->mask;
+	}
+	ft->v[ft->count] = *f;
+	ft->slots[i] = ft->count;
+	return ft->count++;
+}
+
+static bool has_suffix(const char *s, size_t len, const char *suf)
+{
+	size_t n = strlen(suf);
+
+	return len >= n && !memcmp(s + len - n, suf, n);
+}
+
+enum frame_kind frame_kind_guess(const char *s, size_t len)
+{
+	if (has_suffix(s, len, "_[k]"))
+		return FRAME_KERNEL;
+	if (has_suffix(s, len, "_[j]"))
+		return FRAME_JIT;
+	if (has_suffix(s, len, "_[i]"))
+		return FRAME_INLINED;
+	if (len >= 5 && !memcmp(s, "[Pod]", 5))
+		return FRAME_POD;
+	if (len >= 5 && !memcmp(s, "[Con]", 5))
+		return FRAME_CONTAINER;
+	if (len >= 3 && s[0] == '[' && s[1] >= '0' && s[1] <= '9') {
+		size_t i = 1;
+
+		while (i < len && s[i] >= '0' && s[i] <= '9')
+			i++;
+		if (i < len && s[i] == ']')
+			return FRAME_PROCESS;
+	}
+	if ((len == 1 && s[0] == '-') || (len >= 2 && s[0] == '[' && s[len - 1] == ']'))
+		return FRAME_SPECIAL;
+	return FRAME_USER;
+}
+
+uint32_t frames__intern_name(struct frames *ft, const char *name, size_t len)
+{
+	struct frame f = { 0 };
+
+	f.name = strtab__intern(ft->st, name, len);
+	if (f.name == UINT32_MAX)
+		return UINT32_MAX;
+	f.kind = frame_kind_guess(name, len);
+	return frames__intern(ft, &f);
+}
+
+const struct frame *frames__get(const struct frames *ft, uint32_t id)
+{
+	return &ft->v[id < ft->count ? id : 0];
+}
+
+const char *frames__name(const struct frames *ft, uint32_t id)
+{
+	return strtab__str(ft->st, frames__get(ft, id)->name);
+}
+
+size_t frames__name_len(const struct frames *ft, uint32_t id)
+{
+	return strtab__len(ft->st, frames__get(ft, id)->name);
+}
+
+uint32_t frames__count(const struct frames *ft)
+{
+	return ft->count;
+}
+
+struct strtab *frames__strtab(const struct frames *ft)
+{
+	return ft->st;
+}
+
+static const char *const kind_names[FRAME_KIND_MAX] = {
+	[FRAME_USER] = "user",	       [FRAME_KERNEL] = "kernel",   [FRAME_JIT] = "jit",
+	[FRAME_INLINED] = "inlined",   [FRAME_POD] = "pod",	    [FRAME_CONTAINER] = "container",
+	[FRAME_PROCESS] = "process",   [FRAME_THREAD] = "thread",   [FRAME_SPECIAL] = "special",
+};
+
+const char *frame_kind_str(enum frame_kind kind)
+{
+	return (unsigned)kind < FRAME_KIND_MAX ? kind_names[kind] : "user";
+}
+
+int frame_kind_parse(const char *s)
+{
+	for (int k = 0; k < FRAME_KIND_MAX; k++)
+		if (!strcmp(kind_names[k], s))
+			return k;
+	return -1;
+}

@@ -1,0 +1,528 @@
+#include "profile.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash.h"
+
+#define EMPTY_SLOT UINT32_MAX
+
+struct profile {
+	struct frames *ft;
+	enum value_kind kind;
+	bool chart;
+	struct profile_node *nodes;
+	double *total2, *self2; /* NULL unless two-column */
+	uint32_t count, cap;
+	uint32_t *slots; /* (parent, frame) -> node; unused in chart mode */
+	uint32_t mask;
+};
+
+static uint32_t slot_of(const struct profile *p, uint32_t parent, uint32_t frame)
+{
+	return (uint32_t)hash_pair(parent, frame) & p->mask;
+}
+
+static int rehash(struct profile *p, uint32_t nsize)
+{
+	uint32_t *slots = malloc((size_t)nsize * sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	memset(slots, 0xff, (size_t)nsize * sizeof(*slots));
+	free(p->slots);
+	p->slots = slots;
+	p->mask = nsize - 1;
+	for (uint32_t id = 1; id < p->count; id++) {
+		uint32_t i = slot_of(p, p->nodes[id].parent, p->nodes[id].frame);
+
+		while (slots[i] != EMPTY_SLOT)
+			i = (i + 1) & p->mask;
+		slots[i] = id;
+	}
+	return 0;
+}
+
+static int grow_nodes(struct profile *p)
+{
+	uint32_t ncap = p->cap ? p->cap * 2 : 256;
+	struct profile_node *nodes;
+
+	if (p->cap >= UINT32_MAX / 2)
+		return -ENOMEM;
+	nodes = realloc(p->nodes, (size_t)ncap * sizeof(*nodes));
+	if (!nodes)
+		return -ENOMEM;
+	p->nodes = nodes;
+	if (p->total2) {
+		double *t2 = realloc(p->total2, (size_t)ncap * sizeof(double));
+
+		if (!t2)
+			return -ENOMEM;
+		p->total2 = t2;
+		t2 = realloc(p->self2, (size_t)ncap * sizeof(double));
+		if (!t2)
+			return -ENOMEM;
+		p->self2 = t2;
+	}
+	p->cap = ncap;
+	return 0;
+}
+
+static void init_root(struct profile *p)
+{
+	p->nodes[0] = (struct profile_node){ PROFILE_NONE, 0, PROFILE_NONE, PROFILE_NONE, 0, 0 };
+	if (p->total2)
+		p->total2[0] = p->self2[0] = 0;
+	p->count = 1;
+}
+
+struct profile *profile__new(struct frames *ft, enum value_kind kind, bool chart)
+{
+	struct profile *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->ft = ft;
+	p->kind = kind;
+	p->chart = chart;
+	if (grow_nodes(p) || rehash(p, 256)) {
+		profile__free(p);
+		return NULL;
+	}
+	init_root(p);
+	return p;
+}
+
+void profile__free(struct profile *p)
+{
+	if (!p)
+		return;
+	free(p->nodes);
+	free(p->total2);
+	free(p->self2);
+	free(p->slots);
+	free(p);
+}
+
+void profile__clear(struct profile *p)
+{
+	memset(p->slots, 0xff, (size_t)(p->mask + 1) * sizeof(*p->slots));
+	init_root(p);
+}
+
+static int make_two_column(struct profile *p)
+{
+	if (p->total2)
+		return 0;
+	p->total2 = malloc((size_t)p->cap * sizeof(double));
+	p->self2 = malloc((size_t)p->cap * sizeof(double));
+	if (!p->total2 || !p->self2) {
+		free(p->total2);
+		free(p->self2);
+		p->total2 = p->self2 = NULL;
+		return -ENOMEM;
+	}
+	/* What was there before had one value: it is the same in both columns. */
+	for (uint32_t id = 0; id < p->count; id++) {
+		p->total2[id] = p->nodes[id].total;
+		p->self2[id] = p->nodes[id].self;
+	}
+	return 0;
+}
+
+int profile__set_two_column(struct profile *p)
+{
+	return make_two_column(p);
+}
+
+uint32_t profile__find_child(const struct profile *p, uint32_t parent, uint32_t frame)
+{
+	if (p->chart) {
+		uint32_t c = p->nodes[parent].first_child;
+
+		return c != PROFILE_NONE && p->nodes[c].frame == frame ? c : PROFILE_NONE;
+	}
+	for (uint32_t i = slot_of(p, parent, frame);; i = (i + 1) & p->mask) {
+		uint32_t id = p->slots[i];
+
+		if (id == EMPTY_SLOT)
+			return PROFILE_NONE;
+		if (p->nodes[id].parent == parent && p->nodes[id].frame == frame)
+			return id;
+	}
+}
+
+uint32_t profile__child(struct profile *p, uint32_t parent, uint32_t frame)
+{
+	uint32_t id = profile__find_child(p, parent, frame), i;
+
+	if (id != PROFILE_NONE)
+		return id;
+	if (p->count == p->cap && grow_nodes(p))
+		return PROFILE_NONE;
+	if (!p->chart && (uint64_t)(p->count + 1) * 4 > (uint64_t)(p->mask + 1) * 3 &&
+	    rehash(p, (p->mask + 1) * 2))
+		return PROFILE_NONE;
+	id = p->count++;
+	p->nodes[id] = (struct profile_node){ parent, frame, PROFILE_NONE,
+					      p->nodes[parent].first_child, 0, 0 };
+	p->nodes[parent].first_child = id;
+	if (p->total2)
+		p->total2[id] = p->self2[id] = 0;
+	if (!p->chart) {
+		for (i = slot_of(p, parent, frame); p->slots[i] != EMPTY_SLOT; i = (i + 1) & p->mask)
+			;
+		p->slots[i] = id;
+	}
+	return id;
+}
+
+void profile__add_value(struct profile *p, uint32_t node, double value, double value2)
+{
+	p->nodes[node].self += value;
+	if (p->total2)
+		p->self2[node] += value2;
+	for (uint32_t n = node; n != PROFILE_NONE; n = p->nodes[n].parent) {
+		p->nodes[n].total += value;
+		if (p->total2)
+			p->total2[n] += value2;
+	}
+}
+
+static int add_path(struct profile *p, const uint32_t *frames, size_t n, double v, double v2)
+{
+	uint32_t node = PROFILE_ROOT;
+
+	for (size_t i = 0; i < n; i++) {
+		node = profile__child(p, node, frames[i]);
+		if (node == PROFILE_NONE)
+			return -ENOMEM;
+	}
+	profile__add_value(p, node, v, v2);
+	return 0;
+}
+
+int profile__add_stack(struct profile *p, const uint32_t *frames, size_t n, double value)
+{
+	return add_path(p, frames, n, value, 0);
+}
+
+int profile__add_stack2(struct profile *p, const uint32_t *frames, size_t n, double value,
+			double value2)
+{
+	if (make_two_column(p))
+		return -ENOMEM;
+	return add_path(p, frames, n, value, value2);
+}
+
+/* Maps a frame of another table into dst's table. */
+static uint32_t map_frame(struct profile *dst, const struct frames *sft, uint32_t id)
+{
+	struct strtab *sst = frames__strtab(sft), *dst_st = frames__strtab(dst->ft);
+	struct frame f = *frames__get(sft, id);
+
+	f.name = strtab__intern(dst_st, strtab__str(sst, f.name), strtab__len(sst, f.name));
+	f.module = strtab__intern(dst_st, strtab__str(sst, f.module), strtab__len(sst, f.module));
+	f.file = strtab__intern(dst_st, strtab__str(sst, f.file), strtab__len(sst, f.file));
+	if (f.name == UINT32_MAX || f.module == UINT32_MAX || f.file == UINT32_MAX)
+		return UINT32_MAX;
+	return frames__intern(dst->ft, &f);
+}
+
+int profile__merge(struct profile *dst, const struct profile *src)
+{
+	uint32_t *map = malloc((size_t)src->count * sizeof(*map));
+	bool same = dst->ft == src->ft;
+
+	if (!map)
+		return -ENOMEM;
+	if (src->total2 && make_two_column(dst)) {
+		free(map);
+		return -ENOMEM;
+	}
+	/* Parents precede children in the node array, so one pass maps every node. Adding the
+	 * source totals node by node keeps every ancestor's total right without walking up. */
+	map[0] = PROFILE_ROOT;
+	for (uint32_t id = 0; id < src->count; id++) {
+		const struct profile_node *s = &src->nodes[id];
+		uint32_t d = PROFILE_ROOT;
+
+		if (id) {
+			uint32_t f = same ? s->frame : map_frame(dst, src->ft, s->frame);
+
+			d = f == UINT32_MAX ? PROFILE_NONE : profile__child(dst, map[s->parent], f);
+			if (d == PROFILE_NONE) {
+				free(map);
+				return -ENOMEM;
+			}
+		}
+		map[id] = d;
+		dst->nodes[d].total += s->total;
+		dst->nodes[d].self += s->self;
+		if (src->total2) {
+			dst->total2[d] += src->total2[id];
+			dst->self2[d] += src->self2[id];
+		}
+	}
+	free(map);
+	return 0;
+}
+
+struct profile *profile__pruned(const struct profile *p, double min_total)
+{
+	struct profile *q = profile__new(p->ft, p->kind, p->chart);
+	uint32_t *map = malloc((size_t)p->count * sizeof(*map));
+
+	if (!q || !map || (p->total2 && make_two_column(q)))
+		goto fail;
+	map[0] = PROFILE_ROOT;
+	q->nodes[0] = p->nodes[0];
+	q->nodes[0].first_child = PROFILE_NONE;
+	if (p->total2) {
+		q->total2[0] = p->total2[0];
+		q->self2[0] = p->self2[0];
+	}
+	/* Insertion order is kept, so chart profiles stay in time order. Children were linked
+	 * newest first; walking ids upward and prepending reproduces the same order. */
+	for (uint32_t id = 1; id < p->count; id++) {
+		const struct profile_node *s = &p->nodes[id];
+		uint32_t d;
+
+		map[id] = PROFILE_NONE;
+		if (map[s->parent] == PROFILE_NONE || s->total < min_total)
+			continue;
+		if (q->count == q->cap && grow_nodes(q))
+			goto fail;
+		if (!q->chart && (uint64_t)(q->count + 1) * 4 > (uint64_t)(q->mask + 1) * 3 &&
+		    rehash(q, (q->mask + 1) * 2))
+			goto fail;
+		d = q->count++;
+		q->nodes[d] = *s;
+		q->nodes[d].parent = map[s->parent];
+		q->nodes[d].first_child = PROFILE_NONE;
+		q->nodes[d].next_sibling = q->nodes[map[s->parent]].first_child;
+		q->nodes[map[s->parent]].first_child = d;
+		if (p->total2) {
+			q->total2[d] = p->total2[id];
+			q->self2[d] = p->self2[id];
+		}
+		if (!q->chart) {
+			uint32_t i = slot_of(q, q->nodes[d].parent, s->frame);
+
+			while (q->slots[i] != EMPTY_SLOT)
+				i = (i + 1) & q->mask;
+			q->slots[i] = d;
+		}
+		map[id] = d;
+	}
+	free(map);
+	return q;
+fail:
+	free(map);
+	profile__free(q);
+	return NULL;
+}
+
+const struct profile_node *profile__node(const struct profile *p, uint32_t id)
+{
+	return &p->nodes[id < p->count ? id : 0];
+}
+
+uint32_t profile__node_count(const struct profile *p)
+{
+	return p->count;
+}
+
+double profile__total2(const struct profile *p, uint32_t id)
+{
+	return p->total2 && id < p->count ? p->total2[id] : 0;
+}
+
+double profile__self2(const struct profile *p, uint32_t id)
+{
+	return p->self2 && id < p->count ? p->self2[id] : 0;
+}
+
+bool profile__two_column(const struct profile *p)
+{
+	return p->total2 != NULL;
+}
+
+double profile__total(const struct profile *p)
+{
+	return p->nodes[0].total;
+}
+
+enum value_kind profile__kind(const struct profile *p)
+{
+	return p->kind;
+}
+
+bool profile__is_chart(const struct profile *p)
+{
+	return p->chart;
+}
+
+struct frames *profile__frames(const struct profile *p)
+{
+	return p->ft;
+}
+
+uint32_t profile__max_depth(const struct profile *p)
+{
+	uint32_t *depth = malloc((size_t)p->count * sizeof(*depth)), max = 0;
+
+	if (!depth)
+		return 0;
+	depth[0] = 0;
+	for (uint32_t id = 1; id < p->count; id++) {
+		depth[id] = depth[p->nodes[id].parent] + 1;
+		if (depth[id] > max)
+			max = depth[id];
+	}
+	free(depth);
+	return max;
+}
+
+size_t profile__child_count(const struct profile *p, uint32_t node)
+{
+	size_t n = 0;
+
+	for (uint32_t c = p->nodes[node].first_child; c != PROFILE_NONE; c = p->nodes[c].next_sibling)
+		n++;
+	return n;
+}
+
+/* Compares names as flamegraph.pl's sorted lines would: a name ends in ';' there. */
+static int name_cmp(const struct frames *ft, uint32_t a, uint32_t b)
+{
+	const unsigned char *sa = (const unsigned char *)frames__name(ft, a);
+	const unsigned char *sb = (const unsigned char *)frames__name(ft, b);
+	size_t la = frames__name_len(ft, a), lb = frames__name_len(ft, b);
+	size_t n = la < lb ? la : lb;
+	int c = memcmp(sa, sb, n);
+
+	if (c)
+		return c;
+	if (la == lb)
+		return a < b ? -1 : a > b; /* same name, other module or kind: stable by id */
+	return la < lb ? ';' - sb[n] : sa[n] - ';';
+}
+
+struct sort_ctx {
+	const struct profile *p;
+	enum profile_order order;
+};
+
+static __thread struct sort_ctx sort_ctx;
+
+static int child_cmp(const void *x, const void *y)
+{
+	const struct profile *p = sort_ctx.p;
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	if (sort_ctx.order == ORDER_WEIGHT) {
+		double ta = p->nodes[a].total, tb = p->nodes[b].total;
+
+		if (ta != tb)
+			return ta > tb ? -1 : 1;
+	}
+	return name_cmp(p->ft, p->nodes[a].frame, p->nodes[b].frame);
+}
+
+size_t profile__children(const struct profile *p, uint32_t node, enum profile_order order,
+			 uint32_t *out)
+{
+	size_t n = 0;
+
+	for (uint32_t c = p->nodes[node].first_child; c != PROFILE_NONE; c = p->nodes[c].next_sibling)
+		out[n++] = c;
+	if (order == ORDER_INSERTION) {
+		for (size_t i = 0; i < n / 2; i++) {
+			uint32_t t = out[i];
+
+			out[i] = out[n - 1 - i];
+			out[n - 1 - i] = t;
+		}
+	} else if (n > 1) {
+		sort_ctx = (struct sort_ctx){ p, order };
+		qsort(out, n, sizeof(*out), child_cmp);
+	}
+	return n;
+}
+
+int profile__for_each_stack(const struct profile *p, enum profile_order order,
+			    profile_stack_fn fn, void *ctx)
+{
+	/* Iterative DFS: kids holds every pending child list, path the frames down to node. */
+	uint32_t *kids = malloc((size_t)p->count * sizeof(*kids));
+	uint32_t *path = malloc(((size_t)profile__max_depth(p) + 1) * sizeof(*path));
+	uint32_t *depth_of = malloc((size_t)p->count * sizeof(*depth_of));
+	size_t top = 0;
+	int ret = 0;
+
+	if (!kids || !path || !depth_of) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	depth_of[0] = 0;
+	kids[top++] = PROFILE_ROOT;
+	while (top) {
+		uint32_t id = kids[--top], d = depth_of[id];
+		size_t n;
+
+		if (id != PROFILE_ROOT)
+			path[d - 1] = p->nodes[id].frame;
+		if (p->nodes[id].self != 0 || (p->self2 && p->self2[id] != 0)) {
+			ret = fn(ctx, path, d, p->nodes[id].self, p->self2 ? p->self2[id] : 0);
+			if (ret)
+				goto out;
+		}
+		/* Push children reversed so the first in order is visited first. */
+		n = profile__children(p, id, order, kids + top);
+		for (size_t i = 0; i < n / 2; i++) {
+			uint32_t t = kids[top + i];
+
+			kids[top + i] = kids[top + n - 1 - i];
+			kids[top + n - 1 - i] = t;
+		}
+		for (size_t i = 0; i < n; i++)
+			depth_of[kids[top + i]] = d + 1;
+		top += n;
+	}
+out:
+	free(kids);
+	free(path);
+	free(depth_of);
+	return ret;
+}
+
+size_t profile__mem(const struct profile *p)
+{
+	size_t m = sizeof(*p) + (size_t)p->cap * sizeof(*p->nodes) +
+		   (size_t)(p->mask + 1) * sizeof(*p->slots);
+
+	if (p->total2)
+		m += (size_t)p->cap * 2 * sizeof(double);
+	return m;
+}
+
+static const char *const value_names[VALUE_KIND_MAX] = {
+	[VALUE_SAMPLES] = "samples", [VALUE_NANOSECONDS] = "ns", [VALUE_MICROSECONDS] = "us",
+	[VALUE_BYTES] = "bytes",     [VALUE_FAULTS] = "faults",
+};
+
+const char *value_kind_str(enum value_kind kind)
+{
+	return (unsigned)kind < VALUE_KIND_MAX ? value_names[kind] : "samples";
+}
+
+int value_kind_parse(const char *s)
+{
+	for (int k = 0; k < VALUE_KIND_MAX; k++)
+		if (!strcmp(value_names[k], s))
+			return k;
+	return -1;
+}

@@ -1,0 +1,74 @@
+#include "sanitize.h"
+
+#include <string.h>
+
+static const char replacement[] = "\xef\xbf\xbd"; /* U+FFFD */
+
+size_t utf8_seq_len(const unsigned char *s, size_t len)
+{
+	unsigned c = s[0];
+
+	if (c >= 0x20 && c < 0x7f)
+		return 1;
+	if (c < 0xc2 || c > 0xf4)
+		return 0; /* C0 controls, DEL, continuation bytes, overlong leads, > U+10FFFF */
+	if (c < 0xe0) {
+		/* U+0080..U+009F are the C1 controls. */
+		if (len < 2 || (s[1] & 0xc0) != 0x80 || (c == 0xc2 && s[1] < 0xa0))
+			return 0;
+		return 2;
+	}
+	if (c < 0xf0) {
+		if (len < 3 || (s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80)
+			return 0;
+		if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] > 0x9f))
+			return 0; /* overlong, or a UTF-16 surrogate */
+		return 3;
+	}
+	if (len < 4 || (s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80)
+		return 0;
+	if ((c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] > 0x8f))
+		return 0;
+	return 4;
+}
+
+bool sanitize_is_clean(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+
+	while (i < len) {
+		size_t n;
+
+		if (p[i] >= 0x20 && p[i] < 0x7f) {
+			i++;
+			continue;
+		}
+		n = utf8_seq_len(p + i, len - i);
+		if (!n)
+			return false;
+		i += n;
+	}
+	return true;
+}
+
+size_t sanitize_text(const char *s, size_t len, char *out)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, o = 0;
+
+	while (i < len) {
+		size_t n = utf8_seq_len(p + i, len - i);
+
+		if (n) {
+			memcpy(out + o, p + i, n);
+			o += n;
+			i += n;
+		} else {
+			memcpy(out + o, replacement, 3);
+			o += 3;
+			i++;
+		}
+	}
+	return o;
+}

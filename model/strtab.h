@@ -1,0 +1,28 @@
+/* String interning: each distinct byte string gets a small stable id. */
+#ifndef GALATOP_MODEL_STRTAB_H
+#define GALATOP_MODEL_STRTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct strtab;
+
+/* Creates an empty table; id 0 is always the empty string. NULL on ENOMEM. */
+struct strtab *strtab__new(void);
+/* Frees the table and every string in it; NULL is a no-op. */
+void strtab__free(struct strtab *st);
+/* Returns the id of s[0..len), adding a copy if new; (uint32_t)-1 on ENOMEM.
+ * The bytes may contain anything (NUL included): sanitizing is the caller's job. */
+uint32_t strtab__intern(struct strtab *st, const char *s, size_t len);
+/* Returns the id of s[0..len) or (uint32_t)-1 if it was never interned. */
+uint32_t strtab__find(const struct strtab *st, const char *s, size_t len);
+/* The NUL-terminated string for id; valid until the table is freed. */
+const char *strtab__str(const struct strtab *st, uint32_t id);
+/* Byte length of string id. */
+size_t strtab__len(const struct strtab *st, uint32_t id);
+/* Number of distinct strings (ids are 0..count-1). */
+uint32_t strtab__count(const struct strtab *st);
+/* Bytes of memory held, for benchmarks and the status bar. */
+size_t strtab__mem(const struct strtab *st);
+
+#endif

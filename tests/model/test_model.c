@@ -1,0 +1,328 @@
+/* Unit tests for model/: strtab, frames, profile, sanitize. */
+#include <errno.h>
+#include <stdint.h>
+
+#include "harness.h"
+#include "model/frames.h"
+#include "model/profile.h"
+#include "model/sanitize.h"
+#include "model/strtab.h"
+
+TEST_CASE(strtab_interns_and_finds)
+{
+	struct strtab *st = strtab__new();
+	char big[70000];
+	uint32_t a, b, c, d;
+
+	CHECK(st && strtab__count(st) == 1 && strtab__len(st, 0) == 0);
+	a = strtab__intern(st, "main", 4);
+	b = strtab__intern(st, "mid", 3);
+	c = strtab__intern(st, "main", 4);
+	CHECK(a == c && a != b);
+	CHECK_STR(strtab__str(st, b), "mid");
+	CHECK(strtab__find(st, "mid", 3) == b);
+	CHECK(strtab__find(st, "nope", 4) == UINT32_MAX);
+	/* NUL bytes inside are part of the string. */
+	d = strtab__intern(st, "a\0b", 3);
+	CHECK(d != strtab__intern(st, "a", 1) && strtab__len(st, d) == 3);
+	memset(big, 'x', sizeof(big));
+	CHECK(strtab__len(st, strtab__intern(st, big, sizeof(big))) == sizeof(big));
+	strtab__free(st);
+	strtab__free(NULL);
+}
+
+TEST_CASE(strtab_grows_to_many_strings)
+{
+	struct strtab *st = strtab__new();
+	char buf[32];
+	int ok = 1;
+
+	for (int i = 0; i < 200000; i++) {
+		int n = snprintf(buf, sizeof(buf), "fn_%d", i);
+
+		if (strtab__intern(st, buf, (size_t)n) != (uint32_t)i + 1)
+			ok = 0;
+	}
+	CHECK(ok);
+	CHECK(strtab__count(st) == 200001);
+	CHECK_STR(strtab__str(st, 12346), "fn_12345");
+	CHECK(strtab__find(st, "fn_199999", 9) == 200000);
+	strtab__free(st);
+}
+
+TEST_CASE(frame_kinds_are_guessed)
+{
+	CHECK(frame_kind_guess("vfs_read_[k]", 12) == FRAME_KERNEL);
+	CHECK(frame_kind_guess("Lfoo;.bar_[j]", 13) == FRAME_JIT);
+	CHECK(frame_kind_guess("inl_[i]", 7) == FRAME_INLINED);
+	CHECK(frame_kind_guess("[Pod]web", 8) == FRAME_POD);
+	CHECK(frame_kind_guess("[Con]nginx", 10) == FRAME_CONTAINER);
+	CHECK(frame_kind_guess("[1234]nginx", 11) == FRAME_PROCESS);
+	CHECK(frame_kind_guess("[unknown]", 9) == FRAME_SPECIAL);
+	CHECK(frame_kind_guess("-", 1) == FRAME_SPECIAL);
+	CHECK(frame_kind_guess("main", 4) == FRAME_USER);
+	CHECK(frame_kind_guess("[12", 3) == FRAME_USER);
+	CHECK(frame_kind_parse(frame_kind_str(FRAME_CONTAINER)) == FRAME_CONTAINER);
+	CHECK(frame_kind_parse("bogus") == -1);
+}
+
+TEST_CASE(frames_intern_by_all_fields)
+{
+	struct strtab *st = strtab__new();
+	struct frames *ft = frames__new(st);
+	struct frame f = { .name = strtab__intern(st, "read", 4), .kind = FRAME_USER };
+	uint32_t a = frames__intern(ft, &f), b;
+
+	f.kind = FRAME_KERNEL;
+	b = frames__intern(ft, &f);
+	CHECK(a != b && a != 0);
+	CHECK(frames__intern(ft, &f) == b);
+	CHECK_STR(frames__name(ft, b), "read");
+	CHECK(frames__get(ft, b)->kind == FRAME_KERNEL);
+	CHECK(frames__intern_name(ft, "x_[k]", 5) == frames__intern_name(ft, "x_[k]", 5));
+	frames__free(ft);
+	strtab__free(st);
+}
+
+struct fixture {
+	struct strtab *st;
+	struct frames *ft;
+	struct profile *p;
+};
+
+static void fx_init(struct fixture *fx, bool chart)
+{
+	fx->st = strtab__new();
+	fx->ft = frames__new(fx->st);
+	fx->p = profile__new(fx->ft, VALUE_SAMPLES, chart);
+}
+
+static void fx_free(struct fixture *fx)
+{
+	profile__free(fx->p);
+	frames__free(fx->ft);
+	strtab__free(fx->st);
+}
+
+/* Adds "a;b;c" style stacks. */
+static void add(struct fixture *fx, struct profile *p, const char *stack, double v)
+{
+	uint32_t ids[64];
+	size_t n = 0;
+	const char *s = stack;
+
+	while (*s) {
+		const char *e = strchr(s, ';');
+		size_t len = e ? (size_t)(e - s) : strlen(s);
+
+		ids[n++] = frames__intern_name(fx->ft, s, len);
+		s += len + (e ? 1 : 0);
+	}
+	CHECK(profile__add_stack(p, ids, n, v) == 0);
+}
+
+static uint32_t find_path(struct fixture *fx, const struct profile *p, const char *path)
+{
+	uint32_t node = PROFILE_ROOT;
+	char buf[256], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *t = strtok_r(buf, ";", &save); t; t = strtok_r(NULL, ";", &save)) {
+		uint32_t f = frames__intern_name(fx->ft, t, strlen(t));
+
+		node = profile__find_child(p, node, f);
+		if (node == PROFILE_NONE)
+			return node;
+	}
+	return node;
+}
+
+TEST_CASE(profile_totals_and_selfs)
+{
+	struct fixture fx;
+
+	fx_init(&fx, false);
+	add(&fx, fx.p, "main;mid;alpha", 60);
+	add(&fx, fx.p, "main;mid;beta", 30);
+	add(&fx, fx.p, "main;mid;gamma", 10);
+	add(&fx, fx.p, "main;mid", 5);
+	add(&fx, fx.p, "main;mid;alpha", 1);
+	CHECK_NUM(profile__total(fx.p), 106);
+	CHECK(profile__node_count(fx.p) == 6);
+	CHECK_NUM(profile__node(fx.p, find_path(&fx, fx.p, "main;mid"))->total, 106);
+	CHECK_NUM(profile__node(fx.p, find_path(&fx, fx.p, "main;mid"))->self, 5);
+	CHECK_NUM(profile__node(fx.p, find_path(&fx, fx.p, "main;mid;alpha"))->self, 61);
+	CHECK(find_path(&fx, fx.p, "main;alpha") == PROFILE_NONE);
+	CHECK(profile__max_depth(fx.p) == 3);
+	fx_free(&fx);
+}
+
+TEST_CASE(profile_child_order)
+{
+	struct fixture fx;
+	uint32_t kids[8], mid;
+	size_t n;
+
+	fx_init(&fx, false);
+	add(&fx, fx.p, "m;b", 1);
+	add(&fx, fx.p, "m;c", 5);
+	add(&fx, fx.p, "m;a", 3);
+	add(&fx, fx.p, "m;a b", 2);
+	mid = find_path(&fx, fx.p, "m");
+	n = profile__children(fx.p, mid, ORDER_NAME, kids);
+	CHECK(n == 4);
+	/* flamegraph.pl sorts lines: "m;a b" < "m;a;" because ' ' < ';'. */
+	CHECK_STR(frames__name(fx.ft, profile__node(fx.p, kids[0])->frame), "a b");
+	CHECK_STR(frames__name(fx.ft, profile__node(fx.p, kids[1])->frame), "a");
+	CHECK_STR(frames__name(fx.ft, profile__node(fx.p, kids[3])->frame), "c");
+	n = profile__children(fx.p, mid, ORDER_WEIGHT, kids);
+	CHECK_STR(frames__name(fx.ft, profile__node(fx.p, kids[0])->frame), "c");
+	CHECK_STR(frames__name(fx.ft, profile__node(fx.p, kids[1])->frame), "a");
+	n = profile__children(fx.p, mid, ORDER_INSERTION, kids);
+	CHECK_STR(frames__name(fx.ft, profile__node(fx.p, kids[0])->frame), "b");
+	CHECK_STR(frames__name(fx.ft, profile__node(fx.p, kids[3])->frame), "a b");
+	fx_free(&fx);
+}
+
+TEST_CASE(profile_chart_merges_only_adjacent)
+{
+	struct fixture fx;
+	uint32_t kids[8];
+
+	fx_init(&fx, true);
+	add(&fx, fx.p, "m;a", 1);
+	add(&fx, fx.p, "m;a", 1);
+	add(&fx, fx.p, "m;b", 1);
+	add(&fx, fx.p, "m;a", 1);
+	CHECK(profile__child_count(fx.p, PROFILE_ROOT) == 1);
+	CHECK(profile__children(fx.p, profile__node(fx.p, PROFILE_ROOT)->first_child,
+				ORDER_INSERTION, kids) == 3);
+	CHECK_NUM(profile__node(fx.p, kids[0])->total, 2);
+	CHECK_STR(frames__name(fx.ft, profile__node(fx.p, kids[1])->frame), "b");
+	CHECK_NUM(profile__node(fx.p, kids[2])->total, 1);
+	fx_free(&fx);
+}
+
+struct collected {
+	char text[4096];
+	struct frames *ft;
+};
+
+static int collect(void *ctx, const uint32_t *frames, size_t depth, double self, double self2)
+{
+	struct collected *c = ctx;
+	size_t n = strlen(c->text);
+
+	for (size_t i = 0; i < depth; i++)
+		n += (size_t)snprintf(c->text + n, sizeof(c->text) - n, "%s%s", i ? ";" : "",
+				      frames__name(c->ft, frames[i]));
+	snprintf(c->text + n, sizeof(c->text) - n, " %g %g\n", self, self2);
+	return 0;
+}
+
+TEST_CASE(profile_merge_prune_walk)
+{
+	struct fixture a, b;
+	struct profile *q;
+	struct collected c = { "", NULL };
+
+	fx_init(&a, false);
+	fx_init(&b, false);
+	add(&a, a.p, "x;y", 10);
+	add(&a, a.p, "x;z", 1);
+	add(&b, b.p, "x;y", 5);
+	add(&b, b.p, "w", 2);
+	CHECK(profile__merge(a.p, b.p) == 0); /* different frame tables */
+	CHECK_NUM(profile__total(a.p), 18);
+	CHECK_NUM(profile__node(a.p, find_path(&a, a.p, "x;y"))->self, 15);
+	CHECK_NUM(profile__node(a.p, find_path(&a, a.p, "w"))->total, 2);
+	q = profile__pruned(a.p, 2);
+	CHECK(q && profile__node_count(q) == 4); /* root, x, y, w */
+	CHECK_NUM(profile__total(q), 18);
+	c.ft = a.ft;
+	CHECK(profile__for_each_stack(q, ORDER_NAME, collect, &c) == 0);
+	CHECK_STR(c.text, "w 2 0\nx;y 15 0\n");
+	profile__free(q);
+	fx_free(&a);
+	fx_free(&b);
+}
+
+TEST_CASE(profile_two_column)
+{
+	struct fixture fx;
+	uint32_t f[2];
+
+	fx_init(&fx, false);
+	add(&fx, fx.p, "a;b", 4); /* before it turned two-column: same in both columns */
+	f[0] = frames__intern_name(fx.ft, "a", 1);
+	f[1] = frames__intern_name(fx.ft, "c", 1);
+	CHECK(profile__add_stack2(fx.p, f, 2, 1, 7) == 0);
+	CHECK(profile__two_column(fx.p));
+	CHECK_NUM(profile__total(fx.p), 5);
+	CHECK_NUM(profile__total2(fx.p, PROFILE_ROOT), 11);
+	CHECK_NUM(profile__self2(fx.p, find_path(&fx, fx.p, "a;c")), 7);
+	CHECK_NUM(profile__self2(fx.p, find_path(&fx, fx.p, "a;b")), 4);
+	fx_free(&fx);
+}
+
+TEST_CASE(profile_many_nodes_and_clear)
+{
+	struct fixture fx;
+	uint32_t ids[40];
+	int ok = 1;
+
+	fx_init(&fx, false);
+	for (int s = 0; s < 3000; s++) {
+		for (int d = 0; d < 40; d++) {
+			char name[32];
+			int n = snprintf(name, sizeof(name), "f%d_%d", d, (s >> (d % 12)) % 7);
+
+			ids[d] = frames__intern_name(fx.ft, name, (size_t)n);
+		}
+		if (profile__add_stack(fx.p, ids, 40, 1))
+			ok = 0;
+	}
+	CHECK(ok);
+	CHECK_NUM(profile__total(fx.p), 3000);
+	CHECK(profile__node_count(fx.p) > 10000);
+	CHECK(profile__mem(fx.p) > 0);
+	profile__clear(fx.p);
+	CHECK(profile__node_count(fx.p) == 1 && profile__total(fx.p) == 0);
+	CHECK(profile__find_child(fx.p, PROFILE_ROOT, ids[0]) == PROFILE_NONE);
+	fx_free(&fx);
+}
+
+TEST_CASE(sanitize_replaces_controls_and_bad_utf8)
+{
+	char out[64];
+	size_t n;
+
+	CHECK(sanitize_is_clean("caf\xc3\xa9 <ok>", 10));
+	CHECK(!sanitize_is_clean("a\x1b[2Jb", 6));
+	CHECK(!sanitize_is_clean("a\0b", 3));
+	CHECK(!sanitize_is_clean("\xc2\x9b", 2)); /* C1 CSI */
+	CHECK(!sanitize_is_clean("\xed\xa0\x80", 3)); /* surrogate */
+	CHECK(!sanitize_is_clean("\xc0\xaf", 2));     /* overlong '/' */
+	n = sanitize_text("a\x1b[2J\xff", 6, out);
+	CHECK(n == 1 + 3 + 3 + 3);
+	CHECK(!memcmp(out, "a\xef\xbf\xbd[2J\xef\xbf\xbd", n));
+	n = sanitize_text("\xe2\x82", 2, out); /* truncated sequence */
+	CHECK(n == 6);
+	CHECK(sanitize_is_clean(out, n));
+}
+
+int main(void)
+{
+	RUN(strtab_interns_and_finds);
+	RUN(strtab_grows_to_many_strings);
+	RUN(frame_kinds_are_guessed);
+	RUN(frames_intern_by_all_fields);
+	RUN(profile_totals_and_selfs);
+	RUN(profile_child_order);
+	RUN(profile_chart_merges_only_adjacent);
+	RUN(profile_merge_prune_walk);
+	RUN(profile_two_column);
+	RUN(profile_many_nodes_and_clear);
+	RUN(sanitize_replaces_controls_and_bad_utf8);
+	HARNESS_EXIT();
+}

@@ -1,0 +1,43 @@
+#!/bin/sh
+# Runs every unit test binary and every shell test, then prints "N passed, N failed".
+# T=SUBSTRING runs only the tests whose name contains it.
+# Each test prints "PASS: name", "FAIL: name" or "SKIP: name: reason" lines.
+cd "$(dirname "$0")/.." || exit 1
+O=${O:-build}; case $O in /*) ;; *) O="$PWD/$O";; esac
+BIN=${BIN:-galatop}; case $BIN in /*) ;; *) BIN="$PWD/$BIN";; esac
+export O
+export GALATOP="$O/asan/galatop"
+export GALATOP_OPT="$BIN"
+export FIXTURES="${FIXTURES:-$PWD/../shared/fixtures}"
+export TOOLS="$O/tools"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+out=$O/test-logs
+rm -rf "$out"; mkdir -p "$out"
+pass=0; fail=0; skip=0
+run_one() { # name, command...
+	name=$1; shift
+	case "$name" in *"${T:-}"*) ;; *) return ;; esac
+	log="$out/$(echo "$name" | tr '/' '_').log"
+	"$@" >"$log" 2>&1
+	rc=$?
+	p=$(grep -c '^PASS: ' "$log"); f=$(grep -c '^FAIL: ' "$log"); s=$(grep -c '^SKIP: ' "$log")
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1; echo "FAIL: $name (exit $rc)" >>"$log"
+	fi
+	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
+	if [ "$f" -gt 0 ]; then
+		echo "FAIL $name ($p passed, $f failed)"; grep -v '^PASS: ' "$log" | tail -n 30 | sed 's/^/    /'
+	else
+		echo "ok   $name ($p passed${s:+, $s skipped})" | sed 's/, 0 skipped//'
+		grep '^SKIP: ' "$log" | sed 's/^/    /'
+	fi
+}
+for t in "$O"/asan/tests/*/test_*; do
+	[ -x "$t" ] && run_one "${t#$O/asan/tests/}" "$t"
+done
+for t in tests/*/test_*.sh; do
+	[ -f "$t" ] && run_one "${t#tests/}" sh "$t"
+done
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
