@@ -50,7 +50,9 @@ DEB_PKGS := gcc make clang llvm libclang-rt-14-dev bpftool libbpf-dev libelf-dev
 	libncurses-dev libjansson-dev zlib1g-dev pkg-config libiberty-dev tmux libxml2-utils \
 	linux-perf perl procps
 
-.PHONY: all deps test bench fuzz install clean run check-root tools
+.PHONY: all deps test bench fuzz install clean run tools
+# Keep generated BPF objects and skeletons between builds.
+.SECONDARY:
 all: $(BIN)
 
 $(BIN): $(OBJS) $(O)/obj/galatop.o
@@ -74,13 +76,15 @@ $(O)/asan/tests/%: tests/%.c tests/harness.h $(O)/asan/libgalatop.a
 	@mkdir -p $(@D)
 	$(call msg,TEST-CC,$<)$(CC) $(BASE_CFLAGS) $(ASAN_FLAGS) -Itests -o $@ $< $(O)/asan/libgalatop.a $(LDLIBS)
 
-# Test workloads: built with frame pointers unless their name says nofp.
+# Test workloads: built with frame pointers in every function (-O0: gcc 12 drops the leaf
+# frame pointer at -O1 despite -mno-omit-leaf-frame-pointer) unless their name says nofp.
 $(O)/tools/%nofp: tests/tools/%nofp.c
 	@mkdir -p $(@D)
-	$(call msg,TOOL,$<)$(CC) -O2 -g -fomit-frame-pointer -o $@ $< -lz -lpthread -lm
+	$(call msg,TOOL,$<)$(CC) -O2 -g -fomit-frame-pointer -fno-inline -fno-optimize-sibling-calls -o $@ $< -lz -lpthread -lm
 $(O)/tools/%: tests/tools/%.c
 	@mkdir -p $(@D)
-	$(call msg,TOOL,$<)$(CC) -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline -o $@ $< -lz -lpthread -lm
+	$(call msg,TOOL,$<)$(CC) -O0 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline \
+		-fno-optimize-sibling-calls -o $@ $< -lz -lpthread -lm
 tools: $(TOOL_BINS)
 
 # BPF: vmlinux.h from the running kernel's BTF, then *.bpf.c -> *.bpf.o -> *.skel.h.
@@ -109,7 +113,7 @@ bench: deps
 $(O)/fuzz/%: fuzz/%.c $(LIB_SRCS)
 	@mkdir -p $(@D)
 	$(call msg,FUZZ-CC,$<)$(CLANG) $(filter-out -MMD -MP,$(BASE_CFLAGS)) -g -O1 -fsanitize=fuzzer,address,undefined \
-		-o $@ $< $(filter model/% export/%,$(LIB_SRCS)) $(LDLIBS)
+		-o $@ $< $(filter model/% export/% cli/record_config.c,$(LIB_SRCS)) $(LDLIBS)
 
 fuzz: deps $(FUZZ_BINS)
 	@for f in $(FUZZ_BINS); do \
@@ -120,8 +124,10 @@ fuzz: deps $(FUZZ_BINS)
 		grep -E '^(#[0-9]+ +DONE|Done)' $(O)/fuzz/$$n.log | tail -1; \
 	done
 
+# Until the live view lands, "run" records 10 s of the whole system into galatop.svg.
+RUN_ARGS := $(if $(ARGS),$(ARGS),record -d 10 -o galatop.svg -o galatop.folded)
 run: deps $(BIN)
-	./$(BIN) $(ARGS)
+	./$(BIN) $(RUN_ARGS)
 
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man8

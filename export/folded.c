@@ -19,12 +19,27 @@ static bool is_digit(unsigned char c)
 	return c >= '0' && c <= '9';
 }
 
+/* Parses the decimal number s[0..len) ("12", "12.", "12.5") without the locale, which a TUI
+ * may have set to use decimal commas. */
+static double parse_decimal(const char *s, size_t len)
+{
+	double v = 0, scale = 1;
+	size_t i = 0;
+
+	for (; i < len && s[i] != '.'; i++)
+		v = v * 10 + (s[i] - '0');
+	for (i++; i < len; i++) {
+		scale /= 10;
+		v += (s[i] - '0') * scale;
+	}
+	return v;
+}
+
 /* Matches flamegraph.pl's /^(.*)\s+?(\d+(?:\.\d*)?)$/ on s[0..*len): on success stores the
  * count, shrinks *len to the stack part and returns true. */
 static bool take_count(const char *s, size_t *len, double *count)
 {
 	size_t end = *len, i = end, start;
-	char num[64];
 
 	while (i > 0 && is_digit(s[i - 1]))
 		i--;
@@ -42,16 +57,7 @@ static bool take_count(const char *s, size_t *len, double *count)
 	start = i;
 	if (start == 0 || !is_space(s[start - 1]))
 		return false;
-	if (end - start >= sizeof(num)) {
-		/* A number this long is still a number; strtod copes once leading zeros go. */
-		while (end - start >= sizeof(num) && s[start] == '0' && is_digit(s[start + 1]))
-			start++;
-		if (end - start >= sizeof(num))
-			return false;
-	}
-	memcpy(num, s + start, end - start);
-	num[end - start] = '\0';
-	*count = strtod(num, NULL);
+	*count = parse_decimal(s + start, end - start);
 	*len = i - 1;
 	return true;
 }
@@ -448,7 +454,8 @@ int folded_write(FILE *out, const struct profile *p)
 
 	if (!ret) {
 		sort_buf = c.buf;
-		qsort(c.offs, c.nlines, sizeof(*c.offs), line_cmp);
+		if (c.nlines)
+			qsort(c.offs, c.nlines, sizeof(*c.offs), line_cmp);
 		for (size_t i = 0; i < c.nlines; i++) {
 			const char *stack = c.buf + c.offs[i];
 

@@ -17,15 +17,18 @@ struct frames {
 	uint32_t mask;
 };
 
+/* A frame is a function: its source file and line are those of the first address seen, so
+ * every sample of the function lands on one node whatever line it was on. */
 static uint32_t frame_hash(const struct frame *f)
 {
-	return (uint32_t)hash_bytes(f, sizeof(*f));
+	uint32_t key[3] = { f->name, f->module, f->kind };
+
+	return (uint32_t)hash_bytes(key, sizeof(key));
 }
 
 static bool frame_eq(const struct frame *a, const struct frame *b)
 {
-	return a->name == b->name && a->module == b->module && a->kind == b->kind &&
-	       a->line == b->line && a->file == b->file;
+	return a->name == b->name && a->module == b->module && a->kind == b->kind;
 }
 
 static int grow_slots(struct frames *ft)

@@ -36,7 +36,8 @@ struct frames;
 struct frames *frames__new(struct strtab *st);
 /* Frees the table (not its strtab); NULL is a no-op. */
 void frames__free(struct frames *ft);
-/* Returns the id of the frame with these fields, adding it if new; (uint32_t)-1 on ENOMEM. */
+/* Returns the id of the frame with this name, module and kind, adding it (with f's file and
+ * line) if new; (uint32_t)-1 on ENOMEM. */
 uint32_t frames__intern(struct frames *ft, const struct frame *f);
 /* Interns name[0..len) as a frame whose kind is guessed from its text the way folded files
  * mark it (suffixes _[k] _[j] _[i], prefixes [Pod] [Con] [PID]); (uint32_t)-1 on ENOMEM. */

@@ -66,7 +66,7 @@ TEST_CASE(frame_kinds_are_guessed)
 	CHECK(frame_kind_parse("bogus") == -1);
 }
 
-TEST_CASE(frames_intern_by_all_fields)
+TEST_CASE(frames_intern_by_function)
 {
 	struct strtab *st = strtab__new();
 	struct frames *ft = frames__new(st);
@@ -77,6 +77,9 @@ TEST_CASE(frames_intern_by_all_fields)
 	b = frames__intern(ft, &f);
 	CHECK(a != b && a != 0);
 	CHECK(frames__intern(ft, &f) == b);
+	/* Another line of the same function is the same frame; the first line seen stays. */
+	f.line = 42;
+	CHECK(frames__intern(ft, &f) == b && frames__get(ft, b)->line == 0);
 	CHECK_STR(frames__name(ft, b), "read");
 	CHECK(frames__get(ft, b)->kind == FRAME_KERNEL);
 	CHECK(frames__intern_name(ft, "x_[k]", 5) == frames__intern_name(ft, "x_[k]", 5));
@@ -316,7 +319,7 @@ int main(void)
 	RUN(strtab_interns_and_finds);
 	RUN(strtab_grows_to_many_strings);
 	RUN(frame_kinds_are_guessed);
-	RUN(frames_intern_by_all_fields);
+	RUN(frames_intern_by_function);
 	RUN(profile_totals_and_selfs);
 	RUN(profile_child_order);
 	RUN(profile_chart_merges_only_adjacent);
