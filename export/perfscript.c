@@ -1,0 +1,890 @@
+/* perf script parser with stackcollapse-perf.pl's grammar, and a hash aggregator of stacks.
+ *
+ * The script's regexes are matched by hand: each one is reduced to the few byte scans that give
+ * the same captures under perl's leftmost, greedy/lazy backtracking, noted where it matters. */
+#include "perfscript.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Character classes of perl's \s, \d, \w on byte strings, plus the bytes frame tidying edits. */
+enum {
+	C_WS = 1,    /* \s: space \t \n \v \f \r */
+	C_DIGIT = 2, /* \d */
+	C_WORD = 4,  /* \w */
+	C_TIDY = 8,  /* ; ( " ' */
+};
+
+static unsigned char cls[256];
+
+static void cls_init(void)
+{
+	int c;
+
+	if (cls['0'])
+		return;
+	for (c = '0'; c <= '9'; c++)
+		cls[c] = C_DIGIT | C_WORD;
+	for (c = 'a'; c <= 'z'; c++)
+		cls[c] = C_WORD;
+	for (c = 'A'; c <= 'Z'; c++)
+		cls[c] = C_WORD;
+	cls['_'] = C_WORD;
+	cls[' '] = cls['\t'] = cls['\n'] = cls['\v'] = cls['\f'] = cls['\r'] = C_WS;
+	cls[';'] = cls['('] = cls['"'] = cls['\''] = C_TIDY;
+}
+
+static inline bool is_ws(char c)
+{
+	return cls[(unsigned char)c] & C_WS;
+}
+
+static inline bool is_digit(char c)
+{
+	return cls[(unsigned char)c] & C_DIGIT;
+}
+
+/* A growable byte buffer. */
+struct buf {
+	char *p;
+	size_t len, cap;
+};
+
+static int buf_reserve(struct buf *b, size_t extra)
+{
+	size_t cap;
+	char *p;
+
+	if (b->cap - b->len >= extra)
+		return 0;
+	cap = b->cap ? b->cap : 256;
+	while (cap - b->len < extra)
+		cap *= 2;
+	p = realloc(b->p, cap);
+	if (!p)
+		return -ENOMEM;
+	b->p = p;
+	b->cap = cap;
+	return 0;
+}
+
+static int buf_put(struct buf *b, const char *s, size_t n)
+{
+	if (buf_reserve(b, n))
+		return -ENOMEM;
+	if (n)
+		memcpy(b->p + b->len, s, n);
+	b->len += n;
+	return 0;
+}
+
+struct perfscript {
+	struct perfscript_opts o;
+	perfscript_stack_fn fn;
+	void *ctx;
+	struct perfscript_stats stats;
+
+	struct buf filter; /* event filter; empty until set (by option or first event) */
+	bool filter_defaulted, filter_warned;
+
+	/* The sample being read: perl's $pname, $m_period and @stack. */
+	bool have_pname;
+	bool java;	   /* $pname =~ /^java/ */
+	struct buf pname;
+	uint64_t period;
+	/* @stack, built right to left: frames are read leaf first, printed root first. The joined
+	 * stack is stack[start..cap), with room on the left for the next frames and the pname. */
+	char *stack;
+	size_t start, cap;
+	bool stack_nonempty, stack_cut;
+
+	struct buf frame; /* the frames of one line, joined by ';' */
+	struct buf carry; /* a line split across perfscript__feed calls */
+};
+
+struct perfscript *perfscript__new(const struct perfscript_opts *o, perfscript_stack_fn fn,
+				   void *ctx)
+{
+	struct perfscript *ps;
+
+	cls_init();
+	ps = calloc(1, sizeof(*ps));
+	if (!ps)
+		return NULL;
+	ps->o = *o;
+	ps->o.event_filter = NULL;
+	ps->fn = fn;
+	ps->ctx = ctx;
+	if (o->event_filter && buf_put(&ps->filter, o->event_filter, strlen(o->event_filter))) {
+		free(ps);
+		return NULL;
+	}
+	return ps;
+}
+
+void perfscript__free(struct perfscript *ps)
+{
+	if (!ps)
+		return;
+	free(ps->filter.p);
+	free(ps->pname.p);
+	free(ps->stack);
+	free(ps->frame.p);
+	free(ps->carry.p);
+	free(ps);
+}
+
+const struct perfscript_stats *perfscript__stats(const struct perfscript *ps)
+{
+	return &ps->stats;
+}
+
+static void stack_clear(struct perfscript *ps)
+{
+	ps->start = ps->cap;
+	ps->stack_nonempty = false;
+	ps->stack_cut = false;
+}
+
+/* Prepends s[0..n) and, when the stack is not empty, a ';' (perl's unshift before join).
+ * Frames past PERFSCRIPT_MAX_STACK are dropped; the pname (force) always goes in. */
+static int stack_prepend(struct perfscript *ps, const char *s, size_t n, bool force)
+{
+	size_t used = ps->cap - ps->start, need = n + 1, cap;
+	char *p;
+
+	if (!force && used + need > PERFSCRIPT_MAX_STACK) {
+		ps->stack_cut = true;
+		return 0;
+	}
+	if (ps->start < need) {
+		cap = ps->cap ? ps->cap * 2 : 4096;
+		while (cap - used < need)
+			cap *= 2;
+		p = malloc(cap);
+		if (!p)
+			return -ENOMEM;
+		if (used)
+			memcpy(p + cap - used, ps->stack + ps->start, used);
+		free(ps->stack);
+		ps->stack = p;
+		ps->start = cap - used;
+		ps->cap = cap;
+	}
+	if (ps->stack_nonempty)
+		ps->stack[--ps->start] = ';';
+	ps->start -= n;
+	if (n)
+		memcpy(ps->stack + ps->start, s, n);
+	ps->stack_nonempty = true;
+	return 0;
+}
+
+static void warn_line(struct perfscript *ps, const char *what, const char *line, size_t len)
+{
+	size_t i, n = len > 160 ? 160 : len;
+
+	if (!ps->o.warn)
+		return;
+	fprintf(ps->o.warn, "%s", what);
+	/* Untrusted bytes: no control characters on the terminal. */
+	for (i = 0; i < n; i++) {
+		unsigned char c = line[i];
+
+		fputc(c < 0x20 || c == 0x7f ? '?' : c, ps->o.warn);
+	}
+	fprintf(ps->o.warn, "%s (line %lu)\n", n < len ? "..." : "", ps->stats.lines);
+}
+
+/* A blank line ends the sample: "pname;frames..." with its period. */
+static int sample_end(struct perfscript *ps)
+{
+	int err;
+
+	if (!ps->have_pname)
+		return 0; /* the script skips a filtered sample and keeps its @stack */
+	err = stack_prepend(ps, ps->pname.p, ps->pname.len, true);
+	if (err)
+		return err;
+	if (ps->stack_cut)
+		ps->stats.truncated++;
+	ps->stats.samples++;
+	err = ps->fn(ps->ctx, ps->stack + ps->start, ps->cap - ps->start,
+		     ps->o.count_samples ? 1 : ps->period);
+	stack_clear(ps);
+	ps->have_pname = false;
+	return err;
+}
+
+/* Digits to a number, saturating (perl would switch to a float). */
+static uint64_t parse_u64(const char *s, size_t n)
+{
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned d = s[i] - '0';
+
+		if (v > (UINT64_MAX - d) / 10)
+			return UINT64_MAX;
+		v = v * 10 + d;
+	}
+	return v;
+}
+
+/* The header regex /^(\S.+?)\s+(\d+)\/{0,}(\d+)*\s+/ (the script writes {0,} as a star)
+ * on a line whose first byte is not \s. The lazy $1 ends at the first \s at index >= 2 after
+ * which the rest matches; the rest only depends on the run of \s that index sits in, so one try
+ * per run. Sets the comm end and the captures; false if none. */
+static bool match_header(const char *l, size_t n, size_t *comm_end, const char **pid,
+			 size_t *pid_len, const char **tid, size_t *tid_len)
+{
+	size_t k = 2, q, d0, s1, t1;
+
+	while (k < n) {
+		if (!is_ws(l[k])) {
+			k++;
+			continue;
+		}
+		for (q = k; q < n && is_ws(l[q]); q++)
+			;
+		if (q == n)
+			return false;
+		d0 = q;
+		while (q < n && is_digit(l[q]))
+			q++;
+		if (q > d0 && q < n) {
+			if (is_ws(l[q])) {
+				*tid = NULL;
+				*tid_len = 0;
+				goto found;
+			}
+			if (l[q] == '/') {
+				for (s1 = q; s1 < n && l[s1] == '/'; s1++)
+					;
+				for (t1 = s1; t1 < n && is_digit(l[t1]); t1++)
+					;
+				if (t1 < n && is_ws(l[t1])) {
+					*tid = t1 > s1 ? l + s1 : NULL;
+					*tid_len = t1 - s1;
+					goto found;
+				}
+			}
+		}
+		/* No match from this run: the next try is the next run of \s. */
+		while (k < n && is_ws(l[k]))
+			k++;
+		continue;
+found:
+		*comm_end = k;
+		*pid = l + d0;
+		*pid_len = q - d0;
+		return true;
+	}
+	return false;
+}
+
+/* /:\s*(\d+)*\s+(\S+):\s*$/: the event is the last \S run, which must end in ':' and follow
+ * "\s+", optional digits (the period), "\s*" and a ':'. Only one ':' can start such a match. */
+static bool match_event(const char *l, size_t n, const char **period, size_t *period_len,
+			const char **event, size_t *event_len)
+{
+	size_t end = n, w, b, d;
+
+	while (end > 0 && is_ws(l[end - 1]))
+		end--;
+	for (w = end; w > 0 && !is_ws(l[w - 1]); w--)
+		;
+	if (end - w < 2 || l[end - 1] != ':' || w == 0)
+		return false;
+	for (b = w; b > 0 && is_ws(l[b - 1]); b--)
+		;
+	for (d = b; d > 0 && is_digit(l[d - 1]); d--)
+		;
+	*period = l + d;
+	*period_len = b - d;
+	while (d > 0 && is_ws(l[d - 1]))
+		d--;
+	if (d == 0 || l[d - 1] != ':') {
+		*period_len = 0;
+		return false;
+	}
+	*event = l + w;
+	*event_len = end - 1 - w;
+	return true;
+}
+
+static int header_line(struct perfscript *ps, const char *l, size_t n, size_t comm_end,
+		       const char *pid, size_t pid_len, const char *tid, size_t tid_len)
+{
+	const char *period = NULL, *event = NULL;
+	size_t period_len = 0, event_len = 0, i;
+	struct buf *pn = &ps->pname;
+	bool lone = false;
+
+	/* `not $tid`: absent or "0" means the number was the TID and the PID is unknown. */
+	if (!tid || (tid_len == 1 && tid[0] == '0')) {
+		tid = pid;
+		tid_len = pid_len;
+		pid = "?";
+		pid_len = 1;
+		lone = true;
+	}
+	if (match_event(l, n, &period, &period_len, &event, &event_len)) {
+		if (!ps->filter.len) {
+			if (buf_put(&ps->filter, event, event_len))
+				return -ENOMEM;
+			ps->filter_defaulted = true;
+		} else if (event_len != ps->filter.len || memcmp(event, ps->filter.p, event_len)) {
+			if (ps->filter_defaulted && !ps->filter_warned && ps->o.warn) {
+				/* The script names the event it skips, not the one it keeps. */
+				fputs("Filtering for events of type: ", ps->o.warn);
+				fwrite(event, 1, event_len, ps->o.warn);
+				fputc('\n', ps->o.warn);
+			}
+			ps->filter_warned = true;
+			ps->stats.filtered++;
+			return 0;
+		}
+		/* galatop, not the script: perf >= 4 headers ("burn 9717 1.2: 2004 cpu-clock:pppH:")
+		 * carry event modifiers, and there the lone number is taken as the PID too. */
+		if (lone && memchr(event, ':', event_len))
+			pid = tid, pid_len = tid_len;
+	}
+	/* `not $period`: absent or "0" counts 1. */
+	if (!period_len || (period_len == 1 && period[0] == '0'))
+		ps->period = 1;
+	else
+		ps->period = parse_u64(period, period_len);
+
+	pn->len = 0;
+	if (buf_reserve(pn, comm_end + pid_len + tid_len + 2))
+		return -ENOMEM;
+	for (i = 0; i < comm_end; i++)
+		pn->p[i] = l[i] == ' ' ? '_' : l[i];
+	pn->len = comm_end;
+	if (ps->o.include_tid || ps->o.include_pid) {
+		pn->p[pn->len++] = '-';
+		memcpy(pn->p + pn->len, pid, pid_len);
+		pn->len += pid_len;
+		if (ps->o.include_tid) {
+			pn->p[pn->len++] = '/';
+			memcpy(pn->p + pn->len, tid, tid_len);
+			pn->len += tid_len;
+		}
+	}
+	ps->have_pname = true;
+	ps->java = comm_end >= 4 && !memcmp(l, "java", 4);
+	return 0;
+}
+
+/* /^\s*(\w+)\s*(.+) \((.*)\)/. The greedy (.+) ends at the last " (" that still has a ')' at
+ * least two bytes after it, and the greedy (.*) at the last ')'. (\w+) and \s* give back bytes
+ * only when (.+) would otherwise be empty. */
+static bool match_frame(const char *l, size_t n, const char **pc, size_t *pc_len,
+			const char **func, size_t *func_len, const char **mod, size_t *mod_len)
+{
+	size_t p = 0, w0, wl, ws, lp, e, fs;
+	const char *rp;
+
+	while (p < n && is_ws(l[p]))
+		p++;
+	w0 = p;
+	while (p < n && (cls[(unsigned char)l[p]] & C_WORD))
+		p++;
+	wl = p - w0;
+	if (!wl)
+		return false;
+	while (p < n && is_ws(l[p]))
+		p++;
+	ws = p - w0 - wl;
+	rp = memrchr(l, ')', n);
+	if (!rp)
+		return false;
+	lp = rp - l;
+	if (lp < 2)
+		return false;
+	for (e = lp - 2;; e--) {
+		if (l[e] == ' ' && l[e + 1] == '(')
+			break;
+		if (e == 0)
+			return false;
+	}
+	if (e < w0 + 2)
+		return false;
+	if (w0 + wl + 1 <= e) {
+		size_t room = e - 1 - (w0 + wl);
+
+		fs = w0 + wl + (ws < room ? ws : room);
+	} else {
+		wl = e - 1 - w0;
+		fs = w0 + wl;
+	}
+	*pc = l + w0;
+	*pc_len = wl;
+	*func = l + fs;
+	*func_len = e - fs;
+	*mod = l + e + 2;
+	*mod_len = lp - e - 2;
+	return true;
+}
+
+/* $func !~ /\.\(.*\)\./: a Go method such as "net/http.(*Client).Do" keeps its parentheses. */
+static bool is_go_method(const char *s, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i + 1 < n; i++)
+		if (s[i] == '.' && s[i + 1] == '(')
+			break;
+	if (i + 1 >= n)
+		return false;
+	for (j = n - 1; j >= i + 3; j--)
+		if (s[j - 1] == ')' && s[j] == '.')
+			return true;
+	return false;
+}
+
+/* The script's $tidy_generic, in place: ';' -> ':', cut at the first '(' that does not open
+ * "(anonymous namespace)" unless it is a Go method, drop quotes. Returns the new length. */
+static size_t frame_tidy(char *s, size_t n)
+{
+	static const char anon[] = "anonymous namespace)";
+	size_t i, j, paren = SIZE_MAX;
+	bool quotes = false;
+
+	for (i = 0; i < n; i++) {
+		if (!(cls[(unsigned char)s[i]] & C_TIDY))
+			continue;
+		if (s[i] == ';')
+			s[i] = ':';
+		else if (s[i] == '(')
+			paren = paren == SIZE_MAX ? i : paren;
+		else
+			quotes = true;
+	}
+	if (paren != SIZE_MAX && !is_go_method(s, n)) {
+		for (i = paren; i < n; i++) {
+			if (s[i] != '(')
+				continue;
+			if (n - i - 1 >= sizeof(anon) - 1 && !memcmp(s + i + 1, anon, sizeof(anon) - 1))
+				continue;
+			n = i;
+			break;
+		}
+	}
+	if (quotes) {
+		for (i = j = 0; i < n; i++)
+			if (s[i] != '"' && s[i] != '\'')
+				s[j++] = s[i];
+		n = j;
+	}
+	return n;
+}
+
+static bool contains(const char *s, size_t n, const char *needle)
+{
+	return memmem(s, n, needle, strlen(needle)) != NULL;
+}
+
+/* $mod =~ m:/tmp/perf-\d+\.map: */
+static bool is_jit_mod(const char *m, size_t n)
+{
+	const char *p = m, *end = m + n;
+
+	while ((p = memmem(p, end - p, "/tmp/perf-", 10))) {
+		const char *d = p + 10;
+
+		while (d < end && is_digit(*d))
+			d++;
+		if (d > p + 10 && end - d >= 4 && !memcmp(d, ".map", 4))
+			return true;
+		p++;
+	}
+	return false;
+}
+
+/* One frame of a line (a piece of the "->" split): appended to ps->frame. */
+static int frame_piece(struct perfscript *ps, const char *s, size_t n, bool inlined, bool kernel,
+		       bool jit, const char *pc, size_t pc_len, const char *mod, size_t mod_len)
+{
+	struct buf *f = &ps->frame;
+	size_t at = f->len, len;
+	char *out;
+
+	/* Room for "[" mod " <" pc ">]" and a 4-byte annotation. */
+	if (buf_reserve(f, n + mod_len + pc_len + 16))
+		return -ENOMEM;
+	out = f->p + at;
+	if (n == 9 && !memcmp(s, "[unknown]", 9)) {
+		const char *base = "unknown";
+		size_t bl = 7;
+
+		if (!(mod_len == 9 && !memcmp(mod, "[unknown]", 9))) {
+			const char *slash = memrchr(mod, '/', mod_len);
+
+			base = slash ? slash + 1 : mod;
+			bl = mod + mod_len - base;
+		}
+		len = 0;
+		out[len++] = '[';
+		memcpy(out + len, base, bl);
+		len += bl;
+		if (ps->o.include_addrs) {
+			out[len++] = ' ';
+			out[len++] = '<';
+			memcpy(out + len, pc, pc_len);
+			len += pc_len;
+			out[len++] = '>';
+		}
+		out[len++] = ']';
+	} else {
+		memcpy(out, s, n);
+		len = n;
+	}
+	len = frame_tidy(out, len);
+	if (ps->java && len && out[0] == 'L' && memchr(out, '/', len)) {
+		memmove(out, out + 1, len - 1);
+		len--;
+	}
+	if (inlined) {
+		if (!contains(out, len, "_[i]"))
+			memcpy(out + len, "_[i]", 4), len += 4;
+	} else if (kernel) {
+		memcpy(out + len, "_[k]", 4), len += 4;
+	} else if (jit) {
+		if (!contains(out, len, "_[j]"))
+			memcpy(out + len, "_[j]", 4), len += 4;
+	}
+	f->len = at + len;
+	return 0;
+}
+
+static int frame_line(struct perfscript *ps, const char *pc, size_t pc_len, const char *func,
+		      size_t n, const char *mod, size_t mod_len)
+{
+	bool kernel = false, jit = false, first = true;
+	const char *end, *arrow;
+	size_t h;
+	int err;
+
+	/* s/\+0x[\da-f]+$// */
+	for (h = n; h > 0 && (is_digit(func[h - 1]) || (func[h - 1] >= 'a' && func[h - 1] <= 'f'));
+	     h--)
+		;
+	if (h < n && h >= 3 && !memcmp(func + h - 3, "+0x", 3))
+		n = h - 3;
+	if (n && func[0] == '(')
+		return 0; /* a process name, not a frame */
+	/* split /->/ drops trailing empty fields. */
+	while (n >= 2 && func[n - 2] == '-' && func[n - 1] == '>')
+		n -= 2;
+	if (!n)
+		return 0;
+
+	if (ps->o.annotate_kernel && mod_len &&
+	    (mod[0] == '[' || (mod_len >= 7 && !memcmp(mod + mod_len - 7, "vmlinux", 7))) &&
+	    !contains(mod, mod_len, "unknown"))
+		kernel = true;
+	else if (ps->o.annotate_jit)
+		jit = is_jit_mod(mod, mod_len);
+
+	ps->frame.len = 0;
+	end = func + n;
+	for (;;) {
+		arrow = memmem(func, end - func, "->", 2);
+		if (!first && buf_put(&ps->frame, ";", 1))
+			return -ENOMEM;
+		err = frame_piece(ps, func, (arrow ? arrow : end) - func, !first, kernel, jit, pc,
+				  pc_len, mod, mod_len);
+		if (err)
+			return err;
+		first = false;
+		if (!arrow)
+			break;
+		func = arrow + 2;
+	}
+	return stack_prepend(ps, ps->frame.p, ps->frame.len, false);
+}
+
+/* One line without its '\n' (perl's chomp). */
+static int line(struct perfscript *ps, const char *l, size_t n)
+{
+	const char *pid, *tid, *pc, *func, *mod;
+	size_t comm_end, pid_len, tid_len, pc_len, func_len, mod_len;
+
+	ps->stats.lines++;
+	if (!n)
+		return sample_end(ps);
+	if (l[0] == '#')
+		return 0;
+	if (!is_ws(l[0]) &&
+	    match_header(l, n, &comm_end, &pid, &pid_len, &tid, &tid_len))
+		return header_line(ps, l, n, comm_end, pid, pid_len, tid, tid_len);
+	if (match_frame(l, n, &pc, &pc_len, &func, &func_len, &mod, &mod_len)) {
+		if (!ps->have_pname)
+			return 0;
+		return frame_line(ps, pc, pc_len, func, func_len, mod, mod_len);
+	}
+	ps->stats.unrecognized++;
+	warn_line(ps, "Unrecognized line: ", l, n);
+	return 0;
+}
+
+int perfscript__feed(struct perfscript *ps, const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len, *nl;
+	int err;
+
+	if (ps->carry.len) {
+		size_t n;
+
+		nl = memchr(p, '\n', len);
+		if (buf_put(&ps->carry, p, (nl ? nl : end) - p))
+			return -ENOMEM;
+		if (!nl)
+			return 0;
+		n = ps->carry.len;
+		ps->carry.len = 0;
+		err = line(ps, ps->carry.p, n);
+		if (err)
+			return err;
+		p = nl + 1;
+	}
+	while (p < end && (nl = memchr(p, '\n', end - p))) {
+		err = line(ps, p, nl - p);
+		if (err)
+			return err;
+		p = nl + 1;
+	}
+	if (p < end && buf_put(&ps->carry, p, end - p))
+		return -ENOMEM;
+	return 0;
+}
+
+int perfscript__end_file(struct perfscript *ps)
+{
+	size_t n = ps->carry.len;
+
+	if (!n)
+		return 0;
+	ps->carry.len = 0;
+	return line(ps, ps->carry.p, n);
+}
+
+int perfscript__parse_file(struct perfscript *ps, FILE *f)
+{
+	size_t size = 1 << 20, n;
+	char *b = malloc(size);
+	int err = 0;
+
+	if (!b)
+		return -ENOMEM;
+	while ((n = fread(b, 1, size, f)) > 0) {
+		err = perfscript__feed(ps, b, n);
+		if (err)
+			break;
+	}
+	free(b);
+	if (!err && ferror(f))
+		err = -EIO;
+	if (!err)
+		err = perfscript__end_file(ps);
+	return err;
+}
+
+/* The aggregator: open addressing with linear probing, keys copied into arena chunks. */
+struct agg_slot {
+	uint64_t hash; /* 0 = empty slot */
+	const char *key;
+	size_t len;
+	uint64_t count;
+	double big; /* the sum once it no longer fits count; 0 until then */
+};
+
+struct agg_chunk {
+	struct agg_chunk *next;
+	size_t used, size;
+	char data[];
+};
+
+struct stack_agg {
+	struct agg_slot *slots;
+	size_t mask, n;
+	struct agg_chunk *chunks;
+};
+
+/* 64-bit hash of a byte string, 8 bytes per step (never 0: 0 marks an empty slot). */
+static uint64_t stack_hash(const char *s, size_t n)
+{
+	const uint64_t m = 0x9e3779b97f4a7c15ull;
+	uint64_t h = n * m, w;
+
+	while (n >= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * m;
+		h ^= h >> 29;
+		s += 8;
+		n -= 8;
+	}
+	if (n) {
+		w = 0;
+		memcpy(&w, s, n);
+		h = (h ^ w) * m;
+	}
+	h ^= h >> 32;
+	h *= 0xd6e8feb86659fd93ull;
+	h ^= h >> 32;
+	return h ? h : 1;
+}
+
+struct stack_agg *stack_agg__new(void)
+{
+	struct stack_agg *sa = calloc(1, sizeof(*sa));
+
+	if (!sa)
+		return NULL;
+	sa->mask = 1023;
+	sa->slots = calloc(sa->mask + 1, sizeof(*sa->slots));
+	if (!sa->slots) {
+		free(sa);
+		return NULL;
+	}
+	return sa;
+}
+
+void stack_agg__free(struct stack_agg *sa)
+{
+	struct agg_chunk *c, *next;
+
+	if (!sa)
+		return;
+	for (c = sa->chunks; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	free(sa->slots);
+	free(sa);
+}
+
+size_t stack_agg__count(const struct stack_agg *sa)
+{
+	return sa->n;
+}
+
+static char *agg_copy(struct stack_agg *sa, const char *s, size_t n)
+{
+	struct agg_chunk *c = sa->chunks;
+	size_t size;
+	char *p;
+
+	if (!c || c->size - c->used < n) {
+		size = n > (1 << 20) ? n : (1 << 20);
+		c = malloc(sizeof(*c) + size);
+		if (!c)
+			return NULL;
+		c->used = 0;
+		c->size = size;
+		c->next = sa->chunks;
+		sa->chunks = c;
+	}
+	p = c->data + c->used;
+	if (n)
+		memcpy(p, s, n);
+	c->used += n;
+	return p;
+}
+
+static int agg_grow(struct stack_agg *sa)
+{
+	size_t mask = sa->mask * 2 + 1, i, j;
+	struct agg_slot *slots = calloc(mask + 1, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (i = 0; i <= sa->mask; i++) {
+		if (!sa->slots[i].hash)
+			continue;
+		for (j = sa->slots[i].hash & mask; slots[j].hash; j = (j + 1) & mask)
+			;
+		slots[j] = sa->slots[i];
+	}
+	free(sa->slots);
+	sa->slots = slots;
+	sa->mask = mask;
+	return 0;
+}
+
+int stack_agg__add(struct stack_agg *sa, const char *stack, size_t len, uint64_t count)
+{
+	uint64_t h = stack_hash(stack, len);
+	struct agg_slot *s;
+	size_t i;
+
+	for (i = h & sa->mask;; i = (i + 1) & sa->mask) {
+		s = &sa->slots[i];
+		if (!s->hash)
+			break;
+		if (s->hash == h && s->len == len && !memcmp(s->key, stack, len)) {
+			if (s->big != 0)
+				s->big += count;
+			else if (count > UINT64_MAX - s->count)
+				s->big = (double)s->count + (double)count;
+			else
+				s->count += count;
+			return 0;
+		}
+	}
+	s->key = agg_copy(sa, stack, len);
+	if (!s->key)
+		return -ENOMEM;
+	s->hash = h;
+	s->len = len;
+	s->count = count;
+	s->big = 0;
+	if (++sa->n * 4 > (sa->mask + 1) * 3)
+		return agg_grow(sa);
+	return 0;
+}
+
+int stack_agg__add_cb(void *ctx, const char *stack, size_t len, uint64_t count)
+{
+	return stack_agg__add(ctx, stack, len, count);
+}
+
+static int agg_cmp(const void *a, const void *b)
+{
+	const struct agg_slot *x = *(const struct agg_slot *const *)a;
+	const struct agg_slot *y = *(const struct agg_slot *const *)b;
+	int c = memcmp(x->key, y->key, x->len < y->len ? x->len : y->len);
+
+	if (c)
+		return c;
+	return (x->len > y->len) - (x->len < y->len);
+}
+
+int stack_agg__write(struct stack_agg *sa, FILE *out)
+{
+	struct agg_slot **v = malloc((sa->n ? sa->n : 1) * sizeof(*v));
+	size_t i, k = 0;
+	char num[48];
+
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i <= sa->mask; i++)
+		if (sa->slots[i].hash)
+			v[k++] = &sa->slots[i];
+	qsort(v, k, sizeof(*v), agg_cmp);
+	for (i = 0; i < k; i++) {
+		int n;
+
+		if (v[i]->big != 0)
+			n = snprintf(num, sizeof(num), " %.15g\n", v[i]->big);
+		else
+			n = snprintf(num, sizeof(num), " %llu\n", (unsigned long long)v[i]->count);
+		fwrite(v[i]->key, 1, v[i]->len, out);
+		fwrite(num, 1, n, out);
+	}
+	free(v);
+	return ferror(out) ? -EIO : 0;
+}
