@@ -1,0 +1,72 @@
+/* galatop snapshots (.gtop): the profiles of a session and their metadata in one gzip-compressed
+ * JSON file that `galatop view` opens on any machine, without root. Format: docs/snapshot.md. */
+#ifndef GALATOP_EXPORT_SNAPSHOT_H
+#define GALATOP_EXPORT_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../model/profile.h"
+
+#define SNAPSHOT_FORMAT "galatop-snapshot"
+#define SNAPSHOT_VERSION 1
+
+struct snapshot_kv {
+	const char *key;
+	const char *value;
+};
+
+/* A probe and its parameters ({"type":"oncpu","hz":99}): a value whose text is a JSON number,
+ * true or false is written as one and read back as the same text. */
+struct snapshot_probe {
+	const char *type;
+	const struct snapshot_kv *params; /* "type" is not a parameter name */
+	size_t nparams;
+};
+
+struct snapshot_meta {
+	const char *host, *kernel, *version; /* version is galatop's; NULL is written as "" */
+	const char *notes;		     /* free-form; newlines and tabs are kept */
+	double start, end;		     /* time range, UNIX seconds */
+	const struct snapshot_probe *probes;
+	size_t nprobes;
+	const struct snapshot_kv *filters; /* free-form key/value strings */
+	size_t nfilters;
+};
+
+struct snapshot_profile {
+	const char *name; /* label for views: "oncpu", or the name of an imported file */
+	const char *type; /* "oncpu", "offcpu", "mem", "folded" */
+	struct profile *p;
+};
+
+struct snapshot {
+	struct snapshot_meta meta;
+	struct snapshot_profile *profiles;
+	size_t nprofiles;
+	void *store; /* what snapshot_read allocated; NULL in a snapshot the caller built */
+};
+
+/* Writes s to path through a temporary file renamed over it; the same input gives the same bytes.
+ * Profiles may use different frame tables. Returns 0, -EINVAL (s holds something the format
+ * cannot: a negative or non-finite value, a duplicate key, too many entries), -ENOMEM or -errno;
+ * on error err holds one line naming path and the problem. */
+int snapshot_write(const char *path, const struct snapshot *s, char *err, size_t errlen);
+/* Reads the snapshot at path into s, creating its profiles over ft with sanitized names; the
+ * caller releases s with snapshot_release. Returns 0, -EINVAL (not a valid snapshot), -ENOMEM or
+ * -errno; on error s is empty (ft may hold unused new frames) and err holds one line naming path
+ * and the problem. */
+int snapshot_read(const char *path, struct frames *ft, struct snapshot *s, char *err,
+		  size_t errlen);
+/* As snapshot_read for the file contents buf[0..len); name labels the errors. */
+int snapshot_read_mem(const void *buf, size_t len, const char *name, struct frames *ft,
+		      struct snapshot *s, char *err, size_t errlen);
+/* Frees what snapshot_read put in s, its profiles included, and empties s; a no-op when
+ * s->store is NULL (a snapshot the caller built). */
+void snapshot_release(struct snapshot *s);
+/* True when head[0..len) (the start of a file) looks like a snapshot: gzip data that inflates to
+ * {"format":"galatop-snapshot". 256 bytes are enough to tell; fewer may only show the gzip magic,
+ * which then decides. */
+bool snapshot_sniff(const void *head, size_t len);
+
+#endif
