@@ -1,0 +1,473 @@
+/* ELF symbol loading with libelf (gelf) and source lines with libdw. */
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "elf_syms.h"
+#include "symtab.h"
+
+/* Zero-size symbols (hand-written assembly) extend to the next symbol, at most this far. */
+#define ELF_MAX_GAP 4096
+
+struct load_seg {
+	uint64_t offset, vaddr, filesz;
+};
+
+struct elf_syms {
+	int fd;
+	Elf *elf;
+	unsigned char build_id[64];
+	size_t build_id_len;
+	struct load_seg *segs;
+	size_t nsegs;
+	struct sym_table *tab;
+	int has_debuginfo;
+	/* DWARF for lines, from the debuginfo file or the image itself */
+	int dw_fd;
+	Elf *dw_elf;
+	Dwarf *dw;
+};
+
+static int elf_ready(void)
+{
+	static int ok = -1;
+
+	if (ok < 0)
+		ok = elf_version(EV_CURRENT) != EV_NONE;
+	return ok;
+}
+
+static int read_build_id(Elf *elf, unsigned char *id, size_t *len)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t pos = 0, name_off, desc_off;
+		GElf_Nhdr nh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d)
+			continue;
+		while ((pos = gelf_getnote(d, pos, &nh, &name_off, &desc_off)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((char *)d->d_buf + name_off, "GNU", 4) && nh.n_descsz > 0 &&
+			    nh.n_descsz <= 64) {
+				memcpy(id, (char *)d->d_buf + desc_off, nh.n_descsz);
+				*len = nh.n_descsz;
+				return 0;
+			}
+		}
+	}
+	*len = 0;
+	return -ENOENT;
+}
+
+int elf_syms__begin(int fd, const void *mem, size_t len, struct elf_syms **out)
+{
+	struct elf_syms *es;
+
+	*out = NULL;
+	if (!elf_ready()) {
+		if (fd >= 0)
+			close(fd);
+		return -ENOEXEC;
+	}
+	es = calloc(1, sizeof(*es));
+	if (!es) {
+		if (fd >= 0)
+			close(fd);
+		return -ENOMEM;
+	}
+	es->fd = fd;
+	es->dw_fd = -1;
+	if (fd >= 0)
+		es->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	else
+		es->elf = elf_memory((char *)mem, len);
+	if (!es->elf || elf_kind(es->elf) != ELF_K_ELF) {
+		elf_syms__free(es);
+		return -ENOEXEC;
+	}
+	read_build_id(es->elf, es->build_id, &es->build_id_len);
+	*out = es;
+	return 0;
+}
+
+const unsigned char *elf_syms__build_id(const struct elf_syms *es, size_t *len)
+{
+	*len = es->build_id_len;
+	return es->build_id_len ? es->build_id : NULL;
+}
+
+static int read_segments(struct elf_syms *es)
+{
+	size_t n;
+
+	if (elf_getphdrnum(es->elf, &n) || !n)
+		return 0;
+	es->segs = calloc(n, sizeof(*es->segs));
+	if (!es->segs)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(es->elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		es->segs[es->nsegs++] = (struct load_seg){ ph.p_offset, ph.p_vaddr, ph.p_filesz };
+	}
+	return 0;
+}
+
+static uint32_t sym_prio(const GElf_Sym *s)
+{
+	uint32_t p;
+
+	switch (GELF_ST_BIND(s->st_info)) {
+	case STB_GLOBAL:
+		p = 3;
+		break;
+	case STB_WEAK:
+		p = 2;
+		break;
+	default:
+		p = 1;
+	}
+	/* functions beat untyped labels at the same address */
+	if (GELF_ST_TYPE(s->st_info) != STT_NOTYPE)
+		p += 3;
+	return p;
+}
+
+/* Whether section index idx of elf holds code; the answer is cached in *flags (size n, 0 =
+ * unknown, 1 = no, 2 = yes). */
+static int exec_section(Elf *elf, size_t idx, unsigned char *flags, size_t n)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+
+	if (idx >= n)
+		return 0;
+	if (!flags[idx]) {
+		scn = elf_getscn(elf, idx);
+		flags[idx] = scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR) ? 2 : 1;
+	}
+	return flags[idx] == 2;
+}
+
+/* Adds the code symbols of every SHT_SYMTAB and SHT_DYNSYM section of elf to t. Sets *has_symtab
+ * when a full .symtab was found. 0 or -ENOMEM. */
+static int add_symbols(struct sym_table *t, Elf *elf, int *has_symtab)
+{
+	Elf_Scn *scn = NULL;
+	unsigned char *flags;
+	size_t nsec = 0;
+	int err = 0;
+
+	if (elf_getshdrnum(elf, &nsec))
+		return 0;
+	flags = calloc(nsec ? nsec : 1, 1);
+	if (!flags)
+		return -ENOMEM;
+	while (!err && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t count;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !sh.sh_entsize)
+			continue;
+		count = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 1; i < count; i++) {
+			GElf_Sym s;
+			const char *name;
+			int type;
+
+			if (!gelf_getsym(d, i, &s))
+				continue;
+			type = GELF_ST_TYPE(s.st_info);
+			if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
+				continue;
+			if (s.st_shndx == SHN_UNDEF || s.st_shndx >= SHN_LORESERVE || !s.st_value)
+				continue;
+			if (type == STT_NOTYPE && !exec_section(elf, s.st_shndx, flags, nsec))
+				continue;
+			name = elf_strptr(elf, sh.sh_link, s.st_name);
+			/* "$x"-style mapping symbols and local labels name no function */
+			if (!name || !*name || name[0] == '$' || !strncmp(name, ".L", 2))
+				continue;
+			err = sym_table__add(t, s.st_value, s.st_size, name, strlen(name), 0, sym_prio(&s));
+			if (err)
+				break;
+		}
+		if (sh.sh_type == SHT_SYMTAB)
+			*has_symtab = 1;
+	}
+	free(flags);
+	return err;
+}
+
+/* Opens path as ELF; on success *fd and *elf are set and its build-id must match want (when
+ * both have one). 0 or -errno. */
+static int open_debug(const char *path, const unsigned char *want, size_t want_len, int *fd,
+		      Elf **elf)
+{
+	unsigned char id[64];
+	size_t len;
+
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return -errno;
+	*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (*elf && elf_kind(*elf) == ELF_K_ELF) {
+		if (!want_len || read_build_id(*elf, id, &len) || (len == want_len && !memcmp(id, want, len)))
+			return 0;
+	}
+	if (*elf)
+		elf_end(*elf);
+	close(*fd);
+	*fd = -1;
+	*elf = NULL;
+	return -ENOENT;
+}
+
+static const char *debuglink_name(Elf *elf)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || strcmp(name, ".gnu_debuglink"))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_size || !memchr(d->d_buf, 0, d->d_size))
+			return NULL;
+		return d->d_buf;
+	}
+	return NULL;
+}
+
+/* Finds separate debuginfo: <debug_root>/.build-id/xx/rest.debug, then the .gnu_debuglink name
+ * next to the file, in its .debug/ subdirectory and under <debug_root>/<dir>/. */
+static int find_debuginfo(struct elf_syms *es, const struct elf_src *src, int *fd, Elf **elf)
+{
+	char path[PATH_MAX], dir[PATH_MAX];
+	const char *link;
+	struct stat self, st;
+
+	if (es->build_id_len) {
+		int n = snprintf(path, sizeof(path), "%s/.build-id/%02x/", src->debug_root,
+				 es->build_id[0]);
+
+		for (size_t i = 1; i < es->build_id_len && n > 0 && (size_t)n < sizeof(path) - 3; i++)
+			n += snprintf(path + n, sizeof(path) - n, "%02x", es->build_id[i]);
+		if (n > 0 && (size_t)n < sizeof(path) - 7) {
+			strcpy(path + n, ".debug");
+			if (!open_debug(path, es->build_id, es->build_id_len, fd, elf))
+				return 0;
+		}
+	}
+	link = debuglink_name(es->elf);
+	if (!link || !src->path || strchr(link, '/'))
+		return -ENOENT;
+	snprintf(dir, sizeof(dir), "%s", src->path);
+	dirname(dir);
+	if (es->fd < 0 || fstat(es->fd, &self))
+		memset(&self, 0, sizeof(self));
+	const char *prefixes[] = { src->root, src->root, src->debug_root };
+	const char *subdirs[] = { "", "/.debug", "" };
+
+	for (size_t i = 0; i < 3; i++) {
+		int n = snprintf(path, sizeof(path), "%s%s%s/%s", prefixes[i],
+				 strcmp(dir, "/") ? dir : "", subdirs[i], link);
+
+		if (n < 0 || (size_t)n >= sizeof(path))
+			continue;
+		/* a debuglink naming the file itself must not count as debuginfo */
+		if (!stat(path, &st) && st.st_dev == self.st_dev && st.st_ino == self.st_ino)
+			continue;
+		if (!open_debug(path, es->build_id, es->build_id_len, fd, elf))
+			return 0;
+	}
+	return -ENOENT;
+}
+
+static int has_section(Elf *elf, const char *want)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, want))
+			return 1;
+	}
+	return 0;
+}
+
+/* Keeps (fd, elf) open for DWARF lines when it has .debug_info; otherwise closes it. */
+static void keep_dwarf(struct elf_syms *es, int fd, Elf *elf, int owned)
+{
+	if (!es->dw && has_section(elf, ".debug_info")) {
+		es->dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+		if (es->dw) {
+			es->dw_elf = elf;
+			es->dw_fd = fd;
+			return;
+		}
+	}
+	if (owned) {
+		elf_end(elf);
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
+int elf_syms__load(struct elf_syms *es, const struct elf_src *src)
+{
+	int has_symtab = 0, dfd = -1, err;
+	Elf *delf = NULL;
+
+	es->tab = sym_table__new();
+	if (!es->tab)
+		return -ENOMEM;
+	err = read_segments(es);
+	if (!err)
+		err = add_symbols(es->tab, es->elf, &has_symtab);
+	if (err)
+		return err;
+	if (es->fd >= 0 && (!has_symtab || src->lines) && !find_debuginfo(es, src, &dfd, &delf)) {
+		es->has_debuginfo = 1;
+		err = add_symbols(es->tab, delf, &has_symtab);
+		if (src->lines) {
+			keep_dwarf(es, dfd, delf, 1);
+		} else {
+			elf_end(delf);
+			close(dfd);
+		}
+		if (err)
+			return err;
+	}
+	sym_table__finish(es->tab, ELF_MAX_GAP);
+	if (src->lines && es->fd >= 0 && !es->dw && has_section(es->elf, ".debug_info")) {
+		/* the image carries its own DWARF: keep it open instead of the symbols-only view */
+		keep_dwarf(es, es->fd, es->elf, 0);
+		if (es->dw) {
+			es->fd = -1;
+			es->elf = NULL;
+		}
+	}
+	if (es->elf) {
+		elf_end(es->elf);
+		es->elf = NULL;
+	}
+	if (es->fd >= 0) {
+		close(es->fd);
+		es->fd = -1;
+	}
+	return sym_table__count(es->tab) ? 0 : -ENODATA;
+}
+
+void elf_syms__free(struct elf_syms *es)
+{
+	if (!es)
+		return;
+	if (es->dw)
+		dwarf_end(es->dw);
+	if (es->dw_elf)
+		elf_end(es->dw_elf);
+	if (es->dw_fd >= 0)
+		close(es->dw_fd);
+	if (es->elf)
+		elf_end(es->elf);
+	if (es->fd >= 0)
+		close(es->fd);
+	sym_table__free(es->tab);
+	free(es->segs);
+	free(es);
+}
+
+const char *elf_syms__find(const struct elf_syms *es, uint64_t file_off, uint64_t *off,
+			   uint64_t *vaddr)
+{
+	const struct sym_entry *e;
+
+	*vaddr = file_off;
+	for (size_t i = 0; i < es->nsegs; i++) {
+		const struct load_seg *s = &es->segs[i];
+
+		if (file_off >= s->offset && file_off - s->offset < s->filesz) {
+			*vaddr = file_off - s->offset + s->vaddr;
+			break;
+		}
+	}
+	if (!es->tab)
+		return NULL;
+	e = sym_table__find(es->tab, *vaddr);
+	if (!e)
+		return NULL;
+	*off = *vaddr - e->start;
+	return sym_table__name(es->tab, e);
+}
+
+int elf_syms__line(struct elf_syms *es, uint64_t vaddr, const char **file, unsigned *line)
+{
+	Dwarf_Die cu;
+	Dwarf_Line *l;
+	int ln = 0;
+
+	if (!es->dw || !dwarf_addrdie(es->dw, vaddr, &cu))
+		return -ENOENT;
+	l = dwarf_getsrc_die(&cu, vaddr);
+	if (!l || dwarf_lineno(l, &ln) || ln <= 0)
+		return -ENOENT;
+	*file = dwarf_linesrc(l, NULL, NULL);
+	if (!*file)
+		return -ENOENT;
+	*line = ln;
+	return 0;
+}
+
+size_t elf_syms__count(const struct elf_syms *es)
+{
+	return es->tab ? sym_table__count(es->tab) : 0;
+}
+
+size_t elf_syms__mem(const struct elf_syms *es)
+{
+	return sizeof(*es) + es->nsegs * sizeof(*es->segs) + (es->tab ? sym_table__mem(es->tab) : 0);
+}
+
+int elf_syms__has_debuginfo(const struct elf_syms *es)
+{
+	return es->has_debuginfo;
+}

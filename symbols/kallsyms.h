@@ -1,0 +1,24 @@
+/* Kernel text symbols from a /proc/kallsyms-format file, with the module of each symbol. */
+#ifndef GALATOP_SYMBOLS_KALLSYMS_H
+#define GALATOP_SYMBOLS_KALLSYMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct kallsyms;
+
+/* Reads text symbols (types t, T, w, W) from path into *out. 0; -errno when the file cannot be
+ * read; -ENODATA when it holds no usable address (all zero: kptr_restrict, not root); -ENOMEM. */
+int kallsyms__load(const char *path, struct kallsyms **out);
+/* Frees the table; NULL is a no-op. */
+void kallsyms__free(struct kallsyms *ks);
+/* The symbol covering addr (NULL when none), its offset in *off and its module ("[kernel.kallsyms]"
+ * or "[mod]") in *module; strings valid until ks is freed. */
+const char *kallsyms__find(const struct kallsyms *ks, uint64_t addr, uint64_t *off,
+			   const char **module);
+/* Number of symbols held. */
+size_t kallsyms__count(const struct kallsyms *ks);
+/* Approximate heap bytes held. */
+size_t kallsyms__mem(const struct kallsyms *ks);
+
+#endif

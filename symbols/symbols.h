@@ -1,0 +1,73 @@
+/* Address -> name for kernel and user stacks: kallsyms, ELF/DWARF of mapped files, [vdso],
+ * perf-PID.map JIT maps, demangling; ELF tables are shared across processes (keyed by
+ * build-id or (dev, inode)). One sym_cache per session; not thread-safe. See docs/symbols.md. */
+#ifndef GALATOP_SYMBOLS_SYMBOLS_H
+#define GALATOP_SYMBOLS_SYMBOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/frames.h"
+
+struct sym_cache; /* shared across all processes */
+
+struct sym_info {
+	const char *name;   /* demangled symbol, or "module+0xOFF" / "[unknown]" when unknown; never NULL;
+			     * owned by the cache, valid until sym_cache__free */
+	const char *module; /* ELF path as mapped, "[kernel.kallsyms]", "[vdso]", "[ext4]" for kernel
+			     * modules, "[jit]"; never NULL ("" when no mapping); owned by the cache */
+	uint64_t offset;    /* addr - symbol start (or module-relative file offset when unknown) */
+	int kind;	    /* enum frame_kind: FRAME_USER, FRAME_KERNEL, FRAME_JIT; FRAME_SPECIAL when
+			     * nothing at all is known ("[unknown]") */
+	const char *file;   /* source file from DWARF line info, or NULL; owned by the cache */
+	unsigned line;	    /* source line or 0 */
+};
+
+struct sym_stats {
+	size_t processes;      /* processes with per-process state (maps, JIT map) */
+	size_t maps;	       /* mappings held over all processes */
+	size_t maps_reads;     /* /proc/PID/maps reads so far */
+	size_t elf_cached;     /* ELF symbol tables held (with symbols) */
+	size_t elf_negative;   /* negative entries: files that could not be opened or had no symbols */
+	size_t elf_opens;      /* ELF files opened so far (main files, not debuginfo) */
+	size_t elf_evictions;  /* ELF tables dropped by the cap */
+	size_t elf_symbols;    /* symbols held over all ELF tables */
+	size_t kernel_symbols; /* kallsyms text symbols held */
+	size_t jit_symbols;    /* perf-PID.map symbols held over all processes */
+	size_t strings;	       /* interned result strings (names, modules, files) */
+	size_t mem_bytes;      /* approximate heap bytes held by the cache */
+};
+
+/* Creates an empty cache; nothing is read until the first lookup. NULL on ENOMEM. */
+struct sym_cache *sym_cache__new(void);
+/* Frees the cache and every string it returned; NULL is a no-op. */
+void sym_cache__free(struct sym_cache *sc);
+
+/* Resolves a kernel text address from /proc/kallsyms (loaded on first use, reloaded at most every
+ * few seconds when an address is not covered). 0, or -ENOENT when unknown (out still filled with
+ * a printable name); -ENOMEM. */
+int sym_cache__kernel(struct sym_cache *sc, uint64_t addr, struct sym_info *out);
+/* Resolves a user address of pid through its mappings (read on first use, re-read at most every
+ * 200 ms when addr is in no known mapping). 0, or -ENOENT when unknown (out still filled with
+ * "module+0xOFF" or "[unknown]"); -ENOMEM. */
+int sym_cache__user(struct sym_cache *sc, int pid, uint64_t addr, struct sym_info *out);
+/* (Re)reads /proc/PID/maps and the JIT map now and loads the symbols of every executable mapping,
+ * e.g. at exec, so short-lived processes resolve after they exit. 0 or -errno (-ESRCH: gone). */
+int sym_cache__process_load(struct sym_cache *sc, int pid);
+/* Drops per-process state (maps, JIT symbols); shared ELF caches are kept. Unknown pid: no-op. */
+void sym_cache__process_exit(struct sym_cache *sc, int pid);
+/* Fills out with counters and sizes (see struct sym_stats). */
+void sym_cache__stats(const struct sym_cache *sc, struct sym_stats *out);
+
+/* Directory used instead of /usr/lib/debug for separate debuginfo (build-id and debuglink);
+ * NULL restores the default. Copied. For tests and unusual installs. 0 or -ENOMEM. */
+int sym_cache__set_debug_root(struct sym_cache *sc, const char *dir);
+/* File read instead of /proc/kallsyms (for tests); NULL restores the default. 0 or -ENOMEM. */
+int sym_cache__set_kallsyms_path(struct sym_cache *sc, const char *path);
+/* Keeps at most max ELF tables not used by a live process (default 256); least recently used go
+ * first. */
+void sym_cache__set_elf_cap(struct sym_cache *sc, size_t max);
+/* Turns DWARF source file:line lookup on (default) or off. */
+void sym_cache__set_lines(struct sym_cache *sc, int on);
+
+#endif

@@ -1,0 +1,168 @@
+/* Sorted symbol arrays: entries grow by doubling, names go to one arena. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symtab.h"
+
+struct sym_table {
+	struct sym_entry *syms;
+	size_t count, cap;
+	char *arena;
+	size_t used, arena_cap;
+};
+
+struct sym_table *sym_table__new(void)
+{
+	return calloc(1, sizeof(struct sym_table));
+}
+
+void sym_table__free(struct sym_table *t)
+{
+	if (!t)
+		return;
+	free(t->syms);
+	free(t->arena);
+	free(t);
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t n = *cap ? *cap : 64;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	q = realloc(*p, n * elem);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+int sym_table__add(struct sym_table *t, uint64_t start, uint64_t size, const char *name, size_t len,
+		   uint32_t tag, uint32_t prio)
+{
+	struct sym_entry *e;
+
+	if (t->used + len + 1 > UINT32_MAX)
+		return -ENOMEM;
+	if (grow((void **)&t->syms, &t->cap, t->count + 1, sizeof(*t->syms)) ||
+	    grow((void **)&t->arena, &t->arena_cap, t->used + len + 1, 1))
+		return -ENOMEM;
+	e = &t->syms[t->count++];
+	e->start = start;
+	e->size = size > UINT32_MAX ? UINT32_MAX : size;
+	e->name = t->used;
+	e->tag = tag;
+	e->prio = prio;
+	memcpy(t->arena + t->used, name, len);
+	t->arena[t->used + len] = 0;
+	t->used += len + 1;
+	return 0;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct sym_entry *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->prio != y->prio)
+		return x->prio > y->prio ? -1 : 1;
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+void sym_table__finish(struct sym_table *t, uint64_t max_gap)
+{
+	size_t out = 0;
+
+	if (!t->count)
+		return;
+	qsort(t->syms, t->count, sizeof(*t->syms), cmp_entry);
+	for (size_t i = 0; i < t->count; i++) {
+		if (out && t->syms[out - 1].start == t->syms[i].start) {
+			/* the preferred name stays; a sized alias can still give it a size */
+			if (!t->syms[out - 1].size)
+				t->syms[out - 1].size = t->syms[i].size;
+			continue;
+		}
+		t->syms[out++] = t->syms[i];
+	}
+	t->count = out;
+	for (size_t i = 0; i < t->count; i++) {
+		struct sym_entry *e = &t->syms[i];
+		uint64_t gap;
+
+		if (e->size)
+			continue;
+		if (i + 1 < t->count) {
+			gap = t->syms[i + 1].start - e->start;
+			if (max_gap && gap > max_gap)
+				gap = max_gap;
+		} else {
+			gap = max_gap ? max_gap : 1;
+		}
+		e->size = gap > UINT32_MAX ? UINT32_MAX : gap;
+	}
+	/* give back the slack of the doubling growth */
+	if (t->cap > t->count) {
+		void *p = realloc(t->syms, t->count * sizeof(*t->syms));
+
+		if (p) {
+			t->syms = p;
+			t->cap = t->count;
+		}
+	}
+	if (t->arena_cap > t->used) {
+		void *p = realloc(t->arena, t->used);
+
+		if (p) {
+			t->arena = p;
+			t->arena_cap = t->used;
+		}
+	}
+}
+
+const struct sym_entry *sym_table__find(const struct sym_table *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->count;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->syms[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* lo - 1 is the last symbol starting at or before addr; a few earlier ones may be
+	 * larger symbols that enclose it (nested or overlapping sizes) */
+	for (size_t i = lo, k = 0; i > 0 && k < 4; i--, k++) {
+		const struct sym_entry *e = &t->syms[i - 1];
+
+		if (addr - e->start < e->size)
+			return e;
+	}
+	return NULL;
+}
+
+const char *sym_table__name(const struct sym_table *t, const struct sym_entry *e)
+{
+	return t->arena + e->name;
+}
+
+size_t sym_table__count(const struct sym_table *t)
+{
+	return t->count;
+}
+
+size_t sym_table__mem(const struct sym_table *t)
+{
+	return sizeof(*t) + t->cap * sizeof(*t->syms) + t->arena_cap;
+}

@@ -1,0 +1,39 @@
+/* A sorted table of (start, size, name) symbols with one name arena and binary-search lookup;
+ * shared by kallsyms, ELF and JIT-map readers. */
+#ifndef GALATOP_SYMBOLS_SYMTAB_H
+#define GALATOP_SYMBOLS_SYMTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct sym_entry {
+	uint64_t start;
+	uint32_t size; /* 0 until sym_table__finish extends it */
+	uint32_t name; /* offset in the table's arena */
+	uint32_t tag;  /* caller's data, e.g. a kernel module index */
+	uint32_t prio; /* among symbols at one address the highest prio is kept */
+};
+
+struct sym_table;
+
+/* Creates an empty table. NULL on ENOMEM. */
+struct sym_table *sym_table__new(void);
+/* Frees the table and its names; NULL is a no-op. */
+void sym_table__free(struct sym_table *t);
+/* Adds a symbol, copying name[0..len). 0 or -ENOMEM. */
+int sym_table__add(struct sym_table *t, uint64_t start, uint64_t size, const char *name, size_t len,
+		   uint32_t tag, uint32_t prio);
+/* Sorts, keeps one symbol per address (highest prio, largest size) and extends zero-size symbols
+ * to the next symbol, at most max_gap bytes (the last one gets max_gap, or 1 when 0). Must be
+ * called before lookups. */
+void sym_table__finish(struct sym_table *t, uint64_t max_gap);
+/* The symbol covering addr, or NULL. */
+const struct sym_entry *sym_table__find(const struct sym_table *t, uint64_t addr);
+/* The name of e, an entry of t; valid until t is freed. */
+const char *sym_table__name(const struct sym_table *t, const struct sym_entry *e);
+/* Number of symbols. */
+size_t sym_table__count(const struct sym_table *t);
+/* Approximate heap bytes held. */
+size_t sym_table__mem(const struct sym_table *t);
+
+#endif

@@ -1,0 +1,227 @@
+/* Kernel symbols: the live /proc/kallsyms (as root) and a synthetic kallsyms file; plus the
+ * sorted symbol table and the maps parser underneath. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "symbols/proc_maps.h"
+#include "symbols/symbols.h"
+#include "symbols/symtab.h"
+
+/* Finds the first kallsyms line matching type set types and (optionally) name/module-ness. */
+static int find_ksym(const char *want_name, int want_module, uint64_t *addr, char *name,
+		     char *module)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512];
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char t, n[256], m[256] = "";
+		unsigned long long a;
+
+		if (sscanf(line, "%llx %c %255s %255s", &a, &t, n, m) < 3 || !a)
+			continue;
+		if (t != 't' && t != 'T')
+			continue;
+		if (want_name && strcmp(n, want_name))
+			continue;
+		/* [bpf] and [__builtin__*] are not real modules and their symbols come and go */
+		if (want_module && (!m[0] || !strcmp(m, "[bpf]") || !strncmp(m, "[__builtin", 10)))
+			continue;
+		*addr = a;
+		strcpy(name, n);
+		strcpy(module, m);
+		found = 1;
+	}
+	fclose(f);
+	return found;
+}
+
+TEST_CASE(kernel_schedule)
+{
+	struct sym_cache *sc = sym_cache__new();
+	struct sym_info si;
+	char name[256], mod[256];
+	uint64_t addr;
+
+	CHECK(sc);
+	CHECK(find_ksym("schedule", 0, &addr, name, mod));
+	CHECK(sym_cache__kernel(sc, addr + 4, &si) == 0);
+	CHECK_STR(si.name, "schedule");
+	CHECK_STR(si.module, "[kernel.kallsyms]");
+	CHECK(si.offset == 4);
+	CHECK(si.kind == FRAME_KERNEL);
+	sym_cache__free(sc);
+}
+
+TEST_CASE(kernel_module_symbol)
+{
+	struct sym_cache *sc = sym_cache__new();
+	struct sym_info si;
+	char name[256], mod[256];
+	uint64_t addr;
+	struct sym_stats st;
+
+	CHECK(find_ksym(NULL, 1, &addr, name, mod));
+	CHECK(sym_cache__kernel(sc, addr, &si) == 0);
+	CHECK_STR(si.module, mod);
+	CHECK(si.offset == 0);
+	CHECK(si.kind == FRAME_KERNEL);
+	sym_cache__stats(sc, &st);
+	CHECK(st.kernel_symbols > 1000);
+	sym_cache__free(sc);
+}
+
+static char *write_tmp(const char *text)
+{
+	static char path[64];
+	FILE *f;
+	int fd;
+
+	strcpy(path, "/tmp/galatop-ksyms.XXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "w");
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+TEST_CASE(kernel_synthetic_file)
+{
+	struct sym_cache *sc = sym_cache__new();
+	struct sym_info si;
+	char *path = write_tmp("ffffffff81001000 T second\n"
+			       "ffffffff81000000 T first\n"
+			       "ffffffff81000800 D some_data\n"
+			       "ffffffff81002000 t _ZN2ns3Foo3barEi\n"
+			       "ffffffff81003000 T _ZN4core3fmt5write17h0123456789abcdefE\n"
+			       "ffffffffc0000000 t ext4_thing\t[ext4]\n"
+			       "ffffffffc0000100 t ext4_other\t[ext4]\n");
+
+	CHECK(path && !sym_cache__set_kallsyms_path(sc, path));
+	CHECK(sym_cache__kernel(sc, 0xffffffff81000900, &si) == 0);
+	CHECK_STR(si.name, "first"); /* data symbols are skipped */
+	CHECK(si.offset == 0x900);
+	CHECK(sym_cache__kernel(sc, 0xffffffff81001000, &si) == 0);
+	CHECK_STR(si.name, "second");
+	CHECK(sym_cache__kernel(sc, 0xffffffff81002010, &si) == 0);
+	CHECK_STR(si.name, "ns::Foo::bar(int)");
+	CHECK(sym_cache__kernel(sc, 0xffffffff81003010, &si) == 0);
+	CHECK_STR(si.name, "core::fmt::write");
+	CHECK(sym_cache__kernel(sc, 0xffffffffc0000104, &si) == 0);
+	CHECK_STR(si.name, "ext4_other");
+	CHECK_STR(si.module, "[ext4]");
+	CHECK(si.offset == 4);
+	CHECK(sym_cache__kernel(sc, 0xffffffffc0000010, &si) == 0);
+	CHECK_STR(si.name, "ext4_thing");
+	CHECK(sym_cache__kernel(sc, 0x1000, &si) == -ENOENT);
+	CHECK_STR(si.name, "[unknown]");
+	CHECK(si.kind == FRAME_SPECIAL);
+	/* far beyond the last symbol: the gap bound keeps it unknown */
+	CHECK(sym_cache__kernel(sc, 0xffffffffd0000000, &si) == -ENOENT);
+	CHECK(si.name && si.module);
+	if (path)
+		unlink(path);
+	sym_cache__free(sc);
+}
+
+TEST_CASE(kernel_hidden_addresses)
+{
+	struct sym_cache *sc = sym_cache__new();
+	struct sym_info si;
+	char *path = write_tmp("0000000000000000 T first\n0000000000000000 T second\n");
+
+	CHECK(path && !sym_cache__set_kallsyms_path(sc, path));
+	CHECK(sym_cache__kernel(sc, 0, &si) == -ENOENT);
+	CHECK_STR(si.name, "[unknown]");
+	CHECK_STR(si.module, "[kernel.kallsyms]");
+	if (path)
+		unlink(path);
+	sym_cache__free(sc);
+}
+
+TEST_CASE(symtab_sizes_and_aliases)
+{
+	struct sym_table *t = sym_table__new();
+	const struct sym_entry *e;
+
+	CHECK(t);
+	CHECK(!sym_table__add(t, 0x2000, 0, "zero_size", 9, 0, 1));
+	CHECK(!sym_table__add(t, 0x1000, 0x10, "weak_alias", 10, 0, 2));
+	CHECK(!sym_table__add(t, 0x1000, 0x10, "global_fn", 9, 0, 3));
+	CHECK(!sym_table__add(t, 0x3000, 0x100, "big", 3, 0, 3));
+	CHECK(!sym_table__add(t, 0x3010, 0x10, "nested", 6, 0, 3));
+	sym_table__finish(t, 0x800);
+	CHECK(sym_table__count(t) == 4);
+	e = sym_table__find(t, 0x1008);
+	CHECK(e && !strcmp(sym_table__name(t, e), "global_fn"));
+	CHECK(!sym_table__find(t, 0x1010)); /* sized: ends at 0x1010 */
+	e = sym_table__find(t, 0x27ff);	    /* zero size: extended, bounded by max_gap */
+	CHECK(e && !strcmp(sym_table__name(t, e), "zero_size"));
+	CHECK(!sym_table__find(t, 0x2800));
+	e = sym_table__find(t, 0x3080); /* past nested, still inside big */
+	CHECK(e && !strcmp(sym_table__name(t, e), "big"));
+	e = sym_table__find(t, 0x3014);
+	CHECK(e && !strcmp(sym_table__name(t, e), "nested"));
+	CHECK(!sym_table__find(t, 0x10));
+	sym_table__free(t);
+}
+
+TEST_CASE(maps_parse)
+{
+	const char *text =
+		"55d0c0000000-55d0c0001000 r--p 00000000 08:01 1234 /usr/bin/prog\n"
+		"55d0c0001000-55d0c0005000 r-xp 00001000 08:01 1234 /usr/bin/prog\n"
+		"7f0000000000-7f0000001000 rwxp 00000000 00:00 0 \n"
+		"7f0000100000-7f0000200000 r-xp 00002000 fd:02 99 /tmp/my lib.so (deleted)\n"
+		"7ffc00000000-7ffc00002000 r-xp 00000000 00:00 0                  [vdso]\n";
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	struct proc_map *maps = NULL;
+	size_t n = 0;
+
+	CHECK(f && !proc_maps__parse(f, &maps, &n));
+	CHECK(n == 4);
+	if (n == 4) {
+		CHECK(maps[0].start == 0x55d0c0001000 && maps[0].pgoff == 0x1000);
+		CHECK_STR(maps[0].path, "/usr/bin/prog");
+		CHECK(maps[0].inode == 1234);
+		CHECK_STR(maps[1].path, "");
+		CHECK_STR(maps[2].path, "/tmp/my lib.so");
+		CHECK(maps[2].deleted);
+		CHECK_STR(maps[3].path, "[vdso]");
+		CHECK(proc_maps__find(maps, n, 0x7f0000100010) == &maps[2]);
+		CHECK(!proc_maps__find(maps, n, 0x55d0c0000010));
+	}
+	proc_maps__free(maps, n);
+	if (f)
+		fclose(f);
+}
+
+int main(void)
+{
+	uint64_t a;
+	char n[256], m[256];
+
+	if (find_ksym("schedule", 0, &a, n, m))
+		RUN(kernel_schedule);
+	else
+		printf("SKIP: kernel_schedule: /proc/kallsyms hides addresses (not root?)\n");
+	if (find_ksym(NULL, 1, &a, n, m))
+		RUN(kernel_module_symbol);
+	else
+		printf("SKIP: kernel_module_symbol: no module loaded or addresses hidden\n");
+	RUN(kernel_synthetic_file);
+	RUN(kernel_hidden_addresses);
+	RUN(symtab_sizes_and_aliases);
+	RUN(maps_parse);
+	HARNESS_EXIT();
+}
