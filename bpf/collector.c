@@ -1,0 +1,334 @@
+#include "collector.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "model/hash.h"
+#include "model/sanitize.h"
+
+#define NTYPES 3
+#define EMPTY UINT32_MAX
+#define MAX_FRAMES (2 * GT_MAX_STACK + 8)
+
+/* (pid, address) -> frame id, so each address is symbolized once; pid 0 holds kernel ones. */
+struct addr_entry {
+	uint64_t addr;
+	uint32_t pid;
+	uint32_t frame;
+};
+
+struct collector {
+	struct frames *ft;
+	struct strtab *st;
+	struct sym_cache *sc;
+	struct ident_cache *ic;
+	struct collector_opts o;
+	struct profile *profiles[NTYPES];
+	struct addr_entry *cache;
+	size_t cache_used, cache_mask;
+	struct collector_stats stats;
+	long page_size;
+};
+
+static int type_index(enum gt_event_type t)
+{
+	switch (t) {
+	case GT_EV_ONCPU:
+		return 0;
+	case GT_EV_OFFCPU:
+		return 1;
+	case GT_EV_MEM:
+		return 2;
+	default:
+		return -1;
+	}
+}
+
+const char *collector_type_name(enum gt_event_type type)
+{
+	static const char *const names[NTYPES] = { "oncpu", "offcpu", "mem" };
+	int i = type_index(type);
+
+	return i < 0 ? "unknown" : names[i];
+}
+
+static int cache_init(struct collector *c, size_t size)
+{
+	c->cache = malloc(size * sizeof(*c->cache));
+	if (!c->cache)
+		return -ENOMEM;
+	for (size_t i = 0; i < size; i++)
+		c->cache[i].frame = EMPTY;
+	c->cache_mask = size - 1;
+	c->cache_used = 0;
+	return 0;
+}
+
+struct collector *collector__new(struct frames *ft, struct sym_cache *sc, struct ident_cache *ic,
+				 const struct collector_opts *o)
+{
+	static const enum value_kind kinds[NTYPES] = { VALUE_SAMPLES, VALUE_MICROSECONDS,
+						       VALUE_FAULTS };
+	struct collector *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->ft = ft;
+	c->st = frames__strtab(ft);
+	c->sc = sc;
+	c->ic = ic;
+	if (o)
+		c->o = *o;
+	c->page_size = sysconf(_SC_PAGESIZE);
+	for (int i = 0; i < NTYPES; i++) {
+		enum value_kind k = kinds[i];
+
+		if (i == 2 && c->o.mem_bytes)
+			k = VALUE_BYTES;
+		c->profiles[i] = profile__new(ft, k, false);
+		if (!c->profiles[i])
+			goto fail;
+	}
+	if (cache_init(c, 1 << 14))
+		goto fail;
+	return c;
+fail:
+	collector__free(c);
+	return NULL;
+}
+
+void collector__free(struct collector *c)
+{
+	if (!c)
+		return;
+	for (int i = 0; i < NTYPES; i++)
+		profile__free(c->profiles[i]);
+	free(c->cache);
+	free(c);
+}
+
+/* Interns an untrusted name as a frame, sanitized. */
+static uint32_t intern(struct collector *c, const char *name, size_t len, const char *module,
+		       enum frame_kind kind, const char *file, unsigned line)
+{
+	struct frame f = { .kind = kind, .line = line };
+	char buf[1024];
+	char *clean = buf;
+
+	if (!sanitize_is_clean(name, len)) {
+		if (SANITIZE_MAX(len) > sizeof(buf))
+			len = sizeof(buf) / 3;
+		len = sanitize_text(name, len, buf);
+		name = clean;
+	}
+	f.name = strtab__intern(c->st, name, len);
+	f.module = module && *module ? strtab__intern(c->st, module, strlen(module)) : 0;
+	f.file = file && *file ? strtab__intern(c->st, file, strlen(file)) : 0;
+	if (f.name == EMPTY || f.module == EMPTY || f.file == EMPTY)
+		return EMPTY;
+	return frames__intern(c->ft, &f);
+}
+
+static int cache_grow(struct collector *c)
+{
+	struct addr_entry *old = c->cache;
+	size_t oldsize = c->cache_mask + 1;
+
+	if (cache_init(c, oldsize * 2)) {
+		c->cache = old;
+		c->cache_mask = oldsize - 1;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < oldsize; i++) {
+		size_t j;
+
+		if (old[i].frame == EMPTY)
+			continue;
+		j = hash_pair(old[i].pid, (uint32_t)(old[i].addr ^ (old[i].addr >> 32))) &
+		    c->cache_mask;
+		while (c->cache[j].frame != EMPTY)
+			j = (j + 1) & c->cache_mask;
+		c->cache[j] = old[i];
+		c->cache_used++;
+	}
+	free(old);
+	return 0;
+}
+
+/* Returns the frame for addr in pid (0 = kernel), symbolizing it on first sight. */
+static uint32_t addr_frame(struct collector *c, uint32_t pid, uint64_t addr)
+{
+	size_t i = hash_pair(pid, (uint32_t)(addr ^ (addr >> 32))) & c->cache_mask;
+	struct sym_info si;
+	char name[1100];
+	const char *n;
+	int len, err;
+	uint32_t f;
+
+	for (; c->cache[i].frame != EMPTY; i = (i + 1) & c->cache_mask)
+		if (c->cache[i].addr == addr && c->cache[i].pid == pid)
+			return c->cache[i].frame;
+	err = pid ? sym_cache__user(c->sc, (int)pid, addr, &si)
+		  : sym_cache__kernel(c->sc, addr, &si);
+	if (err == -ENOMEM)
+		return EMPTY;
+	if (err)
+		c->stats.unknown_frames++;
+	n = si.name;
+	len = (int)strlen(n);
+	if (c->o.annotate && (si.kind == FRAME_KERNEL || si.kind == FRAME_JIT)) {
+		len = snprintf(name, sizeof(name), "%.1000s%s", si.name,
+			       si.kind == FRAME_KERNEL ? "_[k]" : "_[j]");
+		n = name;
+	}
+	f = intern(c, n, (size_t)len, si.module, si.kind, si.file, si.line);
+	if (f == EMPTY)
+		return EMPTY;
+	if ((c->cache_used + 1) * 4 > (c->cache_mask + 1) * 3) {
+		if (cache_grow(c))
+			return f;
+		i = hash_pair(pid, (uint32_t)(addr ^ (addr >> 32))) & c->cache_mask;
+		while (c->cache[i].frame != EMPTY)
+			i = (i + 1) & c->cache_mask;
+	}
+	c->cache[i] = (struct addr_entry){ addr, pid, f };
+	c->cache_used++;
+	return f;
+}
+
+/* Drops pid's cached addresses (its mappings may be reused by another process). */
+static void cache_forget(struct collector *c, uint32_t pid)
+{
+	struct addr_entry *old = c->cache;
+	size_t size = c->cache_mask + 1, kept = 0;
+
+	for (size_t i = 0; i < size; i++)
+		if (old[i].frame != EMPTY && old[i].pid != pid)
+			kept++;
+	if (kept == c->cache_used)
+		return;
+	if (cache_init(c, size)) {
+		c->cache = old;
+		return;
+	}
+	for (size_t i = 0; i < size; i++) {
+		size_t j;
+
+		if (old[i].frame == EMPTY || old[i].pid == pid)
+			continue;
+		j = hash_pair(old[i].pid, (uint32_t)(old[i].addr ^ (old[i].addr >> 32))) &
+		    c->cache_mask;
+		while (c->cache[j].frame != EMPTY)
+			j = (j + 1) & c->cache_mask;
+		c->cache[j] = old[i];
+		c->cache_used++;
+	}
+	free(old);
+}
+
+static size_t identity_frames(struct collector *c, const struct gt_event *ev, uint32_t *out)
+{
+	struct proc_ident id;
+	char buf[320];
+	size_t n = 0;
+	const char *comm = NULL;
+	char evcomm[GT_COMM_LEN + 1];
+	int len;
+
+	memcpy(evcomm, ev->comm, GT_COMM_LEN);
+	evcomm[GT_COMM_LEN] = '\0';
+	if (ev->pid && ident_cache__lookup(c->ic, (int)ev->pid, &id) == 0) {
+		if (id.pod_name[0]) {
+			len = snprintf(buf, sizeof(buf), "[Pod]%s", id.pod_name);
+			out[n++] = intern(c, buf, (size_t)len, NULL, FRAME_POD, NULL, 0);
+		}
+		if (id.container_name[0]) {
+			len = snprintf(buf, sizeof(buf), "[Con]%s", id.container_name);
+			out[n++] = intern(c, buf, (size_t)len, NULL, FRAME_CONTAINER, NULL, 0);
+		}
+		if (id.comm[0])
+			comm = id.comm;
+	}
+	if (!comm)
+		comm = evcomm;
+	len = snprintf(buf, sizeof(buf), "[%u]%s", ev->pid, comm);
+	out[n++] = intern(c, buf, (size_t)len, NULL, FRAME_PROCESS, NULL, 0);
+	if (c->o.threads) {
+		len = snprintf(buf, sizeof(buf), "[%u]%s", ev->tid, evcomm);
+		out[n++] = intern(c, buf, (size_t)len, NULL, FRAME_THREAD, NULL, 0);
+	}
+	return n;
+}
+
+void collector__event(struct collector *c, const struct gt_event *ev)
+{
+	uint32_t frames[MAX_FRAMES];
+	size_t n;
+	int ti;
+	double value;
+	unsigned klen = ev->kstack_len, ulen = ev->ustack_len;
+
+	if (ev->type == GT_EV_EXEC) {
+		/* A new program in the same pid: new name, new mappings. */
+		c->stats.exec++;
+		ident_cache__forget(c->ic, (int)ev->pid);
+		cache_forget(c, ev->pid);
+		sym_cache__process_load(c->sc, (int)ev->pid);
+		return;
+	}
+	if (ev->type == GT_EV_EXIT) {
+		c->stats.exit++;
+		sym_cache__process_exit(c->sc, (int)ev->pid);
+		ident_cache__forget(c->ic, (int)ev->pid);
+		cache_forget(c, ev->pid);
+		return;
+	}
+	ti = type_index(ev->type);
+	if (ti < 0)
+		return;
+	c->stats.events++;
+	if (ev->flags & (GT_EVF_KSTACK_FAIL | GT_EVF_USTACK_FAIL))
+		c->stats.stack_fail++;
+	if (klen > GT_MAX_STACK)
+		klen = GT_MAX_STACK;
+	if (ulen > GT_MAX_STACK)
+		ulen = GT_MAX_STACK;
+	if (klen == GT_MAX_STACK || ulen == GT_MAX_STACK)
+		c->stats.truncated++;
+	n = identity_frames(c, ev, frames);
+	/* Stacks arrive innermost first: walk them backwards so the root comes first. */
+	if (!c->o.no_user && ev->pid)
+		for (unsigned i = ulen; i-- > 0;)
+			frames[n++] = addr_frame(c, ev->pid, ev->stack[klen + i]);
+	if (!c->o.no_kernel)
+		for (unsigned i = klen; i-- > 0;)
+			frames[n++] = addr_frame(c, 0, ev->stack[i]);
+	for (size_t i = 0; i < n; i++)
+		if (frames[i] == EMPTY)
+			return; /* out of memory: drop the sample rather than misfile it */
+	value = (double)ev->value;
+	if (ev->type == GT_EV_MEM && c->o.mem_bytes)
+		value *= (double)c->page_size;
+	profile__add_stack(c->profiles[ti], frames, n, value);
+}
+
+struct profile *collector__profile(struct collector *c, enum gt_event_type type)
+{
+	int i = type_index(type);
+
+	return i < 0 ? NULL : c->profiles[i];
+}
+
+void collector__clear(struct collector *c)
+{
+	for (int i = 0; i < NTYPES; i++)
+		profile__clear(c->profiles[i]);
+}
+
+void collector__stats(const struct collector *c, struct collector_stats *st)
+{
+	*st = c->stats;
+}

@@ -1,0 +1,50 @@
+/* Collector: turns raw probe records (struct gt_event) into named stacks in profile trees:
+ * identity root frames ([Pod], [Con], [PID]comm, thread), then user frames, then kernel frames,
+ * each symbolized once per (pid, address) and interned as a model frame. No libbpf here. */
+#ifndef GALATOP_BPF_COLLECTOR_H
+#define GALATOP_BPF_COLLECTOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bpf/gt_event.h"
+#include "model/profile.h"
+#include "symbols/ident.h"
+#include "symbols/symbols.h"
+
+struct collector_opts {
+	bool threads;	  /* a thread frame under each process frame */
+	bool annotate;	  /* perf-style suffixes: _[k] on kernel frames, _[j] on JIT frames */
+	bool mem_bytes;	  /* mem values in bytes (faults x page size) instead of faults */
+	bool no_kernel;	  /* drop kernel frames */
+	bool no_user;	  /* drop user frames */
+};
+
+struct collector_stats {
+	uint64_t events;	/* sample records seen */
+	uint64_t exec, exit;	/* process events seen */
+	uint64_t unknown_frames;/* frames no symbol covered */
+	uint64_t truncated;	/* stacks that hit the frame limit */
+	uint64_t stack_fail;	/* records whose stack capture failed in the kernel */
+};
+
+struct collector;
+
+/* Creates a collector adding to one profile per event type over ft (borrowed, like sc and ic,
+ * which must outlive it). NULL on ENOMEM. */
+struct collector *collector__new(struct frames *ft, struct sym_cache *sc, struct ident_cache *ic,
+				 const struct collector_opts *o);
+/* Frees the collector and its profiles; NULL is a no-op. */
+void collector__free(struct collector *c);
+/* Handles one record: a sample goes into its profile; exec loads the process's maps early; exit
+ * forgets the process. */
+void collector__event(struct collector *c, const struct gt_event *ev);
+/* The profile of an event type (GT_EV_ONCPU, GT_EV_OFFCPU, GT_EV_MEM); owned by the collector. */
+struct profile *collector__profile(struct collector *c, enum gt_event_type type);
+/* Empties every profile (periodic mode), keeping symbol caches. */
+void collector__clear(struct collector *c);
+void collector__stats(const struct collector *c, struct collector_stats *st);
+/* Short name of an event type's profile ("oncpu", "offcpu", "mem"). */
+const char *collector_type_name(enum gt_event_type type);
+
+#endif

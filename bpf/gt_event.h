@@ -1,0 +1,56 @@
+/* Records and counters shared by bpf/profile.bpf.c and user space: fixed-width fields, no
+ * pointers, so the same header compiles for -target bpf (with vmlinux.h) and for the host. */
+#ifndef GALATOP_BPF_GT_EVENT_H
+#define GALATOP_BPF_GT_EVENT_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define GT_MAX_STACK 127 /* frames per stack (kernel, user), as perf's default limit */
+#define GT_COMM_LEN 16
+#define GT_MAX_CGROUP_DEPTH 16 /* ancestors checked by the cgroup filter */
+
+enum gt_event_type {
+	GT_EV_ONCPU = 1,  /* value: 1 CPU-clock sample */
+	GT_EV_OFFCPU = 2, /* value: microseconds blocked; aux: task state at switch-out */
+	GT_EV_MEM = 3,	  /* value: 1 user page fault; aux: faulting address */
+	GT_EV_EXEC = 4,	  /* no stacks; aux: parent tgid */
+	GT_EV_EXIT = 5,	  /* last thread of a process exited; no stacks; aux: exit code */
+};
+
+/* One ring-buffer record. Records are variable length: only the first
+ * kstack_len + ustack_len entries of stack[] are sent, kernel frames first (innermost first),
+ * then user frames (innermost first). */
+struct gt_event {
+	__u32 type;	 /* enum gt_event_type */
+	__u32 cpu;	 /* CPU the sample or switch-out happened on */
+	__u32 pid;	 /* tgid */
+	__u32 tid;	 /* kernel pid of the thread */
+	__u64 ts_ns;	 /* bpf_ktime_get_ns() (CLOCK_MONOTONIC); offcpu: switch-in time */
+	__u64 cgroup_id; /* cgroup v2 id of the thread (inode number of its directory) */
+	__u64 value;
+	__u64 aux;
+	__u16 kstack_len; /* frames in stack[] that are kernel addresses */
+	__u16 ustack_len; /* frames after those that are user addresses */
+	__u32 flags;	  /* GT_EVF_* */
+	char comm[GT_COMM_LEN];
+	__u64 stack[2 * GT_MAX_STACK];
+};
+
+#define GT_EVENT_HDR_SIZE __builtin_offsetof(struct gt_event, stack)
+
+#define GT_EVF_KSTACK_FAIL 1u /* kernel stack wanted but bpf_get_stack failed */
+#define GT_EVF_USTACK_FAIL 2u /* user stack wanted but bpf_get_stack failed */
+
+/* Per-CPU counters, one map entry summed by user space. */
+struct gt_counters {
+	__u64 total;	   /* probe hits (sampling/switch/fault), before filtering */
+	__u64 filtered;	   /* hits rejected by the pid/tid/comm/cgroup/state/block filters */
+	__u64 samples;	   /* records written to the ring buffer */
+	__u64 drops;	   /* records lost: ring buffer full, or offcpu start map full */
+	__u64 kstack_fail; /* kernel stack captures that failed */
+	__u64 ustack_fail; /* user stack captures that failed */
+};
+
+#endif

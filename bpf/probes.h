@@ -1,0 +1,98 @@
+/* Loader of galatop's kernel probes (bpf/profile.bpf.c): loads and attaches the requested
+ * probes with their in-kernel filters, then delivers struct gt_event records to a callback.
+ * With bpf/, the only code that touches libbpf. Nothing is pinned: every program, link and
+ * perf event is an fd of this process and goes away when it exits, however it exits. */
+#ifndef GALATOP_BPF_PROBES_H
+#define GALATOP_BPF_PROBES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpf/gt_event.h"
+
+enum probe_type {
+	PROBE_ONCPU = 1,  /* CPU-clock sampling, kernel + user stacks */
+	PROBE_OFFCPU = 2, /* time blocked between switch-out and switch-in, stacks at switch-out */
+	PROBE_MEM = 4,	  /* user page faults, user stacks */
+};
+
+/* Off-CPU state_filter bits (the kernel's task states). */
+#define PROBE_STATE_INTERRUPTIBLE 1u
+#define PROBE_STATE_UNINTERRUPTIBLE 2u
+
+/* Start from probe_opts__init(), then set what you need. Zero numeric fields mean the
+ * documented defaults; but a zeroed struct asks for no stacks and CPU 0 only. Targets (pids, tids,
+ * comm, cgroup_ids) combine as a union; none means every task. Arrays are copied during
+ * probes__open; the caller keeps ownership. */
+struct probe_opts {
+	unsigned types;	       /* PROBE_* mask; 0 = PROBE_ONCPU */
+	unsigned freq;	       /* oncpu samples per second per CPU; 0 = 99 */
+	int cpu;	       /* oncpu: only this CPU; -1 = all online CPUs (0 is CPU 0) */
+	bool kernel_stacks;    /* capture kernel stacks (oncpu, offcpu) */
+	bool user_stacks;      /* capture user stacks */
+	bool no_idle;	       /* oncpu: drop samples of the idle task (pid 0) */
+	uint64_t min_block_us; /* offcpu: shortest block reported; 0 = 1000 */
+	uint64_t max_block_us; /* offcpu: longest block reported; 0 = unlimited */
+	unsigned state_filter; /* offcpu: PROBE_STATE_* mask; 0 = any state (incl. preempted) */
+	const int *pids;       /* target processes (tgids) */
+	size_t npids;
+	const int *tids; /* target threads */
+	size_t ntids;
+	const char *comm;	    /* target command name, exact match on its first 15 bytes */
+	const uint64_t *cgroup_ids; /* target cgroup v2 ids; each matches its whole subtree */
+	size_t ncgroups;
+	bool follow_children; /* new processes forked by a target pid become targets; turns on
+			       * the pid filter even with npids == 0 (see probes__add_pid) */
+	size_t ringbuf_bytes; /* ring buffer size, rounded up to a power of two; 0 = 8 MiB */
+};
+
+/* Aggregated kernel counters (see struct gt_counters). */
+struct probe_stats {
+	uint64_t total, samples, drops, kstack_fail, ustack_fail, filtered;
+	uint64_t lost_user; /* records dropped by user space as malformed */
+};
+
+struct probes;
+
+/* Fills o with the defaults: oncpu at 99 Hz on all CPUs, kernel and user stacks, offcpu blocks
+ * of 1 ms and more in any state, no targets. */
+void probe_opts__init(struct probe_opts *o);
+
+/* Called from probes__poll for every sample, exec and exit record. The record lives in the
+ * ring buffer and is only valid during the call. */
+typedef void (*probe_event_fn)(void *ctx, const struct gt_event *ev);
+
+/* Checks privileges, loads and attaches (o NULL = probe_opts__init defaults) the requested probes
+ * plus the exec/exit (and, with follow_children, fork) tracepoints. A probe that cannot run
+ * (missing tracepoint, perf_event_open failure, verifier rejection) leaves one line naming it in
+ * probes__warnings() and the others go on. Returns NULL only if no requested probe could
+ * attach, with a one-line reason in err. Caller frees with probes__free(). */
+struct probes *probes__open(const struct probe_opts *o, probe_event_fn fn, void *ctx, char *err,
+			    size_t errlen);
+
+/* Newline-separated warnings from probes__open, one line per probe that could not run, quoting
+ * libbpf's reason; "" if none. Owned by p. */
+const char *probes__warnings(const struct probes *p);
+
+/* Probe types that actually attached (PROBE_* mask). */
+unsigned probes__types(const struct probes *p);
+
+/* An epoll fd that becomes readable when records wait, for an outer poll loop; owned by p. */
+int probes__fd(const struct probes *p);
+
+/* Waits up to timeout_ms (0: no wait, -1: forever) and drains the ring buffer, calling fn for
+ * each record. Returns the number of records or -errno (-EINTR when a signal interrupted). */
+int probes__poll(struct probes *p, int timeout_ms);
+
+/* Adds a target process at run time. Returns 0, -EINVAL if the pid filter is off (open with
+ * pids or follow_children), -E2BIG if the set is full, or another -errno. */
+int probes__add_pid(struct probes *p, int tgid);
+
+/* Sums the per-CPU counters into st. */
+void probes__stats(const struct probes *p, struct probe_stats *st);
+
+/* Detaches and frees everything; NULL is a no-op. */
+void probes__free(struct probes *p);
+
+#endif

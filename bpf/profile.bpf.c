@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-2.0
+/* galatop's kernel side: on-CPU sampling, off-CPU blocking, user page faults and process
+ * exec/exit, all filtered in the kernel before any stack is taken, all writing variable-length
+ * struct gt_event records into one ring buffer. User space (bpf/probes.c) picks the programs
+ * to load with autoload and sets the const volatile knobs below before load. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "gt_event.h"
+
+#define PF_KTHREAD 0x00200000
+#define TASK_DEAD 0x80
+
+/* Filters: each *_enabled flag turns a target kind on; a hit passes if it matches any kind. */
+const volatile bool filter_pids_enabled = false;
+const volatile bool filter_tids_enabled = false;
+const volatile bool filter_comm_enabled = false;
+const volatile bool filter_cgroups_enabled = false;
+const volatile char target_comm[GT_COMM_LEN] = {};
+const volatile bool follow_children = false;
+const volatile bool no_idle = false;
+const volatile bool kernel_stacks = true;
+const volatile bool user_stacks = true;
+const volatile __u64 min_block_ns = 1000000;
+const volatile __u64 max_block_ns = ~0ULL;
+const volatile __u32 state_filter = 0; /* 0: any state; else a mask of task states */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 << 20); /* resized by user space */
+} gt_events SEC(".maps");
+
+/* Target sets; user space sizes them (gt_pids gets room for followed children). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u8);
+} gt_pids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u8);
+} gt_tids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u64);
+	__type(value, __u8);
+} gt_cgroups SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct gt_counters);
+} gt_counters SEC(".maps");
+
+/* One record under construction per CPU and per program kind: a CPU-clock sample can interrupt
+ * a tp_btf program on the same CPU, so they must not share a slot. */
+enum { SLOT_ONCPU, SLOT_OFFCPU, SLOT_MEM, NR_SLOTS };
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, NR_SLOTS);
+	__type(key, __u32);
+	__type(value, struct gt_event);
+} gt_scratch SEC(".maps");
+
+/* Off-CPU: the record built at switch-out (stacks, switch-out time), keyed by tid, emitted and
+ * deleted at switch-in. Not preallocated: only threads that are blocked right now use memory. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct gt_event);
+} gt_offcpu_start SEC(".maps");
+
+struct task_struct___old {
+	long state;
+} __attribute__((preserve_access_index));
+
+static __always_inline struct gt_counters *counters(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&gt_counters, &zero);
+}
+
+#define COUNT(c, field)                                                                            \
+	do {                                                                                       \
+		if (c)                                                                             \
+			__sync_fetch_and_add(&(c)->field, 1);                                      \
+	} while (0)
+
+static __always_inline bool comm_matches(void)
+{
+	char comm[GT_COMM_LEN];
+
+	if (bpf_get_current_comm(comm, sizeof(comm)))
+		return false;
+#pragma unroll
+	for (int i = 0; i < GT_COMM_LEN; i++) {
+		if (comm[i] != target_comm[i])
+			return false;
+		if (!comm[i])
+			break;
+	}
+	return true;
+}
+
+/* A cgroup target matches its whole subtree: a pod's id matches its containers' cgroups. */
+static __always_inline bool cgroup_matches(void)
+{
+	for (int level = 0; level < GT_MAX_CGROUP_DEPTH; level++) {
+		__u64 id = bpf_get_current_ancestor_cgroup_id(level);
+
+		if (!id)
+			break;
+		if (bpf_map_lookup_elem(&gt_cgroups, &id))
+			return true;
+	}
+	return false;
+}
+
+/* Whether the current task is a target; no target kind configured means everything is. */
+static __always_inline bool current_passes(__u32 tgid, __u32 tid)
+{
+	if (!filter_pids_enabled && !filter_tids_enabled && !filter_comm_enabled &&
+	    !filter_cgroups_enabled)
+		return true;
+	if (filter_pids_enabled && bpf_map_lookup_elem(&gt_pids, &tgid))
+		return true;
+	if (filter_tids_enabled && bpf_map_lookup_elem(&gt_tids, &tid))
+		return true;
+	if (filter_comm_enabled && comm_matches())
+		return true;
+	if (filter_cgroups_enabled && cgroup_matches())
+		return true;
+	return false;
+}
+
+static __always_inline void fill_header(struct gt_event *e, __u32 type, __u64 pid_tgid, __u64 ts)
+{
+	e->type = type;
+	e->cpu = bpf_get_smp_processor_id();
+	e->pid = pid_tgid >> 32;
+	e->tid = (__u32)pid_tgid;
+	e->ts_ns = ts;
+	e->cgroup_id = bpf_get_current_cgroup_id();
+	e->value = 1;
+	e->aux = 0;
+	e->kstack_len = 0;
+	e->ustack_len = 0;
+	e->flags = 0;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+}
+
+static __always_inline bool current_is_kthread(void)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+
+	return BPF_CORE_READ(task, flags) & PF_KTHREAD;
+}
+
+/* Kernel frames into stack[0..), user frames right after them; kernel threads have no user
+ * stack, so none is asked for. */
+static __always_inline void take_stacks(void *ctx, struct gt_event *e, struct gt_counters *c,
+					bool kstack, bool ustack)
+{
+	__u32 nk = 0, nu = 0;
+	long n;
+
+	if (kstack) {
+		n = bpf_get_stack(ctx, e->stack, GT_MAX_STACK * sizeof(__u64), 0);
+		if (n < 0) {
+			e->flags |= GT_EVF_KSTACK_FAIL;
+			COUNT(c, kstack_fail);
+		} else {
+			nk = n / sizeof(__u64);
+		}
+	}
+	if (nk > GT_MAX_STACK)
+		nk = GT_MAX_STACK;
+	if (ustack && !current_is_kthread()) {
+		n = bpf_get_stack(ctx, &e->stack[nk], GT_MAX_STACK * sizeof(__u64),
+				  BPF_F_USER_STACK);
+		if (n < 0) {
+			e->flags |= GT_EVF_USTACK_FAIL;
+			COUNT(c, ustack_fail);
+		} else {
+			nu = n / sizeof(__u64);
+		}
+	}
+	if (nu > GT_MAX_STACK)
+		nu = GT_MAX_STACK;
+	e->kstack_len = nk;
+	e->ustack_len = nu;
+}
+
+/* Sends the used part of a record (header + stacks) to user space. */
+static __always_inline void emit(struct gt_event *e, struct gt_counters *c)
+{
+	__u64 nk = e->kstack_len, nu = e->ustack_len;
+
+	if (nk > GT_MAX_STACK)
+		nk = GT_MAX_STACK;
+	if (nu > GT_MAX_STACK)
+		nu = GT_MAX_STACK;
+	if (bpf_ringbuf_output(&gt_events, e, GT_EVENT_HDR_SIZE + (nk + nu) * sizeof(__u64), 0))
+		COUNT(c, drops);
+	else
+		COUNT(c, samples);
+}
+
+static __always_inline struct gt_event *scratch(__u32 slot)
+{
+	return bpf_map_lookup_elem(&gt_scratch, &slot);
+}
+
+SEC("perf_event")
+int gt_oncpu(struct bpf_perf_event_data *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32, tid = pid_tgid;
+	struct gt_counters *c = counters();
+	struct gt_event *e;
+
+	COUNT(c, total);
+	if ((no_idle && !tid) || !current_passes(tgid, tid)) {
+		COUNT(c, filtered);
+		return 0;
+	}
+	e = scratch(SLOT_ONCPU);
+	if (!e)
+		return 0;
+	fill_header(e, GT_EV_ONCPU, pid_tgid, bpf_ktime_get_ns());
+	take_stacks(ctx, e, c, kernel_stacks, user_stacks && tid);
+	emit(e, c);
+	return 0;
+}
+
+static __always_inline __u32 task_state(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->__state))
+		return BPF_CORE_READ(t, __state);
+	return BPF_CORE_READ((struct task_struct___old *)t, state);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(gt_offcpu, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	struct gt_counters *c = counters();
+	__u64 now = bpf_ktime_get_ns();
+	__u32 tid = BPF_CORE_READ(next, pid);
+	__u32 tgid, state;
+	struct gt_event *e;
+
+	/* Switch-in: the blocked time of next is known now. */
+	e = bpf_map_lookup_elem(&gt_offcpu_start, &tid);
+	if (e) {
+		__u64 delta = now - e->ts_ns;
+
+		if (delta >= min_block_ns && delta <= max_block_ns) {
+			e->value = delta / 1000;
+			e->ts_ns = now;
+			emit(e, c);
+		} else {
+			COUNT(c, filtered);
+		}
+		bpf_map_delete_elem(&gt_offcpu_start, &tid);
+	}
+
+	/* Switch-out: prev is current, so its stacks and filters are taken here. */
+	tid = BPF_CORE_READ(prev, pid);
+	if (!tid)
+		return 0;
+	state = task_state(prev);
+	if (state & TASK_DEAD) /* its last switch: it never comes back */
+		return 0;
+	COUNT(c, total);
+	tgid = BPF_CORE_READ(prev, tgid);
+	if ((state_filter && !(state & state_filter)) || !current_passes(tgid, tid)) {
+		COUNT(c, filtered);
+		return 0;
+	}
+	e = scratch(SLOT_OFFCPU);
+	if (!e)
+		return 0;
+	fill_header(e, GT_EV_OFFCPU, (__u64)tgid << 32 | tid, now);
+	e->aux = state;
+	take_stacks(ctx, e, c, kernel_stacks, user_stacks);
+	if (bpf_map_update_elem(&gt_offcpu_start, &tid, e, BPF_ANY))
+		COUNT(c, drops);
+	return 0;
+}
+
+static __always_inline int on_fault(void *ctx, __u64 address)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct gt_counters *c = counters();
+	struct gt_event *e;
+
+	COUNT(c, total);
+	if (!current_passes(pid_tgid >> 32, (__u32)pid_tgid)) {
+		COUNT(c, filtered);
+		return 0;
+	}
+	e = scratch(SLOT_MEM);
+	if (!e)
+		return 0;
+	fill_header(e, GT_EV_MEM, pid_tgid, bpf_ktime_get_ns());
+	e->aux = address;
+	take_stacks(ctx, e, c, false, user_stacks);
+	emit(e, c);
+	return 0;
+}
+
+SEC("tp_btf/page_fault_user")
+int BPF_PROG(gt_mem_btf, unsigned long address, struct pt_regs *regs, unsigned long error_code)
+{
+	return on_fault(ctx, address);
+}
+
+/* Classic tracepoint layout of exceptions/page_fault_user (x86), for kernels whose BTF lacks
+ * btf_trace_page_fault_user. */
+struct gt_page_fault_args {
+	__u64 common;
+	unsigned long address;
+	unsigned long ip;
+	unsigned long error_code;
+};
+
+SEC("tracepoint/exceptions/page_fault_user")
+int gt_mem_tp(struct gt_page_fault_args *args)
+{
+	return on_fault(args, args->address);
+}
+
+/* exec and exit records carry no stacks: the header alone. */
+static __always_inline void emit_proc(__u32 type, __u64 aux)
+{
+	struct gt_event *e = bpf_ringbuf_reserve(&gt_events, GT_EVENT_HDR_SIZE, 0);
+
+	if (!e) {
+		COUNT(counters(), drops);
+		return;
+	}
+	fill_header(e, type, bpf_get_current_pid_tgid(), bpf_ktime_get_ns());
+	e->value = 0;
+	e->aux = aux;
+	bpf_ringbuf_submit(e, 0);
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(gt_proc_exec, struct task_struct *p)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	if (current_passes(pid_tgid >> 32, (__u32)pid_tgid))
+		emit_proc(GT_EV_EXEC, BPF_CORE_READ(p, real_parent, tgid));
+	return 0;
+}
+
+/* Fires for every thread; the process is gone when the last one leaves (signal->live == 0),
+ * which also covers a leader that called pthread_exit before its threads. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(gt_proc_exit, struct task_struct *p)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32;
+
+	if (BPF_CORE_READ(p, signal, live.counter) != 0)
+		return 0;
+	if (current_passes(tgid, (__u32)pid_tgid))
+		emit_proc(GT_EV_EXIT, BPF_CORE_READ(p, exit_code));
+	if (filter_pids_enabled)
+		bpf_map_delete_elem(&gt_pids, &tgid);
+	return 0;
+}
+
+/* Follows new processes (not threads) of target processes into the pid set. */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(gt_proc_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
+	__u8 one = 1;
+
+	if (!follow_children || ptgid == ctgid || !bpf_map_lookup_elem(&gt_pids, &ptgid))
+		return 0;
+	bpf_map_update_elem(&gt_pids, &ctgid, &one, BPF_NOEXIST);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";
