@@ -14,6 +14,10 @@ const struct cli_command cli_commands[] = {
 	  cmd_diff_help },
 	{ "fold", cmd_fold, "normalize folded or perf script input into sorted, merged folded",
 	  cmd_fold_help },
+	{ "record", cmd_record, "sample stacks live with eBPF (root) into folded/SVG files",
+	  cmd_record_help },
+	{ "view", cmd_view, "explore a folded, perf script or .gtop file in the terminal",
+	  cmd_view_help },
 	{ NULL, NULL, NULL, NULL },
 };
 

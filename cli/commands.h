@@ -11,4 +11,10 @@ extern const char cmd_diff_help[];
 int cmd_fold(int argc, char **argv);
 extern const char cmd_fold_help[];
 
+int cmd_record(int argc, char **argv);
+extern const char cmd_record_help[];
+
+int cmd_view(int argc, char **argv);
+extern const char cmd_view_help[];
+
 #endif

@@ -1,0 +1,862 @@
+/* galatop record: live stacks from the BPF probes into folded/SVG files. */
+#include "record.h"
+
+#include <errno.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "bpf/collector.h"
+#include "bpf/probes.h"
+#include "export/folded.h"
+#include "export/svg.h"
+
+const char cmd_record_help[] =
+	"Usage: galatop record [OPTIONS] [-o FILE]... [-- CMD [ARGS]]\n"
+	"\n"
+	"Samples stacks with eBPF (needs root) and writes flame graphs when it stops: after\n"
+	"-d SECONDS, on Ctrl-C (SIGINT) or SIGTERM, when CMD exits, or when every -p target\n"
+	"has exited.\n"
+	"\n"
+	"Probes:\n"
+	"  --type T[,T]      oncpu (default), offcpu (time blocked, microseconds), mem (user\n"
+	"                    page faults)\n"
+	"  -F, --freq HZ     oncpu samples per second per CPU (default 99, 1..10000)\n"
+	"  --cpu N           sample only CPU N\n"
+	"  --kernel          kernel stacks only          --user    user stacks only\n"
+	"  --no-idle         drop samples of the idle task\n"
+	"  --min-block US    offcpu: shortest block recorded, microseconds (default 1000)\n"
+	"  --max-block US    offcpu: longest block recorded (default unlimited)\n"
+	"  --state S         offcpu: only blocks in state S: interruptible (S) or\n"
+	"                    uninterruptible (D)\n"
+	"  --bytes           mem: count bytes (faults x page size) instead of faults\n"
+	"Targets (several combine as a union; none = the whole system):\n"
+	"  -p, --pid PID,..  processes            -t, --tid TID,..  threads\n"
+	"  --comm NAME       processes whose command name is NAME (first 15 bytes)\n"
+	"  --cmdline REGEX   processes whose command line matches REGEX (also ones started\n"
+	"                    later)\n"
+	"  --container ID    a container, by id prefix or runtime name (repeatable)\n"
+	"  --pod ID          a Kubernetes pod, by uid or name (repeatable)\n"
+	"  -- CMD ARGS       run CMD and profile it and its children until it exits\n"
+	"Output:\n"
+	"  -o, --output FILE write FILE when done; the format comes from the extension:\n"
+	"                    .folded (folded stacks) or .svg (flame graph); repeatable.\n"
+	"                    Default: folded stacks on standard output\n"
+	"  -d, --duration S  stop after S seconds\n"
+	"  --threads         a [TID]name frame under each process\n"
+	"  --annotate        suffix kernel frames with _[k] and JIT frames with _[j]\n"
+	"  --period S        periodic mode: every S seconds write timestamped .svg and\n"
+	"                    .folded files into --out-dir, then start afresh\n"
+	"  --out-dir DIR     where periodic files go (default .)\n"
+	"  --multi-instance  periodic mode: one file per process\n"
+	"  --config FILE     apply a gala-gopher flamegraph request (JSON); see docs/config.md\n"
+	"\n"
+	"Stacks are rooted at [Pod]pod, [Con]container and [PID]comm frames as in\n"
+	"gala-gopher's stackprobe. A summary of samples, drops and failed stack captures\n"
+	"goes to standard error.\n";
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+/* Parses "1,2,3" into ints within [1, max]. */
+static int parse_int_list(const char *cmd, const char *opt, const char *arg, int *out,
+			  size_t *n, long max)
+{
+	char *copy = strdup(arg), *save = NULL;
+	int ret = 0;
+
+	if (!copy)
+		return -1;
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		long v;
+
+		if (*n >= RECORD_MAX_TARGETS) {
+			cli_usage_error(cmd, "%s: more than %d targets", opt, RECORD_MAX_TARGETS);
+			ret = -1;
+			break;
+		}
+		if (cli_parse_long(cmd, opt, t, 1, max, &v)) {
+			ret = -1;
+			break;
+		}
+		out[(*n)++] = (int)v;
+	}
+	free(copy);
+	return ret;
+}
+
+static int parse_types(const char *arg, unsigned *types)
+{
+	char *copy = strdup(arg), *save = NULL;
+	int ret = 0;
+
+	*types = 0;
+	if (!copy)
+		return -1;
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(t, "oncpu"))
+			*types |= PROBE_ONCPU;
+		else if (!strcmp(t, "offcpu"))
+			*types |= PROBE_OFFCPU;
+		else if (!strcmp(t, "mem"))
+			*types |= PROBE_MEM;
+		else {
+			cli_usage_error("record", "--type: unknown probe '%s' (oncpu, offcpu, mem)",
+					t);
+			ret = -1;
+			break;
+		}
+	}
+	free(copy);
+	return ret;
+}
+
+static int add_name(const char *opt, const char *arg, char (*list)[128], size_t *n)
+{
+	if (*n >= RECORD_MAX_TARGETS) {
+		cli_usage_error("record", "%s: more than %d targets", opt, RECORD_MAX_TARGETS);
+		return -1;
+	}
+	if (!*arg || strlen(arg) >= 128) {
+		cli_usage_error("record", "%s: bad value '%s' (1 to 127 characters)", opt, arg);
+		return -1;
+	}
+	strcpy(list[(*n)++], arg);
+	return 0;
+}
+
+enum {
+	OPT_TYPE = 256, OPT_CPU, OPT_KERNEL, OPT_USER, OPT_NO_IDLE, OPT_MIN_BLOCK, OPT_MAX_BLOCK,
+	OPT_STATE, OPT_BYTES, OPT_COMM, OPT_CMDLINE, OPT_CONTAINER, OPT_POD, OPT_THREADS,
+	OPT_ANNOTATE, OPT_PERIOD, OPT_OUT_DIR, OPT_MULTI, OPT_CONFIG,
+};
+
+/* Parses record's command line into o. Returns 0, or an exit code after reporting. */
+static int parse_args(int argc, char **argv, struct record_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "type", required_argument, NULL, OPT_TYPE },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "tid", required_argument, NULL, 't' },
+		{ "comm", required_argument, NULL, OPT_COMM },
+		{ "cmdline", required_argument, NULL, OPT_CMDLINE },
+		{ "container", required_argument, NULL, OPT_CONTAINER },
+		{ "pod", required_argument, NULL, OPT_POD },
+		{ "cpu", required_argument, NULL, OPT_CPU },
+		{ "kernel", no_argument, NULL, OPT_KERNEL },
+		{ "user", no_argument, NULL, OPT_USER },
+		{ "no-idle", no_argument, NULL, OPT_NO_IDLE },
+		{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
+		{ "max-block", required_argument, NULL, OPT_MAX_BLOCK },
+		{ "state", required_argument, NULL, OPT_STATE },
+		{ "bytes", no_argument, NULL, OPT_BYTES },
+		{ "threads", no_argument, NULL, OPT_THREADS },
+		{ "annotate", no_argument, NULL, OPT_ANNOTATE },
+		{ "multi-instance", no_argument, NULL, OPT_MULTI },
+		{ "output", required_argument, NULL, 'o' },
+		{ "period", required_argument, NULL, OPT_PERIOD },
+		{ "out-dir", required_argument, NULL, OPT_OUT_DIR },
+		{ "config", required_argument, NULL, OPT_CONFIG },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	long l;
+	double d;
+	int c;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+:F:d:p:t:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_TYPE:
+			if (parse_types(optarg, &o->types))
+				return EXIT_USAGE;
+			break;
+		case 'F':
+			if (cli_parse_long("record", "-F", optarg, 1, 10000, &l))
+				return EXIT_USAGE;
+			o->freq = (unsigned)l;
+			break;
+		case 'd':
+			if (cli_parse_double("record", "-d", optarg, 0.01, 31536000, &o->duration))
+				return EXIT_USAGE;
+			break;
+		case 'p':
+			if (parse_int_list("record", "-p", optarg, o->pids, &o->npids, 4194304))
+				return EXIT_USAGE;
+			break;
+		case 't':
+			if (parse_int_list("record", "-t", optarg, o->tids, &o->ntids, 4194304))
+				return EXIT_USAGE;
+			break;
+		case OPT_COMM:
+			if (!*optarg || strlen(optarg) > 15)
+				return cli_usage_error("record", "--comm: bad value '%s' (1 to 15 bytes, "
+						       "as the kernel keeps it)", optarg);
+			strcpy(o->comm, optarg);
+			break;
+		case OPT_CMDLINE: {
+			regex_t re;
+			int err;
+
+			if (strlen(optarg) >= sizeof(o->cmdline))
+				return cli_usage_error("record", "--cmdline: regex too long");
+			err = regcomp(&re, optarg, REG_EXTENDED | REG_NOSUB);
+			if (err) {
+				char why[128];
+
+				regerror(err, &re, why, sizeof(why));
+				return cli_usage_error("record", "--cmdline: bad regex '%s': %s",
+						       optarg, why);
+			}
+			regfree(&re);
+			strcpy(o->cmdline, optarg);
+			break;
+		}
+		case OPT_CONTAINER:
+			if (add_name("--container", optarg, o->containers, &o->ncontainers))
+				return EXIT_USAGE;
+			break;
+		case OPT_POD:
+			if (add_name("--pod", optarg, o->pods, &o->npods))
+				return EXIT_USAGE;
+			break;
+		case OPT_CPU:
+			if (cli_parse_long("record", "--cpu", optarg, 0, sysconf(_SC_NPROCESSORS_CONF) - 1,
+					   &l))
+				return EXIT_USAGE;
+			o->cpu = (int)l;
+			break;
+		case OPT_KERNEL:
+			o->kernel_only = true;
+			break;
+		case OPT_USER:
+			o->user_only = true;
+			break;
+		case OPT_NO_IDLE:
+			o->no_idle = true;
+			break;
+		case OPT_MIN_BLOCK:
+			if (cli_parse_long("record", "--min-block", optarg, 0, 1L << 40, &l))
+				return EXIT_USAGE;
+			o->min_block_us = (uint64_t)l;
+			break;
+		case OPT_MAX_BLOCK:
+			if (cli_parse_long("record", "--max-block", optarg, 1, 1L << 40, &l))
+				return EXIT_USAGE;
+			o->max_block_us = (uint64_t)l;
+			break;
+		case OPT_STATE:
+			if (!strcmp(optarg, "interruptible") || !strcmp(optarg, "S"))
+				o->state_filter = PROBE_STATE_INTERRUPTIBLE;
+			else if (!strcmp(optarg, "uninterruptible") || !strcmp(optarg, "D"))
+				o->state_filter = PROBE_STATE_UNINTERRUPTIBLE;
+			else
+				return cli_usage_error("record", "--state: bad value '%s' "
+						       "(interruptible or uninterruptible)", optarg);
+			break;
+		case OPT_BYTES:
+			o->mem_bytes = true;
+			break;
+		case OPT_THREADS:
+			o->threads = true;
+			break;
+		case OPT_ANNOTATE:
+			o->annotate = true;
+			break;
+		case OPT_MULTI:
+			o->multi_instance = true;
+			break;
+		case 'o': {
+			const char *ext = strrchr(optarg, '.');
+
+			if (o->noutputs >= RECORD_MAX_OUTPUTS)
+				return cli_usage_error("record", "-o: more than %d outputs",
+						       RECORD_MAX_OUTPUTS);
+			if (!ext || (strcmp(ext, ".folded") && strcmp(ext, ".svg")))
+				return cli_usage_error("record", "-o: cannot tell the format of '%s' "
+						       "(use .folded or .svg)", optarg);
+			o->outputs[o->noutputs++] = optarg;
+			break;
+		}
+		case OPT_PERIOD:
+			if (cli_parse_double("record", "--period", optarg, 1, 86400, &d))
+				return EXIT_USAGE;
+			o->period = d;
+			break;
+		case OPT_OUT_DIR:
+			if (strlen(optarg) >= sizeof(o->out_dir))
+				return cli_usage_error("record", "--out-dir: path too long");
+			strcpy(o->out_dir, optarg);
+			break;
+		case OPT_CONFIG: {
+			char err[512];
+
+			if (record_config_load(optarg, o, err, sizeof(err))) {
+				cli_error("%s", err);
+				return EXIT_USAGE;
+			}
+			break;
+		}
+		case 'h':
+			fputs(cmd_record_help, stdout);
+			exit(0);
+		default:
+			return cli_bad_option("record", argv, c);
+		}
+	}
+	if (o->kernel_only && o->user_only)
+		return cli_usage_error("record", "--kernel and --user exclude each other");
+	if (optind < argc)
+		o->command = argv + optind;
+	if (o->multi_instance && !o->period)
+		return cli_usage_error("record", "--multi-instance needs --period");
+	return 0;
+}
+
+/* Reads /proc/PID/cmdline with NULs turned into spaces. */
+static bool read_cmdline(int pid, char *buf, size_t cap)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, cap - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	for (ssize_t i = 0; i < n; i++)
+		if (!buf[i])
+			buf[i] = ' ';
+	while (n > 0 && buf[n - 1] == ' ')
+		n--;
+	buf[n] = '\0';
+	return true;
+}
+
+static bool cmdline_matches(const regex_t *re, int pid)
+{
+	char buf[4096];
+
+	return read_cmdline(pid, buf, sizeof(buf)) && regexec(re, buf, 0, NULL, 0) == 0;
+}
+
+/* Appends every running process whose command line matches re to pids. */
+static void scan_cmdline(const regex_t *re, int *pids, size_t *n, size_t cap)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) && *n < cap) {
+		int pid = atoi(e->d_name);
+
+		if (pid > 0 && pid != getpid() && cmdline_matches(re, pid))
+			pids[(*n)++] = pid;
+	}
+	closedir(d);
+}
+
+struct session {
+	struct record_opts *o;
+	struct probes *probes;
+	struct collector *col;
+	regex_t cmdline_re;
+	bool have_re;
+};
+
+static void on_event(void *ctx, const struct gt_event *ev)
+{
+	struct session *s = ctx;
+
+	if (ev->type == GT_EV_EXEC && s->have_re && cmdline_matches(&s->cmdline_re, (int)ev->pid))
+		probes__add_pid(s->probes, (int)ev->pid);
+	collector__event(s->col, ev);
+}
+
+static const enum gt_event_type all_types[] = { GT_EV_ONCPU, GT_EV_OFFCPU, GT_EV_MEM };
+
+static unsigned probe_bit(enum gt_event_type t)
+{
+	return t == GT_EV_ONCPU ? PROBE_ONCPU : t == GT_EV_OFFCPU ? PROBE_OFFCPU : PROBE_MEM;
+}
+
+static void svg_setup(struct svg_opts *so, enum gt_event_type t, const struct profile *p)
+{
+	svg_opts_init(so);
+	switch (t) {
+	case GT_EV_OFFCPU:
+		so->title = "Off-CPU Time Flame Graph";
+		so->countname = "us";
+		so->palette = PALETTE_IO;
+		break;
+	case GT_EV_MEM:
+		so->title = "Page Fault Flame Graph";
+		so->countname = profile__kind(p) == VALUE_BYTES ? "bytes" : "faults";
+		so->palette = PALETTE_MEM;
+		break;
+	default:
+		so->title = "On-CPU Flame Graph";
+		break;
+	}
+}
+
+/* Writes p to path in the format its extension names. Returns 0 or 1 after reporting. */
+static int write_profile(const char *path, enum gt_event_type t, const struct profile *p)
+{
+	const char *ext = strrchr(path, '.');
+	FILE *f = cli_open_out(path);
+	int err;
+
+	if (!f)
+		return 1;
+	if (ext && !strcmp(ext, ".svg")) {
+		struct svg_opts so;
+
+		svg_setup(&so, t, p);
+		err = svg_write(f, p, &so);
+		if (err == -ENODATA)
+			err = 0; /* an empty graph that says so is still the right output */
+	} else {
+		err = folded_write(f, p);
+	}
+	if (err) {
+		cli_error("cannot write %s: %s", path, strerror(-err));
+		if (f != stdout)
+			fclose(f);
+		return 1;
+	}
+	return cli_close_out(f, path);
+}
+
+/* "out.svg" for one type; "out-oncpu.svg" when several types are recorded. */
+static void output_name(char *buf, size_t cap, const char *path, enum gt_event_type t,
+			bool several)
+{
+	const char *ext = strrchr(path, '.');
+
+	if (!several || !ext)
+		snprintf(buf, cap, "%s", path);
+	else
+		snprintf(buf, cap, "%.*s-%s%s", (int)(ext - path), path, collector_type_name(t),
+			 ext);
+}
+
+struct split_ctx {
+	struct profile **parts; /* one profile per process root frame */
+	uint32_t *roots;
+	size_t n, cap;
+	const struct profile *src;
+	int err;
+};
+
+/* Files each stack under the first process frame on its path. */
+static int split_stack(void *vctx, const uint32_t *frames, size_t depth, double self,
+		       double self2)
+{
+	struct split_ctx *c = vctx;
+	struct frames *ft = profile__frames(c->src);
+	size_t i, k;
+
+	for (k = 0; k < depth; k++)
+		if (frames__get(ft, frames[k])->kind == FRAME_PROCESS)
+			break;
+	if (k == depth)
+		k = 0;
+	for (i = 0; i < c->n; i++)
+		if (c->roots[i] == (depth ? frames[k] : 0))
+			break;
+	if (i == c->n) {
+		if (c->n == c->cap) {
+			size_t ncap = c->cap ? c->cap * 2 : 16;
+			struct profile **np = realloc(c->parts, ncap * sizeof(*np));
+			uint32_t *nr;
+
+			if (!np)
+				return -ENOMEM;
+			c->parts = np;
+			nr = realloc(c->roots, ncap * sizeof(*nr));
+			if (!nr)
+				return -ENOMEM;
+			c->roots = nr;
+			c->cap = ncap;
+		}
+		c->parts[i] = profile__new(ft, profile__kind(c->src), false);
+		if (!c->parts[i])
+			return -ENOMEM;
+		c->roots[i] = depth ? frames[k] : 0;
+		c->n++;
+	}
+	return profile__add_stack(c->parts[i], frames, depth, self);
+}
+
+/* Makes "DIR/NAME" safe: the process frame text may hold '/' or spaces. */
+static void file_part(char *dst, size_t cap, const char *name)
+{
+	size_t i = 0;
+
+	for (; *name && i + 1 < cap; name++)
+		dst[i++] = (*name == '/' || *name == ' ' || *name == '[' || *name == ']' ||
+			    (unsigned char)*name < 0x20) ? '_' : *name;
+	dst[i] = '\0';
+}
+
+static int write_period(struct session *s, enum gt_event_type t, const char *stamp)
+{
+	struct profile *p = collector__profile(s->col, t);
+	struct split_ctx sc = { .src = p };
+	const char *svg_dir = s->o->svg_dir[0] ? s->o->svg_dir : s->o->out_dir;
+	const char *fold_dir = s->o->flame_dir[0] ? s->o->flame_dir : s->o->out_dir;
+	char path[8192], part[128];
+	int ret = 0;
+
+	if (!s->o->multi_instance) {
+		sc.parts = &p;
+		sc.n = 1;
+	} else if (profile__for_each_stack(p, ORDER_NAME, split_stack, &sc)) {
+		cli_error("out of memory splitting the profile per process");
+		ret = 1;
+	}
+	for (size_t i = 0; i < sc.n && !ret; i++) {
+		char prefix[160];
+
+		if (s->o->multi_instance) {
+			file_part(part, sizeof(part), frames__name(profile__frames(p), sc.roots[i]));
+			snprintf(prefix, sizeof(prefix), "%s-%s", collector_type_name(t), part);
+		} else {
+			snprintf(prefix, sizeof(prefix), "%s", collector_type_name(t));
+		}
+		if (s->o->periodic_svg) {
+			snprintf(path, sizeof(path), "%s/%s-%s.svg", svg_dir, prefix, stamp);
+			ret |= write_profile(path, t, sc.parts[i]);
+		}
+		if (s->o->periodic_folded) {
+			snprintf(path, sizeof(path), "%s/%s-%s.folded", fold_dir, prefix, stamp);
+			ret |= write_profile(path, t, sc.parts[i]);
+		}
+	}
+	if (s->o->multi_instance) {
+		for (size_t i = 0; i < sc.n; i++)
+			profile__free(sc.parts[i]);
+		free(sc.parts);
+		free(sc.roots);
+	}
+	return ret;
+}
+
+static int write_all(struct session *s, unsigned types, bool periodic)
+{
+	bool several = __builtin_popcount(types) > 1;
+	char stamp[32];
+	time_t now = time(NULL);
+	int ret = 0;
+
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&now));
+	for (size_t i = 0; i < sizeof(all_types) / sizeof(all_types[0]); i++) {
+		enum gt_event_type t = all_types[i];
+		struct profile *p = collector__profile(s->col, t);
+
+		if (!(types & probe_bit(t)))
+			continue;
+		if (periodic) {
+			ret |= write_period(s, t, stamp);
+			continue;
+		}
+		if (!s->o->noutputs) {
+			if (several)
+				printf("# %s\n", collector_type_name(t));
+			if (folded_write(stdout, p) || fflush(stdout)) {
+				cli_error("cannot write standard output: %s", strerror(errno));
+				ret = 1;
+			}
+		}
+		for (size_t j = 0; j < s->o->noutputs; j++) {
+			char path[8192];
+
+			output_name(path, sizeof(path), s->o->outputs[j], t, several);
+			ret |= write_profile(path, t, p);
+		}
+	}
+	return ret;
+}
+
+static double now_sec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static bool all_gone(const int *pids, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (kill(pids[i], 0) == 0 || errno != ESRCH)
+			return false;
+	return n > 0;
+}
+
+/* Forks CMD stopped on a pipe, so the probes attach before it runs. */
+static pid_t spawn_command(char **argv, int *go_fd)
+{
+	int fds[2];
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		char c;
+
+		close(fds[1]);
+		if (read(fds[0], &c, 1) != 1)
+			_exit(127); /* galatop went away before starting us */
+		signal(SIGINT, SIG_DFL);
+		execvp(argv[0], argv);
+		fprintf(stderr, "galatop: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(fds[0]);
+	*go_fd = fds[1];
+	return pid;
+}
+
+static int resolve_groups(struct ident_cache *ic, const struct record_opts *o, uint64_t **ids,
+			  size_t *n)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		size_t count = pass ? o->npods : o->ncontainers;
+
+		for (size_t i = 0; i < count; i++) {
+			const char *key = pass ? o->pods[i] : o->containers[i];
+			uint64_t *found = NULL, *grown;
+			size_t nfound = 0;
+			int err = ident_resolve_container_cgroups(ic, pass ? IDENT_POD : IDENT_CONTAINER,
+								  key, &found, &nfound);
+
+			if (err == -ENOENT) {
+				cli_error("no %s matches '%s' (no cgroup names it)",
+					  pass ? "pod" : "container", key);
+				return -1;
+			}
+			if (err) {
+				cli_error("cannot look up %s '%s': %s", pass ? "pod" : "container",
+					  key, strerror(-err));
+				return -1;
+			}
+			grown = realloc(*ids, (*n + nfound) * sizeof(**ids));
+			if (!grown) {
+				free(found);
+				return -1;
+			}
+			*ids = grown;
+			memcpy(*ids + *n, found, nfound * sizeof(*found));
+			*n += nfound;
+			free(found);
+		}
+	}
+	return 0;
+}
+
+static void print_summary(struct session *s, double secs)
+{
+	struct probe_stats ps;
+	struct collector_stats cs;
+
+	probes__stats(s->probes, &ps);
+	collector__stats(s->col, &cs);
+	fprintf(stderr,
+		"galatop: recorded %llu samples in %.1f s; %llu dropped (ring buffer full), "
+		"%llu failed stack captures, %llu unknown frames, %llu stacks at the %d-frame "
+		"limit\n",
+		(unsigned long long)cs.events, secs, (unsigned long long)ps.drops,
+		(unsigned long long)(ps.kstack_fail + ps.ustack_fail),
+		(unsigned long long)cs.unknown_frames, (unsigned long long)cs.truncated,
+		GT_MAX_STACK);
+	if (ps.drops)
+		fputs("galatop: hint: lower -F or narrow the targets to avoid drops\n", stderr);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts o;
+	struct probe_opts po;
+	struct session s = { .o = &o };
+	struct collector_opts co = { 0 };
+	struct strtab *st = NULL;
+	struct frames *ft = NULL;
+	struct sym_cache *sc = NULL;
+	struct ident_cache *ic = NULL;
+	uint64_t *cgroups = NULL;
+	size_t ncgroups = 0;
+	int pids[RECORD_MAX_TARGETS + 1];
+	size_t npids;
+	pid_t child = -1;
+	int go_fd = -1, ret = 1;
+	char err[512] = "";
+	double start, next_period;
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	record_opts_init(&o);
+	ret = parse_args(argc, argv, &o);
+	if (ret)
+		return ret;
+	ret = 1;
+	if (!o.types)
+		o.types = PROBE_ONCPU;
+
+	st = strtab__new();
+	ft = st ? frames__new(st) : NULL;
+	sc = sym_cache__new();
+	ic = ident_cache__new("/proc", "/");
+	co.threads = o.threads;
+	co.annotate = o.annotate;
+	co.mem_bytes = o.mem_bytes;
+	co.no_kernel = o.user_only;
+	co.no_user = o.kernel_only;
+	s.col = ft && sc && ic ? collector__new(ft, sc, ic, &co) : NULL;
+	if (!s.col) {
+		cli_error("out of memory");
+		goto out;
+	}
+	if (resolve_groups(ic, &o, &cgroups, &ncgroups))
+		goto out;
+
+	memcpy(pids, o.pids, o.npids * sizeof(int));
+	npids = o.npids;
+	if (o.cmdline[0]) {
+		regcomp(&s.cmdline_re, o.cmdline, REG_EXTENDED | REG_NOSUB);
+		s.have_re = true;
+		scan_cmdline(&s.cmdline_re, pids, &npids, RECORD_MAX_TARGETS);
+		if (!npids)
+			pids[npids++] = 0x7fffffff; /* keeps the pid filter on until one starts */
+	}
+	if (o.command) {
+		child = spawn_command(o.command, &go_fd);
+		if (child < 0) {
+			cli_error("cannot start %s: %s", o.command[0], strerror(errno));
+			goto out;
+		}
+		pids[npids++] = child;
+	}
+
+	probe_opts__init(&po);
+	po.types = o.types;
+	po.freq = o.freq;
+	po.cpu = o.cpu;
+	po.kernel_stacks = !o.user_only;
+	po.user_stacks = !o.kernel_only;
+	po.no_idle = o.no_idle;
+	po.min_block_us = o.min_block_us;
+	po.max_block_us = o.max_block_us;
+	po.state_filter = o.state_filter;
+	po.pids = pids;
+	po.npids = npids;
+	po.tids = o.tids;
+	po.ntids = o.ntids;
+	po.comm = o.comm[0] ? o.comm : NULL;
+	po.cgroup_ids = cgroups;
+	po.ncgroups = ncgroups;
+	po.follow_children = child > 0;
+	s.probes = probes__open(&po, on_event, &s, err, sizeof(err));
+	if (!s.probes) {
+		cli_error("%s", err);
+		goto out;
+	}
+	if (*probes__warnings(s.probes))
+		fprintf(stderr, "galatop: %s%s", probes__warnings(s.probes),
+			probes__warnings(s.probes)[strlen(probes__warnings(s.probes)) - 1] == '\n'
+				? "" : "\n");
+	o.types &= probes__types(s.probes);
+	/* Read the targets' maps now, so stacks resolve even if they exit early. */
+	for (size_t i = 0; i < npids; i++)
+		sym_cache__process_load(sc, pids[i]);
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	if (child > 0) {
+		if (write(go_fd, "g", 1) != 1)
+			cli_error("cannot start %s", o.command[0]);
+		close(go_fd);
+		go_fd = -1;
+	}
+	start = now_sec();
+	next_period = start + o.period;
+	fprintf(stderr, "galatop: recording%s... Ctrl-C to stop\n",
+		o.duration ? " for the given duration" : "");
+	ret = 0;
+	while (!stop_signal) {
+		double now;
+
+		probes__poll(s.probes, 100);
+		now = now_sec();
+		if (o.duration && now - start >= o.duration)
+			break;
+		if (child > 0) {
+			int status;
+
+			if (waitpid(child, &status, WNOHANG) == child) {
+				probes__poll(s.probes, 0); /* the last records */
+				child = -1;
+				break;
+			}
+		} else if (o.npids && all_gone(o.pids, o.npids)) {
+			probes__poll(s.probes, 0);
+			fprintf(stderr, "galatop: every target process has exited\n");
+			break;
+		}
+		if (o.period && now >= next_period) {
+			ret |= write_all(&s, o.types, true);
+			collector__clear(s.col);
+			next_period += o.period;
+		}
+	}
+	probes__poll(s.probes, 0);
+	print_summary(&s, now_sec() - start);
+	ret |= write_all(&s, o.types, o.period > 0);
+out:
+	if (go_fd >= 0)
+		close(go_fd); /* the child reads EOF and exits without running CMD */
+	if (child > 0) {
+		if (stop_signal)
+			kill(child, SIGTERM);
+		waitpid(child, NULL, 0);
+	}
+	probes__free(s.probes);
+	if (s.have_re)
+		regfree(&s.cmdline_re);
+	collector__free(s.col);
+	ident_cache__free(ic);
+	sym_cache__free(sc);
+	frames__free(ft);
+	strtab__free(st);
+	free(cgroups);
+	return ret;
+}

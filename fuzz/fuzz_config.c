@@ -1,0 +1,25 @@
+/* libFuzzer target: the gala-gopher request parser on arbitrary bytes. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/record.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct record_opts *o = malloc(sizeof(*o));
+	char err[256];
+
+	if (!o)
+		return 0;
+	record_opts_init(o);
+	/* The message is one line, and a refused request leaves no target beyond the limits. */
+	if (record_config_parse((const char *)data, size, "fuzz", o, err, sizeof(err)) &&
+	    (!err[0] || strchr(err, '\n')))
+		abort();
+	if (o->npids > RECORD_MAX_TARGETS || o->ncontainers > RECORD_MAX_TARGETS ||
+	    o->npods > RECORD_MAX_TARGETS || strnlen(o->comm, sizeof(o->comm)) == sizeof(o->comm))
+		abort();
+	free(o);
+	return 0;
+}

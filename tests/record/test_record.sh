@@ -1,0 +1,185 @@
+#!/bin/sh
+# galatop record against workloads of known behaviour (needs root and BPF: runs in CI).
+. tests/lib.sh
+need_root_bpf record || exit 0
+[ -x "$TOOLS/burn" ] || { fail record "test workloads not built (make tools)"; exit 0; }
+
+# share FILE PATTERN [WITHIN]: percent of the counts of lines containing WITHIN (default all)
+# that also contain PATTERN.
+share() {
+	awk -v p="$2" -v w="${3:-}" '{ n = $NF; if (w == "" || index($0, w)) { t += n; if (index($0, p)) m += n } }
+		END { if (t == 0) print "0"; else printf "%.1f\n", 100 * m / t }' "$1"
+}
+# near A B TOL: |A - B| <= TOL
+near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
+# no_gt_progs: no galatop program loaded (the kernel frees them shortly after the last fd goes).
+no_gt_progs() {
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		bpftool prog show 2>/dev/null | grep -q ' name gt_' || return 0
+		sleep 0.3
+	done
+	return 1
+}
+
+# 1. on-CPU 60/30/10 split, recorded around a command.
+"$GALATOP" record -F 499 -o "$TMP/burn.folded" -o "$TMP/burn.svg" -- "$TOOLS/burn" 4 2>"$TMP/burn.err"
+a=$(share "$TMP/burn.folded" ";leaf_alpha;" ";mid;"); b=$(share "$TMP/burn.folded" ";leaf_beta;" ";mid;")
+g=$(share "$TMP/burn.folded" ";leaf_gamma;" ";mid;")
+if near "$a" 60 3 && near "$b" 30 3 && near "$g" 10 3; then pass oncpu_split_60_30_10
+else fail oncpu_split_60_30_10 "alpha=$a beta=$b gamma=$g"; cat "$TMP/burn.err"; head -5 "$TMP/burn.folded"; fi
+check oncpu_process_root grep -q '^\[[0-9]*\]burn;' "$TMP/burn.folded"
+check oncpu_full_user_stack grep -q ';main;mid;leaf_alpha;spin' "$TMP/burn.folded"
+check oncpu_svg_valid xmllint --noout "$TMP/burn.svg"
+check oncpu_summary grep -q 'recorded [0-9]* samples' "$TMP/burn.err"
+
+# 2. Kernel frames for a syscall-heavy workload, annotated on request.
+"$GALATOP" record -F 499 --annotate -o "$TMP/sys.folded" -- "$TOOLS/syscaller" 2 2>/dev/null
+k=$(share "$TMP/sys.folded" "_[k]")
+if near "$k" 100 60 && grep -q '^\[[0-9]*\]syscaller;.*main;.*_\[k\];.*_\[k\]' "$TMP/sys.folded"; then pass kernel_frames_present
+else fail kernel_frames_present "kernel share $k"; fi
+
+# 3. Off-CPU: 300 ms vs 100 ms sleeps -> 75/25.
+"$GALATOP" record --type offcpu -o "$TMP/off.folded" -- "$TOOLS/sleeper" 4 2>/dev/null
+l=$(share "$TMP/off.folded" ";sleep_long;" ";main;"); s=$(share "$TMP/off.folded" ";sleep_short;" ";main;")
+if near "$l" 75 5 && near "$s" 25 5; then pass offcpu_split_75_25
+else fail offcpu_split_75_25 "long=$l short=$s"; head -5 "$TMP/off.folded"; fi
+tot=$(awk '/;sleep_long;/ { t += $NF } END { print t + 0 }' "$TMP/off.folded")
+# 10 rounds of 300 ms in 4 s: about 3 s in microseconds.
+if near "$tot" 3000000 450000; then pass offcpu_value_is_microseconds; else fail offcpu_value_is_microseconds "sleep_long total $tot us"; fi
+
+# 4. Page faults split 3:1, compared with perf on the same process at the same time.
+"$TOOLS/faulter" 4 & fp=$!
+sleep 0.3
+"$GALATOP" record --type mem -p $fp -d 2.5 -o "$TMP/mem.folded" 2>/dev/null &
+gp=$!
+if command -v perf >/dev/null 2>&1; then
+	perf record -q -e exceptions:page_fault_user -g -p $fp -o "$TMP/perf.data" -- sleep 2.5 >/dev/null 2>&1
+fi
+wait $gp; wait $fp
+gb=$(share "$TMP/mem.folded" ";fault_big;" ";main;")
+if near "$gb" 75 5; then pass mem_split_75_25; else fail mem_split_75_25 "fault_big=$gb"; fi
+if [ -s "$TMP/perf.data" ]; then
+	perf script -i "$TMP/perf.data" 2>/dev/null | "$GALATOP" collapse > "$TMP/perf-mem.folded"
+	pb=$(share "$TMP/perf-mem.folded" ";fault_big;" ";main;")
+	if near "$gb" "$pb" 5; then pass mem_agrees_with_perf; else fail mem_agrees_with_perf "galatop=$gb perf=$pb"; fi
+else
+	skip mem_agrees_with_perf "perf could not record exceptions:page_fault_user"
+fi
+
+# 5. Filters: pid and comm keep out everything else.
+"$TOOLS/burn" 3 & b1=$!
+"$TOOLS/syscaller" 3 & s1=$!
+"$GALATOP" record -p $b1 -d 1.5 -o "$TMP/pid.folded" 2>/dev/null
+"$GALATOP" record --comm syscaller -d 1 -o "$TMP/comm.folded" 2>/dev/null
+wait $b1 $s1
+if [ -s "$TMP/pid.folded" ] && ! grep -qv "^\[$b1\]burn;" "$TMP/pid.folded"; then pass pid_filter_excludes_others
+else fail pid_filter_excludes_others; cut -c1-80 "$TMP/pid.folded" | sort | uniq -c | head; fi
+if [ -s "$TMP/comm.folded" ] && ! grep -qv "^\[$s1\]syscaller;" "$TMP/comm.folded"; then pass comm_filter_excludes_others
+else fail comm_filter_excludes_others; fi
+
+# 6. A process in a docker-like cgroup gets the [Con] root; --container keeps only it.
+cg=/sys/fs/cgroup/unified
+if [ -d "$cg" ] && [ -w "$cg" ]; then
+	id=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' | head -c 64)
+	dir="$cg/system.slice/docker-$id.scope"
+	mkdir -p "$dir"
+	"$TOOLS/burn" 3 & cb=$!
+	echo $cb > "$dir/cgroup.procs"
+	"$TOOLS/burn" 3 & ob=$!
+	"$GALATOP" record --container "$(echo "$id" | head -c 12)" -d 1.5 -o "$TMP/con.folded" 2>"$TMP/con.err"
+	wait $cb $ob
+	short=$(echo "$id" | head -c 12)
+	if [ -s "$TMP/con.folded" ] && ! grep -qv "^\[Con\]$short;\[$cb\]burn;" "$TMP/con.folded"; then
+		pass container_root_and_filter
+	else
+		fail container_root_and_filter "$(head -c 300 "$TMP/con.err") $(cut -c1-60 "$TMP/con.folded" | sort -u | head -3)"
+	fi
+	rmdir "$dir" 2>/dev/null
+else
+	skip container_root_and_filter "no writable cgroup v2 at $cg"
+fi
+
+# 7. A process living 50 ms is symbolized.
+"$GALATOP" record -F 999 --comm shortlived -d 2 -o "$TMP/short.folded" 2>/dev/null &
+gp=$!
+sleep 0.7; "$TOOLS/shortlived"; wait $gp
+check shortlived_symbolized grep -q 'short_burst' "$TMP/short.folded"
+
+# 8. C++ names are demangled.
+if command -v g++ >/dev/null 2>&1; then
+	cat > "$TMP/cxx.cc" <<'CXX'
+#include <cstdlib>
+#include <ctime>
+namespace galatop_test {
+template <typename T> struct Worker {
+	volatile T sink = 0;
+	__attribute__((noinline)) void crunch(int n) { for (int i = 0; i < n; i++) sink += i; }
+};
+}
+int main(int argc, char **argv) {
+	galatop_test::Worker<long> w;
+	time_t end = time(nullptr) + (argc > 1 ? atoi(argv[1]) : 2);
+	while (time(nullptr) < end) w.crunch(100000);
+}
+CXX
+	g++ -O1 -g -fno-omit-frame-pointer -o "$TMP/cxx" "$TMP/cxx.cc"
+	"$GALATOP" record -F 499 -o "$TMP/cxx.folded" -- "$TMP/cxx" 2 2>/dev/null
+	check cxx_demangled grep -q 'galatop_test::Worker<long>::crunch(int)' "$TMP/cxx.folded"
+else
+	skip cxx_demangled "g++ not installed"
+fi
+
+# 9. Agreement with perf record -g + galatop collapse on the same workload.
+if command -v perf >/dev/null 2>&1; then
+	"$TOOLS/burn" 4 & bp=$!
+	sleep 0.2
+	"$GALATOP" record -F 499 -p $bp -d 3 -o "$TMP/g.folded" 2>/dev/null &
+	gp=$!
+	perf record -q -F 499 -g -p $bp -o "$TMP/cpu.data" -- sleep 3 >/dev/null 2>&1
+	wait $gp $bp
+	perf script -i "$TMP/cpu.data" 2>/dev/null | "$GALATOP" collapse > "$TMP/p.folded"
+	ok=1; msg=""
+	for f in leaf_alpha leaf_beta leaf_gamma; do
+		x=$(share "$TMP/g.folded" ";$f;" ";mid;"); y=$(share "$TMP/p.folded" ";$f;" ";mid;")
+		near "$x" "$y" 3 || ok=0
+		msg="$msg $f:$x/$y"
+	done
+	if [ $ok = 1 ]; then pass agrees_with_perf; else fail agrees_with_perf "galatop/perf$msg"; fi
+else
+	skip agrees_with_perf "perf not installed"
+fi
+
+# 10. No BPF program is left after exit, SIGINT, SIGTERM or SIGKILL; output survives signals.
+for sig in INT TERM KILL; do
+	"$GALATOP" record -o "$TMP/sig.folded" 2>"$TMP/sig.err" &
+	gp=$!
+	sleep 2
+	kill -$sig $gp || cat "$TMP/sig.err"; wait $gp
+	sleep 0.3
+	if no_gt_progs; then pass "no_leftover_after_SIG$sig"; else fail "no_leftover_after_SIG$sig"; fi
+	if [ $sig != KILL ]; then check "writes_output_on_SIG$sig" test -s "$TMP/sig.folded"; fi
+	rm -f "$TMP/sig.folded"
+done
+"$GALATOP" record -d 0.5 -o "$TMP/exit.folded" 2>/dev/null
+check no_leftover_after_exit no_gt_progs
+
+# 11. Not root: one line naming the missing privilege.
+if command -v setpriv >/dev/null 2>&1; then
+	cp "$GALATOP" "$TMP/galatop-nobody"; chmod 755 "$TMP" "$TMP/galatop-nobody"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/galatop-nobody" record -d 1 \
+		>/dev/null 2>"$TMP/nobody.err"
+	rc=$?
+	if [ $rc -ne 0 ] && [ "$(wc -l < "$TMP/nobody.err")" -eq 1 ] && grep -qi 'root\|CAP_' "$TMP/nobody.err"; then
+		pass not_root_error
+	else
+		fail not_root_error "exit $rc: $(cat "$TMP/nobody.err")"
+	fi
+else
+	skip not_root_error "setpriv missing"
+fi
+
+# 12. Bad usage: one line and exit 2.
+"$GALATOP" record --bogus 2>"$TMP/u.err"; rc=$?
+if [ $rc -eq 2 ] && grep -q "unknown option '--bogus'" "$TMP/u.err"; then pass record_unknown_option; else fail record_unknown_option; fi
+"$GALATOP" record -o out.txt 2>"$TMP/u.err"; rc=$?
+if [ $rc -eq 2 ] && grep -q "cannot tell the format" "$TMP/u.err"; then pass record_bad_output_ext; else fail record_bad_output_ext; fi
