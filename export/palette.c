@@ -1,0 +1,273 @@
+#include "palette.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../model/sanitize.h"
+
+static const char *const palette_names[PALETTE_MAX] = {
+	[PALETTE_HOT] = "hot",	     [PALETTE_MEM] = "mem",	  [PALETTE_IO] = "io",
+	[PALETTE_WAKEUP] = "wakeup", [PALETTE_JAVA] = "java",	  [PALETTE_JS] = "js",
+	[PALETTE_PERL] = "perl",     [PALETTE_RED] = "red",	  [PALETTE_GREEN] = "green",
+	[PALETTE_BLUE] = "blue",     [PALETTE_AQUA] = "aqua",	  [PALETTE_YELLOW] = "yellow",
+	[PALETTE_PURPLE] = "purple", [PALETTE_ORANGE] = "orange",
+};
+
+int palette_parse(const char *name)
+{
+	for (int i = 0; i < PALETTE_MAX; i++)
+		if (!strcmp(name, palette_names[i]))
+			return i;
+	return -1;
+}
+
+const char *palette_str(enum palette pal)
+{
+	return pal < PALETTE_MAX ? palette_names[pal] : "?";
+}
+
+const char *palette_background(enum palette pal)
+{
+	switch (pal) {
+	case PALETTE_MEM:
+		return "green";
+	case PALETTE_IO:
+	case PALETTE_WAKEUP:
+		return "blue";
+	case PALETTE_HOT:
+	case PALETTE_JAVA:
+	case PALETTE_JS:
+	case PALETTE_PERL:
+		return "yellow";
+	default:
+		return "grey";
+	}
+}
+
+/* A name seen as code points, for the rules that look at characters rather than bytes. */
+struct cps {
+	uint32_t *v;
+	size_t n;
+	uint32_t small[128];
+};
+
+static int cps_decode(struct cps *c, const char *name, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)name;
+
+	c->v = len <= 128 ? c->small : malloc(len * sizeof(*c->v));
+	if (!c->v)
+		return -1;
+	c->n = 0;
+	for (size_t i = 0; i < len;) {
+		size_t n = utf8_seq_len(s + i, len - i);
+		uint32_t cp = n ? s[i] & (0xFF >> (n == 1 ? 1 : n + 1)) : 0xFFFD;
+
+		for (size_t k = 1; k < n; k++)
+			cp = (cp << 6) | (s[i + k] & 0x3F);
+		c->v[c->n++] = cp;
+		i += n ? n : 1;
+	}
+	return 0;
+}
+
+static void cps_free(struct cps *c)
+{
+	if (c->v != c->small)
+		free(c->v);
+}
+
+/* flamegraph.pl's namehash over cps[0..n) taken forward or backward: drop a leading
+ * "module`" (anything up to the first backtick that is not the first character), then weigh
+ * the first three characters, earlier ones most. 0..1. */
+static double name_vector(const uint32_t *cps, size_t n, bool backward)
+{
+	double vector = 0, weight = 1, max = 1;
+	size_t start = 0;
+	int mod = 10;
+
+#define AT(i) (backward ? cps[n - 1 - (i)] : cps[i])
+	for (size_t i = 1; i < n; i++) {
+		if (AT(i) == '`') {
+			start = i + 1;
+			break;
+		}
+	}
+	for (size_t i = start; i < n && mod <= 12; i++, mod++) {
+		vector += (double)(AT(i) % (uint32_t)mod) / (mod - 1) * weight;
+		max += weight;
+		weight *= 0.70;
+	}
+#undef AT
+	return 1 - vector / max;
+}
+
+/* FNV-1a over the bytes, then a finalizer so that every output bit depends on every input
+ * bit; fixed here (not shared with the model's table hash) because colors must never change. */
+static uint64_t name_hash(const char *name, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)name[i];
+		h *= 0x100000001b3ULL;
+	}
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return h;
+}
+
+static bool ends_with(const char *s, size_t len, const char *suffix)
+{
+	size_t n = strlen(suffix);
+
+	return len >= n && !memcmp(s + len - n, suffix, n);
+}
+
+static bool contains(const char *s, size_t len, const char *needle)
+{
+	return memmem(s, len, needle, strlen(needle)) != NULL;
+}
+
+static bool java_package(const char *s, size_t len)
+{
+	static const char *const pkgs[] = { "java/", "javax/", "jdk/", "net/", "org/",
+					    "com/",  "io/",    "sun/" };
+
+	if (len && s[0] == 'L') {
+		s++;
+		len--;
+	}
+	for (size_t i = 0; i < sizeof(pkgs) / sizeof(pkgs[0]); i++) {
+		size_t n = strlen(pkgs[i]);
+
+		if (len >= n && !memcmp(s, pkgs[i], n))
+			return true;
+	}
+	return false;
+}
+
+/* The language palettes pick one of the flat palettes from the name's annotations and
+ * shape, in flamegraph.pl's order of tests. */
+static enum palette language(enum palette pal, const char *s, size_t len)
+{
+	const char *slash;
+
+	switch (pal) {
+	case PALETTE_JAVA:
+		if (ends_with(s, len, "_[j]"))
+			return PALETTE_GREEN;
+		if (ends_with(s, len, "_[i]"))
+			return PALETTE_AQUA;
+		if (java_package(s, len) || contains(s, len, ":::"))
+			return PALETTE_GREEN;
+		if (contains(s, len, "::"))
+			return PALETTE_YELLOW;
+		if (ends_with(s, len, "_[k]"))
+			return PALETTE_ORANGE;
+		return PALETTE_RED;
+	case PALETTE_PERL:
+		if (contains(s, len, "::"))
+			return PALETTE_YELLOW;
+		if (contains(s, len, "Perl") || contains(s, len, ".pl"))
+			return PALETTE_GREEN;
+		if (ends_with(s, len, "_[k]"))
+			return PALETTE_ORANGE;
+		return PALETTE_RED;
+	case PALETTE_JS:
+		if (ends_with(s, len, "_[j]"))
+			return contains(s, len, "/") ? PALETTE_GREEN : PALETTE_AQUA;
+		if (contains(s, len, "::"))
+			return PALETTE_YELLOW;
+		slash = memchr(s, '/', len);
+		if (slash && contains(slash, len - (size_t)(slash - s), ".js"))
+			return PALETTE_GREEN;
+		if (contains(s, len, ":"))
+			return PALETTE_AQUA;
+		if (len == 1 && s[0] == ' ')
+			return PALETTE_GREEN;
+		if (contains(s, len, "_[k]"))
+			return PALETTE_ORANGE;
+		return PALETTE_RED;
+	case PALETTE_WAKEUP:
+		return PALETTE_AQUA;
+	default:
+		return pal;
+	}
+}
+
+static struct rgb rgb(int r, int g, int b)
+{
+	return (struct rgb){ (uint8_t)r, (uint8_t)g, (uint8_t)b };
+}
+
+bool palette_separator(const char *name, size_t len)
+{
+	return (len == 1 || len == 2) && name[0] == '-' && name[len - 1] == '-';
+}
+
+struct rgb palette_color(enum palette pal, const char *name, size_t len, bool by_hash)
+{
+	double v1, v2, v3;
+
+	if (palette_separator(name, len))
+		return len == 1 ? rgb(200, 200, 200) : rgb(160, 160, 160);
+	if (by_hash) {
+		struct cps c = { 0 };
+
+		if (cps_decode(&c, name, len))
+			return rgb(0, 0, 0);
+		v1 = name_vector(c.v, c.n, false);
+		v2 = v3 = name_vector(c.v, c.n, true);
+		cps_free(&c);
+	} else {
+		uint64_t h = name_hash(name, len);
+
+		v1 = (double)(h & 0x1FFFFF) / 0x200000;
+		v2 = (double)((h >> 21) & 0x1FFFFF) / 0x200000;
+		v3 = (double)((h >> 42) & 0x1FFFFF) / 0x200000;
+	}
+	switch (language(pal, name, len)) {
+	case PALETTE_HOT:
+		return rgb(205 + (int)(50 * v3), (int)(230 * v1), (int)(55 * v2));
+	case PALETTE_MEM:
+		return rgb(0, 190 + (int)(50 * v2), (int)(210 * v1));
+	case PALETTE_IO:
+		return rgb(80 + (int)(60 * v1), 80 + (int)(60 * v1), 190 + (int)(55 * v2));
+	case PALETTE_RED:
+		return rgb(200 + (int)(55 * v1), 50 + (int)(80 * v1), 50 + (int)(80 * v1));
+	case PALETTE_GREEN:
+		return rgb(50 + (int)(60 * v1), 200 + (int)(55 * v1), 50 + (int)(60 * v1));
+	case PALETTE_BLUE:
+		return rgb(80 + (int)(60 * v1), 80 + (int)(60 * v1), 205 + (int)(50 * v1));
+	case PALETTE_YELLOW:
+		return rgb(175 + (int)(55 * v1), 175 + (int)(55 * v1), 50 + (int)(20 * v1));
+	case PALETTE_PURPLE:
+		return rgb(190 + (int)(65 * v1), 80 + (int)(60 * v1), 190 + (int)(65 * v1));
+	case PALETTE_AQUA:
+		return rgb(50 + (int)(60 * v1), 165 + (int)(55 * v1), 165 + (int)(55 * v1));
+	case PALETTE_ORANGE:
+		return rgb(190 + (int)(65 * v1), 90 + (int)(65 * v1), 0);
+	default:
+		return rgb(0, 0, 0);
+	}
+}
+
+struct rgb palette_delta(double delta, double maxdelta)
+{
+	double d = delta > maxdelta ? maxdelta : delta < -maxdelta ? -maxdelta : delta;
+	int c;
+
+	if (d > 0) {
+		c = (int)(210 * (maxdelta - d) / maxdelta);
+		return rgb(255, c, c);
+	}
+	if (d < 0) {
+		c = (int)(210 * (maxdelta + d) / maxdelta);
+		return rgb(c, c, 255);
+	}
+	return rgb(255, 255, 255);
+}

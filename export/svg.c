@@ -1,0 +1,671 @@
+#include "svg.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "svg_script.h"
+#include "../model/sanitize.h"
+
+/* flamegraph.pl's fixed geometry: side padding and the gap between frame rows. */
+#define XPAD 10
+#define FRAMEPAD 1
+#define OUT_CAP (1u << 20)
+#define REPLACEMENT "\xEF\xBF\xBD"
+
+void svg_opts_init(struct svg_opts *o)
+{
+	*o = (struct svg_opts){
+		.fonttype = "Verdana",
+		.countname = "samples",
+		.nametype = "Function:",
+		.palette = PALETTE_HOT,
+		.width = 1200,
+		.frameheight = 16,
+		.fontsize = 12,
+		.fontwidth = 0.59,
+		.minwidth = 0.1,
+	};
+}
+
+/* The gradients flamegraph.pl names, as (start, stop) colors. */
+static const struct {
+	const char *name, *start, *stop;
+} backgrounds[] = {
+	{ "yellow", "#eeeeee", "#eeeeb0" },
+	{ "blue", "#eeeeee", "#e0e0ff" },
+	{ "green", "#eef2ee", "#e0ffe0" },
+	{ "grey", "#f8f8f8", "#e8e8e8" },
+};
+
+static bool flat_color(const char *s)
+{
+	if (s[0] != '#' || strlen(s) != 7)
+		return false;
+	for (int i = 1; i < 7; i++)
+		if (!strchr("0123456789abcdefABCDEF", s[i]))
+			return false;
+	return true;
+}
+
+bool svg_bgcolors_valid(const char *s)
+{
+	for (size_t i = 0; i < sizeof(backgrounds) / sizeof(backgrounds[0]); i++)
+		if (!strcmp(s, backgrounds[i].name))
+			return true;
+	return flat_color(s);
+}
+
+/* Buffered output: one fwrite per megabyte; the first error sticks. */
+struct out {
+	FILE *f;
+	char *buf;
+	size_t len;
+	int err;
+};
+
+static void out_flush(struct out *o)
+{
+	if (o->len && !o->err && fwrite(o->buf, 1, o->len, o->f) != o->len)
+		o->err = errno ? -errno : -EIO;
+	o->len = 0;
+}
+
+static void out_mem(struct out *o, const void *s, size_t n)
+{
+	if (o->len + n > OUT_CAP)
+		out_flush(o);
+	if (n > OUT_CAP) {
+		if (!o->err && fwrite(s, 1, n, o->f) != n)
+			o->err = errno ? -errno : -EIO;
+		return;
+	}
+	memcpy(o->buf + o->len, s, n);
+	o->len += n;
+}
+
+static void out_str(struct out *o, const char *s)
+{
+	out_mem(o, s, strlen(s));
+}
+
+/* A number the way Perl prints one (up to 15 significant digits, no trailing zeros). */
+static void out_num(struct out *o, double v)
+{
+	char tmp[40];
+
+	out_mem(o, tmp, (size_t)snprintf(tmp, sizeof(tmp), "%.15g", v == 0 ? 0 : v));
+}
+
+/* v with a fixed number of decimals (0..2), without printf: it runs several times per frame. */
+static void out_fixed(struct out *o, double v, int decimals)
+{
+	static const double scale[] = { 1, 10, 100 };
+	char tmp[32], *p = tmp + sizeof(tmp);
+	double s = v * scale[decimals];
+	unsigned long long u;
+	bool neg;
+
+	if (!(fabs(s) < 9e18)) {
+		out_num(o, v);
+		return;
+	}
+	s = round(s);
+	neg = s < 0;
+	u = (unsigned long long)fabs(s);
+	for (int i = 0; i < decimals; i++) {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	}
+	if (decimals)
+		*--p = '.';
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (neg && s != 0)
+		*--p = '-';
+	out_mem(o, p, (size_t)(tmp + sizeof(tmp) - p));
+}
+
+static void out_u8(struct out *o, unsigned v)
+{
+	out_fixed(o, v, 0);
+}
+
+static const char *entity(unsigned char c)
+{
+	switch (c) {
+	case '&':
+		return "&amp;";
+	case '<':
+		return "&lt;";
+	case '>':
+		return "&gt;";
+	case '"':
+		return "&quot;";
+	case '\'':
+		return "&#39;";
+	default:
+		return NULL;
+	}
+}
+
+/* Bytes copied as they are: printable ASCII but markup characters (and in comments '-', which
+ * must never make "--"). */
+static bool plain(unsigned char c, bool comment)
+{
+	if (c < 0x20 || c >= 0x7f)
+		return false;
+	if (comment)
+		return c != '-';
+	return !entity(c);
+}
+
+/* Bytes taken by the character at s[0..len) (at least 1); *ok tells whether it may appear in
+ * an SVG as it is: valid UTF-8 other than the C1 controls and U+FFFE, U+FFFF (which XML
+ * forbids). A well-formed C1 control or non-character is one character, to be replaced whole. */
+static size_t xml_char_len(const unsigned char *s, size_t len, bool *ok)
+{
+	size_t n = utf8_seq_len(s, len);
+
+	*ok = n != 0;
+	if (n == 3 && s[0] == 0xef && s[1] == 0xbf && s[2] >= 0xbe)
+		*ok = false;
+	else if (!n && len >= 2 && s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f)
+		n = 2;
+	return n ? n : 1;
+}
+
+/* Writes s[0..len) as XML character data (or, with comment, as the inside of an XML comment):
+ * markup characters become entities, control characters, invalid UTF-8 and non-characters
+ * become U+FFFD; in a comment "--" gets a space between the dashes and a final '-' one after. */
+static void out_text(struct out *o, const char *str, size_t len, bool comment)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	bool dash = false, ok;
+	size_t i = 0, run;
+
+	while (i < len) {
+		for (run = i; run < len && plain(s[run], comment); run++)
+			;
+		if (run > i) {
+			out_mem(o, s + i, run - i);
+			dash = false;
+			i = run;
+			continue;
+		}
+		if (s[i] < 0x80) {
+			if (comment && s[i] == '-') {
+				out_mem(o, dash ? " -" : "-", dash ? 2 : 1);
+				dash = true;
+			} else if (!comment && entity(s[i])) {
+				out_str(o, entity(s[i]));
+			} else if (s[i] >= 0x20 && s[i] < 0x7f) {
+				out_mem(o, s + i, 1);
+			} else {
+				out_mem(o, REPLACEMENT, 3);
+			}
+			if (s[i] != '-')
+				dash = false;
+			i++;
+			continue;
+		}
+		run = xml_char_len(s + i, len - i, &ok);
+		out_mem(o, ok ? (const char *)s + i : REPLACEMENT, ok ? run : 3);
+		dash = false;
+		i += run;
+	}
+	if (comment && dash)
+		out_mem(o, " ", 1);
+}
+
+static void out_xml(struct out *o, const char *s)
+{
+	out_text(o, s, strlen(s), false);
+}
+
+/* Walks at most n characters of s[0..len) (counted as out_text counts them); returns the byte
+ * length they take. */
+static size_t utf8_prefix(const char *str, size_t len, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+	bool ok;
+
+	while (n-- && i < len)
+		i += s[i] < 0x80 ? 1 : xml_char_len(s + i, len - i, &ok);
+	return i;
+}
+
+/* flamegraph.pl's annotations (_[k] kernel, _[w] waker, _[i] inlined, _[j] JIT) color a frame
+ * but are not shown. */
+static size_t strip_annotation(const char *s, size_t len)
+{
+	if (len >= 4 && s[len - 4] == '_' && s[len - 3] == '[' && s[len - 1] == ']' &&
+	    s[len - 2] && strchr("kwij", s[len - 2]))
+		return len - 4;
+	return len;
+}
+
+/* A count rounded to an integer, with thousands separators: "1,234,567". */
+static void out_count(struct out *o, double v)
+{
+	char digits[400], tmp[540];
+	int n = snprintf(digits, sizeof(digits), "%.0f", v);
+	int lead = digits[0] == '-', k = 0;
+
+	if (n < 0 || n >= (int)sizeof(digits)) {
+		out_num(o, v);
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		if (i > lead && (n - i) % 3 == 0)
+			tmp[k++] = ',';
+		tmp[k++] = digits[i];
+	}
+	out_mem(o, tmp, (size_t)k);
+}
+
+static void out_percent(struct out *o, double pct, bool plus)
+{
+	char tmp[400];
+	int n = snprintf(tmp, sizeof(tmp), "%s%.2f%%", plus ? "+" : "", pct);
+
+	if (n > 0 && n < (int)sizeof(tmp))
+		out_mem(o, tmp, (size_t)n);
+}
+
+static void out_rgb(struct out *o, struct rgb c)
+{
+	out_str(o, "rgb(");
+	out_u8(o, c.r);
+	out_mem(o, ",", 1);
+	out_u8(o, c.g);
+	out_mem(o, ",", 1);
+	out_u8(o, c.b);
+	out_mem(o, ")", 1);
+}
+
+/* What a frame shows: name, value, place. */
+struct item {
+	uint32_t node;
+	uint32_t depth;
+	double x; /* left edge, in value units */
+};
+
+struct layout {
+	const struct profile *p;
+	const struct svg_opts *o;
+	bool two;	   /* differential: widths from the second column */
+	enum profile_order order;
+	double total;	   /* sum of all widths (value units) */
+	double per_value;  /* pixels per value unit */
+	double minvalue;   /* narrower frames are not drawn */
+	double maxdelta;   /* largest change of self value, at least 1 */
+	double height;	   /* image height */
+	double top;	   /* y of the first row when inverted */
+	double ypad2;	   /* bottom padding */
+	uint32_t maxdepth; /* of drawn frames */
+	struct item *items; /* drawn frames, parents before children */
+	size_t n_items;
+};
+
+static double value(const struct layout *l, uint32_t id)
+{
+	return l->two ? profile__total2(l->p, id) : profile__node(l->p, id)->total;
+}
+
+static double self_value(const struct layout *l, uint32_t id)
+{
+	return l->two ? profile__self2(l->p, id) : profile__node(l->p, id)->self;
+}
+
+static int grow(void **v, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap ? *cap : 256;
+	void *nv;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	nv = realloc(*v, n * size);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = n;
+	return 0;
+}
+
+/* Depth-first from the root, with an explicit stack (stacks can be arbitrarily deep): a
+ * frame's own value first, then its children left to right; frames narrower than the minimum
+ * are dropped with everything under them. */
+static int layout_frames(struct layout *l)
+{
+	struct item *stack = NULL;
+	uint32_t *kids = NULL;
+	size_t n_stack = 0, cap_stack = 0, cap_items = 0, cap_kids = 0;
+	int err = 0;
+
+	if (value(l, PROFILE_ROOT) >= l->minvalue) {
+		err = grow((void **)&stack, &cap_stack, 1, sizeof(*stack));
+		if (err)
+			return err;
+		stack[n_stack++] = (struct item){ PROFILE_ROOT, 0, 0 };
+	}
+	while (n_stack) {
+		struct item it = stack[--n_stack];
+		size_t n, pushed = 0;
+		double x;
+
+		err = grow((void **)&l->items, &cap_items, l->n_items + 1, sizeof(*l->items));
+		if (err)
+			break;
+		l->items[l->n_items++] = it;
+		if (it.depth > l->maxdepth)
+			l->maxdepth = it.depth;
+
+		n = profile__child_count(l->p, it.node);
+		if (!n)
+			continue;
+		err = grow((void **)&kids, &cap_kids, n, sizeof(*kids));
+		if (!err)
+			err = grow((void **)&stack, &cap_stack, n_stack + n, sizeof(*stack));
+		if (err)
+			break;
+		n = profile__children(l->p, it.node, l->order, kids);
+		x = it.x + self_value(l, it.node);
+		for (size_t i = 0; i < n; i++) {
+			double w = value(l, kids[i]);
+
+			if (w >= l->minvalue)
+				stack[n_stack + pushed++] = (struct item){ kids[i], it.depth + 1, x };
+			x += w;
+		}
+		/* Reverse so that the leftmost child is popped first. */
+		for (size_t i = 0; i < pushed / 2; i++) {
+			struct item t = stack[n_stack + i];
+
+			stack[n_stack + i] = stack[n_stack + pushed - 1 - i];
+			stack[n_stack + pushed - 1 - i] = t;
+		}
+		n_stack += pushed;
+	}
+	free(stack);
+	free(kids);
+	return err;
+}
+
+static double max_delta(const struct profile *p)
+{
+	uint32_t n = profile__node_count(p);
+	double max = 1;
+
+	for (uint32_t id = 0; id < n; id++) {
+		double d = fabs(profile__self2(p, id) - profile__node(p, id)->self);
+
+		if (d > max)
+			max = d;
+	}
+	return max;
+}
+
+static void write_header(struct out *o, const struct svg_opts *opt, double height,
+			 bool interactive)
+{
+	out_str(o, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+		   "<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" "
+		   "\"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n"
+		   "<svg version=\"1.1\" width=\"");
+	out_num(o, opt->width);
+	out_str(o, "\" height=\"");
+	out_num(o, height);
+	out_str(o, interactive ? "\" onload=\"init(evt)\" viewBox=\"0 0 " : "\" viewBox=\"0 0 ");
+	out_num(o, opt->width);
+	out_mem(o, " ", 1);
+	out_num(o, height);
+	out_str(o, "\" xmlns=\"http://www.w3.org/2000/svg\" "
+		   "xmlns:xlink=\"http://www.w3.org/1999/xlink\" font-family=\"");
+	out_xml(o, opt->fonttype);
+	out_str(o, "\" font-size=\"");
+	out_num(o, opt->fontsize);
+	out_str(o, "\">\n<!-- Flame graph drawn by galatop svg, after Brendan Gregg's FlameGraph "
+		   "(https://github.com/brendangregg/FlameGraph). -->\n<!-- NOTES: ");
+	out_text(o, opt->notes ? opt->notes : "", opt->notes ? strlen(opt->notes) : 0, true);
+	out_str(o, " -->\n");
+}
+
+/* <text id="ID" x="X" y="Y" EXTRA>TEXT</text>, TEXT escaped. */
+static void write_label(struct out *o, const char *id, double x, double y, const char *extra,
+			const char *text)
+{
+	out_str(o, "<text id=\"");
+	out_str(o, id);
+	out_str(o, "\" x=\"");
+	out_num(o, x);
+	out_str(o, "\" y=\"");
+	out_num(o, y);
+	out_str(o, "\"");
+	out_str(o, extra);
+	out_mem(o, ">", 1);
+	out_xml(o, text);
+	out_str(o, "</text>\n");
+}
+
+static void write_error(struct out *o, const struct svg_opts *opt)
+{
+	char extra[64];
+
+	write_header(o, opt, opt->fontsize * 5, false);
+	snprintf(extra, sizeof(extra), " text-anchor=\"middle\" font-size=\"%.15g\"",
+		 opt->fontsize + 2);
+	write_label(o, "error", (double)(opt->width / 2), opt->fontsize * 2, extra,
+		    "ERROR: No valid input provided to galatop svg.");
+	out_str(o, "</svg>\n");
+}
+
+static void write_chrome(struct out *o, const struct layout *l)
+{
+	const struct svg_opts *opt = l->o;
+	const char *bg = opt->bgcolors ? opt->bgcolors : palette_background(opt->palette);
+	const char *start = bg, *stop = bg, *title = opt->title;
+	double fs = opt->fontsize, w = (double)opt->width;
+	char extra[64];
+
+	for (size_t i = 0; i < sizeof(backgrounds) / sizeof(backgrounds[0]); i++) {
+		if (!strcmp(bg, backgrounds[i].name)) {
+			start = backgrounds[i].start;
+			stop = backgrounds[i].stop;
+		}
+	}
+	if (!flat_color(start))
+		start = stop = backgrounds[0].start;
+	if (!title)
+		title = profile__is_chart(l->p) ? "Flame Chart"
+			: opt->inverted		? "Icicle Graph"
+						: "Flame Graph";
+
+	write_header(o, opt, l->height, true);
+	out_str(o, "<defs>\n\t<linearGradient id=\"background\" y1=\"0\" y2=\"1\" x1=\"0\" "
+		   "x2=\"0\">\n\t\t<stop stop-color=\"");
+	out_str(o, start);
+	out_str(o, "\" offset=\"5%\"/>\n\t\t<stop stop-color=\"");
+	out_str(o, stop);
+	out_str(o, "\" offset=\"95%\"/>\n\t</linearGradient>\n</defs>\n"
+		   "<style type=\"text/css\"><![CDATA[\n");
+	out_str(o, svg_style);
+	out_str(o, "]]></style>\n<script type=\"text/ecmascript\"><![CDATA[\n");
+	out_str(o, svg_script);
+	out_str(o, "]]></script>\n<rect x=\"0\" y=\"0\" width=\"");
+	out_num(o, w);
+	out_str(o, "\" height=\"");
+	out_num(o, l->height);
+	out_str(o, "\" fill=\"url(#background)\"/>\n");
+
+	snprintf(extra, sizeof(extra), " font-size=\"%.15g\"", fs + 5);
+	write_label(o, "title", floor(w / 2), fs * 2, extra, title);
+	if (opt->subtitle && *opt->subtitle)
+		write_label(o, "subtitle", floor(w / 2), fs * 4, "", opt->subtitle);
+	write_label(o, "details", XPAD, l->height - l->ypad2 / 2, "", " ");
+	write_label(o, "unzoom", XPAD, fs * 2, " class=\"hide\"", "Reset Zoom");
+	write_label(o, "search", w - XPAD - 100, fs * 2, "", "Search");
+	write_label(o, "ignorecase", w - XPAD - 16, fs * 2, "", "ic");
+	write_label(o, "matched", w - XPAD - 100, l->height - l->ypad2 / 2, " class=\"hide\"",
+		    " ");
+
+	out_str(o, "<g id=\"frames\" data-nametype=\"");
+	out_xml(o, opt->nametype);
+	out_str(o, "\" data-fontsize=\"");
+	out_num(o, fs);
+	out_str(o, "\" data-fontwidth=\"");
+	out_num(o, opt->fontwidth);
+	out_str(o, "\" data-xpad=\"");
+	out_num(o, XPAD);
+	out_str(o, "\" data-inverted=\"");
+	out_str(o, opt->inverted ? "1" : "0");
+	out_str(o, "\">\n");
+}
+
+/* <title>: "name (N countname, P%)", "all (...)" for the root, and "; +D%" for the change of
+ * self value in differentials. */
+static void write_title(struct out *o, const struct layout *l, const struct item *it,
+			const char *name, size_t len, double w)
+{
+	double rounded = round(w);
+
+	out_str(o, "<g><title>");
+	if (it->node == PROFILE_ROOT)
+		out_str(o, "all");
+	else
+		out_text(o, name, len, false);
+	out_str(o, " (");
+	out_count(o, w);
+	out_mem(o, " ", 1);
+	out_xml(o, l->o->countname);
+	out_str(o, ", ");
+	if (it->node == PROFILE_ROOT) {
+		out_str(o, "100%");
+	} else {
+		out_percent(o, 100 * rounded / l->total, false);
+		if (l->two) {
+			double d = profile__self2(l->p, it->node) -
+				   profile__node(l->p, it->node)->self;
+
+			if (l->o->negate)
+				d = -d;
+			if (d == 0)
+				d = 0; /* no "-0.00%" */
+			out_str(o, "; ");
+			out_percent(o, 100 * d / l->total, d > 0);
+		}
+	}
+	out_str(o, ")</title>");
+}
+
+static void write_frame(struct out *o, const struct layout *l, const struct item *it)
+{
+	const struct svg_opts *opt = l->o;
+	const struct frames *ft = profile__frames(l->p);
+	uint32_t frame = profile__node(l->p, it->node)->frame;
+	const char *name = it->node == PROFILE_ROOT ? "all" : frames__name(ft, frame);
+	size_t len = it->node == PROFILE_ROOT ? 3 : frames__name_len(ft, frame);
+	size_t shown = strip_annotation(name, len);
+	double w = value(l, it->node);
+	double x1 = XPAD + it->x * l->per_value, x2 = XPAD + (it->x + w) * l->per_value;
+	double y1, y2, chars, rx1 = round(x1 * 10) / 10, ry1;
+	struct rgb color;
+
+	if (opt->inverted) {
+		y1 = l->top + it->depth * (double)opt->frameheight;
+		y2 = y1 + opt->frameheight - FRAMEPAD;
+	} else {
+		y2 = l->height - l->ypad2 - it->depth * (double)opt->frameheight;
+		y1 = y2 - opt->frameheight + FRAMEPAD;
+	}
+	ry1 = round(y1 * 10) / 10;
+	if (l->two && !palette_separator(name, len)) {
+		double d = profile__self2(l->p, it->node) - profile__node(l->p, it->node)->self;
+
+		color = palette_delta(opt->negate ? -d : d, l->maxdelta);
+	} else {
+		color = palette_color(opt->palette, name, len, opt->hash);
+	}
+
+	write_title(o, l, it, name, shown, w);
+	out_str(o, "<rect x=\"");
+	out_fixed(o, rx1, 1);
+	out_str(o, "\" y=\"");
+	out_fixed(o, ry1, 1);
+	out_str(o, "\" width=\"");
+	out_fixed(o, round(x2 * 10) / 10 - rx1, 1);
+	out_str(o, "\" height=\"");
+	out_fixed(o, round(y2 * 10) / 10 - ry1, 1);
+	out_str(o, "\" fill=\"");
+	out_rgb(o, color);
+	out_str(o, "\" rx=\"2\" ry=\"2\"/><text x=\"");
+	out_fixed(o, x1 + 3, 2);
+	out_str(o, "\" y=\"");
+	out_fixed(o, 3 + (y1 + y2) / 2, 1);
+	out_mem(o, "\">", 2);
+
+	/* Room for one character and two dots at least, as flamegraph.pl. */
+	chars = (x2 - x1) / (opt->fontsize * opt->fontwidth);
+	if (chars >= 3) {
+		size_t n = chars > (double)SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t)chars;
+		size_t fits = utf8_prefix(name, shown, n);
+
+		if (fits < shown) {
+			out_text(o, name, utf8_prefix(name, shown, n - 2), false);
+			out_mem(o, "..", 2);
+		} else {
+			out_text(o, name, shown, false);
+		}
+	}
+	out_str(o, "</text></g>\n");
+}
+
+int svg_write(FILE *f, const struct profile *p, const struct svg_opts *opt)
+{
+	struct out o = { .f = f };
+	struct layout l = { .p = p, .o = opt };
+	double fs = opt->fontsize, ypad1 = fs * 3, ypad3 = fs * 2;
+	bool subtitle = opt->subtitle && *opt->subtitle;
+	int err;
+
+	o.buf = malloc(OUT_CAP);
+	if (!o.buf)
+		return -ENOMEM;
+	l.two = profile__two_column(p);
+	l.order = profile__is_chart(p) ? ORDER_INSERTION : ORDER_NAME;
+	l.total = value(&l, PROFILE_ROOT);
+	if (!(l.total > 0)) {
+		write_error(&o, opt);
+		out_flush(&o);
+		free(o.buf);
+		return o.err ? o.err : -ENODATA;
+	}
+	l.per_value = (double)(opt->width - 2 * XPAD) / l.total;
+	l.minvalue = opt->minwidth_percent ? l.total * opt->minwidth / 100
+					   : opt->minwidth / l.per_value;
+	l.maxdelta = l.two ? max_delta(p) : 1;
+	err = layout_frames(&l);
+	if (err)
+		goto out;
+
+	l.ypad2 = fs * 2 + 10;
+	l.top = ypad1 + (subtitle ? ypad3 : 0);
+	l.height = (l.maxdepth + 1.0) * opt->frameheight + ypad1 + l.ypad2 + (subtitle ? ypad3 : 0);
+	write_chrome(&o, &l);
+	for (size_t i = 0; i < l.n_items; i++)
+		write_frame(&o, &l, &l.items[i]);
+	out_str(&o, "</g>\n</svg>\n");
+	out_flush(&o);
+	err = o.err;
+out:
+	free(l.items);
+	free(o.buf);
+	return err;
+}
