@@ -139,6 +139,9 @@ int profile__set_two_column(struct profile *p)
 
 uint32_t profile__find_child(const struct profile *p, uint32_t parent, uint32_t frame)
 {
+	/* Past the point where a sorted stack diverges every parent is new: skip the probe. */
+	if (p->nodes[parent].first_child == PROFILE_NONE)
+		return PROFILE_NONE;
 	if (p->chart) {
 		uint32_t c = p->nodes[parent].first_child;
 

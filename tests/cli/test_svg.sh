@@ -129,3 +129,11 @@ check "--help lists every option" sh -c "for o in title subtitle width height mi
 check "galatop help svg" [ $? = 0 ]
 
 if [ -s "$TMP/xmllint.log" ]; then echo "xmllint said:"; head -20 "$TMP/xmllint.log"; fi
+
+# The embedded script parses (when node is installed).
+if command -v node >/dev/null 2>&1; then
+	awk '/<script type/{f=1;next} /^\]\]><\/script>/{f=0} f' "$TMP/n.svg" >"$TMP/script.js"
+	check "embedded script: valid JavaScript" node --check "$TMP/script.js"
+else
+	skip "embedded script" "node not installed"
+fi
