@@ -1,0 +1,326 @@
+/* `galatop view FILE`: the interactive explorer over a saved profile (folded stacks or
+ * `perf script` output). Needs no privileges. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "../export/folded.h"
+#include "../export/perfscript.h"
+#include "../export/snapshot.h"
+#include "../model/profile.h"
+#include "../tui/tui.h"
+
+const char cmd_view_help[] =
+	"Usage: galatop view [OPTIONS] FILE\n"
+	"\n"
+	"Explore a saved profile in the terminal: an icicle/flame graph with zoom, search and\n"
+	"filters, and a top-like table of functions. FILE holds folded stacks (\"a;b;c 12\") or\n"
+	"`perf script` output or a .gtop snapshot (detected), or is - for standard input. Press F1\n"
+	"or ? for the keys.\n"
+	"\n"
+	"Options:\n"
+	"  -t, --type TYPE    what the file's values are: oncpu (default), offcpu or mem; for a\n"
+	"                     snapshot, the profile shown first\n"
+	"  -T, --theme NAME   color theme: default, hot, mono, high-contrast, colorblind, or a\n"
+	"                     path to a .theme file (themes are looked up in $GALATOP_THEMES,\n"
+	"                     themes/ next to the binary, then PREFIX/share/galatop/themes)\n"
+	"      --no-color     no colors, attributes only (the NO_COLOR variable does the same)\n"
+	"      --ascii        ASCII glyphs only (automatic when the locale is not UTF-8)\n"
+	"  -o, --out-dir DIR  where the s key saves files (default: the current directory)\n"
+	"      --format FMT   input format: auto (default), folded or perf\n"
+	"  -h, --help         show this help\n"
+	"\n"
+	"No-display mode (for tests and scripts):\n"
+	"      --dump         press --keys without a terminal, then print the final screen\n"
+	"      --size WxH     screen size for --dump (default 120x40)\n"
+	"      --keys SCRIPT  keys to press: characters, \\n \\t \\e \\\\, and names such as\n"
+	"                     <Enter> <Esc> <Tab> <BS> <Up> <PgDn> <F1> <C-l> <lt>\n"
+	"                     <Click:X,Y> <DClick:X,Y> <WheelUp:X,Y> <WheelDown:X,Y> <Resize:WxH>\n"
+	"                     <Tick> (the data source updates, as once a second live)\n"
+	"      --dump-roles   with --dump, also print the color role of every cell\n"
+	"      --term NAME    terminfo entry for --dump (default xterm-256color)\n"
+	"\n"
+	"Exit status: 0 on success, 1 if FILE cannot be read or holds no stacks, 2 on usage\n"
+	"errors.\n";
+
+enum { OPT_NO_COLOR = 256, OPT_ASCII, OPT_FORMAT, OPT_DUMP, OPT_SIZE, OPT_KEYS, OPT_DUMP_ROLES,
+       OPT_TERM, OPT_BENCH };
+
+static const struct option long_opts[] = {
+	{ "type", required_argument, NULL, 't' },
+	{ "theme", required_argument, NULL, 'T' },
+	{ "no-color", no_argument, NULL, OPT_NO_COLOR },
+	{ "ascii", no_argument, NULL, OPT_ASCII },
+	{ "out-dir", required_argument, NULL, 'o' },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "dump", no_argument, NULL, OPT_DUMP },
+	{ "size", required_argument, NULL, OPT_SIZE },
+	{ "keys", required_argument, NULL, OPT_KEYS },
+	{ "dump-roles", no_argument, NULL, OPT_DUMP_ROLES },
+	{ "term", required_argument, NULL, OPT_TERM },
+	{ "bench-render", required_argument, NULL, OPT_BENCH }, /* hidden: tests/bench/tui.sh */
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Reads all of f; caller frees *buf. 0 or -errno. */
+static int slurp(FILE *f, char **buf, size_t *len)
+{
+	size_t cap = 1 << 16, n = 0;
+	char *b = malloc(cap);
+
+	if (!b)
+		return -ENOMEM;
+	for (;;) {
+		size_t k = fread(b + n, 1, cap - n, f);
+
+		n += k;
+		if (n < cap) {
+			if (ferror(f)) {
+				free(b);
+				return -EIO;
+			}
+			break;
+		}
+		char *nb = cap > SIZE_MAX / 2 ? NULL : realloc(b, cap * 2);
+
+		if (!nb) {
+			free(b);
+			return -ENOMEM;
+		}
+		b = nb;
+		cap *= 2;
+	}
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+/* perf script frames are indented lines holding a hex address; folded lines never start
+ * with white space. */
+static bool looks_like_perf(const char *b, size_t len)
+{
+	size_t i = 0;
+
+	for (int lines = 0; i < len && lines < 200; lines++) {
+		const char *nl = memchr(b + i, '\n', len - i);
+		size_t end = nl ? (size_t)(nl - b) : len, k = i;
+
+		while (k < end && (b[k] == ' ' || b[k] == '\t'))
+			k++;
+		if (k > i && k < end && strchr("0123456789abcdef", b[k])) {
+			size_t h = k;
+
+			while (h < end && strchr("0123456789abcdef", b[h]))
+				h++;
+			if (h < end && b[h] == ' ')
+				return true;
+		}
+		i = end + 1;
+	}
+	return false;
+}
+
+struct perf_ctx {
+	struct profile *p;
+	uint32_t *frames;
+	size_t cap;
+};
+
+static int add_perf_stack(void *vctx, const char *stack, size_t len, uint64_t count)
+{
+	struct perf_ctx *c = vctx;
+	long n = folded_split(profile__frames(c->p), stack, len, &c->frames, &c->cap);
+
+	if (n < 0)
+		return (int)n;
+	return profile__add_stack(c->p, c->frames, (size_t)n, (double)count);
+}
+
+/* What a file gave: one profile (folded, perf script) or a snapshot's profiles. */
+struct loaded {
+	struct profile *own;
+	struct snapshot snap;
+	const struct profile *p[PTYPE_MAX];
+};
+
+static int load_snapshot(const char *path, const char *buf, size_t len, struct frames *ft,
+			 enum tui_ptype first, struct loaded *l)
+{
+	char err[512];
+
+	if (snapshot_read_mem(buf, len, path, ft, &l->snap, err, sizeof(err))) {
+		cli_error("%s", err);
+		return -1;
+	}
+	for (size_t i = 0; i < l->snap.nprofiles; i++) {
+		int t = tui_ptype_parse(l->snap.profiles[i].type ? l->snap.profiles[i].type : "");
+
+		/* Imported ("folded") profiles take the first free type, the asked one first. */
+		for (int k = 0; t < 0 && k < PTYPE_MAX; k++)
+			if (!l->p[(first + k) % PTYPE_MAX])
+				t = (first + k) % PTYPE_MAX;
+		if (t >= 0 && !l->p[t])
+			l->p[t] = l->snap.profiles[i].p;
+	}
+	return 0;
+}
+
+static int load(const char *path, const char *format, struct frames *ft, enum tui_ptype type,
+		struct loaded *l)
+{
+	FILE *f = cli_open_in(path);
+	char *buf = NULL;
+	size_t len = 0;
+	int r;
+
+	if (!f)
+		return -1;
+	r = slurp(f, &buf, &len);
+	cli_close_in(f);
+	if (r) {
+		cli_error("cannot read %s: %s", path, strerror(-r));
+		return -1;
+	}
+	if (!strcmp(format, "auto") && snapshot_sniff(buf, len)) {
+		r = load_snapshot(path, buf, len, ft, type, l);
+		free(buf);
+		if (r)
+			return -1;
+		goto check;
+	}
+	l->own = profile__new(ft, VALUE_SAMPLES, false);
+	if (!l->own) {
+		free(buf);
+		cli_error("out of memory");
+		return -1;
+	}
+	l->p[type] = l->own;
+	if (!strcmp(format, "perf") || (!strcmp(format, "auto") && looks_like_perf(buf, len))) {
+		struct perfscript_opts o = { .include_pid = true, .annotate_kernel = true,
+					     .count_samples = true, .annotate_jit = true };
+		struct perf_ctx c = { .p = l->own };
+		struct perfscript *ps = perfscript__new(&o, add_perf_stack, &c);
+
+		r = ps ? perfscript__feed(ps, buf, len) : -ENOMEM;
+		if (!r)
+			r = perfscript__end_file(ps);
+		perfscript__free(ps);
+		free(c.frames);
+	} else {
+		struct folded_opts o = { 0 };
+		FILE *m = len ? fmemopen(buf, len, "r") : fopen("/dev/null", "r");
+
+		r = m ? folded_read_profile(m, path, &o, l->own, NULL) : -errno;
+		if (m)
+			fclose(m);
+	}
+	free(buf);
+	if (r) {
+		cli_error("cannot load %s: %s", path, strerror(r < 0 ? -r : EINVAL));
+		return -1;
+	}
+check:
+	for (int t = 0; t < PTYPE_MAX; t++)
+		if (l->p[t] && profile__total(l->p[t]) > 0)
+			return 0;
+	cli_error("%s: no stacks", path);
+	return -1;
+}
+
+int cmd_view(int argc, char **argv)
+{
+	struct tui_opts o = { .dump_cols = 120, .dump_rows = 40 };
+	const char *format = "auto";
+	struct tui_static_source src;
+	struct strtab *st = NULL;
+	struct frames *ft = NULL;
+	struct loaded l = { 0 };
+	long bench = 0;
+	int c, r = 1, t;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":t:T:o:h", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			t = tui_ptype_parse(optarg);
+			if (t < 0)
+				return cli_usage_error("view", "--type: want oncpu, offcpu or mem, not '%s'",
+						       optarg);
+			o.ptype = (enum tui_ptype)t;
+			break;
+		case 'T':
+			o.theme = optarg;
+			break;
+		case OPT_NO_COLOR:
+			o.no_color = true;
+			break;
+		case OPT_ASCII:
+			o.ascii = true;
+			break;
+		case 'o':
+			o.out_dir = optarg;
+			break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "auto") && strcmp(optarg, "folded") && strcmp(optarg, "perf"))
+				return cli_usage_error("view", "--format: want auto, folded or perf, not '%s'",
+						       optarg);
+			format = optarg;
+			break;
+		case OPT_DUMP:
+			o.dump = true;
+			break;
+		case OPT_SIZE:
+			if (sscanf(optarg, "%dx%d", &o.dump_cols, &o.dump_rows) != 2 || o.dump_cols < 1 ||
+			    o.dump_rows < 1 || o.dump_cols > 1000 || o.dump_rows > 1000)
+				return cli_usage_error("view", "--size: want WxH such as 120x40, not '%s'",
+						       optarg);
+			break;
+		case OPT_KEYS:
+			o.keys = optarg;
+			break;
+		case OPT_DUMP_ROLES:
+			o.dump_roles = true;
+			break;
+		case OPT_TERM:
+			o.dump_term = optarg;
+			break;
+		case OPT_BENCH:
+			if (cli_parse_long("view", "--bench-render", optarg, 1, 1000000, &bench))
+				return EXIT_USAGE;
+			o.bench_frames = bench;
+			break;
+		case 'h':
+			fputs(cmd_view_help, stdout);
+			return 0;
+		default:
+			return cli_bad_option("view", argv, c);
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage_error("view", optind < argc ? "one FILE only" : "FILE is missing");
+	if ((o.keys || o.dump_roles) && !o.dump)
+		return cli_usage_error("view", "--keys and --dump-roles go with --dump");
+	st = strtab__new();
+	ft = st ? frames__new(st) : NULL;
+	if (!ft) {
+		cli_error("out of memory");
+		goto out;
+	}
+	if (load(argv[optind], format, ft, o.ptype, &l))
+		goto out;
+	tui_static_source_init(&src, argv[optind]);
+	for (int k = 0; k < PTYPE_MAX; k++)
+		tui_static_source_set(&src, (enum tui_ptype)k, l.p[k]);
+	r = tui_run(&src.src, &o);
+out:
+	snapshot_release(&l.snap);
+	profile__free(l.own);
+	frames__free(ft);
+	strtab__free(st);
+	return r;
+}

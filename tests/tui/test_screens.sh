@@ -1,0 +1,244 @@
+#!/bin/sh
+# Screen tests of `galatop view` in its no-display dump mode: each case runs a key script on a
+# fixture and compares the final screen with tests/tui/golden/NAME.txt, and also checks one
+# visible effect of the keys. GALATOP_UPDATE_GOLDEN=1 rewrites the goldens (review them!).
+. "$(dirname "$0")/../lib.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
+GOLDEN=$HERE/golden
+BASIC=$HERE/basic.folded
+DEEP=$HERE/deep.folded
+JAVA=$FIXTURES/flamegraph-tests/results/perf-java-stacks-01-collapsed-jit.txt
+PERF=$FIXTURES/perf-script-6.1/galatop-burn-fp.txt
+export GALATOP_THEMES="$HERE/../../themes"
+export LC_ALL=C.UTF-8 SOURCE_DATE_EPOCH=0
+unset NO_COLOR COLORTERM
+
+if ! "$GALATOP" help view >/dev/null 2>&1; then
+	skip "tui screens" "this galatop has no view command (cli/view.c not wired in galatop.c yet)"
+	exit 0
+fi
+
+# screen NAME EXPECT FILE SIZE KEYS [OPTIONS...]: dump, compare with the golden, grep EXPECT.
+screen() {
+	name=$1 expect=$2 file=$3 size=$4 keys=$5
+	shift 5
+	out=$TMP/$name.txt
+	if ! "$GALATOP" view --dump --size "$size" --keys "$keys" "$@" "$file" >"$out" 2>"$TMP/$name.err"; then
+		fail "$name" "exit status $? ($(head -c 300 "$TMP/$name.err"))"
+		return
+	fi
+	if [ -s "$TMP/$name.err" ]; then
+		fail "$name" "stderr: $(head -c 300 "$TMP/$name.err")"
+		return
+	fi
+	if [ -n "$expect" ] && ! grep -qF -- "$expect" "$out"; then
+		fail "$name" "screen lacks '$expect'"
+		sed 's/^/    | /' "$out"
+		return
+	fi
+	if [ "${GALATOP_UPDATE_GOLDEN:-}" = 1 ]; then
+		cp "$out" "$GOLDEN/$name.txt"
+		pass "$name (golden updated)"
+	elif [ ! -f "$GOLDEN/$name.txt" ]; then
+		fail "$name" "no golden $GOLDEN/$name.txt (GALATOP_UPDATE_GOLDEN=1 makes it)"
+	elif ! diff -u "$GOLDEN/$name.txt" "$out" >"$TMP/$name.diff"; then
+		fail "$name" "screen differs from the golden"
+		head -40 "$TMP/$name.diff" | sed 's/^/    /'
+	else
+		pass "$name"
+	fi
+}
+
+# line N of the last screen
+row() { sed -n "${2}p" "$TMP/$1.txt"; }
+# assert NAME DESCRIPTION COMMAND...: a second check on a case's screen
+assert() { n=$1 d=$2; shift 2; if "$@"; then pass "$n: $d"; else fail "$n: $d"; fi; }
+
+S=100x16
+# Start, orientation, colors, roles.
+screen start            "all"                 "$BASIC" $S ""
+assert start "root on the first view row" test "$(row start 3)" = "all"
+screen start_roles      "frame_kernel"        "$BASIC" $S "" --dump-roles
+screen start_8colors    "frame_kernel"        "$BASIC" $S "" --dump-roles --term xterm
+screen flip_i           "root at the bottom"  "$BASIC" $S "i"
+assert flip_i "root on the last view row" test "$(row flip_i 14)" = "all"
+screen hash_colors_a    "by name hash"        "$BASIC" $S "a" --dump-roles
+assert hash_colors_a "hash roles used" grep -q '^0 hash0\|^1 hash1\|^2 hash2\|^3 hash3\|^4 hash4\|^5 hash5' "$TMP/hash_colors_a.txt"
+screen theme_T          "theme: mono"         "$BASIC" $S "T"
+screen theme_TT         "theme: colorblind"   "$BASIC" $S "TT" --dump-roles
+screen theme_hot        ""                    "$BASIC" $S "" --theme hot --dump-roles
+screen no_color         ""                    "$BASIC" $S "" --no-color --dump-roles
+screen ascii_top        "vSelf%"              "$BASIC" $S "2" --ascii
+# Moving around.
+screen nav_j            "ngx_http_handler  [user]"   "$BASIC" $S "jjjj"
+screen nav_arrows       "processCommand  [user]"     "$BASIC" $S "<Down><Down><Down><Down><Right>"
+screen nav_k            "ngx_process_events  [user]" "$BASIC" $S "jjjjk"
+screen nav_up_at_root   "at the zoomed root"         "$BASIC" $S "<Up>"
+screen nav_h            "epoll_wait  [user]"         "$BASIC" $S "jjjjh"
+screen nav_l_left       "epoll_wait  [user]"         "$BASIC" $S "jjjjl<Left><Left>"
+screen nav_home         "all  total 120"             "$BASIC" $S "jjj<Home>"
+screen pgdn             ""                           "$DEEP" 60x12 "<PgDn>"
+assert pgdn "scrolled past the root" test "$(row pgdn 3)" != "all"
+screen pgup             "all"                        "$DEEP" 60x12 "<PgDn><PgUp>"
+assert pgup "back at the root" test "$(row pgup 3)" = "all"
+screen follow_deep      "a20  [user]"                "$DEEP" 60x12 "jjjjjjjjjjjjjjjjjjjjj"
+# Zoom.
+screen zoom_enter       "zoom depth 3"        "$BASIC" $S "jjj\\n"
+assert zoom_enter "zoomed frame is the root line" test "$(row zoom_enter 3)" = "ngx_process_events"
+screen zoom_enter_key   "zoom depth 3"        "$BASIC" $S "jjj<Enter>"
+screen zoom_esc         "zoom depth 3"        "$BASIC" $S "jjjj\\n<Esc>"
+assert zoom_esc "one level out" test "$(row zoom_esc 3)" = "ngx_process_events"
+screen zoom_bs          "zoom depth 3"        "$BASIC" $S "jjjj\\n<BS>"
+screen zoom_not         "not zoomed"          "$BASIC" $S "<Esc>"
+screen reset_r          "all  total 120"      "$BASIC" $S "jjjj\\nr"
+assert reset_r "root line back" test "$(row reset_r 3)" = "all"
+# Search.
+screen search           "Matched 39.17% /alpha"  "$BASIC" $S "/alpha\\n" --dump-roles
+assert search "matches highlighted" grep -q '^M match' "$TMP/search.txt"
+screen search_bad_regex "invalid regex:"         "$BASIC" $S "/al(pha\\n"
+screen search_clear     ""                       "$BASIC" $S "/alpha\\n/\\n"
+assert search_clear "no Matched" sh -c "! grep -q Matched '$TMP/search_clear.txt'"
+screen search_esc       ""                       "$BASIC" $S "/alpha<Esc>"
+assert search_esc "cancelled" sh -c "! grep -q Matched '$TMP/search_esc.txt'"
+screen next_n           "alpha_parse  [user]"    "$BASIC" $S "/alpha\\nn"
+screen next_nn          "alpha_lex  [user]"      "$BASIC" $S "/alpha\\nnn"
+screen prev_N           "alpha_cmd  [user]"      "$BASIC" $S "/alpha\\nnN"
+screen next_nosearch    "no search"              "$BASIC" $S "n"
+screen same_name        "Matched 41.67% #ngx_http_handler" "$BASIC" $S "jjjj#"
+screen same_name_root   "select a frame first"   "$BASIC" $S "#"
+screen match_filter     "matches-only"           "$BASIC" $S "/alpha\\n\\\\"
+assert match_filter "only matching stacks" sh -c "! grep -q epoll_wait '$TMP/match_filter.txt'"
+screen match_filter_off "match filter off"       "$BASIC" $S "/alpha\\n\\\\\\\\"
+screen match_filter_none "no search to filter by" "$BASIC" $S "\\\\"
+# Filters.
+screen kernel_K         "no-kernel"           "$BASIC" $S "K"
+assert kernel_K "kernel frames gone" sh -c "! grep -q 'entry_SYSCALL' '$TMP/kernel_K.txt'"
+screen kernel_KK        "kernel frames shown" "$BASIC" $S "KK"
+screen threads_H        "no thread frames"    "$BASIC" $S "H"
+screen pid_bad          "rejected: a pid is digits only" "$BASIC" $S "p12x\\n"
+screen pid_range        "rejected: a pid is 1..4194304"  "$BASIC" $S "p4194305\\n"
+screen pid_zero         "rejected: a pid is 1..4194304"  "$BASIC" $S "p0\\n"
+screen pid_ok           "pid=1234"            "$BASIC" $S "p1234\\n"
+assert pid_ok "other processes gone" sh -c "! grep -q redis '$TMP/pid_ok.txt'"
+screen pid_none         "no stacks match the filters" "$BASIC" $S "p42\\n"
+screen pid_clear        ""                    "$BASIC" $S "p1234\\np\\n"
+assert pid_clear "filter cleared" sh -c "! grep -q 'pid=' '$TMP/pid_clear.txt'"
+screen comm_long        "rejected: a comm is 1..15 bytes" "$BASIC" $S "Cthis-is-too-long-for-comm\\n"
+screen comm_ok          "comm=redis-server"   "$BASIC" $S "Credis-server\\n"
+screen container_bad    "rejected: a container name is letters" "$BASIC" $S "cbad!name\\n"
+screen container_short  "rejected: a container id has 12..64 hex digits" "$BASIC" $S "c0123ab\\n"
+screen container_name   "container=web"       "$BASIC" $S "cweb\\n"
+screen container_id     "PyEval_EvalFrame"    "$BASIC" $S "c0123456789ab\\n"
+screen pod_name         "python3"             "$BASIC" $S "cshop\\n"
+# Live-only keys on a file, freeze.
+screen freeze_z         "FROZEN +0 pending"   "$BASIC" $S "z"
+screen freeze_zz        "display follows the data again" "$BASIC" $S "zz"
+screen mode_m           "update modes apply to live data" "$BASIC" $S "m"
+screen ptype_o          "only oncpu data"     "$BASIC" $S "o"
+screen type_offcpu      "offcpu"              "$BASIC" $S "" --type offcpu
+# Views.
+screen help_F1          "Everywhere"          "$BASIC" 120x40 "<F1>"
+assert help_F1 "lists quit and search" sh -c "grep -q 'q F10' '$TMP/help_F1.txt' && grep -q 'search frames by regex' '$TMP/help_F1.txt'"
+screen help_q           "Flame view"          "$BASIC" 120x40 "?"
+screen help_closes      "all  total 120"      "$BASIC" $S "?x"
+screen help_top         "Top view"            "$BASIC" 120x40 "2?"
+screen top_2            "Self%"               "$BASIC" $S "2"
+assert top_2 "heaviest self first" sh -c "sed -n 4p '$TMP/top_2.txt' | grep -q do_epoll_wait"
+screen top_tab          "Self%"               "$BASIC" $S "\\t"
+screen top_sort_gt      "▼Total%"             "$BASIC" $S "2>"
+assert top_sort_gt "main before leaves" sh -c "sed -n 4p '$TMP/top_sort_gt.txt' | grep -q main"
+screen top_sort_F6      "▼Function"           "$BASIC" $S "2<F6><F6>"
+assert top_sort_F6 "names in order" sh -c "sed -n 4p '$TMP/top_sort_F6.txt' | grep -q '::bar_\[j\]'"
+screen top_sort_lt      "▼Function"           "$BASIC" $S "2<"
+screen top_recursion    "recurse"             "$BASIC" 100x40 "2<F6><F6>"
+assert top_recursion "total of recurse counted once" sh -c "grep -E '^ +8\.33% +8\.33% +10 +10  recurse' '$TMP/top_recursion.txt' >/dev/null"
+screen top_nav          "alpha_lex  [user]"   "$BASIC" $S "2j"
+screen top_end_home     "do_epoll_wait_[k]  [kernel]" "$BASIC" $S "2<End><PgUp><PgDn><Home>"
+screen top_enter        "Matched 20.83% #alpha_lex" "$BASIC" $S "2j\\n"
+assert top_enter "back in the flame view on it" grep -q '^alpha_lex  \[user\]' "$TMP/top_enter.txt"
+screen flame_1          "all  total 120"      "$BASIC" $S "21"
+screen redraw_C_l       "all  total 120"      "$BASIC" $S "<C-l>"
+screen unbound          "does nothing here"   "$BASIC" $S "X"
+screen quit_q           ""                    "$BASIC" $S "jq"
+screen quit_F10         ""                    "$BASIC" $S "<F10>"
+# Mouse.
+screen click            "main  [user]"        "$BASIC" $S "<Click:85,4>"
+screen dclick           "zoom depth 2"        "$BASIC" $S "<DClick:85,4>"
+screen wheel            ""                    "$DEEP" 60x12 "<WheelDown:5,5>"
+assert wheel "scrolled" test "$(row wheel 3)" != "root"
+screen top_click        "beta_render  [user]" "$BASIC" $S "2<Click:10,5>"
+# Resize and small terminals.
+screen resize_small     "terminal too small"  "$BASIC" $S "<Resize:30x8>"
+screen resize_back      "all  total 120"      "$BASIC" $S "<Resize:30x8><Resize:70x12>"
+screen small_start      "need 40x10"          "$BASIC" 39x9 ""
+# Other inputs.
+screen java_jit         ""                    "$JAVA" $S "" --dump-roles
+assert java_jit "JIT frames colored" grep -q '^j frame_jit' "$TMP/java_jit.txt"
+if [ -f "$PERF" ]; then
+	screen perf_script  "burn_fp-9717"        "$PERF" $S "j"
+else
+	skip perf_script "no $PERF"
+fi
+screen save_prompt      "Save as: galatop-19700101-000000" "$BASIC" $S "s"
+
+# Saving: all formats built in, the default name, and a zoomed save.
+if (cd "$TMP" && "$GALATOP" view --dump --keys 's\n' "$BASIC" >/dev/null 2>&1) &&
+	[ -f "$TMP/galatop-19700101-000000.folded" ]; then
+	sort "$BASIC" | cmp -s - "$TMP/galatop-19700101-000000.folded" && pass "save folded" ||
+		fail "save folded" "written stacks differ from the input"
+else
+	fail "save folded" "no galatop-19700101-000000.folded"
+fi
+for ext in svg gtop; do
+	if [ -s "$TMP/galatop-19700101-000000.$ext" ]; then pass "save $ext"; else fail "save $ext"; fi
+done
+if command -v xmllint >/dev/null 2>&1; then
+	check "save svg is XML" xmllint --noout "$TMP/galatop-19700101-000000.svg"
+fi
+"$GALATOP" view --dump --size $S "$TMP/galatop-19700101-000000.gtop" 2>&1 | sed 1d >"$TMP/gtop.txt"
+sed 1d "$GOLDEN/start.txt" | cmp -s - "$TMP/gtop.txt" && pass "save gtop opens as it was saved" ||
+	fail "save gtop opens as it was saved"
+"$GALATOP" view --dump --keys "jjj\\ns<C-u>$TMP/zoom.folded\\n" "$BASIC" >"$TMP/save_zoom.txt" 2>&1
+if [ -f "$TMP/zoom.folded" ] && ! grep -qv '^\[1234\]nginx;main;ngx_process_events;' "$TMP/zoom.folded" &&
+	[ "$(wc -l <"$TMP/zoom.folded")" -eq 4 ]; then
+	pass "save zoomed"
+else
+	fail "save zoomed" "$(cat "$TMP/save_zoom.txt" | sed -n 2p)"
+fi
+"$GALATOP" view --dump --out-dir "$TMP/outdir" --keys 's\n' "$BASIC" >"$TMP/save_bad.txt" 2>&1
+assert "save error" "reported in the status line" grep -q "cannot write $TMP/outdir/galatop-19700101-000000" "$TMP/save_bad.txt"
+
+# Hostile frame names: terminal escapes, C1 controls and invalid UTF-8 never reach the screen.
+printf 'evil\033]2;PWNED\007;x\033[2J\033[31m 5\nbad\377\376utf8;\302\233c1;tab\there 3\n' >"$TMP/evil.folded"
+for opt in "" "--ascii"; do
+	n="hostile_names${opt:+_ascii}"
+	if "$GALATOP" view --dump --size 100x16 --keys '2' $opt "$TMP/evil.folded" >"$TMP/$n.txt" 2>&1 &&
+		"$GALATOP" view --dump --size 100x16 --keys 'jjj' $opt "$TMP/evil.folded" >>"$TMP/$n.txt" 2>&1 &&
+		! tr -d '\n' <"$TMP/$n.txt" | LC_ALL=C grep -q '[[:cntrl:]]' &&
+		{ [ -z "$opt" ] || ! LC_ALL=C grep -q '[^ -~]' "$TMP/$n.txt"; } && grep -q 'PWNED' "$TMP/$n.txt"; then
+		pass "$n"
+	else
+		fail "$n" "control bytes or non-ASCII on the screen"
+	fi
+done
+
+# Errors and usage.
+printf 'frame_user black yelow\n' >"$TMP/bad.theme"
+"$GALATOP" view --dump --theme "$TMP/bad.theme" "$BASIC" >/dev/null 2>"$TMP/bad_theme.err"
+[ $? -eq 1 ] && grep -q "bad.theme:1: bad color or attribute 'yelow'" "$TMP/bad_theme.err" &&
+	[ "$(wc -l <"$TMP/bad_theme.err")" -eq 1 ] && pass "bad theme file:line" || fail "bad theme file:line" "$(cat "$TMP/bad_theme.err")"
+"$GALATOP" view --dump --theme nosuch "$BASIC" >/dev/null 2>"$TMP/err"
+[ $? -eq 1 ] && grep -q "unknown theme 'nosuch'" "$TMP/err" && pass "unknown theme" || fail "unknown theme"
+"$GALATOP" view --dump --size 12 "$BASIC" >/dev/null 2>"$TMP/err"
+[ $? -eq 2 ] && grep -q -- "--size" "$TMP/err" && pass "bad --size" || fail "bad --size"
+"$GALATOP" view --dump --keys '\q' "$BASIC" >/dev/null 2>"$TMP/err"
+[ $? -eq 2 ] && grep -q "bad escape" "$TMP/err" && pass "bad key script" || fail "bad key script"
+"$GALATOP" view --dump /nonexistent/file >/dev/null 2>"$TMP/err"
+[ $? -eq 1 ] && grep -q "cannot open /nonexistent/file" "$TMP/err" && pass "missing file" || fail "missing file"
+printf '\n' >"$TMP/empty.folded"
+"$GALATOP" view --dump "$TMP/empty.folded" >/dev/null 2>"$TMP/err"
+[ $? -eq 1 ] && grep -q "no stacks" "$TMP/err" && pass "empty file" || fail "empty file"
+"$GALATOP" view "$BASIC" </dev/null >/dev/null 2>"$TMP/err"
+[ $? -eq 1 ] && grep -q "needs a terminal" "$TMP/err" && pass "no terminal" || fail "no terminal"
+NO_COLOR=1 "$GALATOP" view --dump --dump-roles --size $S "$BASIC" >"$TMP/nocolor_env.txt" 2>&1
+cmp -s "$TMP/nocolor_env.txt" "$GOLDEN/no_color.txt" && pass "NO_COLOR env" || fail "NO_COLOR env"

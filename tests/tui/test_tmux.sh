@@ -1,0 +1,101 @@
+#!/bin/sh
+# galatop view in a real terminal (tmux): keys reach it, resizing re-lays out, a too-small
+# window says so, and q or a fatal signal gives the shell its terminal back (echo, icanon).
+. "$(dirname "$0")/../lib.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
+BASIC=$HERE/basic.folded
+export GALATOP_THEMES="$HERE/../../themes"
+
+if ! command -v tmux >/dev/null 2>&1; then
+	skip "tmux" "tmux is not installed"
+	exit 0
+fi
+if ! "$GALATOP" help view >/dev/null 2>&1; then
+	skip "tmux" "this galatop has no view command (cli/view.c not wired in galatop.c yet)"
+	exit 0
+fi
+SOCK=galatop-test-$$
+tm() { tmux -L "$SOCK" -f /dev/null "$@"; }
+trap 'tm kill-server 2>/dev/null; rm -rf "$TMP"' EXIT INT TERM
+
+# wait_for TEXT: polls the pane (up to ~10 s) until it shows TEXT.
+wait_for() {
+	i=0
+	while [ $i -lt 100 ]; do
+		tm capture-pane -p -t $T >"$TMP/screen" 2>/dev/null
+		grep -qF -- "$1" "$TMP/screen" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+wait_file() { i=0; while [ $i -lt 100 ] && [ ! -s "$1" ]; do sleep 0.1; i=$((i + 1)); done; [ -s "$1" ]; }
+
+# The pane runs galatop, then records its exit status and the terminal modes it left.
+# Each run gets its own session name: a killed session may linger for a moment.
+N=0
+start() { # NAME EXTRA-ENV
+	rm -f "$TMP/rc" "$TMP/stty"
+	N=$((N + 1))
+	T=t$N
+	tm new-session -d -s $T -x 120 -y 40 \
+		"env LC_ALL=C.UTF-8 TERM=xterm-256color $2 $GALATOP view $BASIC; echo \$? >$TMP/rc; stty -a >$TMP/stty; sleep 30"
+}
+tty_sane() { grep -q ' icanon' "$TMP/stty" && grep -q ' echo ' "$TMP/stty" && ! grep -q -- '-icanon' "$TMP/stty"; }
+
+start keys ""
+if wait_for "F1 Help"; then pass "tmux: starts"; else fail "tmux: starts"; cat "$TMP/screen"; exit 0; fi
+tm send-keys -t $T j j j Enter
+wait_for "zoom depth 3" && [ "$(sed -n 3p "$TMP/screen" | sed 's/ *$//')" = "ngx_process_events" ] &&
+	pass "tmux: zoom with Enter" || fail "tmux: zoom with Enter"
+tm send-keys -t $T / 'alpha' Enter
+wait_for "Matched" && pass "tmux: search" || fail "tmux: search"
+tm send-keys -t $T F1
+wait_for "Everywhere" && pass "tmux: F1 help" || fail "tmux: F1 help"
+tm send-keys -t $T Escape
+tm send-keys -t $T Tab
+wait_for "Self%" && pass "tmux: Tab to top view" || fail "tmux: Tab to top view"
+tm resize-window -t $T -x 30 -y 8
+wait_for "terminal too small" && pass "tmux: too small" || fail "tmux: too small"
+tm resize-window -t $T -x 100 -y 30
+wait_for "F1 Help" && [ "$(tm display -p -t $T '#{pane_width}')" = 100 ] &&
+	! grep -q "too small" "$TMP/screen" && pass "tmux: resize re-lays out" || fail "tmux: resize re-lays out"
+tm send-keys -t $T q
+if wait_file "$TMP/rc" && [ "$(cat "$TMP/rc")" = 0 ]; then pass "tmux: q exits 0"; else fail "tmux: q exits 0" "rc=$(cat "$TMP/rc" 2>/dev/null)"; fi
+wait_file "$TMP/stty" && tty_sane && pass "tmux: terminal restored after q" || fail "tmux: terminal restored after q"
+tm kill-session -t $T
+
+# Fatal signals: the handler ends curses before the process dies.
+for sig in TERM INT HUP SEGV; do
+	start "sig$sig" ""
+	if ! wait_for "F1 Help"; then fail "tmux: SIG$sig restores the terminal" "did not start"; continue; fi
+	pid=$(pgrep -n -f "view $BASIC" 2>/dev/null)
+	[ -n "$pid" ] && kill -s "$sig" "$pid"
+	if wait_file "$TMP/stty" && tty_sane && [ "$(cat "$TMP/rc")" != 0 ]; then
+		pass "tmux: SIG$sig restores the terminal"
+	else
+		fail "tmux: SIG$sig restores the terminal" "rc=$(cat "$TMP/rc" 2>/dev/null)"
+	fi
+	tm kill-session -t $T
+done
+
+# Hostile frame names: no escape sequence reaches the terminal (the pane title stays).
+printf 'evil\033]2;PWNED\007;x\033[2J\033[31m 5\nbad\377utf8 3\n' >"$TMP/evil.folded"
+N=$((N + 1))
+T=t$N
+tm new-session -d -s $T -x 120 -y 40 "env LC_ALL=C.UTF-8 $GALATOP view $TMP/evil.folded; sleep 30"
+tm select-pane -t $T -T clean
+if wait_for "F1 Help"; then
+	tm send-keys -t $T j j 2
+	sleep 0.5
+	tm capture-pane -p -t $T >"$TMP/screen"
+	title=$(tm display -p -t $T '#{pane_title}')
+	if [ "$title" = clean ] && grep -q 'PWNED' "$TMP/screen"; then
+		pass "tmux: hostile names are inert"
+	else
+		fail "tmux: hostile names are inert" "title '$title'"
+	fi
+	tm send-keys -t $T q
+else
+	fail "tmux: hostile names are inert" "did not start"
+fi

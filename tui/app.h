@@ -1,0 +1,164 @@
+/* Internal to tui/: the application state the views share, the view interface, and the
+ * services views call (messages, prompts, switching views). */
+#ifndef GALATOP_TUI_APP_H
+#define GALATOP_TUI_APP_H
+
+#include <curses.h>
+#include <regex.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "filter.h"
+#include "keys.h"
+#include "source.h"
+#include "theme.h"
+#include "tui.h"
+
+struct tui_app;
+
+/* A pane the app can show. Later panes (thread timeline, L7 tables, SLI) implement the same
+ * ops and are added to the app's view list. */
+struct view {
+	const char *name;	    /* tab label */
+	const struct tui_key *keys; /* this view's key table (feeds help and the key bar) */
+	size_t nkeys;
+	void *state;
+	/* Draws the view into rows [top, top+rows) of w, the whole width. */
+	void (*draw)(struct view *v, struct tui_app *a, WINDOW *w, int top, int rows);
+	/* Runs one of this view's actions; returns true when something changed. */
+	bool (*action)(struct view *v, struct tui_app *a, int action);
+	/* A mouse event at screen cell (in->x, in->y), inside the view's rows. */
+	void (*mouse)(struct view *v, struct tui_app *a, const struct tui_input *in);
+	/* Draws the detail line (the selection) at row y of w. */
+	void (*detail)(struct view *v, struct tui_app *a, WINDOW *w, int y);
+	/* The display profile changed (new data, filter, profile type). */
+	void (*changed)(struct view *v, struct tui_app *a);
+	void (*free)(struct view *v);
+};
+
+enum prompt_kind { PROMPT_NONE = 0, PROMPT_SEARCH, PROMPT_PID, PROMPT_CONTAINER, PROMPT_COMM,
+		   PROMPT_SAVE };
+
+struct prompt {
+	enum prompt_kind kind;
+	char buf[256];
+	size_t len;
+	char err[192]; /* why the last Enter was refused */
+};
+
+#define TUI_MAX_VIEWS 8
+#define TUI_MAX_THEMES 32
+#define TUI_MIN_COLS 40
+#define TUI_MIN_ROWS 10
+
+struct tui_app {
+	struct tui_source *src;
+	const struct tui_opts *opts;
+	WINDOW *w;
+	int rows, cols;		/* screen size */
+	int view_top, view_rows; /* the active view's rows */
+
+	enum tui_ptype ptype;
+	const struct profile *base;  /* the source's profile of type ptype */
+	struct profile *owned;	     /* the filtered tree when a filter is on */
+	const struct profile *disp;  /* what views show: base or owned */
+	struct profile *empty;	     /* shown while the source has no profile */
+	struct strtab *empty_st;
+	struct frames *empty_ft;
+	unsigned long gen;	     /* bumped each time disp changes */
+	struct tui_filter filter;
+	bool match_filter;	     /* `\`: keep only stacks with matches */
+
+	/* Search: matching frames as a bitset over frame ids. */
+	bool match_on;
+	bool match_by_name;	     /* `#`: frames named match_name, else the regex */
+	uint32_t match_name;
+	regex_t re;
+	bool re_ok;
+	char match_desc[160];
+	uint8_t *bits;
+	uint32_t nbits, bits_cap;    /* frames covered, capacity in bits */
+	double matched;		     /* value under matches in disp */
+
+	bool frozen;
+	uint64_t frozen_samples;     /* samples counter when frozen */
+	enum tui_mode mode;
+
+	char *themes[TUI_MAX_THEMES];
+	size_t nthemes, theme_idx;
+	struct tui_theme theme;
+	enum tui_depth depth;
+	bool hash_colors;	     /* color frames by name hash instead of kind */
+
+	char msg[256];		     /* one-shot status message */
+	enum tui_role msg_role;
+	struct prompt prompt;
+	bool help;
+
+	struct view *views[TUI_MAX_VIEWS];
+	int nviews, active;
+	bool quit;
+	bool redraw_all;	     /* Ctrl-L */
+	int cur_y, cur_x;	     /* where the terminal cursor goes (a prompt), cur_y < 0: hidden */
+};
+
+/* Indices of the built-in views. */
+enum { VIEW_FLAME = 0, VIEW_TOP };
+
+struct view *flame_view_new(void);
+struct view *top_view_new(void);
+/* Makes the flame view select the heaviest node of frames named name_id (zoom reset). */
+void flame_view_jump(struct view *v, struct tui_app *a, uint32_t name_id);
+/* The flame view's zoom path (root-first frame ids) for exports; *n set to its length. */
+const uint32_t *flame_view_zoom(struct view *v, size_t *n);
+bool flame_view_inverted(struct view *v);
+
+/* Sets the status message (printf format), shown until the next key. */
+void app_msg(struct tui_app *a, enum tui_role role, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Opens a prompt of kind k with initial text. */
+void app_prompt(struct tui_app *a, enum prompt_kind k, const char *init);
+/* Makes frames named name_id the match set (as `#` does). */
+void app_match_name(struct tui_app *a, uint32_t name_id);
+/* Switches to view i. */
+void app_show(struct tui_app *a, int i);
+/* Rebuilds the display profile from the source and the filters. */
+void app_rebuild(struct tui_app *a);
+/* True when frame id matches the current search. */
+static inline bool app_matches(const struct tui_app *a, uint32_t frame)
+{
+	return a->match_on && tui_bit(a->bits, a->nbits, frame);
+}
+
+/* Chrome (chrome.c): header, status bar, detail line, key bar, help overlay, small-terminal
+ * message. */
+void chrome_draw(struct tui_app *a);
+const struct tui_key *app_global_keys(size_t *n);
+
+/* Writes the current view's data to files (export.c): name ends in a known extension to
+ * write that format only, else every format built in is written as name.EXT. Reports in the
+ * status line. */
+void export_save(struct tui_app *a, const char *name);
+/* Fills buf with the default save name (out dir + galatop-YYYYmmdd-HHMMSS). */
+void export_default_name(const struct tui_app *a, char *buf, size_t n);
+/* The extensions export_save can write, space-separated (".folded .svg"). */
+const char *export_formats(void);
+
+/* App lifecycle (app.c), used by the run loop and the dump mode. */
+int app_init(struct tui_app *a, struct tui_source *src, const struct tui_opts *o, char *err,
+	     size_t errlen);
+void app_free(struct tui_app *a);
+/* Applies the theme (after initscr/newterm). */
+void app_colors(struct tui_app *a);
+/* Handles one input (key, mouse, resize). */
+void app_input(struct tui_app *a, const struct tui_input *in);
+/* Draws the whole screen into a->w (no doupdate). */
+void app_draw(struct tui_app *a);
+/* Polls the source; returns true when the screen should be redrawn. */
+bool app_tick(struct tui_app *a);
+/* Sets the locale and picks UTF-8 or ASCII glyphs. */
+void tui_locale(const struct tui_opts *o);
+/* The no-display mode (dump.c): runs the key script, prints the screen or the timings. */
+int tui_dump(struct tui_app *a);
+
+#endif

@@ -1,0 +1,324 @@
+/* Everything around the active view: header with tabs, status bar, detail line or prompt,
+ * key bar, the help overlay (generated from the key tables) and the too-small message. */
+#include <stdio.h>
+#include <string.h>
+
+#include "app.h"
+#include "text.h"
+
+/* Draws s in role r at the cursor within the line's remaining columns; returns columns used. */
+static int seg(struct tui_app *a, enum tui_role r, const char *s)
+{
+	int room = a->cols - getcurx(a->w);
+
+	if (room <= 0)
+		return 0;
+	tui_role_on(a->w, r);
+	return tui_put(a->w, s, strlen(s), room);
+}
+
+static void fill_line(struct tui_app *a, enum tui_role r)
+{
+	int room = a->cols - getcurx(a->w);
+
+	tui_role_on(a->w, r);
+	if (room > 0)
+		tui_pad(a->w, room);
+}
+
+static void draw_header(struct tui_app *a)
+{
+	struct tui_stats st;
+	char buf[256], tot[32], right[128] = "";
+
+	a->src->ops->stats(a->src->ctx, &st);
+	wmove(a->w, 0, 0);
+	seg(a, ROLE_HEADER, " galatop ");
+	for (int i = 0; i < a->nviews; i++) {
+		snprintf(buf, sizeof(buf), " %d %s ", i + 1, a->views[i]->name);
+		seg(a, i == a->active ? ROLE_TAB_ACTIVE : ROLE_HEADER, buf);
+	}
+	tui_fmt_value(profile__kind(a->disp), profile__total(a->disp), tot, sizeof(tot));
+	const char *origin = st.origin ? st.origin : "";
+
+	/* A file is named by its base name: the directory says little and costs room. */
+	if (!st.live && strrchr(origin, '/'))
+		origin = strrchr(origin, '/') + 1;
+	snprintf(buf, sizeof(buf), "  %s  %s  %s %s", tui_ptype_str(a->ptype), origin, tot,
+		 profile__kind(a->disp) == VALUE_SAMPLES ? "samples" : "total");
+	seg(a, ROLE_HEADER, buf);
+	if (st.live)
+		snprintf(right, sizeof(right), "mode: %s%s ", tui_mode_str(a->mode),
+			 a->mode == MODE_ACCUMULATE ? "" : a->mode == MODE_WINDOW ? " 10s" : " 10s half-life");
+	int rw = tui_width(right, strlen(right)), fw = 0;
+	char frozen[64] = "";
+
+	if (a->frozen) {
+		snprintf(frozen, sizeof(frozen), " FROZEN +%llu pending ",
+			 (unsigned long long)(st.samples - a->frozen_samples));
+		fw = tui_width(frozen, strlen(frozen));
+	}
+	int x = a->cols - rw - fw;
+
+	if (x < getcurx(a->w))
+		x = getcurx(a->w);
+	fill_line(a, ROLE_HEADER);
+	wmove(a->w, 0, x);
+	seg(a, ROLE_HEADER, right);
+	seg(a, ROLE_STATUS_ALERT, frozen);
+}
+
+static void draw_status(struct tui_app *a)
+{
+	struct tui_stats st;
+	char buf[256];
+	const struct tui_filter *f = &a->filter;
+
+	a->src->ops->stats(a->src->ctx, &st);
+	wmove(a->w, 1, 0);
+	if (st.live) {
+		snprintf(buf, sizeof(buf), "%s  %.0f Hz  %.0f samples/s  ", st.probes ? st.probes : "no probes",
+			 st.hz, st.samples_per_s);
+		seg(a, ROLE_STATUS, buf);
+		snprintf(buf, sizeof(buf), "lost %llu%s", (unsigned long long)st.lost,
+			 st.lost ? " (lower -F)" : "");
+		seg(a, st.lost ? ROLE_STATUS_ALERT : ROLE_STATUS, buf);
+		seg(a, ROLE_STATUS, "  ");
+		snprintf(buf, sizeof(buf), "dropped %llu%s", (unsigned long long)st.dropped,
+			 st.dropped ? " (lower -F or raise the buffer)" : "");
+		seg(a, st.dropped ? ROLE_STATUS_ALERT : ROLE_STATUS, buf);
+		if (st.own_cpu >= 0) {
+			snprintf(buf, sizeof(buf), "  cpu %.1f%%", st.own_cpu);
+			seg(a, ROLE_STATUS, buf);
+		}
+	} else {
+		snprintf(buf, sizeof(buf), "file  %u nodes  %u frames",
+			 profile__node_count(a->disp) - 1, frames__count(profile__frames(a->disp)) - 1);
+		seg(a, ROLE_STATUS, buf);
+	}
+	if (tui_filter_active(f) || a->match_filter) {
+		int n = snprintf(buf, sizeof(buf), "  filters:");
+
+		if (f->hide_kernel)
+			n += snprintf(buf + n, sizeof(buf) - (size_t)n, " no-kernel");
+		if (f->merge_threads)
+			n += snprintf(buf + n, sizeof(buf) - (size_t)n, " per-process");
+		if (f->pid)
+			n += snprintf(buf + n, sizeof(buf) - (size_t)n, " pid=%u", f->pid);
+		if (f->comm[0])
+			n += snprintf(buf + n, sizeof(buf) - (size_t)n, " comm=%s", f->comm);
+		if (f->container[0])
+			n += snprintf(buf + n, sizeof(buf) - (size_t)n, " container=%s", f->container);
+		if (a->match_filter)
+			snprintf(buf + n, sizeof(buf) - (size_t)n, " matches-only");
+		seg(a, ROLE_STATUS_ALERT, buf);
+	}
+	size_t zn;
+
+	flame_view_zoom(a->views[VIEW_FLAME], &zn);
+	if (zn) {
+		snprintf(buf, sizeof(buf), "  zoom depth %zu", zn);
+		seg(a, ROLE_STATUS, buf);
+	}
+	if (a->match_on) {
+		seg(a, ROLE_STATUS, "  ");
+		snprintf(buf, sizeof(buf), "Matched %.2f%%", tui_pct(a->matched, profile__total(a->disp)));
+		seg(a, ROLE_MATCH, buf);
+		snprintf(buf, sizeof(buf), " %s", a->match_desc);
+		seg(a, ROLE_STATUS, buf);
+	}
+	if (a->msg[0]) {
+		seg(a, ROLE_STATUS, "  ");
+		seg(a, a->msg_role, a->msg);
+	}
+	fill_line(a, ROLE_STATUS);
+}
+
+static const char *const prompt_labels[] = {
+	[PROMPT_SEARCH] = "Search (regex): ",
+	[PROMPT_PID] = "Filter by pid (empty clears): ",
+	[PROMPT_CONTAINER] = "Container/pod id or name (empty clears): ",
+	[PROMPT_COMM] = "Filter by comm (empty clears): ",
+	[PROMPT_SAVE] = "Save as: ",
+};
+
+static void draw_prompt(struct tui_app *a, int y)
+{
+	const struct prompt *pr = &a->prompt;
+	const char *label = prompt_labels[pr->kind];
+	int lw = (int)strlen(label), room, bw;
+	const char *text = pr->buf;
+	size_t len = pr->len;
+
+	wmove(a->w, y, 0);
+	seg(a, ROLE_PROMPT, label);
+	room = a->cols - lw - 1 - (pr->err[0] ? 20 : 0);
+	/* Long input scrolls: the end, where the cursor is, stays visible. */
+	while (len && (bw = tui_width(text, len)) > room) {
+		text++;
+		len--;
+	}
+	tui_role_on(a->w, ROLE_NORMAL);
+	tui_put(a->w, text, len, a->cols - getcurx(a->w));
+	a->cur_y = y;
+	a->cur_x = getcurx(a->w);
+	if (pr->err[0]) {
+		seg(a, ROLE_NORMAL, "  ");
+		seg(a, ROLE_ERROR, pr->err);
+	}
+	if (pr->kind == PROMPT_SAVE && !pr->err[0])
+		seg(a, ROLE_DIM, "  (every format; a name ending in .svg, .folded or .gtop: that one)");
+	fill_line(a, ROLE_NORMAL);
+}
+
+static void bar_item(struct tui_app *a, const struct tui_key *k)
+{
+	char name[16];
+
+	if (!k->bar)
+		return;
+	tui_key_name(k->keys[0], name, sizeof(name));
+	seg(a, ROLE_KEYBAR_KEY, name);
+	seg(a, ROLE_KEYBAR, " ");
+	seg(a, ROLE_KEYBAR, k->bar);
+	seg(a, ROLE_KEYBAR_KEY, " ");
+}
+
+static void draw_keybar(struct tui_app *a)
+{
+	const struct view *v = a->views[a->active];
+	size_t ng;
+	const struct tui_key *g = app_global_keys(&ng);
+
+	wmove(a->w, a->rows - 1, 0);
+	bar_item(a, &g[0]);
+	for (size_t i = 0; i < v->nkeys; i++)
+		bar_item(a, &v->keys[i]);
+	for (size_t i = 1; i < ng; i++)
+		bar_item(a, &g[i]);
+	/* The last cell of the screen is left alone: writing it would scroll some terminals. */
+	int room = a->cols - 1 - getcurx(a->w);
+
+	tui_role_on(a->w, ROLE_KEYBAR);
+	if (room > 0)
+		tui_pad(a->w, room);
+}
+
+struct help_line {
+	const char *key;  /* NULL for a heading */
+	const char *text;
+	char label[40];
+};
+
+static size_t help_lines(struct tui_app *a, struct help_line *out, size_t max)
+{
+	const struct view *v = a->views[a->active];
+	size_t ng, n = 0;
+	const struct tui_key *g = app_global_keys(&ng);
+	static char heading[64];
+
+	snprintf(heading, sizeof(heading), "%s view", v->name);
+	out[n++] = (struct help_line){ NULL, heading, "" };
+	for (size_t i = 0; i < v->nkeys && n < max; i++) {
+		tui_key_label(&v->keys[i], out[n].label, sizeof(out[n].label));
+		out[n].key = out[n].label;
+		out[n++].text = v->keys[i].help;
+	}
+	if (n < max)
+		out[n++] = (struct help_line){ NULL, "Everywhere", "" };
+	for (size_t i = 0; i < ng && n < max; i++) {
+		tui_key_label(&g[i], out[n].label, sizeof(out[n].label));
+		out[n].key = out[n].label;
+		out[n++].text = g[i].help;
+	}
+	if (n < max)
+		out[n++] = (struct help_line){ "Mouse", "click selects, double-click zooms, wheel scrolls", "" };
+	return n;
+}
+
+static void draw_help(struct tui_app *a)
+{
+	const struct tui_glyphs *gl = tui_glyphs();
+	struct help_line lines[96];
+	size_t n = help_lines(a, lines, 96);
+	int w = a->cols - 4 < 120 ? a->cols - 4 : 120, h = a->rows - 2;
+	int x0 = (a->cols - w) / 2, y0 = 1, inner = h - 2;
+	int ncol = (int)n > inner ? 2 : 1, colw = (w - 2) / ncol;
+	char title[160];
+
+	tui_role_on(a->w, ROLE_HELP);
+	for (int y = 0; y < h; y++) {
+		wmove(a->w, y0 + y, x0);
+		bool edge = y == 0 || y == h - 1;
+
+		waddstr(a->w, edge ? (y ? gl->bl : gl->tl) : gl->vline);
+		for (int x = 1; x < w - 1; x++)
+			waddstr(a->w, edge ? gl->hline : " ");
+		waddstr(a->w, edge ? (y ? gl->br : gl->tr) : gl->vline);
+	}
+	snprintf(title, sizeof(title), " galatop keys - theme %s (%s) - any key closes ",
+		 a->theme.name, tui_depth_str(a->depth));
+	wmove(a->w, y0, x0 + 2);
+	tui_put(a->w, title, strlen(title), w - 4);
+	for (size_t i = 0; i < n; i++) {
+		int col = (int)i / inner, row = (int)i % inner;
+
+		if (col >= ncol)
+			break;
+		wmove(a->w, y0 + 1 + row, x0 + 1 + col * colw + 1);
+		if (!lines[i].key) {
+			tui_role_on(a->w, ROLE_TABLE_HEADER);
+			tui_put(a->w, lines[i].text, strlen(lines[i].text), colw - 2);
+			continue;
+		}
+		tui_role_on(a->w, ROLE_HELP_KEY);
+		int kw = tui_put(a->w, lines[i].key, strlen(lines[i].key), 13);
+
+		tui_role_on(a->w, ROLE_HELP);
+		tui_pad(a->w, 14 - kw);
+		tui_put_fit(a->w, lines[i].text, strlen(lines[i].text), colw - 16);
+	}
+}
+
+static void draw_too_small(struct tui_app *a)
+{
+	char lines[3][64];
+
+	snprintf(lines[0], sizeof(lines[0]), "terminal too small");
+	snprintf(lines[1], sizeof(lines[1]), "%dx%d, need %dx%d", a->cols, a->rows, TUI_MIN_COLS,
+		 TUI_MIN_ROWS);
+	snprintf(lines[2], sizeof(lines[2]), "q quits");
+	tui_role_on(a->w, ROLE_STATUS_ALERT);
+	for (int i = 0; i < 3 && i < a->rows; i++) {
+		int len = (int)strlen(lines[i]), x = (a->cols - len) / 2;
+
+		wmove(a->w, a->rows / 2 - 1 + i >= 0 ? a->rows / 2 - 1 + i : 0, x > 0 ? x : 0);
+		tui_put_fit(a->w, lines[i], (size_t)len, a->cols);
+	}
+}
+
+void chrome_draw(struct tui_app *a)
+{
+	struct view *v = a->views[a->active];
+
+	werase(a->w);
+	getmaxyx(a->w, a->rows, a->cols);
+	a->cur_y = -1;
+	if (a->cols < TUI_MIN_COLS || a->rows < TUI_MIN_ROWS) {
+		draw_too_small(a);
+		return;
+	}
+	a->view_top = 2;
+	a->view_rows = a->rows - 4;
+	draw_header(a);
+	v->draw(v, a, a->w, a->view_top, a->view_rows);
+	if (a->prompt.kind)
+		draw_prompt(a, a->rows - 2);
+	else
+		v->detail(v, a, a->w, a->rows - 2);
+	/* The status line is drawn after the view: the view may leave a message. */
+	draw_status(a);
+	draw_keybar(a);
+	if (a->help)
+		draw_help(a);
+}

@@ -1,0 +1,210 @@
+/* The `s` key: writes what the views show (filters and zoom applied) to files. Each format
+ * is one hook in the exporters table: a new format is one function and one line. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "app.h"
+#include "../export/folded.h"
+#include "../export/snapshot.h"
+#include "../export/svg.h"
+
+struct exporter {
+	const char *ext;
+	/* Writes p (the shown tree: filters and zoom applied) to path; 0 or -errno, with a
+	 * reason in err when the writer has a better one than strerror. */
+	int (*write)(const char *path, const struct profile *p, struct tui_app *a, char *err,
+		     size_t errlen);
+};
+
+/* Runs fn on path opened for writing, removing the file when anything fails. */
+static int with_file(const char *path, int (*fn)(FILE *, const struct profile *, struct tui_app *),
+		     const struct profile *p, struct tui_app *a)
+{
+	FILE *f = fopen(path, "w");
+	int r;
+
+	if (!f)
+		return -errno;
+	r = fn(f, p, a);
+	if (fclose(f) && !r)
+		r = -errno;
+	if (r)
+		remove(path);
+	return r;
+}
+
+static int folded_fn(FILE *f, const struct profile *p, struct tui_app *a)
+{
+	return folded_write(f, p);
+}
+
+static int write_folded(const char *path, const struct profile *p, struct tui_app *a, char *err,
+			size_t errlen)
+{
+	return with_file(path, folded_fn, p, a);
+}
+
+static int svg_fn(FILE *f, const struct profile *p, struct tui_app *a)
+{
+	struct svg_opts o;
+	struct tui_stats st;
+	char title[256];
+
+	a->src->ops->stats(a->src->ctx, &st);
+	svg_opts_init(&o);
+	snprintf(title, sizeof(title), "galatop %s: %s", tui_ptype_str(a->ptype),
+		 st.origin ? st.origin : "");
+	o.title = title;
+	o.inverted = flame_view_inverted(a->views[VIEW_FLAME]);
+	o.hash = a->hash_colors;
+	o.countname = value_kind_str(profile__kind(p));
+	return svg_write(f, p, &o);
+}
+
+static int write_svg(const char *path, const struct profile *p, struct tui_app *a, char *err,
+		     size_t errlen)
+{
+	return with_file(path, svg_fn, p, a);
+}
+
+/* A snapshot is for exploring again later: it holds every profile of the source as collected
+ * (filters are re-applied in the next view, and listed in the metadata). */
+static int write_gtop(const char *path, const struct profile *shown, struct tui_app *a, char *err,
+		      size_t errlen)
+{
+	struct snapshot_profile profs[PTYPE_MAX];
+	struct snapshot_kv filters[8];
+	struct snapshot_probe probe[PTYPE_MAX];
+	struct snapshot s = { 0 };
+	struct tui_stats st;
+	char pid[16];
+	size_t nf = 0;
+
+	a->src->ops->stats(a->src->ctx, &st);
+	for (int t = 0; t < PTYPE_MAX; t++) {
+		const struct profile *p = a->src->ops->profile(a->src->ctx, (enum tui_ptype)t);
+
+		if (!p)
+			continue;
+		/* snapshot_write only reads the profiles. */
+		profs[s.nprofiles] = (struct snapshot_profile){ tui_ptype_str((enum tui_ptype)t),
+								tui_ptype_str((enum tui_ptype)t),
+								(struct profile *)p };
+		if (st.live)
+			probe[s.meta.nprobes++] = (struct snapshot_probe){ tui_ptype_str((enum tui_ptype)t),
+									   NULL, 0 };
+		s.nprofiles++;
+	}
+	if (a->filter.hide_kernel)
+		filters[nf++] = (struct snapshot_kv){ "hide_kernel", "true" };
+	if (a->filter.merge_threads)
+		filters[nf++] = (struct snapshot_kv){ "merge_threads", "true" };
+	if (a->filter.pid) {
+		snprintf(pid, sizeof(pid), "%u", a->filter.pid);
+		filters[nf++] = (struct snapshot_kv){ "pid", pid };
+	}
+	if (a->filter.comm[0])
+		filters[nf++] = (struct snapshot_kv){ "comm", a->filter.comm };
+	if (a->filter.container[0])
+		filters[nf++] = (struct snapshot_kv){ "container", a->filter.container };
+	if (a->match_on)
+		filters[nf++] = (struct snapshot_kv){ "search", a->match_desc };
+	s.profiles = profs;
+	s.meta.version = GALATOP_VERSION;
+	s.meta.notes = st.live ? "saved from galatop's live view" : st.origin;
+	s.meta.probes = probe;
+	s.meta.filters = filters;
+	s.meta.nfilters = nf;
+	return snapshot_write(path, &s, err, errlen);
+}
+
+static const struct exporter exporters[] = {
+	{ ".svg", write_svg },
+	{ ".folded", write_folded },
+	{ ".gtop", write_gtop },
+};
+#define NEXPORTERS (sizeof(exporters) / sizeof(exporters[0]))
+
+const char *export_formats(void)
+{
+	static char buf[64];
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < NEXPORTERS; i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", n ? " " : "", exporters[i].ext);
+	return buf;
+}
+
+void export_default_name(const struct tui_app *a, char *buf, size_t n)
+{
+	const char *sde = getenv("SOURCE_DATE_EPOCH"), *dir = a->opts->out_dir;
+	time_t now = sde && *sde ? (time_t)strtoll(sde, NULL, 10) : time(NULL);
+	struct tm tm;
+	char stamp[32];
+
+	/* SOURCE_DATE_EPOCH makes the name reproducible (tests). */
+	if (sde && *sde)
+		gmtime_r(&now, &tm);
+	else
+		localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	if (dir && *dir)
+		snprintf(buf, n, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", "galatop-");
+	else
+		snprintf(buf, n, "galatop-");
+	snprintf(buf + strlen(buf), n - strlen(buf), "%s", stamp);
+}
+
+void export_save(struct tui_app *a, const char *name)
+{
+	struct tui_filter zoom = { 0 };
+	struct profile *zp = NULL;
+	const struct profile *p = a->disp;
+	const struct exporter *only = NULL;
+	char done[256] = "", path[512];
+	size_t len = strlen(name), dn = 0;
+
+	for (size_t i = 0; i < NEXPORTERS; i++) {
+		size_t el = strlen(exporters[i].ext);
+
+		if (len > el && !strcmp(name + len - el, exporters[i].ext))
+			only = &exporters[i];
+	}
+	zoom.prefix = flame_view_zoom(a->views[VIEW_FLAME], &zoom.prefix_n);
+	if (zoom.prefix_n) {
+		zp = tui_filter_apply(a->disp, &zoom);
+		if (!zp) {
+			app_msg(a, ROLE_ERROR, "out of memory");
+			return;
+		}
+		p = zp;
+	}
+	for (size_t i = 0; i < NEXPORTERS; i++) {
+		const struct exporter *e = &exporters[i];
+		char err[256] = "";
+		int r;
+
+		if (only && e != only)
+			continue;
+		snprintf(path, sizeof(path), "%s%s", name, only ? "" : e->ext);
+		r = e->write(path, p, a, err, sizeof(err));
+		if (r) {
+			if (err[0])
+				app_msg(a, ROLE_ERROR, "%s", err);
+			else
+				app_msg(a, ROLE_ERROR, "cannot write %s: %s", path,
+					r == -ENODATA ? "nothing to draw" : strerror(-r));
+			profile__free(zp);
+			return;
+		}
+		dn += (size_t)snprintf(done + dn, sizeof(done) - dn, "%s%s", dn ? ", " : "", path);
+		if (dn >= sizeof(done))
+			dn = sizeof(done) - 1;
+	}
+	app_msg(a, ROLE_STATUS, "saved %s", done);
+	profile__free(zp);
+}

@@ -1,0 +1,62 @@
+/* What the views show of a profile: filters that rebuild a display tree (hide kernel
+ * frames, merge threads, keep one pid/comm/container, keep stacks with search matches),
+ * frame matching for search, and value formatting. No ncurses here: unit-tested directly. */
+#ifndef GALATOP_TUI_FILTER_H
+#define GALATOP_TUI_FILTER_H
+
+#include <regex.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../model/profile.h"
+
+#define TUI_PID_MAX 4194304u /* PID_MAX_LIMIT on 64-bit Linux */
+
+struct tui_filter {
+	bool hide_kernel;     /* drop kernel frames */
+	bool merge_threads;   /* drop thread frames: one root per process */
+	uint32_t pid;	      /* keep stacks under this [PID]comm root; 0 = any */
+	char comm[16];	      /* keep stacks under a process root with this comm; "" = any */
+	char container[65];   /* keep stacks under [Con]/[Pod] roots with this name/id; "" = any */
+	const uint8_t *only;  /* keep stacks with a frame whose bit is set; NULL = all */
+	uint32_t only_nbits;  /* frames covered by only */
+	const uint32_t *prefix; /* keep stacks starting with these frames (a zoom); NULL = all */
+	size_t prefix_n;
+};
+
+/* True when f changes anything (the display tree must be rebuilt). */
+bool tui_filter_active(const struct tui_filter *f);
+/* Returns a new profile over src's frame table holding the stacks of src that f keeps,
+ * transformed as f says. Caller frees with profile__free. NULL on ENOMEM. */
+struct profile *tui_filter_apply(const struct profile *src, const struct tui_filter *f);
+/* True when any frame of the profile is a thread frame (H has something to do). */
+bool tui_profile_has_threads(const struct profile *p);
+
+/* Input checks for the prompts: 0 when s is valid, else -EINVAL with the reason in why. */
+int tui_check_pid(const char *s, uint32_t *pid, const char **why);
+int tui_check_comm(const char *s, const char **why);
+int tui_check_container(const char *s, const char **why);
+
+/* Sets bit id of bits for each frame id in [from, to) whose name matches re (when re) or
+ * whose name string id equals name_id (when re is NULL). bits must hold to bits. */
+void tui_match_frames(const struct frames *ft, const regex_t *re, uint32_t name_id,
+		      uint8_t *bits, uint32_t from, uint32_t to);
+static inline bool tui_bit(const uint8_t *bits, uint32_t nbits, uint32_t i)
+{
+	return bits && i < nbits && (bits[i >> 3] >> (i & 7) & 1);
+}
+/* Value under node covered by matching frames, each stack counted once (a match under a
+ * match adds nothing). */
+double tui_matched_total(const struct profile *p, uint32_t node, const uint8_t *bits,
+			 uint32_t nbits);
+
+/* Formats value v of kind k for humans ("1234", "12.5 ms", "3.0 MiB") into buf. */
+void tui_fmt_value(enum value_kind k, double v, char *buf, size_t n);
+/* Percent of v in total, 0 when total is 0. */
+static inline double tui_pct(double v, double total)
+{
+	return total > 0 ? 100.0 * v / total : 0;
+}
+
+#endif

@@ -1,0 +1,578 @@
+/* The flame view: an icicle (root on top) or flame graph (root at the bottom) of the display
+ * profile, with zoom, a selection cursor and search highlights. The layout (one rectangle per
+ * frame at least one column wide) is cached per profile generation, zoom and width. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "text.h"
+
+enum flame_action {
+	F_UP = 1,
+	F_DOWN,
+	F_LEFT,
+	F_RIGHT,
+	F_ZOOM,
+	F_UNZOOM,
+	F_RESET,
+	F_NEXT,
+	F_PREV,
+	F_SAME_NAME,
+	F_ORIENT,
+	F_COLORS,
+	F_PGUP,
+	F_PGDN,
+	F_HOME,
+};
+
+static const struct tui_key flame_keys[] = {
+	{ { KEY_UP, 'k' }, F_UP, "move up: parent (icicle) or child (flame)", NULL },
+	{ { KEY_DOWN, 'j' }, F_DOWN, "move down: heaviest child (icicle) or parent (flame)",
+	  NULL },
+	{ { KEY_LEFT, 'h' }, F_LEFT, "previous frame on the same row", NULL },
+	{ { KEY_RIGHT, 'l' }, F_RIGHT, "next frame on the same row", NULL },
+	{ { '\n', KEY_ENTER }, F_ZOOM, "zoom into the selected frame", "Zoom" },
+	{ { TUI_KEY_ESC, KEY_BACKSPACE, 127 }, F_UNZOOM, "zoom out one level", "Back" },
+	{ { 'r' }, F_RESET, "reset zoom and selection", NULL },
+	{ { 'n' }, F_NEXT, "next search match", "Next" },
+	{ { 'N' }, F_PREV, "previous search match", NULL },
+	{ { '#' }, F_SAME_NAME, "highlight all frames named like the selected one", NULL },
+	{ { 'i' }, F_ORIENT, "flip icicle (root on top) / flame (root at the bottom)", NULL },
+	{ { 'a' }, F_COLORS, "color frames by kind / by name hash", NULL },
+	{ { KEY_PPAGE }, F_PGUP, "scroll up half a screen", NULL },
+	{ { KEY_NPAGE }, F_PGDN, "scroll down half a screen", NULL },
+	{ { KEY_HOME }, F_HOME, "select the zoomed root", NULL },
+};
+
+struct path {
+	uint32_t *v; /* frame ids, root-first, the root itself excluded */
+	size_t n, cap;
+};
+
+struct rect {
+	uint32_t node, depth; /* depth below the zoomed root */
+	int x, w;
+};
+
+struct work {
+	uint32_t node, depth;
+	double start;
+};
+
+struct flame {
+	struct path zoom, sel;
+	uint32_t zoom_node, sel_node;
+	bool flame;  /* root at the bottom */
+	int scroll;  /* depth shown at the first row (icicle) or last row (flame) */
+	bool follow; /* scroll to keep the selection visible */
+	int rows;
+	struct rect *r;
+	size_t nr, rcap;
+	bool layout_ok;
+	int lcols;
+	unsigned long lgen;
+	uint32_t max_depth;
+	uint32_t *kids;
+	size_t kcap;
+	struct work *wk;
+	size_t wcap;
+};
+
+static bool grow(void **v, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return true;
+	size_t nc = *cap ? *cap : 64;
+
+	while (nc < need)
+		nc *= 2;
+	void *nv = realloc(*v, nc * size);
+
+	if (!nv)
+		return false;
+	*v = nv;
+	*cap = nc;
+	return true;
+}
+
+/* Sets path to the frames from the root down to node. */
+static bool path_of(struct path *pa, const struct profile *p, uint32_t node)
+{
+	size_t n = 0;
+
+	for (uint32_t x = node; x != PROFILE_ROOT && x != PROFILE_NONE; x = profile__node(p, x)->parent)
+		n++;
+	if (!grow((void **)&pa->v, &pa->cap, n, sizeof(*pa->v)))
+		return false;
+	pa->n = n;
+	for (uint32_t x = node; x != PROFILE_ROOT && x != PROFILE_NONE; x = profile__node(p, x)->parent)
+		pa->v[--n] = profile__node(p, x)->frame;
+	return true;
+}
+
+/* Walks path down from the root; cuts it where the profile no longer has it. */
+static uint32_t path_resolve(struct path *pa, const struct profile *p)
+{
+	uint32_t node = PROFILE_ROOT;
+
+	for (size_t i = 0; i < pa->n; i++) {
+		uint32_t c = profile__find_child(p, node, pa->v[i]);
+
+		if (c == PROFILE_NONE) {
+			pa->n = i;
+			break;
+		}
+		node = c;
+	}
+	return node;
+}
+
+static void select_node(struct flame *f, const struct profile *p, uint32_t node)
+{
+	if (path_of(&f->sel, p, node))
+		f->sel_node = node;
+	f->follow = true;
+}
+
+static void flame_changed(struct view *v, struct tui_app *a)
+{
+	struct flame *f = v->state;
+
+	f->zoom_node = path_resolve(&f->zoom, a->disp);
+	f->sel_node = path_resolve(&f->sel, a->disp);
+	/* The selection stays inside the zoomed subtree. */
+	if (f->sel.n < f->zoom.n ||
+	    (f->zoom.n && memcmp(f->sel.v, f->zoom.v, f->zoom.n * sizeof(uint32_t))))
+		select_node(f, a->disp, f->zoom_node);
+	f->layout_ok = false;
+}
+
+static void layout(struct flame *f, const struct profile *p, int cols)
+{
+	const struct profile_node *z = profile__node(p, f->zoom_node);
+	double scale = z->total > 0 ? cols / z->total : 0;
+	size_t nw = 0;
+
+	f->nr = 0;
+	f->max_depth = 0;
+	f->layout_ok = true;
+	f->lcols = cols;
+	if (!grow((void **)&f->wk, &f->wcap, 1, sizeof(*f->wk)))
+		return;
+	f->wk[nw++] = (struct work){ f->zoom_node, 0, 0 };
+	while (nw) {
+		struct work it = f->wk[--nw];
+		const struct profile_node *nd = profile__node(p, it.node);
+		int x0 = (int)(it.start * scale), x1 = (int)((it.start + nd->total) * scale);
+
+		if (it.node == f->zoom_node) {
+			x0 = 0;
+			x1 = cols;
+		}
+		if (x1 > cols)
+			x1 = cols;
+		if (x1 - x0 < 1 || !grow((void **)&f->r, &f->rcap, f->nr + 1, sizeof(*f->r)))
+			continue;
+		f->r[f->nr++] = (struct rect){ it.node, it.depth, x0, x1 - x0 };
+		if (it.depth > f->max_depth)
+			f->max_depth = it.depth;
+		size_t nk = profile__child_count(p, it.node);
+
+		if (!nk || !grow((void **)&f->kids, &f->kcap, nk, sizeof(*f->kids)) ||
+		    !grow((void **)&f->wk, &f->wcap, nw + nk, sizeof(*f->wk)))
+			continue;
+		/* Only frames at least a column wide are visited: a narrow frame hides its subtree. */
+		nk = profile__children(p, it.node, ORDER_NAME, f->kids);
+		double end = it.start;
+
+		for (size_t i = 0; i < nk; i++)
+			end += profile__node(p, f->kids[i])->total;
+		for (size_t i = nk; i-- > 0;) {
+			double t = profile__node(p, f->kids[i])->total;
+
+			end -= t;
+			if ((int)((end + t) * scale) - (int)(end * scale) >= 1)
+				f->wk[nw++] = (struct work){ f->kids[i], it.depth + 1, end };
+		}
+	}
+}
+
+static void ensure_layout(struct flame *f, struct tui_app *a)
+{
+	if (!f->layout_ok || f->lcols != a->cols || f->lgen != a->gen) {
+		layout(f, a->disp, a->cols);
+		f->lgen = a->gen;
+	}
+}
+
+static long rect_of(const struct flame *f, uint32_t node)
+{
+	for (size_t i = 0; i < f->nr; i++)
+		if (f->r[i].node == node)
+			return (long)i;
+	return -1;
+}
+
+static uint32_t sel_depth(const struct flame *f)
+{
+	return (uint32_t)(f->sel.n - f->zoom.n);
+}
+
+static void clamp_scroll(struct flame *f)
+{
+	int max = (int)f->max_depth - f->rows + 1;
+
+	if (f->follow && f->rows > 0) {
+		int d = (int)sel_depth(f);
+
+		if (d < f->scroll)
+			f->scroll = d;
+		if (d >= f->scroll + f->rows)
+			f->scroll = d - f->rows + 1;
+		f->follow = false;
+	}
+	if (f->scroll > max)
+		f->scroll = max;
+	if (f->scroll < 0)
+		f->scroll = 0;
+}
+
+static unsigned name_hash(const char *s)
+{
+	unsigned h = 2166136261u;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+static void draw_rect(struct flame *f, struct tui_app *a, WINDOW *w, const struct rect *r, int y)
+{
+	const struct profile_node *nd = profile__node(a->disp, r->node);
+	const struct frames *ft = profile__frames(a->disp);
+	const char *name = r->node == PROFILE_ROOT ? "all" : frames__name(ft, nd->frame);
+	size_t len = r->node == PROFILE_ROOT ? 3 : frames__name_len(ft, nd->frame);
+	int tw = r->w >= 2 ? r->w - 1 : r->w, used = 0;
+	enum tui_role role;
+
+	if (r->node == f->sel_node)
+		role = ROLE_SELECTION;
+	else if (app_matches(a, nd->frame))
+		role = ROLE_MATCH;
+	else if (a->hash_colors && r->node != PROFILE_ROOT)
+		role = (enum tui_role)(ROLE_HASH0 + name_hash(name) % ROLE_HASH_N);
+	else
+		role = role_of_kind(frames__get(ft, nd->frame)->kind);
+	wmove(w, y, r->x);
+	tui_role_on(w, role);
+	/* Under three columns a cut name says nothing: show the bar alone. */
+	if (tw >= 3 || tui_width(name, len) <= tw)
+		used = tui_put_fit(w, name, len, tw);
+	tui_pad(w, tw - used);
+	if (r->w >= 2) {
+		tui_role_on(w, ROLE_NORMAL);
+		waddch(w, ' ');
+	}
+}
+
+static void flame_draw(struct view *v, struct tui_app *a, WINDOW *w, int top, int rows)
+{
+	struct flame *f = v->state;
+
+	ensure_layout(f, a);
+	f->rows = rows;
+	clamp_scroll(f);
+	for (size_t i = 0; i < f->nr; i++) {
+		int rel = (int)f->r[i].depth - f->scroll;
+
+		if (rel < 0 || rel >= rows)
+			continue;
+		draw_rect(f, a, w, &f->r[i], top + (f->flame ? rows - 1 - rel : rel));
+	}
+	if (profile__total(a->disp) <= 0) {
+		const char *m = profile__total(a->base) > 0 ? "no stacks match the filters"
+							    : "no samples yet";
+
+		tui_role_on(w, ROLE_DIM);
+		wmove(w, top + rows / 2, a->cols / 2 - (int)strlen(m) / 2);
+		tui_put(w, m, strlen(m), a->cols);
+	}
+}
+
+static bool move_vertical(struct flame *f, struct tui_app *a, bool to_parent)
+{
+	const struct profile *p = a->disp;
+
+	if (to_parent) {
+		if (f->sel.n <= f->zoom.n) {
+			app_msg(a, ROLE_DIM, "at the zoomed root (Esc zooms out)");
+			return false;
+		}
+		select_node(f, p, profile__node(p, f->sel_node)->parent);
+		return true;
+	}
+	size_t nk = profile__child_count(p, f->sel_node);
+
+	if (nk && grow((void **)&f->kids, &f->kcap, nk, sizeof(*f->kids))) {
+		nk = profile__children(p, f->sel_node, ORDER_WEIGHT, f->kids);
+		for (size_t i = 0; i < nk; i++)
+			if (rect_of(f, f->kids[i]) >= 0) {
+				select_node(f, p, f->kids[i]);
+				return true;
+			}
+	}
+	app_msg(a, ROLE_DIM, nk ? "children are too narrow to show (Enter zooms in)" : "a leaf frame");
+	return false;
+}
+
+static void move_sideways(struct flame *f, struct tui_app *a, int dir)
+{
+	long i = rect_of(f, f->sel_node);
+
+	if (i < 0) {
+		select_node(f, a->disp, f->zoom_node);
+		return;
+	}
+	for (long k = i + dir; k >= 0 && k < (long)f->nr; k += dir)
+		if (f->r[k].depth == f->r[i].depth) {
+			select_node(f, a->disp, f->r[k].node);
+			return;
+		}
+}
+
+static void next_match(struct flame *f, struct tui_app *a, int dir)
+{
+	long i = rect_of(f, f->sel_node), n = (long)f->nr;
+
+	if (!a->match_on) {
+		app_msg(a, ROLE_STATUS_ALERT, "no search: use / or # first");
+		return;
+	}
+	if (i < 0)
+		i = dir > 0 ? -1 : 0;
+	for (long step = 1; step <= n; step++) {
+		long k = ((i + dir * step) % n + n) % n;
+
+		if (app_matches(a, profile__node(a->disp, f->r[k].node)->frame)) {
+			select_node(f, a->disp, f->r[k].node);
+			return;
+		}
+	}
+	app_msg(a, ROLE_STATUS_ALERT, "no match visible at this zoom");
+}
+
+static void zoom_to(struct flame *f, struct tui_app *a, uint32_t node)
+{
+	if (!path_of(&f->zoom, a->disp, node))
+		return;
+	f->zoom_node = node;
+	f->scroll = 0;
+	f->follow = true;
+	f->layout_ok = false;
+}
+
+static bool flame_action(struct view *v, struct tui_app *a, int action)
+{
+	struct flame *f = v->state;
+	const struct profile *p = a->disp;
+
+	ensure_layout(f, a);
+	switch (action) {
+	case F_UP:
+		return move_vertical(f, a, !f->flame);
+	case F_DOWN:
+		return move_vertical(f, a, f->flame);
+	case F_LEFT:
+		move_sideways(f, a, -1);
+		break;
+	case F_RIGHT:
+		move_sideways(f, a, 1);
+		break;
+	case F_ZOOM:
+		if (f->sel_node == f->zoom_node) {
+			app_msg(a, ROLE_DIM, "select a frame below the root to zoom into it");
+			break;
+		}
+		zoom_to(f, a, f->sel_node);
+		break;
+	case F_UNZOOM:
+		if (!f->zoom.n) {
+			app_msg(a, ROLE_DIM, "not zoomed");
+			break;
+		}
+		zoom_to(f, a, profile__node(p, f->zoom_node)->parent);
+		break;
+	case F_RESET:
+		zoom_to(f, a, PROFILE_ROOT);
+		select_node(f, p, PROFILE_ROOT);
+		break;
+	case F_NEXT:
+	case F_PREV:
+		next_match(f, a, action == F_NEXT ? 1 : -1);
+		break;
+	case F_SAME_NAME:
+		if (f->sel_node == PROFILE_ROOT) {
+			app_msg(a, ROLE_DIM, "select a frame first");
+			break;
+		}
+		app_match_name(a, frames__get(profile__frames(p), profile__node(p, f->sel_node)->frame)->name);
+		break;
+	case F_ORIENT:
+		f->flame = !f->flame;
+		app_msg(a, ROLE_STATUS, f->flame ? "flame graph: root at the bottom"
+						 : "icicle graph: root on top");
+		break;
+	case F_COLORS:
+		a->hash_colors = !a->hash_colors;
+		app_msg(a, ROLE_STATUS, "colors: %s", a->hash_colors ? "by name hash" : "by frame kind");
+		break;
+	case F_PGUP:
+	case F_PGDN:
+		f->scroll += ((action == F_PGUP) == !f->flame ? -1 : 1) * (f->rows / 2 ? f->rows / 2 : 1);
+		clamp_scroll(f);
+		break;
+	case F_HOME:
+		select_node(f, p, f->zoom_node);
+		break;
+	}
+	return true;
+}
+
+static void flame_mouse(struct view *v, struct tui_app *a, const struct tui_input *in)
+{
+	struct flame *f = v->state;
+	int rel = in->y - a->view_top;
+
+	ensure_layout(f, a);
+	if (in->bstate & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
+		bool up = in->bstate & BUTTON4_PRESSED;
+
+		f->scroll += (up == !f->flame ? -3 : 3);
+		clamp_scroll(f);
+		return;
+	}
+	if (f->flame)
+		rel = f->rows - 1 - rel;
+	uint32_t depth = (uint32_t)(rel + f->scroll);
+
+	for (size_t i = 0; i < f->nr; i++)
+		if (f->r[i].depth == depth && in->x >= f->r[i].x && in->x < f->r[i].x + f->r[i].w) {
+			select_node(f, a->disp, f->r[i].node);
+			if (in->bstate & BUTTON1_DOUBLE_CLICKED && f->r[i].node != f->zoom_node)
+				zoom_to(f, a, f->r[i].node);
+			return;
+		}
+}
+
+static void flame_detail(struct view *v, struct tui_app *a, WINDOW *w, int y)
+{
+	struct flame *f = v->state;
+	const struct profile *p = a->disp;
+	const struct frames *ft = profile__frames(p);
+	const struct profile_node *nd = profile__node(p, f->sel_node);
+	const struct frame *fr = frames__get(ft, nd->frame);
+	const struct strtab *st = frames__strtab(ft);
+	double all = profile__total(p);
+	char rest[512], tot[32], self[32];
+	int n = 0, wd;
+
+	tui_fmt_value(profile__kind(p), nd->total, tot, sizeof(tot));
+	tui_fmt_value(profile__kind(p), nd->self, self, sizeof(self));
+	if (f->sel_node != PROFILE_ROOT) {
+		n += snprintf(rest + n, sizeof(rest) - (size_t)n, "  [%s]", frame_kind_str(fr->kind));
+		if (fr->module)
+			n += snprintf(rest + n, sizeof(rest) - (size_t)n, "  %.200s", strtab__str(st, fr->module));
+	}
+	n += snprintf(rest + n, sizeof(rest) - (size_t)n, "  total %s (%.2f%%)  self %s (%.2f%%)", tot,
+		      tui_pct(nd->total, all), self, tui_pct(nd->self, all));
+	if (fr->file && f->sel_node != PROFILE_ROOT)
+		n += snprintf(rest + n, sizeof(rest) - (size_t)n, "  %.200s:%u", strtab__str(st, fr->file),
+			      fr->line);
+	wmove(w, y, 0);
+	tui_role_on(w, ROLE_DETAIL);
+	wd = tui_width(rest, (size_t)n);
+	if (f->sel_node == PROFILE_ROOT)
+		tui_put(w, "all", 3, a->cols);
+	else
+		tui_put_fit(w, frames__name(ft, nd->frame), frames__name_len(ft, nd->frame),
+			    a->cols - wd > 12 ? a->cols - wd : 12);
+	int x = getcurx(w);
+
+	tui_put(w, rest, (size_t)n, a->cols - x);
+}
+
+static void flame_free(struct view *v)
+{
+	struct flame *f;
+
+	if (!v)
+		return;
+	f = v->state;
+	if (f) {
+		free(f->zoom.v);
+		free(f->sel.v);
+		free(f->r);
+		free(f->kids);
+		free(f->wk);
+		free(f);
+	}
+	free(v);
+}
+
+struct view *flame_view_new(void)
+{
+	struct view *v = calloc(1, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	v->state = calloc(1, sizeof(struct flame));
+	if (!v->state) {
+		free(v);
+		return NULL;
+	}
+	v->name = "Flame";
+	v->keys = flame_keys;
+	v->nkeys = sizeof(flame_keys) / sizeof(flame_keys[0]);
+	v->draw = flame_draw;
+	v->action = flame_action;
+	v->mouse = flame_mouse;
+	v->detail = flame_detail;
+	v->changed = flame_changed;
+	v->free = flame_free;
+	return v;
+}
+
+void flame_view_jump(struct view *v, struct tui_app *a, uint32_t name_id)
+{
+	struct flame *f = v->state;
+	const struct profile *p;
+	const struct frames *ft;
+	uint32_t best = PROFILE_ROOT, n;
+
+	app_match_name(a, name_id);
+	p = a->disp;
+	ft = profile__frames(p);
+	n = profile__node_count(p);
+	for (uint32_t i = 1; i < n; i++) {
+		const struct profile_node *nd = profile__node(p, i);
+
+		if (frames__get(ft, nd->frame)->name == name_id &&
+		    (best == PROFILE_ROOT || nd->total > profile__node(p, best)->total))
+			best = i;
+	}
+	zoom_to(f, a, PROFILE_ROOT);
+	select_node(f, p, best);
+}
+
+const uint32_t *flame_view_zoom(struct view *v, size_t *n)
+{
+	struct flame *f = v->state;
+
+	*n = f->zoom.n;
+	return f->zoom.v;
+}
+
+bool flame_view_inverted(struct view *v)
+{
+	return !((struct flame *)v->state)->flame;
+}

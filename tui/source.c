@@ -1,0 +1,73 @@
+#include "source.h"
+
+#include <errno.h>
+#include <string.h>
+
+static const char *const ptype_names[PTYPE_MAX] = { "oncpu", "offcpu", "mem" };
+static const char *const mode_names[MODE_MAX] = { "accumulate", "window", "decay" };
+
+const char *tui_ptype_str(enum tui_ptype t)
+{
+	return (unsigned)t < PTYPE_MAX ? ptype_names[t] : "?";
+}
+
+int tui_ptype_parse(const char *s)
+{
+	for (int i = 0; i < PTYPE_MAX; i++)
+		if (!strcmp(s, ptype_names[i]))
+			return i;
+	return -1;
+}
+
+const char *tui_mode_str(enum tui_mode m)
+{
+	return (unsigned)m < MODE_MAX ? mode_names[m] : "?";
+}
+
+static const struct profile *static_profile(void *ctx, enum tui_ptype t)
+{
+	struct tui_static_source *s = ctx;
+
+	return (unsigned)t < PTYPE_MAX ? s->p[t] : NULL;
+}
+
+static void static_stats(void *ctx, struct tui_stats *out)
+{
+	struct tui_static_source *s = ctx;
+
+	memset(out, 0, sizeof(*out));
+	out->origin = s->origin;
+	out->hz = -1;
+	out->samples_per_s = -1;
+	out->own_cpu = -1;
+	for (int t = 0; t < PTYPE_MAX; t++)
+		if (s->p[t] && profile__kind(s->p[t]) == VALUE_SAMPLES)
+			out->samples += (uint64_t)profile__total(s->p[t]);
+}
+
+static int static_set_mode(void *ctx, enum tui_mode m, double window_s)
+{
+	return -ENOTSUP;
+}
+
+static const struct tui_source_ops static_ops = {
+	.update = NULL,
+	.profile = static_profile,
+	.stats = static_stats,
+	.set_mode = static_set_mode,
+};
+
+void tui_static_source_init(struct tui_static_source *s, const char *origin)
+{
+	memset(s, 0, sizeof(*s));
+	s->src.ops = &static_ops;
+	s->src.ctx = s;
+	s->origin = origin;
+}
+
+void tui_static_source_set(struct tui_static_source *s, enum tui_ptype t,
+			   const struct profile *p)
+{
+	if ((unsigned)t < PTYPE_MAX)
+		s->p[t] = p;
+}

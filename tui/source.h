@@ -1,0 +1,71 @@
+/* Where the TUI gets its data: a small interface the live engine implements, and a static
+ * implementation over profiles loaded from files (`galatop view`). The TUI only reads. */
+#ifndef GALATOP_TUI_SOURCE_H
+#define GALATOP_TUI_SOURCE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../model/profile.h"
+
+/* Profile types a source may offer; `o` cycles among those it has. */
+enum tui_ptype { PTYPE_ONCPU = 0, PTYPE_OFFCPU, PTYPE_MEM, PTYPE_MAX };
+
+/* How a live source folds new samples into what it shows; `m` cycles. */
+enum tui_mode { MODE_ACCUMULATE = 0, MODE_WINDOW, MODE_DECAY, MODE_MAX };
+
+/* Counters for the status bar; strings are owned by the source and valid until the next
+ * update call. Unknown numbers are negative. */
+struct tui_stats {
+	bool live;		/* false for files: rates, lost and CPU are not shown */
+	const char *origin;	/* "live" or the file name */
+	const char *probes;	/* e.g. "oncpu offcpu", NULL if none */
+	double hz;		/* sampling frequency */
+	double samples_per_s;	/* samples received per second lately */
+	uint64_t samples;	/* samples received so far (counts on while the view is frozen) */
+	uint64_t lost;		/* samples the kernel could not deliver (ring buffer full) */
+	uint64_t dropped;	/* samples user space dropped (e.g. unwinding failed) */
+	double own_cpu;		/* galatop's own CPU use, percent */
+	enum tui_mode mode;	/* the update mode in effect */
+	double window_s;	/* window length (MODE_WINDOW) or half-life (MODE_DECAY) */
+};
+
+struct tui_source_ops {
+	/* Takes in what was collected since the last call; returns true when any profile changed.
+	 * Profiles returned by profile() before stay valid until this call: the TUI does not call
+	 * it while frozen. May be NULL (static data). */
+	bool (*update)(void *ctx);
+	/* The profile of type t, or NULL when the source has none; owned by the source. All
+	 * profiles of a source share one frame table. */
+	const struct profile *(*profile)(void *ctx, enum tui_ptype t);
+	/* Fills the status-bar counters. */
+	void (*stats)(void *ctx, struct tui_stats *out);
+	/* Asks for update mode m (window_s: window length or half-life). 0, or -ENOTSUP when
+	 * the source cannot (static data). May be NULL. */
+	int (*set_mode)(void *ctx, enum tui_mode m, double window_s);
+};
+
+struct tui_source {
+	const struct tui_source_ops *ops;
+	void *ctx;
+};
+
+/* Short names: "oncpu", "offcpu", "mem"; and "accumulate", "window", "decay". */
+const char *tui_ptype_str(enum tui_ptype t);
+int tui_ptype_parse(const char *s);
+const char *tui_mode_str(enum tui_mode m);
+
+/* A source over fixed profiles (files). The profiles are borrowed and must outlive it. */
+struct tui_static_source {
+	struct tui_source src; /* pass &s->src to the TUI */
+	const struct profile *p[PTYPE_MAX];
+	const char *origin;
+};
+
+/* Initializes s over no profiles; origin (borrowed) names the data in the header. */
+void tui_static_source_init(struct tui_static_source *s, const char *origin);
+/* Sets the profile of type t (borrowed). */
+void tui_static_source_set(struct tui_static_source *s, enum tui_ptype t,
+			   const struct profile *p);
+
+#endif

@@ -1,0 +1,367 @@
+/* The top view: a flat table of functions with self and total value, like perf top. Total
+ * counts a function once per stack even when it recurses. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "text.h"
+
+enum top_action { T_UP = 1, T_DOWN, T_PGUP, T_PGDN, T_HOME, T_END, T_JUMP, T_SORT_NEXT,
+		  T_SORT_PREV };
+enum top_sort { SORT_SELF = 0, SORT_TOTAL, SORT_NAME, SORT_MAX };
+
+static const struct tui_key top_keys[] = {
+	{ { KEY_UP, 'k' }, T_UP, "previous row", NULL },
+	{ { KEY_DOWN, 'j' }, T_DOWN, "next row", NULL },
+	{ { KEY_PPAGE }, T_PGUP, "page up", NULL },
+	{ { KEY_NPAGE }, T_PGDN, "page down", NULL },
+	{ { KEY_HOME }, T_HOME, "first row", NULL },
+	{ { KEY_END }, T_END, "last row", NULL },
+	{ { '\n', KEY_ENTER }, T_JUMP, "show this function in the flame view, highlighted",
+	  "Flame" },
+	{ { KEY_F(6), '>' }, T_SORT_NEXT, "sort by the next column (Self, Total, Function)", "Sort" },
+	{ { '<' }, T_SORT_PREV, "sort by the previous column", NULL },
+};
+
+struct top_row {
+	uint32_t name;	/* strtab id */
+	uint32_t frame; /* a frame with that name, for the detail line */
+	double self, total;
+};
+
+struct top {
+	struct top_row *rows;
+	size_t n, cap;
+	unsigned long gen;
+	bool ok;
+	enum top_sort sort;
+	size_t sel;
+	int scroll, page;
+	uint32_t sel_name;
+	const struct strtab *st; /* names of the rows */
+};
+
+static const struct strtab *sort_st;
+
+static int cmp_rows(const void *x, const void *y, enum top_sort s)
+{
+	const struct top_row *a = x, *b = y;
+
+	if (s == SORT_SELF && a->self != b->self)
+		return a->self < b->self ? 1 : -1;
+	if (s != SORT_NAME && a->total != b->total)
+		return a->total < b->total ? 1 : -1;
+	if (s == SORT_TOTAL && a->self != b->self)
+		return a->self < b->self ? 1 : -1;
+	return strcmp(strtab__str(sort_st, a->name), strtab__str(sort_st, b->name));
+}
+
+static int cmp_self(const void *x, const void *y)
+{
+	return cmp_rows(x, y, SORT_SELF);
+}
+
+static int cmp_total(const void *x, const void *y)
+{
+	return cmp_rows(x, y, SORT_TOTAL);
+}
+
+static int cmp_name(const void *x, const void *y)
+{
+	return cmp_rows(x, y, SORT_NAME);
+}
+
+static void sort_rows(struct top *t)
+{
+	static int (*const cmp[SORT_MAX])(const void *, const void *) = { cmp_self, cmp_total,
+									 cmp_name };
+
+	sort_st = t->st;
+	qsort(t->rows, t->n, sizeof(*t->rows), cmp[t->sort]);
+	t->sel = 0;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->rows[i].name == t->sel_name)
+			t->sel = i;
+}
+
+/* Sums self and once-per-stack total per function name over the display profile. */
+static void compute(struct top *t, struct tui_app *a)
+{
+	const struct profile *p = a->disp;
+	const struct frames *ft = profile__frames(p);
+	uint32_t nnames = strtab__count(frames__strtab(ft)), depth = 0;
+	size_t maxd = (size_t)profile__max_depth(p) + 2;
+	struct top_row *acc = calloc(nnames ? nnames : 1, sizeof(*acc));
+	uint32_t *onstack = calloc(nnames ? nnames : 1, sizeof(*onstack));
+	uint32_t *stack = malloc(maxd * sizeof(*stack)), *it = malloc(maxd * sizeof(*it));
+
+	t->ok = true;
+	t->gen = a->gen;
+	t->st = frames__strtab(ft);
+	t->n = 0;
+	if (!acc || !onstack || !stack || !it)
+		goto out;
+	stack[0] = PROFILE_ROOT;
+	it[0] = profile__node(p, PROFILE_ROOT)->first_child;
+	depth = 1;
+	while (depth) {
+		uint32_t c = it[depth - 1];
+
+		if (c == PROFILE_NONE) {
+			uint32_t node = stack[--depth];
+
+			if (node != PROFILE_ROOT)
+				onstack[frames__get(ft, profile__node(p, node)->frame)->name]--;
+			continue;
+		}
+		const struct profile_node *nd = profile__node(p, c);
+		uint32_t name = frames__get(ft, nd->frame)->name;
+
+		it[depth - 1] = nd->next_sibling;
+		acc[name].name = name;
+		acc[name].frame = nd->frame;
+		acc[name].self += nd->self;
+		if (!onstack[name]++)
+			acc[name].total += nd->total;
+		stack[depth] = c;
+		it[depth] = nd->first_child;
+		depth++;
+	}
+	for (uint32_t i = 0; i < nnames; i++)
+		if (acc[i].total > 0 || acc[i].self > 0) {
+			if (t->n == t->cap) {
+				size_t nc = t->cap ? t->cap * 2 : 256;
+				struct top_row *nr = realloc(t->rows, nc * sizeof(*nr));
+
+				if (!nr)
+					break;
+				t->rows = nr;
+				t->cap = nc;
+			}
+			t->rows[t->n++] = acc[i];
+		}
+	sort_rows(t);
+out:
+	free(acc);
+	free(onstack);
+	free(stack);
+	free(it);
+}
+
+static void ensure(struct top *t, struct tui_app *a)
+{
+	if (!t->ok || t->gen != a->gen)
+		compute(t, a);
+}
+
+static void keep_visible(struct top *t)
+{
+	if (t->page < 1)
+		t->page = 1;
+	if ((int)t->sel < t->scroll)
+		t->scroll = (int)t->sel;
+	if ((int)t->sel >= t->scroll + t->page)
+		t->scroll = (int)t->sel - t->page + 1;
+	if (t->scroll < 0)
+		t->scroll = 0;
+}
+
+static void top_draw(struct view *v, struct tui_app *a, WINDOW *w, int top, int rows)
+{
+	struct top *t = v->state;
+	double all = profile__total(a->disp);
+	const char *mark = tui_glyphs()->sort_down;
+	char line[128];
+
+	ensure(t, a);
+	t->page = rows - 1;
+	keep_visible(t);
+	wmove(w, top, 0);
+	tui_role_on(w, ROLE_TABLE_HEADER);
+	/* Header: the sorted column carries the marker; labels align with the numbers. */
+	static const char *const labels[SORT_MAX] = { "Self%", "Total%", "Function" };
+	static const int widths[SORT_MAX] = { 8, 8, 0 };
+	int used = 0;
+
+	for (int c = 0; c < SORT_MAX; c++) {
+		bool on = t->sort == (enum top_sort)c;
+		int pad = widths[c] - (int)strlen(labels[c]) - (on ? 1 : 0);
+
+		if (c == SORT_NAME) {
+			snprintf(line, sizeof(line), " %12s %12s  ", "Self", "Total");
+			used += tui_put(w, line, strlen(line), a->cols - used);
+		} else if (c) {
+			used += tui_put(w, " ", 1, a->cols - used);
+		}
+		tui_pad(w, pad > 0 ? pad : 0);
+		used += pad > 0 ? pad : 0;
+		if (on)
+			used += tui_put(w, mark, strlen(mark), a->cols - used);
+		used += tui_put(w, labels[c], strlen(labels[c]), a->cols - used);
+	}
+	tui_pad(w, a->cols - used);
+	for (int r = 0; r < rows - 1 && t->scroll + r < (int)t->n; r++) {
+		const struct top_row *row = &t->rows[t->scroll + r];
+		char sv[32], tv[32];
+		enum tui_role role = ROLE_NORMAL;
+
+		if ((size_t)(t->scroll + r) == t->sel)
+			role = ROLE_SELECTION;
+		else if (app_matches(a, row->frame))
+			role = ROLE_MATCH;
+		tui_fmt_value(profile__kind(a->disp), row->self, sv, sizeof(sv));
+		tui_fmt_value(profile__kind(a->disp), row->total, tv, sizeof(tv));
+		snprintf(line, sizeof(line), "%7.2f%% %7.2f%% %12s %12s  ", tui_pct(row->self, all),
+			 tui_pct(row->total, all), sv, tv);
+		wmove(w, top + 1 + r, 0);
+		tui_role_on(w, role);
+		used = tui_put(w, line, strlen(line), a->cols);
+		used += tui_put_fit(w, strtab__str(t->st, row->name), strtab__len(t->st, row->name),
+				    a->cols - used);
+		if (role != ROLE_NORMAL)
+			tui_pad(w, a->cols - used);
+	}
+	if (!t->n) {
+		tui_role_on(w, ROLE_DIM);
+		mvwaddstr(w, top + rows / 2, a->cols / 2 - 7, "no samples yet");
+	}
+}
+
+static bool top_action(struct view *v, struct tui_app *a, int action)
+{
+	struct top *t = v->state;
+	long sel = (long)t->sel, last = (long)t->n - 1;
+
+	ensure(t, a);
+	switch (action) {
+	case T_UP:
+		sel--;
+		break;
+	case T_DOWN:
+		sel++;
+		break;
+	case T_PGUP:
+		sel -= t->page;
+		break;
+	case T_PGDN:
+		sel += t->page;
+		break;
+	case T_HOME:
+		sel = 0;
+		break;
+	case T_END:
+		sel = last;
+		break;
+	case T_JUMP:
+		if (!t->n)
+			return false;
+		app_show(a, VIEW_FLAME);
+		flame_view_jump(a->views[VIEW_FLAME], a, t->rows[t->sel].name);
+		return true;
+	case T_SORT_NEXT:
+	case T_SORT_PREV:
+		t->sort = (enum top_sort)((t->sort + (action == T_SORT_NEXT ? 1 : SORT_MAX - 1)) % SORT_MAX);
+		sort_rows(t);
+		t->scroll = 0;
+		app_msg(a, ROLE_STATUS, "sorted by %s", t->sort == SORT_SELF ? "self" :
+							  t->sort == SORT_TOTAL ? "total" : "function name");
+		break;
+	}
+	if (sel > last)
+		sel = last;
+	if (sel < 0)
+		sel = 0;
+	t->sel = (size_t)sel;
+	if (t->n)
+		t->sel_name = t->rows[t->sel].name;
+	keep_visible(t);
+	return true;
+}
+
+static void top_mouse(struct view *v, struct tui_app *a, const struct tui_input *in)
+{
+	struct top *t = v->state;
+	int r = in->y - a->view_top - 1;
+
+	ensure(t, a);
+	if (in->bstate & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
+		t->scroll += in->bstate & BUTTON4_PRESSED ? -3 : 3;
+		if (t->scroll > (int)t->n - t->page)
+			t->scroll = (int)t->n - t->page;
+		if (t->scroll < 0)
+			t->scroll = 0;
+		return;
+	}
+	if (r < 0 || t->scroll + r >= (int)t->n)
+		return;
+	t->sel = (size_t)(t->scroll + r);
+	t->sel_name = t->rows[t->sel].name;
+	if (in->bstate & BUTTON1_DOUBLE_CLICKED)
+		top_action(v, a, T_JUMP);
+}
+
+static void top_detail(struct view *v, struct tui_app *a, WINDOW *w, int y)
+{
+	struct top *t = v->state;
+	const struct frames *ft = profile__frames(a->disp);
+	double all = profile__total(a->disp);
+	char rest[512], sv[32], tv[32];
+	int n, used;
+
+	ensure(t, a);
+	wmove(w, y, 0);
+	tui_role_on(w, ROLE_DETAIL);
+	if (!t->n)
+		return;
+	const struct top_row *row = &t->rows[t->sel];
+	const struct frame *fr = frames__get(ft, row->frame);
+
+	tui_fmt_value(profile__kind(a->disp), row->self, sv, sizeof(sv));
+	tui_fmt_value(profile__kind(a->disp), row->total, tv, sizeof(tv));
+	n = snprintf(rest, sizeof(rest), "  [%s]%s%.200s  total %s (%.2f%%)  self %s (%.2f%%)",
+		     frame_kind_str(fr->kind), fr->module ? "  " : "",
+		     fr->module ? strtab__str(t->st, fr->module) : "", tv, tui_pct(row->total, all),
+		     sv, tui_pct(row->self, all));
+	used = tui_width(rest, (size_t)n);
+	used = tui_put_fit(w, strtab__str(t->st, row->name), strtab__len(t->st, row->name),
+			   a->cols - used > 12 ? a->cols - used : 12);
+	tui_put(w, rest, (size_t)n, a->cols - used);
+}
+
+static void top_changed(struct view *v, struct tui_app *a)
+{
+	((struct top *)v->state)->ok = false;
+}
+
+static void top_free(struct view *v)
+{
+	if (!v)
+		return;
+	if (v->state)
+		free(((struct top *)v->state)->rows);
+	free(v->state);
+	free(v);
+}
+
+struct view *top_view_new(void)
+{
+	struct view *v = calloc(1, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	v->state = calloc(1, sizeof(struct top));
+	if (!v->state) {
+		free(v);
+		return NULL;
+	}
+	v->name = "Top";
+	v->keys = top_keys;
+	v->nkeys = sizeof(top_keys) / sizeof(top_keys[0]);
+	v->draw = top_draw;
+	v->action = top_action;
+	v->mouse = top_mouse;
+	v->detail = top_detail;
+	v->changed = top_changed;
+	v->free = top_free;
+	return v;
+}
