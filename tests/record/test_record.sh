@@ -183,3 +183,18 @@ fi
 if [ $rc -eq 2 ] && grep -q "unknown option '--bogus'" "$TMP/u.err"; then pass record_unknown_option; else fail record_unknown_option; fi
 "$GALATOP" record -o out.txt 2>"$TMP/u.err"; rc=$?
 if [ $rc -eq 2 ] && grep -q "cannot tell the format" "$TMP/u.err"; then pass record_bad_output_ext; else fail record_bad_output_ext; fi
+
+# 13. Periodic mode: timestamped SVG + folded every period, per process with --multi-instance.
+mkdir -p "$TMP/periodic"
+"$TOOLS/burn" 4 & pb=$!
+"$GALATOP" record -p $pb --period 1 --out-dir "$TMP/periodic" --multi-instance -d 2.5 2>/dev/null
+wait $pb
+nsvg=$(ls "$TMP/periodic" | grep -c "^oncpu-_${pb}_burn-[0-9]\{8\}-[0-9]\{6\}\.svg$")
+nfold=$(ls "$TMP/periodic" | grep -c "^oncpu-_${pb}_burn-[0-9]\{8\}-[0-9]\{6\}\.folded$")
+if [ "$nsvg" -ge 2 ] && [ "$nfold" -ge 2 ]; then pass periodic_multi_instance_files
+else fail periodic_multi_instance_files "$(ls "$TMP/periodic" | tr '\n' ' ')"; fi
+if cat "$TMP/periodic"/*.folded | grep -q ';leaf_alpha;spin' && xmllint --noout "$TMP"/periodic/*.svg; then
+	pass periodic_files_hold_stacks
+else
+	fail periodic_files_hold_stacks
+fi
