@@ -114,17 +114,6 @@ static int diff_add(void *ctx, const char *stack, size_t len, double count, doub
 	return 0;
 }
 
-static const struct strtab *sort_table;
-
-static int by_bytes(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	size_t lx = strtab__len(sort_table, x), ly = strtab__len(sort_table, y);
-	int c = memcmp(strtab__str(sort_table, x), strtab__str(sort_table, y), lx < ly ? lx : ly);
-
-	return c ? c : (lx > ly) - (lx < ly);
-}
-
 /* A count as Perl prints a number: integers in full, others with 15 significant digits. */
 static void put_count(FILE *out, double v)
 {
@@ -144,8 +133,7 @@ static int diff_write(struct diff *d, FILE *out, bool normalize)
 	/* Id 0 is the empty string, a stack only when some line had one. */
 	for (uint32_t id = d->empty_seen ? 0 : 1; id < n; id++)
 		ids[k++] = id;
-	sort_table = d->stacks;
-	qsort(ids, k, sizeof(*ids), by_bytes);
+	strtab__sort_ids(d->stacks, ids, k);
 	/* difffolded.pl divides by zero when BEFORE is empty; here it stays all zeros. */
 	normalize = normalize && d->total[0] != d->total[1] && d->total[0] != 0;
 	for (uint32_t i = 0; i < k; i++) {

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../model/strtab.h"
+
 /* Character classes of perl's \s, \d, \w on byte strings, plus the bytes frame tidying edits. */
 enum {
 	C_WS = 1,    /* \s: space \t \n \v \f \r */
@@ -693,50 +695,16 @@ int perfscript__parse_file(struct perfscript *ps, FILE *f)
 	return err;
 }
 
-/* The aggregator: open addressing with linear probing, keys copied into arena chunks. */
-struct agg_slot {
-	uint64_t hash; /* 0 = empty slot */
-	const char *key;
-	size_t len;
-	uint64_t count;
-	double big; /* the sum once it no longer fits count; 0 until then */
-};
-
-struct agg_chunk {
-	struct agg_chunk *next;
-	size_t used, size;
-	char data[];
-};
-
+/* The aggregator: stacks interned in a strtab (id 0, the empty string, counts only once seen);
+ * counts[id] sums exactly in 64 bits as perl's integers do, big[id] takes over as perl's float
+ * once a sum no longer fits. */
 struct stack_agg {
-	struct agg_slot *slots;
-	size_t mask, n;
-	struct agg_chunk *chunks;
+	struct strtab *st;
+	uint64_t *counts;
+	double *big; /* 0 until counts[id] would overflow */
+	size_t cap;
+	bool empty_seen;
 };
-
-/* 64-bit hash of a byte string, 8 bytes per step (never 0: 0 marks an empty slot). */
-static uint64_t stack_hash(const char *s, size_t n)
-{
-	const uint64_t m = 0x9e3779b97f4a7c15ull;
-	uint64_t h = n * m, w;
-
-	while (n >= 8) {
-		memcpy(&w, s, 8);
-		h = (h ^ w) * m;
-		h ^= h >> 29;
-		s += 8;
-		n -= 8;
-	}
-	if (n) {
-		w = 0;
-		memcpy(&w, s, n);
-		h = (h ^ w) * m;
-	}
-	h ^= h >> 32;
-	h *= 0xd6e8feb86659fd93ull;
-	h ^= h >> 32;
-	return h ? h : 1;
-}
 
 struct stack_agg *stack_agg__new(void)
 {
@@ -744,9 +712,8 @@ struct stack_agg *stack_agg__new(void)
 
 	if (!sa)
 		return NULL;
-	sa->mask = 1023;
-	sa->slots = calloc(sa->mask + 1, sizeof(*sa->slots));
-	if (!sa->slots) {
+	sa->st = strtab__new();
+	if (!sa->st) {
 		free(sa);
 		return NULL;
 	}
@@ -755,95 +722,54 @@ struct stack_agg *stack_agg__new(void)
 
 void stack_agg__free(struct stack_agg *sa)
 {
-	struct agg_chunk *c, *next;
-
 	if (!sa)
 		return;
-	for (c = sa->chunks; c; c = next) {
-		next = c->next;
-		free(c);
-	}
-	free(sa->slots);
+	strtab__free(sa->st);
+	free(sa->counts);
+	free(sa->big);
 	free(sa);
 }
 
 size_t stack_agg__count(const struct stack_agg *sa)
 {
-	return sa->n;
+	return strtab__count(sa->st) - 1 + sa->empty_seen;
 }
 
-static char *agg_copy(struct stack_agg *sa, const char *s, size_t n)
+static int agg_grow(struct stack_agg *sa, uint32_t id)
 {
-	struct agg_chunk *c = sa->chunks;
-	size_t size;
-	char *p;
+	size_t ncap = sa->cap ? sa->cap * 2 : 4096;
+	uint64_t *counts;
+	double *big;
 
-	if (!c || c->size - c->used < n) {
-		size = n > (1 << 20) ? n : (1 << 20);
-		c = malloc(sizeof(*c) + size);
-		if (!c)
-			return NULL;
-		c->used = 0;
-		c->size = size;
-		c->next = sa->chunks;
-		sa->chunks = c;
-	}
-	p = c->data + c->used;
-	if (n)
-		memcpy(p, s, n);
-	c->used += n;
-	return p;
-}
-
-static int agg_grow(struct stack_agg *sa)
-{
-	size_t mask = sa->mask * 2 + 1, i, j;
-	struct agg_slot *slots = calloc(mask + 1, sizeof(*slots));
-
-	if (!slots)
+	while (ncap <= id)
+		ncap *= 2;
+	counts = realloc(sa->counts, ncap * sizeof(*counts));
+	if (!counts)
 		return -ENOMEM;
-	for (i = 0; i <= sa->mask; i++) {
-		if (!sa->slots[i].hash)
-			continue;
-		for (j = sa->slots[i].hash & mask; slots[j].hash; j = (j + 1) & mask)
-			;
-		slots[j] = sa->slots[i];
-	}
-	free(sa->slots);
-	sa->slots = slots;
-	sa->mask = mask;
+	sa->counts = counts;
+	big = realloc(sa->big, ncap * sizeof(*big));
+	if (!big)
+		return -ENOMEM;
+	sa->big = big;
+	memset(counts + sa->cap, 0, (ncap - sa->cap) * sizeof(*counts));
+	memset(big + sa->cap, 0, (ncap - sa->cap) * sizeof(*big));
+	sa->cap = ncap;
 	return 0;
 }
 
 int stack_agg__add(struct stack_agg *sa, const char *stack, size_t len, uint64_t count)
 {
-	uint64_t h = stack_hash(stack, len);
-	struct agg_slot *s;
-	size_t i;
+	uint32_t id = strtab__intern(sa->st, stack, len);
 
-	for (i = h & sa->mask;; i = (i + 1) & sa->mask) {
-		s = &sa->slots[i];
-		if (!s->hash)
-			break;
-		if (s->hash == h && s->len == len && !memcmp(s->key, stack, len)) {
-			if (s->big != 0)
-				s->big += count;
-			else if (count > UINT64_MAX - s->count)
-				s->big = (double)s->count + (double)count;
-			else
-				s->count += count;
-			return 0;
-		}
-	}
-	s->key = agg_copy(sa, stack, len);
-	if (!s->key)
+	if (id == UINT32_MAX || (id >= sa->cap && agg_grow(sa, id)))
 		return -ENOMEM;
-	s->hash = h;
-	s->len = len;
-	s->count = count;
-	s->big = 0;
-	if (++sa->n * 4 > (sa->mask + 1) * 3)
-		return agg_grow(sa);
+	sa->empty_seen |= id == 0;
+	if (sa->big[id] != 0)
+		sa->big[id] += count;
+	else if (count > UINT64_MAX - sa->counts[id])
+		sa->big[id] = (double)sa->counts[id] + (double)count;
+	else
+		sa->counts[id] += count;
 	return 0;
 }
 
@@ -852,39 +778,28 @@ int stack_agg__add_cb(void *ctx, const char *stack, size_t len, uint64_t count)
 	return stack_agg__add(ctx, stack, len, count);
 }
 
-static int agg_cmp(const void *a, const void *b)
-{
-	const struct agg_slot *x = *(const struct agg_slot *const *)a;
-	const struct agg_slot *y = *(const struct agg_slot *const *)b;
-	int c = memcmp(x->key, y->key, x->len < y->len ? x->len : y->len);
-
-	if (c)
-		return c;
-	return (x->len > y->len) - (x->len < y->len);
-}
-
 int stack_agg__write(struct stack_agg *sa, FILE *out)
 {
-	struct agg_slot **v = malloc((sa->n ? sa->n : 1) * sizeof(*v));
-	size_t i, k = 0;
+	uint32_t n = strtab__count(sa->st), k = 0;
+	uint32_t *ids = malloc(n * sizeof(*ids));
 	char num[48];
 
-	if (!v)
+	if (!ids)
 		return -ENOMEM;
-	for (i = 0; i <= sa->mask; i++)
-		if (sa->slots[i].hash)
-			v[k++] = &sa->slots[i];
-	qsort(v, k, sizeof(*v), agg_cmp);
-	for (i = 0; i < k; i++) {
-		int n;
+	for (uint32_t id = sa->empty_seen ? 0 : 1; id < n; id++)
+		ids[k++] = id;
+	strtab__sort_ids(sa->st, ids, k);
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t id = ids[i];
+		int len;
 
-		if (v[i]->big != 0)
-			n = snprintf(num, sizeof(num), " %.15g\n", v[i]->big);
+		if (sa->big[id] != 0)
+			len = snprintf(num, sizeof(num), " %.15g\n", sa->big[id]);
 		else
-			n = snprintf(num, sizeof(num), " %llu\n", (unsigned long long)v[i]->count);
-		fwrite(v[i]->key, 1, v[i]->len, out);
-		fwrite(num, 1, n, out);
+			len = snprintf(num, sizeof(num), " %llu\n", (unsigned long long)sa->counts[id]);
+		fwrite(strtab__str(sa->st, id), 1, strtab__len(sa->st, id), out);
+		fwrite(num, 1, (size_t)len, out);
 	}
-	free(v);
+	free(ids);
 	return ferror(out) ? -EIO : 0;
 }

@@ -208,3 +208,19 @@ size_t strtab__mem(const struct strtab *st)
 {
 	return st->mem + sizeof(*st);
 }
+
+static int id_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct strtab *st = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	size_t lx = st->lens[x], ly = st->lens[y];
+	int c = memcmp(st->strs[x], st->strs[y], lx < ly ? lx : ly);
+
+	return c ? c : (lx > ly) - (lx < ly);
+}
+
+void strtab__sort_ids(const struct strtab *st, uint32_t *ids, size_t n)
+{
+	if (n > 1)
+		qsort_r(ids, n, sizeof(*ids), id_cmp, (void *)st);
+}

@@ -22,6 +22,9 @@ const char *strtab__str(const struct strtab *st, uint32_t id);
 size_t strtab__len(const struct strtab *st, uint32_t id);
 /* Number of distinct strings (ids are 0..count-1). */
 uint32_t strtab__count(const struct strtab *st);
+/* Sorts ids[0..n) by the bytes of their strings (a prefix before its extensions), as perl's
+ * sort orders byte strings. */
+void strtab__sort_ids(const struct strtab *st, uint32_t *ids, size_t n);
 /* Bytes of memory held, for benchmarks and the status bar. */
 size_t strtab__mem(const struct strtab *st);
 

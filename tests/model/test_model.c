@@ -22,6 +22,13 @@ TEST_CASE(strtab_interns_and_finds)
 	CHECK_STR(strtab__str(st, b), "mid");
 	CHECK(strtab__find(st, "mid", 3) == b);
 	CHECK(strtab__find(st, "nope", 4) == UINT32_MAX);
+	{
+		uint32_t ids[3] = { a, b, strtab__intern(st, "mai", 3) };
+
+		strtab__sort_ids(st, ids, 3); /* "mai" < "main" < "mid" */
+		CHECK_STR(strtab__str(st, ids[0]), "mai");
+		CHECK(ids[1] == a && ids[2] == b);
+	}
 	/* NUL bytes inside are part of the string. */
 	d = strtab__intern(st, "a\0b", 3);
 	CHECK(d != strtab__intern(st, "a", 1) && strtab__len(st, d) == 3);
