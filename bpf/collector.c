@@ -132,25 +132,32 @@ static uint32_t intern(struct collector *c, const char *name, size_t len, const 
 	return frames__intern(c->ft, &f);
 }
 
-static int cache_grow(struct collector *c)
+static size_t cache_slot(const struct collector *c, uint32_t pid, uint64_t addr)
+{
+	return hash_pair(pid, (uint32_t)(addr ^ (addr >> 32))) & c->cache_mask;
+}
+
+/* Re-files every entry into a table of size slots, leaving out those of pid drop (0: none;
+ * kernel entries use pid 0 and are never dropped). On ENOMEM the old table stays. */
+static int cache_rebuild(struct collector *c, size_t size, uint32_t drop)
 {
 	struct addr_entry *old = c->cache;
-	size_t oldsize = c->cache_mask + 1;
+	size_t oldsize = c->cache_mask + 1, used = c->cache_used;
 
-	if (cache_init(c, oldsize * 2)) {
+	if (cache_init(c, size)) {
 		c->cache = old;
 		c->cache_mask = oldsize - 1;
+		c->cache_used = used;
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < oldsize; i++) {
 		size_t j;
 
-		if (old[i].frame == EMPTY)
+		if (old[i].frame == EMPTY || (drop && old[i].pid == drop))
 			continue;
-		j = hash_pair(old[i].pid, (uint32_t)(old[i].addr ^ (old[i].addr >> 32))) &
-		    c->cache_mask;
-		while (c->cache[j].frame != EMPTY)
-			j = (j + 1) & c->cache_mask;
+		for (j = cache_slot(c, old[i].pid, old[i].addr); c->cache[j].frame != EMPTY;
+		     j = (j + 1) & c->cache_mask)
+			;
 		c->cache[j] = old[i];
 		c->cache_used++;
 	}
@@ -161,7 +168,7 @@ static int cache_grow(struct collector *c)
 /* Returns the frame for addr in pid (0 = kernel), symbolizing it on first sight. */
 static uint32_t addr_frame(struct collector *c, uint32_t pid, uint64_t addr)
 {
-	size_t i = hash_pair(pid, (uint32_t)(addr ^ (addr >> 32))) & c->cache_mask;
+	size_t i = cache_slot(c, pid, addr);
 	struct sym_info si;
 	char name[1100];
 	const char *n;
@@ -188,9 +195,9 @@ static uint32_t addr_frame(struct collector *c, uint32_t pid, uint64_t addr)
 	if (f == EMPTY)
 		return EMPTY;
 	if ((c->cache_used + 1) * 4 > (c->cache_mask + 1) * 3) {
-		if (cache_grow(c))
+		if (cache_rebuild(c, (c->cache_mask + 1) * 2, 0))
 			return f;
-		i = hash_pair(pid, (uint32_t)(addr ^ (addr >> 32))) & c->cache_mask;
+		i = cache_slot(c, pid, addr);
 		while (c->cache[i].frame != EMPTY)
 			i = (i + 1) & c->cache_mask;
 	}
@@ -202,31 +209,14 @@ static uint32_t addr_frame(struct collector *c, uint32_t pid, uint64_t addr)
 /* Drops pid's cached addresses (its mappings may be reused by another process). */
 static void cache_forget(struct collector *c, uint32_t pid)
 {
-	struct addr_entry *old = c->cache;
-	size_t size = c->cache_mask + 1, kept = 0;
+	size_t size = c->cache_mask + 1, i;
 
-	for (size_t i = 0; i < size; i++)
-		if (old[i].frame != EMPTY && old[i].pid != pid)
-			kept++;
-	if (kept == c->cache_used)
-		return;
-	if (cache_init(c, size)) {
-		c->cache = old;
-		return;
-	}
-	for (size_t i = 0; i < size; i++) {
-		size_t j;
-
-		if (old[i].frame == EMPTY || old[i].pid == pid)
-			continue;
-		j = hash_pair(old[i].pid, (uint32_t)(old[i].addr ^ (old[i].addr >> 32))) &
-		    c->cache_mask;
-		while (c->cache[j].frame != EMPTY)
-			j = (j + 1) & c->cache_mask;
-		c->cache[j] = old[i];
-		c->cache_used++;
-	}
-	free(old);
+	/* Most exiting processes were never sampled: look before rebuilding. */
+	for (i = 0; i < size; i++)
+		if (c->cache[i].frame != EMPTY && c->cache[i].pid == pid)
+			break;
+	if (i < size)
+		cache_rebuild(c, size, pid);
 }
 
 static size_t identity_frames(struct collector *c, const struct gt_event *ev, uint32_t *out)
