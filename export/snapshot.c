@@ -16,7 +16,6 @@
 
 #define MAX_BYTES (1ul << 30) /* compressed and inflated size of a snapshot */
 #define MAX_LIST 256	      /* profiles, probes, parameters of a probe, filters */
-#define MAX_WALK (1ull << 30) /* ancestor steps spent summing a snapshot's totals */
 
 /* Numbers are written and parsed in the C locale whatever the TUI set, so "1.5" stays "1.5". */
 static locale_t c_numeric_begin(locale_t *old)
@@ -396,7 +395,6 @@ struct reader {
 	size_t nframes, fcap;
 	char *tmp; /* sanitized text */
 	size_t tcap;
-	uint64_t walk; /* ancestor steps of all profiles so far, bounded by MAX_WALK */
 };
 
 static int oom(struct reader *r)
@@ -768,24 +766,22 @@ static int read_profile_member(struct reader *r, struct pdesc *d, int k)
 	}
 }
 
-/* Builds the tree: node i + 1 hangs under node i + 1 - parent[i]. Totals are summed by walking
- * up from each node with a value, bounded so that a hostile chain cannot stall the reader. */
+/* Builds the tree: node i + 1 hangs under node i + 1 - parent[i]; totals are summed in one pass
+ * at the end, so even a hostile deep chain loads in linear time. */
 static int build_profile(struct reader *r, const struct pdesc *d, struct profile **out)
 {
 	const uint32_t *parent = d->col[COL_PARENT], *frame = d->col[COL_FRAME];
 	const double *self = d->col[COL_SELF], *self2 = d->col[COL_SELF2];
 	size_t n = d->nodes;
 	struct profile *p = profile__new(r->ft, (enum value_kind)d->kind, d->chart);
-	uint32_t *map = malloc((n + 1) * sizeof(*map)), *depth = malloc((n + 1) * sizeof(*depth));
-	uint64_t walk = r->walk;
+	uint32_t *map = malloc((n + 1) * sizeof(*map));
 	int ret = 0;
 
-	if (!p || !map || !depth || (d->two && profile__set_two_column(p))) {
+	if (!p || !map || (d->two && profile__set_two_column(p))) {
 		ret = oom(r);
 		goto out;
 	}
 	map[0] = PROFILE_ROOT;
-	depth[0] = 0;
 	for (size_t i = 0; i < n; i++) {
 		size_t id = i + 1;
 
@@ -806,24 +802,12 @@ static int build_profile(struct reader *r, const struct pdesc *d, struct profile
 			ret = oom(r);
 			goto out;
 		}
-		depth[id] = depth[id - parent[i]] + 1;
-		if (self[i] != 0 || (d->two && self2[i] != 0))
-			walk += depth[id];
+		profile__add_self(p, map[id], self[i], d->two ? self2[i] : 0);
 	}
-	r->walk = walk;
-	if (walk > MAX_WALK) {
-		r->s.where[1] = NULL;
-		ret = json_in__fail(&r->s, "stacks too deep to load (%llu steps)",
-				    (unsigned long long)walk);
-		goto out;
-	}
-	profile__add_value(p, PROFILE_ROOT, d->root_self, d->root_self2);
-	for (size_t i = 0; i < n; i++)
-		if (self[i] != 0 || (d->two && self2[i] != 0))
-			profile__add_value(p, map[i + 1], self[i], d->two ? self2[i] : 0);
+	profile__add_self(p, PROFILE_ROOT, d->root_self, d->root_self2);
+	profile__sum_totals(p);
 out:
 	free(map);
-	free(depth);
 	if (ret)
 		profile__free(p);
 	else

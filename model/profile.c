@@ -194,6 +194,31 @@ void profile__add_value(struct profile *p, uint32_t node, double value, double v
 	}
 }
 
+void profile__add_self(struct profile *p, uint32_t node, double value, double value2)
+{
+	p->nodes[node].self += value;
+	if (p->total2)
+		p->self2[node] += value2;
+}
+
+void profile__sum_totals(struct profile *p)
+{
+	/* A child is always created after its parent, so one backward pass adds every subtree
+	 * into its parent after the subtree itself is complete. */
+	for (uint32_t id = 0; id < p->count; id++) {
+		p->nodes[id].total = p->nodes[id].self;
+		if (p->total2)
+			p->total2[id] = p->self2[id];
+	}
+	for (uint32_t id = p->count; id-- > 1;) {
+		uint32_t parent = p->nodes[id].parent;
+
+		p->nodes[parent].total += p->nodes[id].total;
+		if (p->total2)
+			p->total2[parent] += p->total2[id];
+	}
+}
+
 static int add_path(struct profile *p, const uint32_t *frames, size_t n, double v, double v2)
 {
 	uint32_t node = PROFILE_ROOT;

@@ -67,6 +67,12 @@ uint32_t profile__find_child(const struct profile *p, uint32_t parent, uint32_t 
  * total. */
 void profile__add_value(struct profile *p, uint32_t node, double value, double value2);
 
+/* Adds to node's own values only, leaving totals stale: for bulk loads, which then call
+ * profile__sum_totals once instead of walking up from every node. */
+void profile__add_self(struct profile *p, uint32_t node, double value, double value2);
+/* Recomputes every node's total (and total2) from the own values, in one pass. */
+void profile__sum_totals(struct profile *p);
+
 /* Adds every stack of src (which may use another frame table) into dst. 0 or -ENOMEM. */
 int profile__merge(struct profile *dst, const struct profile *src);
 /* Returns a new profile holding only nodes whose total >= min_total (their values unchanged,

@@ -253,6 +253,11 @@ TEST_CASE(profile_merge_prune_walk)
 	CHECK(profile__for_each_stack(q, ORDER_NAME, collect, &c) == 0);
 	CHECK_STR(c.text, "w 2 0\nx;y 15 0\n");
 	profile__free(q);
+	/* Bulk load: own values first, then one pass of totals. */
+	profile__add_self(a.p, find_path(&a, a.p, "w"), 3, 0);
+	profile__sum_totals(a.p);
+	CHECK_NUM(profile__total(a.p), 21);
+	CHECK_NUM(profile__node(a.p, find_path(&a, a.p, "x"))->total, 16);
 	fx_free(&a);
 	fx_free(&b);
 }
