@@ -684,3 +684,26 @@ int tui_run(struct tui_source *src, const struct tui_opts *o)
 	app_free(&a);
 	return r;
 }
+
+struct view *view__new(const struct view *tmpl, size_t state_size)
+{
+	struct view *v = malloc(sizeof(*v));
+
+	if (!v)
+		return NULL;
+	*v = *tmpl;
+	v->state = calloc(1, state_size);
+	if (!v->state) {
+		free(v);
+		return NULL;
+	}
+	return v;
+}
+
+void view__free(struct view *v)
+{
+	if (!v)
+		return;
+	free(v->state);
+	free(v);
+}

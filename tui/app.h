@@ -105,6 +105,11 @@ struct tui_app {
 /* Indices of the built-in views. */
 enum { VIEW_FLAME = 0, VIEW_TOP };
 
+/* A copy of tmpl (name, keys, ops) with state_size zeroed bytes of state; NULL on ENOMEM.
+ * The view's free op releases what the state points to, then calls view__free. */
+struct view *view__new(const struct view *tmpl, size_t state_size);
+/* Frees the state block and the view; NULL is a no-op. */
+void view__free(struct view *v);
 struct view *flame_view_new(void);
 struct view *top_view_new(void);
 /* Makes the flame view select the heaviest node of frames named name_id (zoom reset). */

@@ -503,43 +503,33 @@ static void flame_detail(struct view *v, struct tui_app *a, WINDOW *w, int y)
 
 static void flame_free(struct view *v)
 {
-	struct flame *f;
+	struct flame *f = v ? v->state : NULL;
 
-	if (!v)
-		return;
-	f = v->state;
 	if (f) {
 		free(f->zoom.v);
 		free(f->sel.v);
 		free(f->r);
 		free(f->kids);
 		free(f->wk);
-		free(f);
 	}
-	free(v);
+	view__free(v);
 }
 
 struct view *flame_view_new(void)
 {
-	struct view *v = calloc(1, sizeof(*v));
+	static const struct view tmpl = {
+		.name = "Flame",
+		.keys = flame_keys,
+		.nkeys = sizeof(flame_keys) / sizeof(flame_keys[0]),
+		.draw = flame_draw,
+		.action = flame_action,
+		.mouse = flame_mouse,
+		.detail = flame_detail,
+		.changed = flame_changed,
+		.free = flame_free,
+	};
 
-	if (!v)
-		return NULL;
-	v->state = calloc(1, sizeof(struct flame));
-	if (!v->state) {
-		free(v);
-		return NULL;
-	}
-	v->name = "Flame";
-	v->keys = flame_keys;
-	v->nkeys = sizeof(flame_keys) / sizeof(flame_keys[0]);
-	v->draw = flame_draw;
-	v->action = flame_action;
-	v->mouse = flame_mouse;
-	v->detail = flame_detail;
-	v->changed = flame_changed;
-	v->free = flame_free;
-	return v;
+	return view__new(&tmpl, sizeof(struct flame));
 }
 
 void flame_view_jump(struct view *v, struct tui_app *a, uint32_t name_id)

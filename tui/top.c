@@ -335,33 +335,24 @@ static void top_changed(struct view *v, struct tui_app *a)
 
 static void top_free(struct view *v)
 {
-	if (!v)
-		return;
-	if (v->state)
+	if (v && v->state)
 		free(((struct top *)v->state)->rows);
-	free(v->state);
-	free(v);
+	view__free(v);
 }
 
 struct view *top_view_new(void)
 {
-	struct view *v = calloc(1, sizeof(*v));
+	static const struct view tmpl = {
+		.name = "Top",
+		.keys = top_keys,
+		.nkeys = sizeof(top_keys) / sizeof(top_keys[0]),
+		.draw = top_draw,
+		.action = top_action,
+		.mouse = top_mouse,
+		.detail = top_detail,
+		.changed = top_changed,
+		.free = top_free,
+	};
 
-	if (!v)
-		return NULL;
-	v->state = calloc(1, sizeof(struct top));
-	if (!v->state) {
-		free(v);
-		return NULL;
-	}
-	v->name = "Top";
-	v->keys = top_keys;
-	v->nkeys = sizeof(top_keys) / sizeof(top_keys[0]);
-	v->draw = top_draw;
-	v->action = top_action;
-	v->mouse = top_mouse;
-	v->detail = top_detail;
-	v->changed = top_changed;
-	v->free = top_free;
-	return v;
+	return view__new(&tmpl, sizeof(struct top));
 }
