@@ -6,7 +6,7 @@
 
 #include "hash.h"
 
-#define EMPTY_SLOT UINT32_MAX
+#define EMPTY_SLOT UINT64_MAX
 
 struct profile {
 	struct frames *ft;
@@ -15,18 +15,41 @@ struct profile {
 	struct profile_node *nodes;
 	double *total2, *self2; /* NULL unless two-column */
 	uint32_t count, cap;
-	uint32_t *slots; /* (parent, frame) -> node; unused in chart mode */
-	uint32_t mask;
+	/* Children of a node are found by walking its sibling list while they are few; once a
+	 * node has more than SMALL_FANOUT children (indexed[node] set) they go into a hash of
+	 * (parent, frame) -> node, open addressing, unused in chart mode. A slot holds the node id
+	 * in its low half and the key's hash tag in its high half, so a probe reads a node only
+	 * when the tags agree. Most nodes of a deep tree have one child and never cost a slot. */
+	uint8_t *indexed;
+	uint64_t *slots;
+	uint32_t mask, nslots_used;
 };
 
-static uint32_t slot_of(const struct profile *p, uint32_t parent, uint32_t frame)
+#define SMALL_FANOUT 8
+
+static uint64_t key_hash(uint32_t parent, uint32_t frame)
 {
-	return (uint32_t)hash_pair(parent, frame) & p->mask;
+	return hash_pair(parent, frame);
+}
+
+static uint64_t slot_entry(uint64_t h, uint32_t id)
+{
+	return (h & 0xffffffff00000000ULL) | id;
+}
+
+/* Index of the first empty slot on h's probe sequence. */
+static uint32_t empty_slot(const struct profile *p, uint64_t h)
+{
+	uint32_t i = (uint32_t)h & p->mask;
+
+	while (p->slots[i] != EMPTY_SLOT)
+		i = (i + 1) & p->mask;
+	return i;
 }
 
 static int rehash(struct profile *p, uint32_t nsize)
 {
-	uint32_t *slots = malloc((size_t)nsize * sizeof(*slots));
+	uint64_t *slots = malloc((size_t)nsize * sizeof(*slots));
 
 	if (!slots)
 		return -ENOMEM;
@@ -35,11 +58,12 @@ static int rehash(struct profile *p, uint32_t nsize)
 	p->slots = slots;
 	p->mask = nsize - 1;
 	for (uint32_t id = 1; id < p->count; id++) {
-		uint32_t i = slot_of(p, p->nodes[id].parent, p->nodes[id].frame);
+		uint64_t h;
 
-		while (slots[i] != EMPTY_SLOT)
-			i = (i + 1) & p->mask;
-		slots[i] = id;
+		if (!p->indexed[p->nodes[id].parent])
+			continue;
+		h = key_hash(p->nodes[id].parent, p->nodes[id].frame);
+		slots[empty_slot(p, h)] = slot_entry(h, id);
 	}
 	return 0;
 }
@@ -48,6 +72,7 @@ static int grow_nodes(struct profile *p)
 {
 	uint32_t ncap = p->cap ? p->cap * 2 : 256;
 	struct profile_node *nodes;
+	uint8_t *flags;
 
 	if (p->cap >= UINT32_MAX / 2)
 		return -ENOMEM;
@@ -55,6 +80,10 @@ static int grow_nodes(struct profile *p)
 	if (!nodes)
 		return -ENOMEM;
 	p->nodes = nodes;
+	flags = realloc(p->indexed, ncap);
+	if (!flags)
+		return -ENOMEM;
+	p->indexed = flags;
 	if (p->total2) {
 		double *t2 = realloc(p->total2, (size_t)ncap * sizeof(double));
 
@@ -73,6 +102,7 @@ static int grow_nodes(struct profile *p)
 static void init_root(struct profile *p)
 {
 	p->nodes[0] = (struct profile_node){ PROFILE_NONE, 0, PROFILE_NONE, PROFILE_NONE, 0, 0 };
+	p->indexed[0] = 0;
 	if (p->total2)
 		p->total2[0] = p->self2[0] = 0;
 	p->count = 1;
@@ -100,6 +130,7 @@ void profile__free(struct profile *p)
 	if (!p)
 		return;
 	free(p->nodes);
+	free(p->indexed);
 	free(p->total2);
 	free(p->self2);
 	free(p->slots);
@@ -109,6 +140,7 @@ void profile__free(struct profile *p)
 void profile__clear(struct profile *p)
 {
 	memset(p->slots, 0xff, (size_t)(p->mask + 1) * sizeof(*p->slots));
+	p->nslots_used = 0;
 	init_root(p);
 }
 
@@ -137,49 +169,107 @@ int profile__set_two_column(struct profile *p)
 	return make_two_column(p);
 }
 
-uint32_t profile__find_child(const struct profile *p, uint32_t parent, uint32_t frame)
+/* Probes the index for (parent, frame) with hash h: the node, or PROFILE_NONE. */
+static uint32_t probe(const struct profile *p, uint32_t parent, uint32_t frame, uint64_t h)
 {
-	/* Past the point where a sorted stack diverges every parent is new: skip the probe. */
-	if (p->nodes[parent].first_child == PROFILE_NONE)
-		return PROFILE_NONE;
-	if (p->chart) {
-		uint32_t c = p->nodes[parent].first_child;
+	uint64_t tag = h & 0xffffffff00000000ULL;
 
-		return c != PROFILE_NONE && p->nodes[c].frame == frame ? c : PROFILE_NONE;
-	}
-	for (uint32_t i = slot_of(p, parent, frame);; i = (i + 1) & p->mask) {
-		uint32_t id = p->slots[i];
+	for (uint32_t i = (uint32_t)h & p->mask;; i = (i + 1) & p->mask) {
+		uint64_t e = p->slots[i];
+		uint32_t id = (uint32_t)e;
 
-		if (id == EMPTY_SLOT)
+		if (e == EMPTY_SLOT)
 			return PROFILE_NONE;
-		if (p->nodes[id].parent == parent && p->nodes[id].frame == frame)
+		if ((e & 0xffffffff00000000ULL) == tag && p->nodes[id].parent == parent &&
+		    p->nodes[id].frame == frame)
 			return id;
 	}
 }
 
-uint32_t profile__child(struct profile *p, uint32_t parent, uint32_t frame)
+uint32_t profile__find_child(const struct profile *p, uint32_t parent, uint32_t frame)
 {
-	uint32_t id = profile__find_child(p, parent, frame), i;
+	uint32_t c = p->nodes[parent].first_child;
 
-	if (id != PROFILE_NONE)
-		return id;
-	if (p->count == p->cap && grow_nodes(p))
+	/* Past the point where a sorted stack diverges every parent is new: skip the probe. */
+	if (c == PROFILE_NONE)
 		return PROFILE_NONE;
-	if (!p->chart && (uint64_t)(p->count + 1) * 4 > (uint64_t)(p->mask + 1) * 3 &&
+	if (p->chart)
+		return p->nodes[c].frame == frame ? c : PROFILE_NONE;
+	if (p->indexed[parent])
+		return probe(p, parent, frame, key_hash(parent, frame));
+	for (; c != PROFILE_NONE; c = p->nodes[c].next_sibling)
+		if (p->nodes[c].frame == frame)
+			return c;
+	return PROFILE_NONE;
+}
+
+/* Puts node id (a child of an indexed parent) into the hash, growing it first if needed. */
+static int index_node(struct profile *p, uint32_t id)
+{
+	uint64_t h;
+
+	if ((uint64_t)(p->nslots_used + 1) * 4 > (uint64_t)(p->mask + 1) * 3 &&
 	    rehash(p, (p->mask + 1) * 2))
+		return -ENOMEM;
+	h = key_hash(p->nodes[id].parent, p->nodes[id].frame);
+	p->slots[empty_slot(p, h)] = slot_entry(h, id);
+	p->nslots_used++;
+	return 0;
+}
+
+/* Indexes parent's children once it has more than SMALL_FANOUT of them. */
+static int index_if_wide(struct profile *p, uint32_t parent)
+{
+	uint32_t n = 0, c;
+
+	for (c = p->nodes[parent].first_child; c != PROFILE_NONE && n <= SMALL_FANOUT;
+	     c = p->nodes[c].next_sibling)
+		n++;
+	if (n <= SMALL_FANOUT)
+		return 0;
+	p->indexed[parent] = 1;
+	for (c = p->nodes[parent].first_child; c != PROFILE_NONE; c = p->nodes[c].next_sibling)
+		if (index_node(p, c))
+			return -ENOMEM;
+	return 0;
+}
+
+/* Appends a new child of parent for frame (no lookup), linked first among its siblings and
+ * indexed; PROFILE_NONE on ENOMEM. */
+static uint32_t new_child(struct profile *p, uint32_t parent, uint32_t frame)
+{
+	uint32_t id;
+
+	if (p->count == p->cap && grow_nodes(p))
 		return PROFILE_NONE;
 	id = p->count++;
 	p->nodes[id] = (struct profile_node){ parent, frame, PROFILE_NONE,
 					      p->nodes[parent].first_child, 0, 0 };
 	p->nodes[parent].first_child = id;
+	p->indexed[id] = 0;
 	if (p->total2)
 		p->total2[id] = p->self2[id] = 0;
 	if (!p->chart) {
-		for (i = slot_of(p, parent, frame); p->slots[i] != EMPTY_SLOT; i = (i + 1) & p->mask)
-			;
-		p->slots[i] = id;
+		int err = p->indexed[parent] ? index_node(p, id) : index_if_wide(p, parent);
+
+		if (err) {
+			/* Undo, and look the parent's children up by walking them again: the tree
+			 * never holds a node that its lookup would miss. Stale slots left behind
+			 * only ever point at nodes matching their key. */
+			p->indexed[parent] = 0;
+			p->nodes[parent].first_child = p->nodes[id].next_sibling;
+			p->count--;
+			return PROFILE_NONE;
+		}
 	}
 	return id;
+}
+
+uint32_t profile__child(struct profile *p, uint32_t parent, uint32_t frame)
+{
+	uint32_t id = profile__find_child(p, parent, frame);
+
+	return id != PROFILE_NONE ? id : new_child(p, parent, frame);
 }
 
 void profile__add_value(struct profile *p, uint32_t node, double value, double value2)
@@ -321,27 +411,14 @@ struct profile *profile__pruned(const struct profile *p, double min_total)
 		map[id] = PROFILE_NONE;
 		if (map[s->parent] == PROFILE_NONE || s->total < min_total)
 			continue;
-		if (q->count == q->cap && grow_nodes(q))
+		d = new_child(q, map[s->parent], s->frame);
+		if (d == PROFILE_NONE)
 			goto fail;
-		if (!q->chart && (uint64_t)(q->count + 1) * 4 > (uint64_t)(q->mask + 1) * 3 &&
-		    rehash(q, (q->mask + 1) * 2))
-			goto fail;
-		d = q->count++;
-		q->nodes[d] = *s;
-		q->nodes[d].parent = map[s->parent];
-		q->nodes[d].first_child = PROFILE_NONE;
-		q->nodes[d].next_sibling = q->nodes[map[s->parent]].first_child;
-		q->nodes[map[s->parent]].first_child = d;
+		q->nodes[d].total = s->total;
+		q->nodes[d].self = s->self;
 		if (p->total2) {
 			q->total2[d] = p->total2[id];
 			q->self2[d] = p->self2[id];
-		}
-		if (!q->chart) {
-			uint32_t i = slot_of(q, q->nodes[d].parent, s->frame);
-
-			while (q->slots[i] != EMPTY_SLOT)
-				i = (i + 1) & q->mask;
-			q->slots[i] = d;
 		}
 		map[id] = d;
 	}
@@ -529,7 +606,7 @@ out:
 
 size_t profile__mem(const struct profile *p)
 {
-	size_t m = sizeof(*p) + (size_t)p->cap * sizeof(*p->nodes) +
+	size_t m = sizeof(*p) + (size_t)p->cap * (sizeof(*p->nodes) + 1) +
 		   (size_t)(p->mask + 1) * sizeof(*p->slots);
 
 	if (p->total2)

@@ -1,5 +1,6 @@
 /* Profile tree (call tree): the structure every flame graph, table and export is drawn from.
- * Nodes live in flat arrays; child lookup is a hash on (parent, frame), O(1) on average.
+ * Nodes live in flat arrays; child lookup walks a node's few children, or (past 8 of them)
+ * a hash on (parent, frame): O(1) on average either way.
  * Stacks are inserted incrementally (live probes feed it sample by sample). */
 #ifndef GALATOP_MODEL_PROFILE_H
 #define GALATOP_MODEL_PROFILE_H

@@ -307,6 +307,27 @@ TEST_CASE(profile_many_nodes_and_clear)
 	fx_free(&fx);
 }
 
+TEST_CASE(profile_wide_fanout_is_indexed)
+{
+	struct fixture fx;
+	char name[32];
+
+	/* Past 8 children a node's children move into the hash: lookups must still find each
+	 * one exactly once, before and after the switch and across growth. */
+	fx_init(&fx, false);
+	for (int round = 0; round < 2; round++)
+		for (int i = 0; i < 3000; i++) {
+			snprintf(name, sizeof(name), "root;kid%d;leaf", i);
+			add(&fx, fx.p, name, 1);
+		}
+	CHECK(profile__node_count(fx.p) == 1 + 1 + 3000 * 2);
+	CHECK(profile__child_count(fx.p, find_path(&fx, fx.p, "root")) == 3000);
+	CHECK_NUM(profile__node(fx.p, find_path(&fx, fx.p, "root;kid2999;leaf"))->total, 2);
+	CHECK_NUM(profile__node(fx.p, find_path(&fx, fx.p, "root;kid0"))->total, 2);
+	CHECK_NUM(profile__total(fx.p), 6000);
+	fx_free(&fx);
+}
+
 TEST_CASE(sanitize_replaces_controls_and_bad_utf8)
 {
 	char out[64];
@@ -338,6 +359,7 @@ int main(void)
 	RUN(profile_merge_prune_walk);
 	RUN(profile_two_column);
 	RUN(profile_many_nodes_and_clear);
+	RUN(profile_wide_fanout_is_indexed);
 	RUN(sanitize_replaces_controls_and_bad_utf8);
 	HARNESS_EXIT();
 }
