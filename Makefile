@@ -48,7 +48,7 @@ ASAN_OBJS := $(patsubst %.c,$(O)/asan/obj/%.o,$(LIB_SRCS))
 
 DEB_PKGS := gcc make clang llvm libclang-rt-14-dev bpftool libbpf-dev libelf-dev libdw-dev \
 	libncurses-dev libjansson-dev zlib1g-dev pkg-config libiberty-dev tmux libxml2-utils \
-	linux-perf perl procps
+	linux-perf perl procps chromium
 
 .PHONY: all deps test bench fuzz install clean run tools
 # Keep generated BPF objects and skeletons between builds.
