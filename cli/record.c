@@ -2,20 +2,15 @@
 #include "record.h"
 
 #include <errno.h>
-#include <dirent.h>
-#include <fcntl.h>
-#include <regex.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
+#include "session.h"
 #include "bpf/collector.h"
 #include "bpf/probes.h"
 #include "export/folded.h"
@@ -99,7 +94,7 @@ static int parse_int_list(const char *cmd, const char *opt, const char *arg, int
 	return ret;
 }
 
-static int parse_types(const char *arg, unsigned *types)
+static int parse_types(const char *cmd, const char *arg, unsigned *types)
 {
 	char *copy = strdup(arg), *save = NULL;
 	int ret = 0;
@@ -115,7 +110,7 @@ static int parse_types(const char *arg, unsigned *types)
 		else if (!strcmp(t, "mem"))
 			*types |= PROBE_MEM;
 		else {
-			cli_usage_error("record", "--type: unknown probe '%s' (oncpu, offcpu, mem)",
+			cli_usage_error(cmd, "--type: unknown probe '%s' (oncpu, offcpu, mem)",
 					t);
 			ret = -1;
 			break;
@@ -125,14 +120,14 @@ static int parse_types(const char *arg, unsigned *types)
 	return ret;
 }
 
-static int add_name(const char *opt, const char *arg, char (*list)[128], size_t *n)
+static int add_name(const char *cmd, const char *opt, const char *arg, char (*list)[128], size_t *n)
 {
 	if (*n >= RECORD_MAX_TARGETS) {
-		cli_usage_error("record", "%s: more than %d targets", opt, RECORD_MAX_TARGETS);
+		cli_usage_error(cmd, "%s: more than %d targets", opt, RECORD_MAX_TARGETS);
 		return -1;
 	}
 	if (!*arg || strlen(arg) >= 128) {
-		cli_usage_error("record", "%s: bad value '%s' (1 to 127 characters)", opt, arg);
+		cli_usage_error(cmd, "%s: bad value '%s' (1 to 127 characters)", opt, arg);
 		return -1;
 	}
 	strcpy(list[(*n)++], arg);
@@ -142,11 +137,11 @@ static int add_name(const char *opt, const char *arg, char (*list)[128], size_t 
 enum {
 	OPT_TYPE = 256, OPT_CPU, OPT_KERNEL, OPT_USER, OPT_NO_IDLE, OPT_MIN_BLOCK, OPT_MAX_BLOCK,
 	OPT_STATE, OPT_BYTES, OPT_COMM, OPT_CMDLINE, OPT_CONTAINER, OPT_POD, OPT_THREADS,
-	OPT_ANNOTATE, OPT_PERIOD, OPT_OUT_DIR, OPT_MULTI, OPT_CONFIG,
+	OPT_ANNOTATE, OPT_PERIOD, OPT_OUT_DIR, OPT_MULTI, OPT_CONFIG, OPT_THEME, OPT_NO_COLOR,
+	OPT_ASCII,
 };
 
-/* Parses record's command line into o. Returns 0, or an exit code after reporting. */
-static int parse_args(int argc, char **argv, struct record_opts *o)
+int record_parse_args(int argc, char **argv, struct record_opts *o, const char *cmd)
 {
 	static const struct option longopts[] = {
 		{ "type", required_argument, NULL, OPT_TYPE },
@@ -173,6 +168,9 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "period", required_argument, NULL, OPT_PERIOD },
 		{ "out-dir", required_argument, NULL, OPT_OUT_DIR },
 		{ "config", required_argument, NULL, OPT_CONFIG },
+		{ "theme", required_argument, NULL, OPT_THEME },
+		{ "no-color", no_argument, NULL, OPT_NO_COLOR },
+		{ "ascii", no_argument, NULL, OPT_ASCII },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -185,29 +183,29 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	while ((c = getopt_long(argc, argv, "+:F:d:p:t:o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_TYPE:
-			if (parse_types(optarg, &o->types))
+			if (parse_types(cmd, optarg, &o->types))
 				return EXIT_USAGE;
 			break;
 		case 'F':
-			if (cli_parse_long("record", "-F", optarg, 1, 10000, &l))
+			if (cli_parse_long(cmd, "-F", optarg, 1, 10000, &l))
 				return EXIT_USAGE;
 			o->freq = (unsigned)l;
 			break;
 		case 'd':
-			if (cli_parse_double("record", "-d", optarg, 0.01, 31536000, &o->duration))
+			if (cli_parse_double(cmd, "-d", optarg, 0.01, 31536000, &o->duration))
 				return EXIT_USAGE;
 			break;
 		case 'p':
-			if (parse_int_list("record", "-p", optarg, o->pids, &o->npids, 4194304))
+			if (parse_int_list(cmd, "-p", optarg, o->pids, &o->npids, 4194304))
 				return EXIT_USAGE;
 			break;
 		case 't':
-			if (parse_int_list("record", "-t", optarg, o->tids, &o->ntids, 4194304))
+			if (parse_int_list(cmd, "-t", optarg, o->tids, &o->ntids, 4194304))
 				return EXIT_USAGE;
 			break;
 		case OPT_COMM:
 			if (!*optarg || strlen(optarg) > 15)
-				return cli_usage_error("record", "--comm: bad value '%s' (1 to 15 bytes, "
+				return cli_usage_error(cmd, "--comm: bad value '%s' (1 to 15 bytes, "
 						       "as the kernel keeps it)", optarg);
 			strcpy(o->comm, optarg);
 			break;
@@ -216,13 +214,13 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			int err;
 
 			if (strlen(optarg) >= sizeof(o->cmdline))
-				return cli_usage_error("record", "--cmdline: regex too long");
+				return cli_usage_error(cmd, "--cmdline: regex too long");
 			err = regcomp(&re, optarg, REG_EXTENDED | REG_NOSUB);
 			if (err) {
 				char why[128];
 
 				regerror(err, &re, why, sizeof(why));
-				return cli_usage_error("record", "--cmdline: bad regex '%s': %s",
+				return cli_usage_error(cmd, "--cmdline: bad regex '%s': %s",
 						       optarg, why);
 			}
 			regfree(&re);
@@ -230,15 +228,15 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		}
 		case OPT_CONTAINER:
-			if (add_name("--container", optarg, o->containers, &o->ncontainers))
+			if (add_name(cmd, "--container", optarg, o->containers, &o->ncontainers))
 				return EXIT_USAGE;
 			break;
 		case OPT_POD:
-			if (add_name("--pod", optarg, o->pods, &o->npods))
+			if (add_name(cmd, "--pod", optarg, o->pods, &o->npods))
 				return EXIT_USAGE;
 			break;
 		case OPT_CPU:
-			if (cli_parse_long("record", "--cpu", optarg, 0, sysconf(_SC_NPROCESSORS_CONF) - 1,
+			if (cli_parse_long(cmd, "--cpu", optarg, 0, sysconf(_SC_NPROCESSORS_CONF) - 1,
 					   &l))
 				return EXIT_USAGE;
 			o->cpu = (int)l;
@@ -253,12 +251,12 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			o->no_idle = true;
 			break;
 		case OPT_MIN_BLOCK:
-			if (cli_parse_long("record", "--min-block", optarg, 0, 1L << 40, &l))
+			if (cli_parse_long(cmd, "--min-block", optarg, 0, 1L << 40, &l))
 				return EXIT_USAGE;
 			o->min_block_us = (uint64_t)l;
 			break;
 		case OPT_MAX_BLOCK:
-			if (cli_parse_long("record", "--max-block", optarg, 1, 1L << 40, &l))
+			if (cli_parse_long(cmd, "--max-block", optarg, 1, 1L << 40, &l))
 				return EXIT_USAGE;
 			o->max_block_us = (uint64_t)l;
 			break;
@@ -268,7 +266,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			else if (!strcmp(optarg, "uninterruptible") || !strcmp(optarg, "D"))
 				o->state_filter = PROBE_STATE_UNINTERRUPTIBLE;
 			else
-				return cli_usage_error("record", "--state: bad value '%s' "
+				return cli_usage_error(cmd, "--state: bad value '%s' "
 						       "(interruptible or uninterruptible)", optarg);
 			break;
 		case OPT_BYTES:
@@ -287,22 +285,22 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			const char *ext = strrchr(optarg, '.');
 
 			if (o->noutputs >= RECORD_MAX_OUTPUTS)
-				return cli_usage_error("record", "-o: more than %d outputs",
+				return cli_usage_error(cmd, "-o: more than %d outputs",
 						       RECORD_MAX_OUTPUTS);
 			if (!ext || (strcmp(ext, ".folded") && strcmp(ext, ".svg")))
-				return cli_usage_error("record", "-o: cannot tell the format of '%s' "
+				return cli_usage_error(cmd, "-o: cannot tell the format of '%s' "
 						       "(use .folded or .svg)", optarg);
 			o->outputs[o->noutputs++] = optarg;
 			break;
 		}
 		case OPT_PERIOD:
-			if (cli_parse_double("record", "--period", optarg, 1, 86400, &d))
+			if (cli_parse_double(cmd, "--period", optarg, 1, 86400, &d))
 				return EXIT_USAGE;
 			o->period = d;
 			break;
 		case OPT_OUT_DIR:
 			if (strlen(optarg) >= sizeof(o->out_dir))
-				return cli_usage_error("record", "--out-dir: path too long");
+				return cli_usage_error(cmd, "--out-dir: path too long");
 			strcpy(o->out_dir, optarg);
 			break;
 		case OPT_CONFIG: {
@@ -314,85 +312,30 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			}
 			break;
 		}
+		case OPT_THEME:
+		case OPT_NO_COLOR:
+		case OPT_ASCII:
+			if (!strcmp(cmd, "record"))
+				return cli_bad_option(cmd, argv, c);
+			if (c == OPT_THEME)
+				o->theme = optarg;
+			o->no_color |= c == OPT_NO_COLOR;
+			o->ascii |= c == OPT_ASCII;
+			break;
 		case 'h':
-			fputs(cmd_record_help, stdout);
+			fputs(strcmp(cmd, "record") ? cmd_live_help : cmd_record_help, stdout);
 			exit(0);
 		default:
-			return cli_bad_option("record", argv, c);
+			return cli_bad_option(cmd, argv, c);
 		}
 	}
 	if (o->kernel_only && o->user_only)
-		return cli_usage_error("record", "--kernel and --user exclude each other");
+		return cli_usage_error(cmd, "--kernel and --user exclude each other");
 	if (optind < argc)
 		o->command = argv + optind;
 	if (o->multi_instance && !o->period)
-		return cli_usage_error("record", "--multi-instance needs --period");
+		return cli_usage_error(cmd, "--multi-instance needs --period");
 	return 0;
-}
-
-/* Reads /proc/PID/cmdline with NULs turned into spaces. */
-static bool read_cmdline(int pid, char *buf, size_t cap)
-{
-	char path[64];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, cap - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	for (ssize_t i = 0; i < n; i++)
-		if (!buf[i])
-			buf[i] = ' ';
-	while (n > 0 && buf[n - 1] == ' ')
-		n--;
-	buf[n] = '\0';
-	return true;
-}
-
-static bool cmdline_matches(const regex_t *re, int pid)
-{
-	char buf[4096];
-
-	return read_cmdline(pid, buf, sizeof(buf)) && regexec(re, buf, 0, NULL, 0) == 0;
-}
-
-/* Appends every running process whose command line matches re to pids. */
-static void scan_cmdline(const regex_t *re, int *pids, size_t *n, size_t cap)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-
-	if (!d)
-		return;
-	while ((e = readdir(d)) && *n < cap) {
-		int pid = atoi(e->d_name);
-
-		if (pid > 0 && pid != getpid() && cmdline_matches(re, pid))
-			pids[(*n)++] = pid;
-	}
-	closedir(d);
-}
-
-struct session {
-	struct record_opts *o;
-	struct probes *probes;
-	struct collector *col;
-	regex_t cmdline_re;
-	bool have_re;
-};
-
-static void on_event(void *ctx, const struct gt_event *ev)
-{
-	struct session *s = ctx;
-
-	if (ev->type == GT_EV_EXEC && s->have_re && cmdline_matches(&s->cmdline_re, (int)ev->pid))
-		probes__add_pid(s->probes, (int)ev->pid);
-	collector__event(s->col, ev);
 }
 
 static const enum gt_event_type all_types[] = { GT_EV_ONCPU, GT_EV_OFFCPU, GT_EV_MEM };
@@ -609,209 +552,31 @@ static double now_sec(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static bool all_gone(const int *pids, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (kill(pids[i], 0) == 0 || errno != ESRCH)
-			return false;
-	return n > 0;
-}
-
-/* Forks CMD stopped on a pipe, so the probes attach before it runs. */
-static pid_t spawn_command(char **argv, int *go_fd)
-{
-	int fds[2];
-	pid_t pid;
-
-	if (pipe2(fds, O_CLOEXEC))
-		return -1;
-	pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		char c;
-
-		close(fds[1]);
-		if (read(fds[0], &c, 1) != 1)
-			_exit(127); /* galatop went away before starting us */
-		signal(SIGINT, SIG_DFL);
-		execvp(argv[0], argv);
-		fprintf(stderr, "galatop: cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(fds[0]);
-	*go_fd = fds[1];
-	return pid;
-}
-
-static int resolve_groups(struct ident_cache *ic, const struct record_opts *o, uint64_t **ids,
-			  size_t *n)
-{
-	for (int pass = 0; pass < 2; pass++) {
-		size_t count = pass ? o->npods : o->ncontainers;
-
-		for (size_t i = 0; i < count; i++) {
-			const char *key = pass ? o->pods[i] : o->containers[i];
-			uint64_t *found = NULL, *grown;
-			size_t nfound = 0;
-			int err = ident_resolve_container_cgroups(ic, pass ? IDENT_POD : IDENT_CONTAINER,
-								  key, &found, &nfound);
-
-			if (err == -ENOENT) {
-				cli_error("no %s matches '%s' (no cgroup names it)",
-					  pass ? "pod" : "container", key);
-				return -1;
-			}
-			if (err) {
-				cli_error("cannot look up %s '%s': %s", pass ? "pod" : "container",
-					  key, strerror(-err));
-				return -1;
-			}
-			grown = realloc(*ids, (*n + nfound) * sizeof(**ids));
-			if (!grown) {
-				free(found);
-				return -1;
-			}
-			*ids = grown;
-			memcpy(*ids + *n, found, nfound * sizeof(*found));
-			*n += nfound;
-			free(found);
-		}
-	}
-	return 0;
-}
-
-static void print_summary(struct session *s, double secs)
-{
-	struct probe_stats ps;
-	struct collector_stats cs;
-
-	probes__stats(s->probes, &ps);
-	collector__stats(s->col, &cs);
-	fprintf(stderr,
-		"galatop: recorded %llu samples in %.1f s; %llu dropped (ring buffer full), "
-		"%llu failed stack captures, %llu unknown frames, %llu stacks at the %d-frame "
-		"limit\n",
-		(unsigned long long)cs.events, secs, (unsigned long long)ps.drops,
-		(unsigned long long)(ps.kstack_fail + ps.ustack_fail),
-		(unsigned long long)cs.unknown_frames, (unsigned long long)cs.truncated,
-		GT_MAX_STACK);
-	if (ps.drops)
-		fputs("galatop: hint: lower -F or narrow the targets to avoid drops\n", stderr);
-}
-
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o;
-	struct probe_opts po;
-	struct session s = { .o = &o };
-	struct collector_opts co = { 0 };
-	struct strtab *st = NULL;
-	struct frames *ft = NULL;
-	struct sym_cache *sc = NULL;
-	struct ident_cache *ic = NULL;
-	uint64_t *cgroups = NULL;
-	size_t ncgroups = 0;
-	int pids[RECORD_MAX_TARGETS + 1];
-	size_t npids;
-	pid_t child = -1;
-	int go_fd = -1, ret = 1;
-	char err[512] = "";
+	struct session s;
 	double start, next_period;
 	struct sigaction sa = { .sa_handler = on_signal };
+	int ret;
 
 	record_opts_init(&o);
-	ret = parse_args(argc, argv, &o);
+	ret = record_parse_args(argc, argv, &o, "record");
 	if (ret)
 		return ret;
-	ret = 1;
 	if (!o.types)
 		o.types = PROBE_ONCPU;
-
-	st = strtab__new();
-	ft = st ? frames__new(st) : NULL;
-	sc = sym_cache__new();
-	ic = ident_cache__new("/proc", "/");
-	co.threads = o.threads;
-	co.annotate = o.annotate;
-	co.mem_bytes = o.mem_bytes;
-	co.no_kernel = o.user_only;
-	co.no_user = o.kernel_only;
-	s.col = ft && sc && ic ? collector__new(ft, sc, ic, &co) : NULL;
-	if (!s.col) {
-		cli_error("out of memory");
-		goto out;
-	}
-	if (resolve_groups(ic, &o, &cgroups, &ncgroups))
-		goto out;
-
-	memcpy(pids, o.pids, o.npids * sizeof(int));
-	npids = o.npids;
-	if (o.cmdline[0]) {
-		regcomp(&s.cmdline_re, o.cmdline, REG_EXTENDED | REG_NOSUB);
-		s.have_re = true;
-		scan_cmdline(&s.cmdline_re, pids, &npids, RECORD_MAX_TARGETS);
-		if (!npids)
-			pids[npids++] = 0x7fffffff; /* keeps the pid filter on until one starts */
-	}
-	if (o.command) {
-		child = spawn_command(o.command, &go_fd);
-		if (child < 0) {
-			cli_error("cannot start %s: %s", o.command[0], strerror(errno));
-			goto out;
-		}
-		pids[npids++] = child;
-	}
-
-	probe_opts__init(&po);
-	po.types = o.types;
-	po.freq = o.freq;
-	po.cpu = o.cpu;
-	po.kernel_stacks = !o.user_only;
-	po.user_stacks = !o.kernel_only;
-	po.no_idle = o.no_idle;
-	po.min_block_us = o.min_block_us;
-	po.max_block_us = o.max_block_us;
-	po.state_filter = o.state_filter;
-	po.pids = pids;
-	po.npids = npids;
-	po.tids = o.tids;
-	po.ntids = o.ntids;
-	po.comm = o.comm[0] ? o.comm : NULL;
-	po.cgroup_ids = cgroups;
-	po.ncgroups = ncgroups;
-	po.follow_children = child > 0;
-	s.probes = probes__open(&po, on_event, &s, err, sizeof(err));
-	if (!s.probes) {
-		cli_error("%s", err);
-		goto out;
-	}
-	if (*probes__warnings(s.probes))
-		fprintf(stderr, "galatop: %s%s", probes__warnings(s.probes),
-			probes__warnings(s.probes)[strlen(probes__warnings(s.probes)) - 1] == '\n'
-				? "" : "\n");
-	o.types &= probes__types(s.probes);
-	/* Read the targets' maps now, so stacks resolve even if they exit early. */
-	for (size_t i = 0; i < npids; i++)
-		sym_cache__process_load(sc, pids[i]);
-
+	ret = session_open(&s, &o);
+	if (ret)
+		return ret;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	if (child > 0) {
-		if (write(go_fd, "g", 1) != 1)
-			cli_error("cannot start %s", o.command[0]);
-		close(go_fd);
-		go_fd = -1;
-	}
+	session_start_command(&s);
 	start = now_sec();
 	next_period = start + o.period;
 	fprintf(stderr, "galatop: recording%s... Ctrl-C to stop\n",
 		o.duration ? " for the given duration" : "");
-	ret = 0;
 	while (!stop_signal) {
 		double now;
 
@@ -819,19 +584,8 @@ int cmd_record(int argc, char **argv)
 		now = now_sec();
 		if (o.duration && now - start >= o.duration)
 			break;
-		if (child > 0) {
-			int status;
-
-			if (waitpid(child, &status, WNOHANG) == child) {
-				probes__poll(s.probes, 0); /* the last records */
-				child = -1;
-				break;
-			}
-		} else if (o.npids && all_gone(o.pids, o.npids)) {
-			probes__poll(s.probes, 0);
-			fprintf(stderr, "galatop: every target process has exited\n");
+		if (session_done(&s))
 			break;
-		}
 		if (o.period && now >= next_period) {
 			ret |= write_all(&s, o.types, true);
 			collector__clear(s.col);
@@ -839,24 +593,8 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 	probes__poll(s.probes, 0);
-	print_summary(&s, now_sec() - start);
+	session_summary(&s, now_sec() - start);
 	ret |= write_all(&s, o.types, o.period > 0);
-out:
-	if (go_fd >= 0)
-		close(go_fd); /* the child reads EOF and exits without running CMD */
-	if (child > 0) {
-		if (stop_signal)
-			kill(child, SIGTERM);
-		waitpid(child, NULL, 0);
-	}
-	probes__free(s.probes);
-	if (s.have_re)
-		regfree(&s.cmdline_re);
-	collector__free(s.col);
-	ident_cache__free(ic);
-	sym_cache__free(sc);
-	frames__free(ft);
-	strtab__free(st);
-	free(cgroups);
+	session_close(&s, stop_signal != 0);
 	return ret;
 }

@@ -44,10 +44,18 @@ struct record_opts {
 	bool periodic_svg;	 /* periodic mode writes SVGs (default true) */
 	bool periodic_folded;	 /* periodic mode writes folded files (default true) */
 	char **command;		 /* -- CMD ARGS (NULL-terminated), or NULL */
+	/* The live view only: */
+	const char *theme;	 /* --theme NAME */
+	bool no_color;		 /* --no-color */
+	bool ascii;		 /* --ascii */
 };
 
 /* Fills o with record's defaults. */
 void record_opts_init(struct record_opts *o);
+
+/* Parses record's options (cmd "record") or the live view's (cmd "live": -d is the refresh
+ * period, --theme/--no-color/--ascii are accepted) into o. 0, or an exit code after reporting. */
+int record_parse_args(int argc, char **argv, struct record_opts *o, const char *cmd);
 
 /* Applies a gala-gopher flamegraph request (JSON file at path) on top of o. Unknown keys and
  * out-of-range values give -EINVAL with a one-line message naming the key in err. */
