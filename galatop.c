@@ -14,6 +14,7 @@ const struct cli_command cli_commands[] = {
 	  cmd_diff_help },
 	{ "fold", cmd_fold, "normalize folded or perf script input into sorted, merged folded",
 	  cmd_fold_help },
+	{ "live", cmd_live, "the live view (also what plain `galatop` runs; root)", cmd_live_help },
 	{ "record", cmd_record, "sample stacks live with eBPF (root) into folded/SVG files",
 	  cmd_record_help },
 	{ "view", cmd_view, "explore a folded, perf script or .gtop file in the terminal",
@@ -32,6 +33,7 @@ static const struct cli_command *find_command(const char *name)
 static void usage(FILE *out)
 {
 	fputs("Usage: galatop [--help | --version] COMMAND [OPTIONS] [ARGS]\n"
+	      "       sudo galatop [LIVE OPTIONS]   (the live view; see galatop help live)\n"
 	      "\n"
 	      "galatop is a live performance explorer for Linux: flame graphs of where the time\n"
 	      "goes, from eBPF probes or from perf and folded files.\n"
@@ -50,10 +52,9 @@ int main(int argc, char **argv)
 {
 	const struct cli_command *c;
 
-	if (argc < 2) {
-		usage(stdout);
-		return 0;
-	}
+	/* No command, or options first: the live view. */
+	if (argc < 2)
+		return cmd_live(argc, argv);
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(stdout);
 		return 0;
@@ -76,11 +77,8 @@ int main(int argc, char **argv)
 		fputs(c->help, stdout);
 		return 0;
 	}
-	if (argv[1][0] == '-') {
-		cli_error("unknown option '%s'", argv[1]);
-		fputs("Try 'galatop --help'.\n", stderr);
-		return EXIT_USAGE;
-	}
+	if (argv[1][0] == '-')
+		return cmd_live(argc, argv);
 	c = find_command(argv[1]);
 	if (!c) {
 		cli_error("unknown command '%s'", argv[1]);

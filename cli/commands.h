@@ -17,4 +17,7 @@ extern const char cmd_record_help[];
 int cmd_view(int argc, char **argv);
 extern const char cmd_view_help[];
 
+int cmd_live(int argc, char **argv);
+extern const char cmd_live_help[];
+
 #endif

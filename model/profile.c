@@ -309,6 +309,18 @@ void profile__sum_totals(struct profile *p)
 	}
 }
 
+void profile__scale(struct profile *p, double factor)
+{
+	for (uint32_t id = 0; id < p->count; id++) {
+		p->nodes[id].total *= factor;
+		p->nodes[id].self *= factor;
+		if (p->total2) {
+			p->total2[id] *= factor;
+			p->self2[id] *= factor;
+		}
+	}
+}
+
 static int add_path(struct profile *p, const uint32_t *frames, size_t n, double v, double v2)
 {
 	uint32_t node = PROFILE_ROOT;

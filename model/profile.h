@@ -74,6 +74,9 @@ void profile__add_self(struct profile *p, uint32_t node, double value, double va
 /* Recomputes every node's total (and total2) from the own values, in one pass. */
 void profile__sum_totals(struct profile *p);
 
+/* Multiplies every value by factor (decaying views). */
+void profile__scale(struct profile *p, double factor);
+
 /* Adds every stack of src (which may use another frame table) into dst. 0 or -ENOMEM. */
 int profile__merge(struct profile *dst, const struct profile *src);
 /* Returns a new profile holding only nodes whose total >= min_total (their values unchanged,

@@ -520,6 +520,7 @@ int app_init(struct tui_app *a, struct tui_source *src, const struct tui_opts *o
 	memset(a, 0, sizeof(*a));
 	a->src = src;
 	a->opts = o;
+	a->filter.merge_threads = o->merge_threads;
 	if (tui_theme_load(want, &a->theme, err, errlen))
 		return -EINVAL;
 	a->nthemes = tui_theme_list(a->themes, TUI_MAX_THEMES);
@@ -637,7 +638,7 @@ static int run_terminal(struct tui_app *a)
 	curs_set(0);
 	mousemask(BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED,
 		  NULL);
-	wtimeout(stdscr, 1000);
+	wtimeout(stdscr, a->opts->refresh_ms > 0 ? a->opts->refresh_ms : 1000);
 	app_colors(a);
 	app_draw(a);
 	while (!a->quit) {

@@ -14,6 +14,8 @@ struct tui_opts {
 	bool ascii;	       /* ASCII glyphs even on a UTF-8 locale */
 	const char *out_dir;   /* where `s` saves; NULL = current directory */
 	enum tui_ptype ptype;  /* profile type shown first (falls back to one that exists) */
+	int refresh_ms;	       /* how often a live source is asked for news; 0 = 1000 */
+	bool merge_threads;    /* start with one root per process (`H` shows threads) */
 	/* No-display mode: no terminal is touched. */
 	bool dump;	       /* run keys, print the final screen to dump_out */
 	int dump_cols, dump_rows;

@@ -1,0 +1,96 @@
+#!/bin/sh
+# The live view (`sudo galatop`) in a real terminal (tmux), with workloads of known behaviour:
+# the workload's function shows within 3 s, keys act on live data, q gives the shell back with
+# exit 0 and no BPF program left, hostile process names render harmlessly. Needs root + BPF.
+. "$(dirname "$0")/../lib.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
+export GALATOP_THEMES="$HERE/../../themes"
+need_root_bpf live || exit 0
+command -v tmux >/dev/null 2>&1 || { skip live "tmux is not installed"; exit 0; }
+[ -x "$TOOLS/burn" ] || { fail live "test workloads not built (make tools)"; exit 0; }
+
+SOCK=galatop-live-$$
+tm() { tmux -L "$SOCK" -f /dev/null "$@"; }
+trap 'tm kill-server 2>/dev/null; kill $W1 $W2 2>/dev/null; rm -rf "$TMP"' EXIT INT TERM
+# wait_for TEXT [TENTHS]: polls the pane until it shows TEXT.
+wait_for() {
+	i=0
+	while [ $i -lt "${2:-100}" ]; do
+		tm capture-pane -p -t lv >"$TMP/screen" 2>/dev/null
+		grep -qF -- "$1" "$TMP/screen" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+no_gt_progs() {
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		bpftool prog show 2>/dev/null | grep -q ' name gt_' || return 0
+		sleep 0.3
+	done
+	return 1
+}
+
+# A workload, and a process whose name carries terminal escapes (an OSC title change and a
+# clear screen) and invalid UTF-8.
+"$TOOLS/burn" 60 >/dev/null & W1=$!
+evil=$(printf '\033]2;pwned\007\033[2J\377x')
+cp "$TOOLS/burn" "$TMP/$evil"
+"$TMP/$evil" 60 >/dev/null & W2=$!
+
+tm new-session -d -s lv -x 200 -y 50 "'$GALATOP' -F 199; echo \$? > '$TMP/rc'; sleep 30"
+t0=$(date +%s.%N)
+if wait_for leaf_alpha 30; then pass live_shows_workload_within_3s
+else fail live_shows_workload_within_3s "$(head -12 "$TMP/screen")"; fi
+wait_for "199 Hz" 20 && pass live_status_shows_hz || fail live_status_shows_hz "$(head -3 "$TMP/screen")"
+wait_for "[$W1]burn" 20 && pass live_process_root || fail live_process_root
+
+# Hostile name: no raw control bytes on the screen and the pane title was not changed.
+tm capture-pane -p -t lv >"$TMP/raw"
+if ! LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" "$TMP/raw" &&
+	[ "$(tm display -p -t lv '#{pane_title}')" != pwned ]; then
+	pass live_hostile_comm_harmless
+else
+	fail live_hostile_comm_harmless "title=$(tm display -p -t lv '#{pane_title}')"
+fi
+
+# Keys on live data: search, freeze with a pending count, update mode, top view.
+tm send-keys -t lv / leaf_beta Enter
+wait_for "Matched" 30 && pass live_search || fail live_search "$(tail -3 "$TMP/screen")"
+tm send-keys -t lv Escape z
+wait_for "FROZEN" 30 && wait_for "pending" 30 && pass live_freeze_counts_pending || fail live_freeze_counts_pending "$(head -2 "$TMP/screen")"
+tm send-keys -t lv z m
+wait_for "mode: window" 30 && pass live_update_mode_window || fail live_update_mode_window "$(head -2 "$TMP/screen")"
+tm send-keys -t lv m
+wait_for "mode: decay" 30 && pass live_update_mode_decay || fail live_update_mode_decay "$(head -2 "$TMP/screen")"
+tm send-keys -t lv Tab
+wait_for "spin" 30 && wait_for "Self" 10 && pass live_top_view || fail live_top_view "$(head -6 "$TMP/screen")"
+
+# q: exit 0, the shell gets its terminal back, no BPF program is left.
+tm send-keys -t lv q
+i=0; while [ $i -lt 50 ] && [ ! -s "$TMP/rc" ]; do sleep 0.1; i=$((i + 1)); done
+[ "$(cat "$TMP/rc" 2>/dev/null)" = 0 ] && pass live_q_exits_0 || fail live_q_exits_0 "rc=$(cat "$TMP/rc" 2>/dev/null)"
+check live_no_bpf_left no_gt_progs
+
+# SIGTERM while live: terminal restored by the handler, probes gone with the process.
+rm -f "$TMP/rc"
+tm kill-session -t lv 2>/dev/null; sleep 0.3
+tm new-session -d -s lv -x 120 -y 40 "'$GALATOP'; stty -a > '$TMP/stty'; echo done > '$TMP/rc'; sleep 30"
+wait_for "samples" 40
+pkill -TERM -f "^$GALATOP\$"
+i=0; while [ $i -lt 50 ] && [ ! -s "$TMP/rc" ]; do sleep 0.1; i=$((i + 1)); done
+if grep -q ' icanon' "$TMP/stty" && grep -q ' echo ' "$TMP/stty"; then pass live_sigterm_restores_terminal
+else fail live_sigterm_restores_terminal; fi
+check live_no_bpf_left_after_sigterm no_gt_progs
+
+# Not root: one line naming the privilege, before the terminal is touched.
+if command -v setpriv >/dev/null 2>&1; then
+	cp "$GALATOP" "$TMP/g"; chmod 755 "$TMP" "$TMP/g"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/g" </dev/null >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	if [ $rc -ne 0 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -qi 'root\|CAP_' "$TMP/err" && [ ! -s "$TMP/out" ]; then
+		pass live_not_root_error
+	else
+		fail live_not_root_error "rc=$rc $(cat "$TMP/err")"
+	fi
+fi
