@@ -124,10 +124,9 @@ fuzz: deps $(FUZZ_BINS)
 		grep -E '^(#[0-9]+ +DONE|Done)' $(O)/fuzz/$$n.log | tail -1; \
 	done
 
-# Until the live view lands, "run" records 10 s of the whole system into galatop.svg.
-RUN_ARGS := $(if $(ARGS),$(ARGS),record -d 10 -o galatop.svg -o galatop.folded)
+# "run" starts the live view; ARGS="..." runs any galatop command instead.
 run: deps $(BIN)
-	./$(BIN) $(RUN_ARGS)
+	./$(BIN) $(ARGS)
 
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man8
