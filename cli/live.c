@@ -51,6 +51,7 @@ struct live {
 	enum tui_mode mode;
 	double window_s;
 	double last_update;
+	double since; /* wall-clock start, for snapshots */
 	/* Rates for the status bar, over the time between two stats() calls. */
 	double rate_t, rate_cpu, samples_per_s, own_cpu;
 	uint64_t rate_events;
@@ -169,6 +170,7 @@ static void live_stats(void *ctx, struct tui_stats *out)
 	out->own_cpu = l->own_cpu;
 	out->mode = l->mode;
 	out->window_s = l->window_s;
+	out->since = l->since;
 }
 
 static int live_set_mode(void *ctx, enum tui_mode m, double window_s)
@@ -184,11 +186,9 @@ static int live_set_mode(void *ctx, enum tui_mode m, double window_s)
 		l->nring = 1;
 	if (l->nring > WINDOW_MAX)
 		l->nring = WINDOW_MAX;
-	/* A new mode starts from what comes next, not from a mix of both. */
+	/* What is shown stays until the next update folds new samples in the new way; a window
+	 * starts empty rather than from slices of another length. */
 	clear_ring(l);
-	for (int t = 0; t < PTYPE_MAX; t++)
-		if (l->shown[t])
-			profile__clear(l->shown[t]);
 	return 0;
 }
 
@@ -242,6 +242,12 @@ int cmd_live(int argc, char **argv)
 		}
 		snprintf(l.probes + strlen(l.probes), sizeof(l.probes) - strlen(l.probes), "%s%s",
 			 l.probes[0] ? " " : "", tui_ptype_str((enum tui_ptype)t));
+	}
+	{
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		l.since = (double)ts.tv_sec + ts.tv_nsec / 1e9;
 	}
 	l.last_update = l.rate_t = now_sec();
 	l.rate_cpu = cpu_sec();

@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "app.h"
 #include "../export/folded.h"
@@ -79,11 +81,16 @@ static int write_gtop(const char *path, const struct profile *shown, struct tui_
 	struct snapshot_kv filters[8];
 	struct snapshot_probe probe[PTYPE_MAX];
 	struct snapshot s = { 0 };
+	struct snapshot_kv hz = { "hz", NULL };
 	struct tui_stats st;
-	char pid[16];
+	struct utsname un;
+	struct timespec now;
+	char pid[16], hzbuf[32], host[256] = "";
 	size_t nf = 0;
 
 	a->src->ops->stats(a->src->ctx, &st);
+	snprintf(hzbuf, sizeof(hzbuf), "%g", st.hz);
+	hz.value = hzbuf;
 	for (int t = 0; t < PTYPE_MAX; t++) {
 		const struct profile *p = a->src->ops->profile(a->src->ctx, (enum tui_ptype)t);
 
@@ -94,8 +101,10 @@ static int write_gtop(const char *path, const struct profile *shown, struct tui_
 								tui_ptype_str((enum tui_ptype)t),
 								(struct profile *)p };
 		if (st.live)
-			probe[s.meta.nprobes++] = (struct snapshot_probe){ tui_ptype_str((enum tui_ptype)t),
-									   NULL, 0 };
+			probe[s.meta.nprobes++] = (struct snapshot_probe){
+				tui_ptype_str((enum tui_ptype)t), t == PTYPE_ONCPU ? &hz : NULL,
+				t == PTYPE_ONCPU ? 1 : 0
+			};
 		s.nprofiles++;
 	}
 	if (a->filter.hide_kernel)
@@ -113,6 +122,16 @@ static int write_gtop(const char *path, const struct profile *shown, struct tui_
 	if (a->match_on)
 		filters[nf++] = (struct snapshot_kv){ "search", a->match_desc };
 	s.profiles = profs;
+	/* Where and when: the host and kernel it ran on, and the time range the data covers. */
+	if (st.live) {
+		gethostname(host, sizeof(host) - 1);
+		s.meta.host = host;
+		if (uname(&un) == 0)
+			s.meta.kernel = un.release;
+		clock_gettime(CLOCK_REALTIME, &now);
+		s.meta.start = st.since;
+		s.meta.end = (double)now.tv_sec + now.tv_nsec / 1e9;
+	}
 	s.meta.version = GALATOP_VERSION;
 	s.meta.notes = st.live ? "saved from galatop's live view" : st.origin;
 	s.meta.probes = probe;

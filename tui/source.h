@@ -28,6 +28,7 @@ struct tui_stats {
 	double own_cpu;		/* galatop's own CPU use, percent */
 	enum tui_mode mode;	/* the update mode in effect */
 	double window_s;	/* window length (MODE_WINDOW) or half-life (MODE_DECAY) */
+	double since;		/* wall-clock UNIX time the data starts at, 0 when unknown */
 };
 
 struct tui_source_ops {

@@ -66,6 +66,23 @@ wait_for "mode: decay" 30 && pass live_update_mode_decay || fail live_update_mod
 tm send-keys -t lv Tab
 wait_for "spin" 30 && wait_for "Self" 10 && pass live_top_view || fail live_top_view "$(head -6 "$TMP/screen")"
 
+# s: a snapshot of the live data with its metadata, which `galatop view` reopens without root.
+tm send-keys -t lv Tab s C-u "$TMP/snap.gtop" Enter
+i=0; while [ $i -lt 50 ] && [ ! -s "$TMP/snap.gtop" ]; do sleep 0.1; i=$((i + 1)); done
+if zcat "$TMP/snap.gtop" 2>/dev/null | grep -q "\"host\":\"$(hostname)\"" &&
+	zcat "$TMP/snap.gtop" | grep -q "\"kernel\":\"$(uname -r)\"" &&
+	zcat "$TMP/snap.gtop" | grep -q '"hz":199' &&
+	zcat "$TMP/snap.gtop" | grep -q '"start":1[0-9]*'; then
+	pass live_snapshot_metadata
+else
+	fail live_snapshot_metadata "$(zcat "$TMP/snap.gtop" 2>/dev/null | head -c 400)"
+fi
+if "$GALATOP" view --dump --size 160x40 --keys "<Tab>" "$TMP/snap.gtop" 2>&1 | grep -q " spin$"; then
+	pass live_snapshot_reopens
+else
+	fail live_snapshot_reopens "$("$GALATOP" view --dump --size 160x40 --keys "<Tab>" "$TMP/snap.gtop" 2>&1 | head -20)"
+fi
+
 # q: exit 0, the shell gets its terminal back, no BPF program is left.
 tm send-keys -t lv q
 i=0; while [ $i -lt 50 ] && [ ! -s "$TMP/rc" ]; do sleep 0.1; i=$((i + 1)); done
