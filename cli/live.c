@@ -225,6 +225,7 @@ int cmd_live(int argc, char **argv)
 	if (!o.types)
 		o.types = PROBE_ONCPU;
 	o.threads = true; /* so that `H` can show threads; the view merges them by default */
+	o.source_lines = true; /* the detail line shows file:line */
 	ret = session_open(&l.s, &o);
 	if (ret)
 		return ret;

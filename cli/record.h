@@ -9,6 +9,14 @@
 
 #define RECORD_MAX_OUTPUTS 16
 #define RECORD_MAX_TARGETS 256
+#define RECORD_STACK_SIZE 8192 /* default --stack-size */
+
+/* How user stacks are walked (--unwind). */
+enum record_unwind {
+	RECORD_UNWIND_AUTO,  /* default: DWARF CFI (see docs/unwinding.md for why) */
+	RECORD_UNWIND_FP,    /* frame pointers, in the kernel */
+	RECORD_UNWIND_DWARF, /* registers + stack copy, unwound in user space with CFI */
+};
 
 struct record_opts {
 	unsigned types;		 /* PROBE_* mask from bpf/probes.h; 0 = oncpu */
@@ -25,6 +33,9 @@ struct record_opts {
 	uint64_t min_block_us;	 /* --min-block (default 1000) */
 	uint64_t max_block_us;	 /* --max-block (0 = unlimited) */
 	unsigned state_filter;	 /* --state: PROBE_STATE_* mask, 0 = any */
+	int unwind;		 /* --unwind: enum record_unwind */
+	unsigned stack_size;	 /* --stack-size: user stack bytes copied per sample (0 = 8192) */
+	unsigned unwind_cache;	 /* --unwind-cache: processes whose unwinding state is kept (0 = 64) */
 	int pids[RECORD_MAX_TARGETS];
 	size_t npids;
 	int tids[RECORD_MAX_TARGETS];
@@ -45,6 +56,7 @@ struct record_opts {
 	bool periodic_folded;	 /* periodic mode writes folded files (default true) */
 	char **command;		 /* -- CMD ARGS (NULL-terminated), or NULL */
 	/* The live view only: */
+	bool source_lines;	 /* resolve file:line for the detail line (costs DWARF lookups) */
 	const char *theme;	 /* --theme NAME */
 	bool no_color;		 /* --no-color */
 	bool ascii;		 /* --ascii */

@@ -158,6 +158,8 @@ static void probe_options(const struct session *s, struct probe_opts *po)
 	po->min_block_us = o->min_block_us;
 	po->max_block_us = o->max_block_us;
 	po->state_filter = o->state_filter;
+	if (o->unwind != RECORD_UNWIND_FP)
+		po->ustack_copy = o->stack_size ? o->stack_size : RECORD_STACK_SIZE;
 	po->pids = s->pids;
 	po->npids = s->npids;
 	po->tids = o->tids;
@@ -182,12 +184,15 @@ int session_open(struct session *s, struct record_opts *o)
 	s->st = strtab__new();
 	s->ft = s->st ? frames__new(s->st) : NULL;
 	s->sc = sym_cache__new();
+	if (s->sc)
+		sym_cache__set_lines(s->sc, o->source_lines);
 	s->ic = ident_cache__new("/proc", "/");
 	co.threads = o->threads;
 	co.annotate = o->annotate;
 	co.mem_bytes = o->mem_bytes;
 	co.no_kernel = o->user_only;
 	co.no_user = o->kernel_only;
+	co.unwind_cache = o->unwind_cache;
 	s->col = s->ft && s->sc && s->ic ? collector__new(s->ft, s->sc, s->ic, &co) : NULL;
 	if (!s->col) {
 		cli_error("out of memory");
@@ -273,6 +278,13 @@ void session_summary(struct session *s, double secs)
 		(unsigned long long)(ps.kstack_fail + ps.ustack_fail),
 		(unsigned long long)cs.unknown_frames, (unsigned long long)cs.truncated,
 		GT_MAX_STACK);
+	if (cs.unwound)
+		fprintf(stderr,
+			"galatop: unwound %llu user stacks (%.1f us each): %llu [truncated] "
+			"(raise --stack-size), %llu [unwind error]\n",
+			(unsigned long long)cs.unwound, cs.unwind_ns / 1e3 / (double)cs.unwound,
+			(unsigned long long)cs.unwind_truncated,
+			(unsigned long long)cs.unwind_errors);
 	if (ps.drops)
 		fputs("galatop: hint: lower -F or narrow the targets to avoid drops\n", stderr);
 }
