@@ -29,6 +29,7 @@ WARN   += -Werror
 endif
 CFLAGS ?= -O2 -g
 BASE_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -DGALATOP_VERSION='"$(VERSION)"' \
+	-DGALATOP_PREFIX='"$(PREFIX)"' \
 	-I$(O)/bpf -I. $(PC_CFLAGS) -MMD -MP
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
@@ -132,8 +133,10 @@ install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man8
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/galatop
 	install -m 0644 docs/galatop.8 $(DESTDIR)$(PREFIX)/share/man/man8/galatop.8
+	install -d $(DESTDIR)$(PREFIX)/share/galatop/themes
+	install -m 0644 themes/*.theme $(DESTDIR)$(PREFIX)/share/galatop/themes/
 
 clean:
-	rm -rf build galatop
+	rm -rf $(O) $(BIN)
 
 -include $(OBJS:.o=.d) $(ASAN_OBJS:.o=.d) $(O)/obj/galatop.d $(O)/asan/obj/galatop.d
