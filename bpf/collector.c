@@ -4,10 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "model/hash.h"
 #include "model/sanitize.h"
+#include "symbols/unwind.h"
 
 #define NTYPES 3
 #define EMPTY UINT32_MAX
@@ -31,6 +33,7 @@ struct collector {
 	size_t cache_used, cache_mask;
 	struct collector_stats stats;
 	long page_size;
+	struct unwinder *uw; /* created on the first record with a user stack copy */
 };
 
 static int type_index(enum gt_event_type t)
@@ -106,6 +109,7 @@ void collector__free(struct collector *c)
 		return;
 	for (int i = 0; i < NTYPES; i++)
 		profile__free(c->profiles[i]);
+	unwinder__free(c->uw);
 	free(c->cache);
 	free(c);
 }
@@ -194,6 +198,10 @@ static uint32_t addr_frame(struct collector *c, uint32_t pid, uint64_t addr)
 	f = intern(c, n, (size_t)len, si.module, si.kind, si.file, si.line);
 	if (f == EMPTY)
 		return EMPTY;
+	/* A user address in no known mapping may be in a library mapped after the maps were
+	 * read (the sym_cache re-reads them at most every 200 ms): ask again next time. */
+	if (err && pid && si.kind == FRAME_SPECIAL)
+		return f;
 	if ((c->cache_used + 1) * 4 > (c->cache_mask + 1) * 3) {
 		if (cache_rebuild(c, (c->cache_mask + 1) * 2, 0))
 			return f;
@@ -253,6 +261,71 @@ static size_t identity_frames(struct collector *c, const struct gt_event *ev, ui
 	return n;
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Unwinds the user stack copy of ev and appends its frames, outermost first, to out (a
+ * [truncated] or [unwind error] frame before them when the walk was cut short). Returns the
+ * number of frames added. */
+static size_t unwound_frames(struct collector *c, const struct gt_event *ev, uint32_t *out)
+{
+	static const char *const markers[] = { [UNWIND_TRUNCATED] = "[truncated]",
+					       [UNWIND_ERROR] = "[unwind error]" };
+	const struct gt_uregs *u = gt_event_uregs(ev);
+	struct unwind_sample s = {
+		.pid = (int)ev->pid,
+		.tid = (int)ev->tid,
+		.ip = u->ip,
+		.sp = u->sp,
+		.bp = u->bp,
+		.stack = u + 1,
+		.stack_len = u->size,
+		.stack_full = ev->flags & GT_EVF_USTACK_FULL,
+	};
+	uint64_t pcs[GT_MAX_STACK], t0;
+	enum unwind_status st;
+	size_t n, k = 0;
+
+	if (!c->uw)
+		c->uw = unwinder__new(c->o.unwind_cache);
+	if (!c->uw) {
+		out[0] = intern(c, markers[UNWIND_ERROR], strlen(markers[UNWIND_ERROR]), NULL,
+				FRAME_SPECIAL, NULL, 0);
+		c->stats.unwind_errors++;
+		return 1;
+	}
+	t0 = now_ns();
+	n = unwinder__unwind(c->uw, &s, pcs, GT_MAX_STACK, &st);
+	c->stats.unwind_ns += now_ns() - t0;
+	c->stats.unwound++;
+	if (n == GT_MAX_STACK)
+		c->stats.truncated++;
+	if (st != UNWIND_OK) {
+		if (st == UNWIND_TRUNCATED)
+			c->stats.unwind_truncated++;
+		else
+			c->stats.unwind_errors++;
+		out[k++] = intern(c, markers[st], strlen(markers[st]), NULL, FRAME_SPECIAL, NULL, 0);
+	}
+	while (n-- > 0)
+		out[k++] = addr_frame(c, ev->pid, pcs[n]);
+	return k;
+}
+
+/* Forgets pid's symbols, identity and unwinding state (its image is gone or replaced). */
+static void process_forget(struct collector *c, uint32_t pid)
+{
+	ident_cache__forget(c->ic, (int)pid);
+	cache_forget(c, pid);
+	if (c->uw)
+		unwinder__process_exit(c->uw, (int)pid);
+}
+
 void collector__event(struct collector *c, const struct gt_event *ev)
 {
 	uint32_t frames[MAX_FRAMES];
@@ -264,16 +337,14 @@ void collector__event(struct collector *c, const struct gt_event *ev)
 	if (ev->type == GT_EV_EXEC) {
 		/* A new program in the same pid: new name, new mappings. */
 		c->stats.exec++;
-		ident_cache__forget(c->ic, (int)ev->pid);
-		cache_forget(c, ev->pid);
+		process_forget(c, ev->pid);
 		sym_cache__process_load(c->sc, (int)ev->pid);
 		return;
 	}
 	if (ev->type == GT_EV_EXIT) {
 		c->stats.exit++;
 		sym_cache__process_exit(c->sc, (int)ev->pid);
-		ident_cache__forget(c->ic, (int)ev->pid);
-		cache_forget(c, ev->pid);
+		process_forget(c, ev->pid);
 		return;
 	}
 	ti = type_index(ev->type);
@@ -290,7 +361,9 @@ void collector__event(struct collector *c, const struct gt_event *ev)
 		c->stats.truncated++;
 	n = identity_frames(c, ev, frames);
 	/* Stacks arrive innermost first: walk them backwards so the root comes first. */
-	if (!c->o.no_user && ev->pid)
+	if (!c->o.no_user && ev->pid && (ev->flags & GT_EVF_UREGS))
+		n += unwound_frames(c, ev, frames + n);
+	else if (!c->o.no_user && ev->pid)
 		for (unsigned i = ulen; i-- > 0;)
 			frames[n++] = addr_frame(c, ev->pid, ev->stack[klen + i]);
 	if (!c->o.no_kernel)

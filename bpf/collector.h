@@ -18,6 +18,7 @@ struct collector_opts {
 	bool mem_bytes;	  /* mem values in bytes (faults x page size) instead of faults */
 	bool no_kernel;	  /* drop kernel frames */
 	bool no_user;	  /* drop user frames */
+	unsigned unwind_cache; /* processes whose DWARF unwinding state is kept; 0 = 64 */
 };
 
 struct collector_stats {
@@ -26,6 +27,10 @@ struct collector_stats {
 	uint64_t unknown_frames;/* frames no symbol covered */
 	uint64_t truncated;	/* stacks that hit the frame limit */
 	uint64_t stack_fail;	/* records whose stack capture failed in the kernel */
+	uint64_t unwound;	/* user stacks unwound from a stack copy (DWARF mode) */
+	uint64_t unwind_truncated; /* of those, stopped at the end of the copy: [truncated] */
+	uint64_t unwind_errors;	/* of those, stopped by an unwinding error: [unwind error] */
+	uint64_t unwind_ns;	/* time spent unwinding them */
 };
 
 struct collector;
@@ -36,8 +41,9 @@ struct collector *collector__new(struct frames *ft, struct sym_cache *sc, struct
 				 const struct collector_opts *o);
 /* Frees the collector and its profiles; NULL is a no-op. */
 void collector__free(struct collector *c);
-/* Handles one record: a sample goes into its profile; exec loads the process's maps early; exit
- * forgets the process. */
+/* Handles one record: a sample goes into its profile (a record with a user stack copy is
+ * unwound first; a walk cut short gets a [truncated] or [unwind error] frame at its outer end);
+ * exec loads the process's maps early; exit forgets the process. */
 void collector__event(struct collector *c, const struct gt_event *ev);
 /* The profile of an event type (GT_EV_ONCPU, GT_EV_OFFCPU, GT_EV_MEM); owned by the collector. */
 struct profile *collector__profile(struct collector *c, enum gt_event_type type);

@@ -10,6 +10,7 @@
 #define GT_MAX_STACK 127 /* frames per stack (kernel, user), as perf's default limit */
 #define GT_COMM_LEN 16
 #define GT_MAX_CGROUP_DEPTH 16 /* ancestors checked by the cgroup filter */
+#define GT_USTACK_MAX 16384	/* most user stack bytes copied per record (DWARF unwinding) */
 
 enum gt_event_type {
 	GT_EV_ONCPU = 1,  /* value: 1 CPU-clock sample */
@@ -21,7 +22,8 @@ enum gt_event_type {
 
 /* One ring-buffer record. Records are variable length: only the first
  * kstack_len + ustack_len entries of stack[] are sent, kernel frames first (innermost first),
- * then user frames (innermost first). */
+ * then user frames (innermost first); with GT_EVF_UREGS a struct gt_uregs and its stack copy
+ * follow right after those entries. */
 struct gt_event {
 	__u32 type;	 /* enum gt_event_type */
 	__u32 cpu;	 /* CPU the sample or switch-out happened on */
@@ -42,6 +44,24 @@ struct gt_event {
 
 #define GT_EVF_KSTACK_FAIL 1u /* kernel stack wanted but bpf_get_stack failed */
 #define GT_EVF_USTACK_FAIL 2u /* user stack wanted but bpf_get_stack failed */
+#define GT_EVF_UREGS 4u	      /* user registers and a user stack copy follow the stacks */
+#define GT_EVF_USTACK_FULL 8u /* the copy stopped at the size limit, not at the stack's end */
+
+/* User registers at the sample and uregs.size bytes of the user stack from sp upwards, for
+ * unwinding in user space with the binaries' CFI (x86_64: rip, rsp, rbp suffice). */
+struct gt_uregs {
+	__u64 ip, sp, bp;
+	__u32 size; /* stack bytes that follow, at most GT_USTACK_MAX */
+	__u32 pad;
+};
+
+/* The user registers of a record with GT_EVF_UREGS (host side; the record must have been
+ * checked to hold them, see probe_record_check). */
+static inline const struct gt_uregs *gt_event_uregs(const struct gt_event *e)
+{
+	return (const struct gt_uregs *)((const char *)e->stack +
+					 (e->kstack_len + e->ustack_len) * sizeof(__u64));
+}
 
 /* Per-CPU counters, one map entry summed by user space. */
 struct gt_counters {

@@ -31,6 +31,7 @@
 #define PROBE_PROC 0x100 /* internal: exec/exit/fork tracepoints */
 #define WARNINGS_MAX 4096
 #define DEFAULT_RINGBUF (8u << 20)
+#define DEFAULT_RINGBUF_DWARF (32u << 20) /* a record carries a stack copy of up to 16 KiB */
 #define PID_HEADROOM 1024    /* room for probes__add_pid */
 #define FOLLOW_HEADROOM 8192 /* room for followed children */
 #define TRACEFS "/sys/kernel/tracing"
@@ -148,15 +149,25 @@ static void mount_tracefs(void)
 		mount("tracefs", TRACEFS, "tracefs", 0, NULL);
 }
 
-static size_t ringbuf_size(size_t want)
+static size_t ringbuf_size(size_t want, bool dwarf)
 {
 	size_t sz = (size_t)sysconf(_SC_PAGESIZE);
 
 	if (!want)
-		want = DEFAULT_RINGBUF;
+		want = dwarf ? DEFAULT_RINGBUF_DWARF : DEFAULT_RINGBUF;
 	while (sz < want && sz < (1ul << 30))
 		sz <<= 1;
 	return sz;
+}
+
+/* The stack copy size the BPF side can take: multiple of 8 within [8, GT_USTACK_MAX]; 0 = none. */
+static unsigned ustack_bytes(unsigned want)
+{
+	if (!want)
+		return 0;
+	if (want > GT_USTACK_MAX)
+		want = GT_USTACK_MAX;
+	return want < 8 ? 8 : want & ~7u;
 }
 
 /* Opens and loads the skeleton with the programs of `types` only; NULL on failure (with
@@ -167,6 +178,7 @@ static struct gt_profile *load_skel(const struct probe_opts *o, unsigned types, 
 	bool pids = o->npids || o->follow_children;
 	size_t npids =
 	    o->npids + (pids ? PID_HEADROOM : 0) + (o->follow_children ? FOLLOW_HEADROOM : 0);
+	unsigned ustack = o->user_stacks ? ustack_bytes(o->ustack_copy) : 0;
 	int err;
 
 	libbpf_reason[0] = 0;
@@ -198,8 +210,13 @@ static struct gt_profile *load_skel(const struct probe_opts *o, unsigned types, 
 					 ? o->max_block_us * 1000
 					 : UINT64_MAX;
 	skel->rodata->state_filter = o->state_filter;
+	skel->rodata->ustack_copy = ustack;
 
-	err = bpf_map__set_max_entries(skel->maps.gt_events, ringbuf_size(o->ringbuf_bytes));
+	err = bpf_map__set_max_entries(skel->maps.gt_events,
+				       ringbuf_size(o->ringbuf_bytes, ustack > 0));
+	err = err ?: bpf_map__set_value_size(skel->maps.gt_offcpu_start,
+					     sizeof(struct gt_event) +
+						 (ustack ? sizeof(struct gt_uregs) + ustack : 0));
 	err = err ?: bpf_map__set_max_entries(skel->maps.gt_pids, npids ? npids : 1);
 	err = err ?: bpf_map__set_max_entries(skel->maps.gt_tids, o->ntids ? o->ntids : 1);
 	err = err ?: bpf_map__set_max_entries(skel->maps.gt_cgroups, o->ncgroups ? o->ncgroups : 1);
@@ -368,18 +385,37 @@ static int fill_targets(struct probes *p, const struct probe_opts *o)
 	return err;
 }
 
-static int on_record(void *ctx, void *data, size_t size)
+int probe_record_check(const void *data, size_t size)
 {
 	const struct gt_event *e = data;
-	struct probes *p = ctx;
+	const struct gt_uregs *u;
+	size_t used;
 
 	if (size < GT_EVENT_HDR_SIZE || e->kstack_len > GT_MAX_STACK ||
-	    e->ustack_len > GT_MAX_STACK ||
-	    size < GT_EVENT_HDR_SIZE + (e->kstack_len + e->ustack_len) * sizeof(__u64)) {
+	    e->ustack_len > GT_MAX_STACK)
+		return -EINVAL;
+	used = GT_EVENT_HDR_SIZE + (e->kstack_len + e->ustack_len) * sizeof(__u64);
+	if (size < used)
+		return -EINVAL;
+	if (!(e->flags & GT_EVF_UREGS))
+		return 0;
+	if (size - used < sizeof(*u))
+		return -EINVAL;
+	u = gt_event_uregs(e);
+	if (u->size > GT_USTACK_MAX || size - used - sizeof(*u) < u->size)
+		return -EINVAL;
+	return 0;
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct probes *p = ctx;
+
+	if (probe_record_check(data, size)) {
 		p->lost_user++;
 		return 0;
 	}
-	p->fn(p->ctx, e);
+	p->fn(p->ctx, data);
 	return 0;
 }
 

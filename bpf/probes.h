@@ -44,7 +44,11 @@ struct probe_opts {
 	size_t ncgroups;
 	bool follow_children; /* new processes forked by a target pid become targets; turns on
 			       * the pid filter even with npids == 0 (see probes__add_pid) */
-	size_t ringbuf_bytes; /* ring buffer size, rounded up to a power of two; 0 = 8 MiB */
+	size_t ringbuf_bytes; /* ring buffer size, rounded up to a power of two; 0 = 8 MiB
+			       * (32 MiB with ustack_copy) */
+	unsigned ustack_copy; /* DWARF mode: user stacks are the user registers plus this many
+			       * bytes of user stack (8..GT_USTACK_MAX, a multiple of 8), for
+			       * user-space unwinding; 0 = frame-pointer user stacks */
 };
 
 /* Aggregated kernel counters (see struct gt_counters). */
@@ -59,8 +63,12 @@ struct probes;
  * of 1 ms and more in any state, no targets. */
 void probe_opts__init(struct probe_opts *o);
 
-/* Called from probes__poll for every sample, exec and exit record. The record lives in the
- * ring buffer and is only valid during the call. */
+/* Whether size bytes at data make a well-formed record: header, the stacks it announces and,
+ * with GT_EVF_UREGS, the registers and the stack copy. 0 or -EINVAL. */
+int probe_record_check(const void *data, size_t size);
+
+/* Called from probes__poll for every sample, exec and exit record (each one has passed
+ * probe_record_check). The record lives in the ring buffer and is only valid during the call. */
 typedef void (*probe_event_fn)(void *ctx, const struct gt_event *ev);
 
 /* Checks privileges, loads and attaches (o NULL = probe_opts__init defaults) the requested probes

@@ -25,6 +25,9 @@ const volatile bool user_stacks = true;
 const volatile __u64 min_block_ns = 1000000;
 const volatile __u64 max_block_ns = ~0ULL;
 const volatile __u32 state_filter = 0; /* 0: any state; else a mask of task states */
+/* DWARF mode: user stacks are this many bytes of stack copied with the user registers instead
+ * of a frame-pointer walk; 0 = frame pointers. */
+const volatile __u32 ustack_copy = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -60,6 +63,14 @@ struct {
 	__type(value, struct gt_counters);
 } gt_counters SEC(".maps");
 
+/* A record with room for the user registers and stack copy after its stacks, wherever those
+ * end; the copy goes a page at a time, so the last chunk may reach one page past the limit. */
+#define PAGE 4096
+struct gt_record_buf {
+	struct gt_event e;
+	__u8 tail[sizeof(struct gt_uregs) + GT_USTACK_MAX + PAGE];
+};
+
 /* One record under construction per CPU and per program kind: a CPU-clock sample can interrupt
  * a tp_btf program on the same CPU, so they must not share a slot. */
 enum { SLOT_ONCPU, SLOT_OFFCPU, SLOT_MEM, NR_SLOTS };
@@ -67,17 +78,19 @@ struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, NR_SLOTS);
 	__type(key, __u32);
-	__type(value, struct gt_event);
+	__type(value, struct gt_record_buf);
 } gt_scratch SEC(".maps");
 
 /* Off-CPU: the record built at switch-out (stacks, switch-out time), keyed by tid, emitted and
- * deleted at switch-in. Not preallocated: only threads that are blocked right now use memory. */
+ * deleted at switch-in. Not preallocated: only threads that are blocked right now use memory.
+ * No BTF value type: in DWARF mode user space grows the value by the user stack copy
+ * (sizeof(struct gt_uregs) + ustack_copy), so FP mode keeps its small entries. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, __u32);
-	__type(value, struct gt_event);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct gt_event));
 } gt_offcpu_start SEC(".maps");
 
 struct task_struct___old {
@@ -167,8 +180,45 @@ static __always_inline bool current_is_kthread(void)
 	return BPF_CORE_READ(task, flags) & PF_KTHREAD;
 }
 
-/* Kernel frames into stack[0..), user frames right after them; kernel threads have no user
- * stack, so none is asked for. */
+/* Puts the current task's user registers and up to ustack_copy bytes of its user stack right
+ * after the first `used` stack entries. The copy goes a page at a time, so it stops at the end
+ * of the stack mapping (or at a page that is not resident) instead of failing whole. */
+static __always_inline void copy_ustack(struct gt_event *e, __u32 used)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	struct gt_uregs *u;
+	__u64 sp, done = 0;
+	__u8 *data;
+
+	if (used > 2 * GT_MAX_STACK)
+		return;
+	u = (struct gt_uregs *)((__u8 *)e->stack + used * sizeof(__u64));
+	u->ip = BPF_CORE_READ(regs, ip);
+	u->sp = sp = BPF_CORE_READ(regs, sp);
+	u->bp = BPF_CORE_READ(regs, bp);
+	data = (__u8 *)(u + 1);
+	for (int i = 0; i < GT_USTACK_MAX / PAGE + 1; i++) {
+		__u64 chunk = PAGE - ((sp + done) & (PAGE - 1));
+
+		if (done >= ustack_copy)
+			break;
+		if (chunk > ustack_copy - done)
+			chunk = ustack_copy - done;
+		if (done > GT_USTACK_MAX || chunk > PAGE) /* bounds for the verifier */
+			break;
+		if (bpf_probe_read_user(data + done, chunk, (void *)(sp + done)))
+			break;
+		done += chunk;
+	}
+	u->size = done;
+	u->pad = 0;
+	e->flags |= GT_EVF_UREGS;
+	if (done >= ustack_copy)
+		e->flags |= GT_EVF_USTACK_FULL;
+}
+
+/* Kernel frames into stack[0..), user frames right after them (or, in DWARF mode, the user
+ * registers and stack copy); kernel threads have no user stack, so none is asked for. */
 static __always_inline void take_stacks(void *ctx, struct gt_event *e, struct gt_counters *c,
 					bool kstack, bool ustack)
 {
@@ -186,7 +236,9 @@ static __always_inline void take_stacks(void *ctx, struct gt_event *e, struct gt
 	}
 	if (nk > GT_MAX_STACK)
 		nk = GT_MAX_STACK;
-	if (ustack && !current_is_kthread()) {
+	if (ustack && ustack_copy && !current_is_kthread()) {
+		copy_ustack(e, nk);
+	} else if (ustack && !current_is_kthread()) {
 		n = bpf_get_stack(ctx, &e->stack[nk], GT_MAX_STACK * sizeof(__u64),
 				  BPF_F_USER_STACK);
 		if (n < 0) {
@@ -202,16 +254,25 @@ static __always_inline void take_stacks(void *ctx, struct gt_event *e, struct gt
 	e->ustack_len = nu;
 }
 
-/* Sends the used part of a record (header + stacks) to user space. */
+/* Sends the used part of a record (header + stacks + user stack copy) to user space. */
 static __always_inline void emit(struct gt_event *e, struct gt_counters *c)
 {
-	__u64 nk = e->kstack_len, nu = e->ustack_len;
+	__u64 nk = e->kstack_len, nu = e->ustack_len, len;
 
 	if (nk > GT_MAX_STACK)
 		nk = GT_MAX_STACK;
 	if (nu > GT_MAX_STACK)
 		nu = GT_MAX_STACK;
-	if (bpf_ringbuf_output(&gt_events, e, GT_EVENT_HDR_SIZE + (nk + nu) * sizeof(__u64), 0))
+	len = GT_EVENT_HDR_SIZE + (nk + nu) * sizeof(__u64);
+	if (ustack_copy && (e->flags & GT_EVF_UREGS)) {
+		struct gt_uregs *u = (struct gt_uregs *)((__u8 *)e->stack + (nk + nu) * sizeof(__u64));
+		__u64 size = u->size;
+
+		if (size > ustack_copy)
+			size = ustack_copy;
+		len += sizeof(*u) + size;
+	}
+	if (bpf_ringbuf_output(&gt_events, e, len, 0))
 		COUNT(c, drops);
 	else
 		COUNT(c, samples);

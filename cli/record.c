@@ -35,6 +35,12 @@ const char cmd_record_help[] =
 	"  --state S         offcpu: only blocks in state S: interruptible (S) or\n"
 	"                    uninterruptible (D)\n"
 	"  --bytes           mem: count bytes (faults x page size) instead of faults\n"
+	"  --unwind M        user stacks: fp (frame pointers, in the kernel), dwarf (copy\n"
+	"                    registers and stack, unwind with the binaries' CFI) or auto\n"
+	"                    (default: dwarf; complete stacks without frame pointers)\n"
+	"  --stack-size B    dwarf: user stack bytes copied per sample (default 8192, at\n"
+	"                    most 16384); deeper stacks end in a [truncated] frame\n"
+	"  --unwind-cache N  dwarf: processes whose unwinding state is kept (default 64)\n"
 	"Targets (several combine as a union; none = the whole system):\n"
 	"  -p, --pid PID,..  processes            -t, --tid TID,..  threads\n"
 	"  --comm NAME       processes whose command name is NAME (first 15 bytes)\n"
@@ -138,7 +144,7 @@ enum {
 	OPT_TYPE = 256, OPT_CPU, OPT_KERNEL, OPT_USER, OPT_NO_IDLE, OPT_MIN_BLOCK, OPT_MAX_BLOCK,
 	OPT_STATE, OPT_BYTES, OPT_COMM, OPT_CMDLINE, OPT_CONTAINER, OPT_POD, OPT_THREADS,
 	OPT_ANNOTATE, OPT_PERIOD, OPT_OUT_DIR, OPT_MULTI, OPT_CONFIG, OPT_THEME, OPT_NO_COLOR,
-	OPT_ASCII,
+	OPT_ASCII, OPT_UNWIND, OPT_STACK_SIZE, OPT_UNWIND_CACHE,
 };
 
 int record_parse_args(int argc, char **argv, struct record_opts *o, const char *cmd)
@@ -161,6 +167,9 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, const char *
 		{ "max-block", required_argument, NULL, OPT_MAX_BLOCK },
 		{ "state", required_argument, NULL, OPT_STATE },
 		{ "bytes", no_argument, NULL, OPT_BYTES },
+		{ "unwind", required_argument, NULL, OPT_UNWIND },
+		{ "stack-size", required_argument, NULL, OPT_STACK_SIZE },
+		{ "unwind-cache", required_argument, NULL, OPT_UNWIND_CACHE },
 		{ "threads", no_argument, NULL, OPT_THREADS },
 		{ "annotate", no_argument, NULL, OPT_ANNOTATE },
 		{ "multi-instance", no_argument, NULL, OPT_MULTI },
@@ -271,6 +280,27 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, const char *
 			break;
 		case OPT_BYTES:
 			o->mem_bytes = true;
+			break;
+		case OPT_UNWIND:
+			if (!strcmp(optarg, "auto"))
+				o->unwind = RECORD_UNWIND_AUTO;
+			else if (!strcmp(optarg, "fp"))
+				o->unwind = RECORD_UNWIND_FP;
+			else if (!strcmp(optarg, "dwarf"))
+				o->unwind = RECORD_UNWIND_DWARF;
+			else
+				return cli_usage_error(cmd, "--unwind: bad value '%s' "
+						       "(fp, dwarf or auto)", optarg);
+			break;
+		case OPT_STACK_SIZE:
+			if (cli_parse_long(cmd, "--stack-size", optarg, 512, GT_USTACK_MAX, &l))
+				return EXIT_USAGE;
+			o->stack_size = (unsigned)l;
+			break;
+		case OPT_UNWIND_CACHE:
+			if (cli_parse_long(cmd, "--unwind-cache", optarg, 1, 65536, &l))
+				return EXIT_USAGE;
+			o->unwind_cache = (unsigned)l;
 			break;
 		case OPT_THREADS:
 			o->threads = true;

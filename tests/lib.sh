@@ -15,3 +15,12 @@ need_root_bpf() { # NAME: skips outside CI when not root
 	fi
 	return 0
 }
+# Folded-stack shares for workload tests:
+# share FILE PATTERN [WITHIN]: percent of the counts of lines containing WITHIN (default all)
+# that also contain PATTERN.
+share() {
+	awk -v p="$2" -v w="${3:-}" '{ n = $NF; if (w == "" || index($0, w)) { t += n; if (index($0, p)) m += n } }
+		END { if (t == 0) print "0"; else printf "%.1f\n", 100 * m / t }' "$1"
+}
+# near A B TOL: |A - B| <= TOL
+near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }

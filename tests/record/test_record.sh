@@ -4,14 +4,6 @@
 need_root_bpf record || exit 0
 [ -x "$TOOLS/burn" ] || { fail record "test workloads not built (make tools)"; exit 0; }
 
-# share FILE PATTERN [WITHIN]: percent of the counts of lines containing WITHIN (default all)
-# that also contain PATTERN.
-share() {
-	awk -v p="$2" -v w="${3:-}" '{ n = $NF; if (w == "" || index($0, w)) { t += n; if (index($0, p)) m += n } }
-		END { if (t == 0) print "0"; else printf "%.1f\n", 100 * m / t }' "$1"
-}
-# near A B TOL: |A - B| <= TOL
-near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
 # no_gt_progs: no galatop program loaded (the kernel frees them shortly after the last fd goes).
 no_gt_progs() {
 	for i in 1 2 3 4 5 6 7 8 9 10; do

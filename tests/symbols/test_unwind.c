@@ -1,0 +1,256 @@
+/* DWARF unwinding without root: the stack-copy reader's bounds, the record checks of stack
+ * copies, and real unwinds of this process's own stack (copied the way the BPF side does),
+ * symbolized by the sym_cache; the per-process cache's cap and exit. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "bpf/probes.h"
+#include "symbols/symbols.h"
+#include "symbols/unwind.h"
+
+#define COPY_MAX 16384
+
+static char copy[COPY_MAX];
+static uint64_t stack_top;
+
+/* End of this process's [stack] mapping, so the copy never reads past it. */
+static uint64_t find_stack_top(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	unsigned long lo, hi;
+	uint64_t top = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, "[stack]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2)
+			top = hi;
+	if (f)
+		fclose(f);
+	return top;
+}
+
+/* Takes this thread's registers and stack as the BPF side would: rip, rsp, rbp, then bytes
+ * from rsp up. Not instrumented: the copy reads other frames' redzones. */
+__attribute__((noinline, no_sanitize_address)) void unwind_capture(struct unwind_sample *s,
+								    size_t cap)
+{
+	uint64_t ip, sp, bp;
+	size_t len;
+
+	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
+			 : "=r"(ip), "=r"(sp), "=r"(bp));
+	len = stack_top - sp < cap ? stack_top - sp : cap;
+	for (size_t i = 0; i < len; i++)
+		copy[i] = ((volatile const char *)sp)[i];
+	s->pid = getpid();
+	s->tid = gettid();
+	s->ip = ip;
+	s->sp = sp;
+	s->bp = bp;
+	s->stack = copy;
+	s->stack_len = len;
+	s->stack_full = len == cap;
+}
+
+__attribute__((noinline)) void unwind_caller_two(struct unwind_sample *s, size_t cap)
+{
+	unwind_capture(s, cap);
+	__asm__ volatile("" ::: "memory"); /* not a tail call */
+}
+
+__attribute__((noinline)) void unwind_caller_one(struct unwind_sample *s, size_t cap)
+{
+	unwind_caller_two(s, cap);
+	__asm__ volatile("" ::: "memory");
+}
+
+/* Whether the symbol names of pcs[0..n) contain want, in that order from innermost. */
+static int names_in_order(struct sym_cache *sc, const uint64_t *pcs, size_t n,
+			  const char *const *want, size_t nwant)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n && k < nwant; i++) {
+		struct sym_info si;
+
+		if (sym_cache__user(sc, getpid(), pcs[i], &si) == 0 && !strcmp(si.name, want[k]))
+			k++;
+	}
+	return k == nwant;
+}
+
+TEST_CASE(stack_word_bounds)
+{
+	uint64_t words[4] = { 11, 22, 33, 44 }, w = 0;
+	uint64_t sp = 0x7000;
+
+	CHECK(unwind_stack_word(words, sizeof(words), sp, sp, &w) == 0 && w == 11);
+	CHECK(unwind_stack_word(words, sizeof(words), sp, sp + 24, &w) == 0 && w == 44);
+	CHECK(unwind_stack_word(words, sizeof(words), sp, sp + 25, &w) == -EFAULT);
+	CHECK(unwind_stack_word(words, sizeof(words), sp, sp + 32, &w) == -EFAULT);
+	CHECK(unwind_stack_word(words, sizeof(words), sp, sp - 8, &w) == -EFAULT);
+	CHECK(unwind_stack_word(words, sizeof(words), sp, UINT64_MAX - 3, &w) == -EFAULT);
+	CHECK(unwind_stack_word(words, 7, sp, sp, &w) == -EFAULT);
+	CHECK(unwind_stack_word(words, 0, sp, sp, &w) == -EFAULT);
+	CHECK(unwind_stack_word(words, sizeof(words), sp, sp + 4, &w) == 0); /* unaligned is fine */
+}
+
+TEST_CASE(record_check_stack_copy)
+{
+	static union {
+		struct gt_event e;
+		char bytes[sizeof(struct gt_event) + sizeof(struct gt_uregs) + GT_USTACK_MAX + 64];
+	} r;
+	struct gt_uregs *u;
+	size_t size;
+
+	memset(&r, 0, sizeof(r));
+	r.e.type = GT_EV_ONCPU;
+	r.e.kstack_len = 2;
+	CHECK(probe_record_check(&r, GT_EVENT_HDR_SIZE + 16) == 0);
+	CHECK(probe_record_check(&r, GT_EVENT_HDR_SIZE + 15) == -EINVAL);
+	CHECK(probe_record_check(&r, GT_EVENT_HDR_SIZE - 1) == -EINVAL);
+	r.e.flags = GT_EVF_UREGS;
+	u = (struct gt_uregs *)((char *)r.e.stack + 16);
+	CHECK((const void *)gt_event_uregs(&r.e) == (void *)u);
+	u->size = 64;
+	size = GT_EVENT_HDR_SIZE + 16 + sizeof(*u) + 64;
+	CHECK(probe_record_check(&r, size) == 0);
+	CHECK(probe_record_check(&r, size - 1) == -EINVAL);
+	CHECK(probe_record_check(&r, GT_EVENT_HDR_SIZE + 16 + sizeof(*u) - 1) == -EINVAL);
+	u->size = GT_USTACK_MAX + 8;
+	CHECK(probe_record_check(&r, sizeof(r)) == -EINVAL);
+	u->size = GT_USTACK_MAX;
+	CHECK(probe_record_check(&r, GT_EVENT_HDR_SIZE + 16 + sizeof(*u) + GT_USTACK_MAX) == 0);
+	r.e.kstack_len = GT_MAX_STACK + 1;
+	CHECK(probe_record_check(&r, sizeof(r)) == -EINVAL);
+}
+
+TEST_CASE(self_unwind_complete)
+{
+	static const char *const want[] = { "unwind_capture", "unwind_caller_two",
+					    "unwind_caller_one", "test_self_unwind_complete",
+					    "main" };
+	struct unwinder *u = unwinder__new(4);
+	struct sym_cache *sc = sym_cache__new();
+	struct unwind_sample s;
+	enum unwind_status st;
+	uint64_t pcs[127];
+	size_t n;
+
+	CHECK(u && sc);
+	if (!u || !sc)
+		goto out;
+	unwind_caller_one(&s, COPY_MAX);
+	CHECK(!s.stack_full); /* the whole stack fits: the walk ends at its top */
+	n = unwinder__unwind(u, &s, pcs, 127, &st);
+	CHECK(st == UNWIND_OK);
+	CHECK(n >= 5 && pcs[0] == s.ip);
+	CHECK(names_in_order(sc, pcs, n, want, 5));
+	if (!names_in_order(sc, pcs, n, want, 5))
+		for (size_t i = 0; i < n; i++) {
+			struct sym_info si;
+
+			sym_cache__user(sc, getpid(), pcs[i], &si);
+			printf("  #%zu %#llx %s\n", i, (unsigned long long)pcs[i], si.name);
+		}
+	/* At most 3 frames asked: 3 given, no error. */
+	n = unwinder__unwind(u, &s, pcs, 3, &st);
+	CHECK(n == 3 && st == UNWIND_OK);
+out:
+	sym_cache__free(sc);
+	unwinder__free(u);
+}
+
+TEST_CASE(short_copy_is_truncated)
+{
+	struct unwinder *u = unwinder__new(4);
+	struct unwind_sample s;
+	enum unwind_status st;
+	uint64_t pcs[127];
+	size_t n;
+
+	CHECK(u != NULL);
+	if (!u)
+		return;
+	unwind_caller_one(&s, 64); /* not even the caller's frames */
+	CHECK(s.stack_full);
+	n = unwinder__unwind(u, &s, pcs, 127, &st);
+	CHECK(st == UNWIND_TRUNCATED);
+	CHECK(n >= 1 && n < 5);
+	/* The same copy, said to end where the stack does: the walk just stops there. */
+	s.stack_full = false;
+	unwinder__unwind(u, &s, pcs, 127, &st);
+	CHECK(st == UNWIND_OK);
+	unwinder__free(u);
+}
+
+TEST_CASE(gone_process_and_cache_cap)
+{
+	struct unwinder *u = unwinder__new(2);
+	struct unwind_stats stats;
+	struct unwind_sample s;
+	enum unwind_status st;
+	uint64_t pcs[127];
+	pid_t kids[2];
+	size_t n;
+
+	CHECK(u != NULL);
+	if (!u)
+		return;
+	unwind_caller_one(&s, COPY_MAX);
+	for (int i = 0; i < 2; i++) {
+		kids[i] = fork();
+		if (kids[i] == 0) {
+			pause();
+			_exit(0);
+		}
+	}
+	/* Forked children map the same files at the same addresses: the copy unwinds there. */
+	n = unwinder__unwind(u, &s, pcs, 127, &st);
+	CHECK(st == UNWIND_OK && n >= 5);
+	for (int i = 0; i < 2; i++) {
+		s.pid = s.tid = kids[i];
+		n = unwinder__unwind(u, &s, pcs, 127, &st);
+		CHECK(st == UNWIND_OK && n >= 5);
+	}
+	unwinder__stats(u, &stats);
+	CHECK(stats.processes == 2);
+	CHECK(stats.evictions == 1);
+	unwinder__process_exit(u, kids[1]);
+	unwinder__process_exit(u, 999999999); /* unknown: no-op */
+	unwinder__stats(u, &stats);
+	CHECK(stats.processes == 1);
+	for (int i = 0; i < 2; i++) {
+		kill(kids[i], SIGKILL);
+		waitpid(kids[i], NULL, 0);
+	}
+	/* A process that is gone and was never seen: no modules, so no CFI; libdw's frame-pointer
+	 * fallback may find a few frames (this build keeps frame pointers), then an error. */
+	s.pid = s.tid = kids[1];
+	n = unwinder__unwind(u, &s, pcs, 127, &st);
+	CHECK(n >= 1 && pcs[0] == s.ip && st == UNWIND_ERROR);
+	unwinder__free(u);
+	unwinder__free(NULL);
+}
+
+int main(void)
+{
+	stack_top = find_stack_top();
+	RUN(stack_word_bounds);
+	RUN(record_check_stack_copy);
+	if (!stack_top) {
+		printf("SKIP: self_unwind: no [stack] mapping found\n");
+		HARNESS_EXIT();
+	}
+	RUN(self_unwind_complete);
+	RUN(short_copy_is_truncated);
+	RUN(gone_process_and_cache_cap);
+	HARNESS_EXIT();
+}
