@@ -179,6 +179,7 @@ static struct gt_profile *load_skel(const struct probe_opts *o, unsigned types, 
 	size_t npids =
 	    o->npids + (pids ? PID_HEADROOM : 0) + (o->follow_children ? FOLLOW_HEADROOM : 0);
 	unsigned ustack = o->user_stacks ? ustack_bytes(o->ustack_copy) : 0;
+	size_t rbsize;
 	int err;
 
 	libbpf_reason[0] = 0;
@@ -212,8 +213,9 @@ static struct gt_profile *load_skel(const struct probe_opts *o, unsigned types, 
 	skel->rodata->state_filter = o->state_filter;
 	skel->rodata->ustack_copy = ustack;
 
-	err = bpf_map__set_max_entries(skel->maps.gt_events,
-				       ringbuf_size(o->ringbuf_bytes, ustack > 0));
+	rbsize = ringbuf_size(o->ringbuf_bytes, ustack > 0);
+	skel->rodata->wakeup_bytes = rbsize / 4;
+	err = bpf_map__set_max_entries(skel->maps.gt_events, rbsize);
 	err = err ?: bpf_map__set_value_size(skel->maps.gt_offcpu_start,
 					     sizeof(struct gt_event) +
 						 (ustack ? sizeof(struct gt_uregs) + ustack : 0));
@@ -552,7 +554,17 @@ int probes__fd(const struct probes *p)
 
 int probes__poll(struct probes *p, int timeout_ms)
 {
-	return ring_buffer__poll(p->rb, timeout_ms);
+	int n = 0, m;
+
+	/* Records do not wake the reader until a quarter of the buffer waits (see
+	 * profile.bpf.c), so after the wait take whatever arrived without a wakeup. */
+	if (timeout_ms != 0) {
+		n = ring_buffer__poll(p->rb, timeout_ms);
+		if (n < 0)
+			return n;
+	}
+	m = ring_buffer__consume(p->rb);
+	return m < 0 ? m : n + m;
 }
 
 int probes__add_pid(struct probes *p, int tgid)

@@ -25,6 +25,9 @@ const volatile bool user_stacks = true;
 const volatile __u64 min_block_ns = 1000000;
 const volatile __u64 max_block_ns = ~0ULL;
 const volatile __u32 state_filter = 0; /* 0: any state; else a mask of task states */
+/* Records wake the reader only once this much is waiting: user space drains on its own
+ * schedule, so a wakeup per record would cost a context switch per sample. */
+const volatile __u64 wakeup_bytes = 0;
 /* DWARF mode: user stacks are this many bytes of stack copied with the user registers instead
  * of a frame-pointer walk; 0 = frame pointers. */
 const volatile __u32 ustack_copy = 0;
@@ -33,6 +36,13 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4 << 20); /* resized by user space */
 } gt_events SEC(".maps");
+
+static __always_inline __u64 wakeup_flags(void)
+{
+	return bpf_ringbuf_query(&gt_events, BPF_RB_AVAIL_DATA) >= wakeup_bytes
+		       ? BPF_RB_FORCE_WAKEUP
+		       : BPF_RB_NO_WAKEUP;
+}
 
 /* Target sets; user space sizes them (gt_pids gets room for followed children). */
 struct {
@@ -272,7 +282,7 @@ static __always_inline void emit(struct gt_event *e, struct gt_counters *c)
 			size = ustack_copy;
 		len += sizeof(*u) + size;
 	}
-	if (bpf_ringbuf_output(&gt_events, e, len, 0))
+	if (bpf_ringbuf_output(&gt_events, e, len, wakeup_flags()))
 		COUNT(c, drops);
 	else
 		COUNT(c, samples);
@@ -414,7 +424,7 @@ static __always_inline void emit_proc(__u32 type, __u64 aux)
 	fill_header(e, type, bpf_get_current_pid_tgid(), bpf_ktime_get_ns());
 	e->value = 0;
 	e->aux = aux;
-	bpf_ringbuf_submit(e, 0);
+	bpf_ringbuf_submit(e, wakeup_flags());
 }
 
 SEC("tp_btf/sched_process_exec")

@@ -41,13 +41,20 @@ else
 	echo "perf: absent, no comparison"
 fi
 
-# Throughput loss: rounds of fixed CPU-bound work on every CPU in 15 s, alone and while
-# galatop records at 99 Hz.
-rounds() { for i in $(seq "$ncpu"); do BURN_SCALE=20 "$TOOLS/burn" 15 -c & done | awk '{ t += $1 } END { print t }'; }
-base=$(rounds)
-"$GALATOP_OPT" record -F 99 -o "$T/loss.folded" 2>/dev/null &
-g=$!
-sleep 0.5
-with=$(rounds)
-kill -INT $g; wait $g
-echo "CPU-bound rounds in 15 s on $ncpu CPUs: $base alone, $with while recording: loss $(echo "$base $with" | awk '{ printf "%.2f", 100 * ($1 - $2) / $1 }')% (target <= 0.5%; run-to-run noise is about as large)"
+# Throughput loss: rounds of fixed CPU-bound work on every CPU, alone and while galatop records
+# at 99 Hz (started 2 s before, so its start-up is not counted), alternating 4 times 5 s each so
+# that drift cancels out; the spread of the runs alone tells how much is noise on this machine.
+rounds() { for i in $(seq "$ncpu"); do BURN_SCALE=20 "$TOOLS/burn" 5 -c & done | awk '{ t += $1 } END { print t }'; }
+alone=""; with=""
+for k in 1 2 3 4; do
+	alone="$alone $(rounds)"
+	"$GALATOP_OPT" record -F 99 -o "$T/loss.folded" 2>/dev/null &
+	g=$!
+	sleep 2
+	with="$with $(rounds)"
+	kill -INT $g; wait $g
+done
+echo "$alone" "|" "$with" | awk '{
+	for (i = 1; $i != "|"; i++) { a += $i; if (!lo || $i < lo) lo = $i; if ($i > hi) hi = $i }
+	for (i++; i <= NF; i++) w += $i
+	printf "CPU-bound rounds, 4 x 5 s on %d CPUs: %d alone, %d while recording: loss %.2f%% (target <= 0.5%%; runs alone vary by %.1f%% here)\n", '"$ncpu"', a, w, 100 * (a - w) / a, 100 * (hi - lo) / lo }'
