@@ -192,7 +192,15 @@ static int live_set_mode(void *ctx, enum tui_mode m, double window_s)
 	return 0;
 }
 
+static void live_drain(void *ctx)
+{
+	struct live *l = ctx;
+
+	probes__poll(l->s.probes, 0);
+}
+
 static const struct tui_source_ops live_ops = {
+	.drain = live_drain,
 	.update = live_update,
 	.profile = live_profile,
 	.stats = live_stats,

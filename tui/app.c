@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "text.h"
@@ -614,8 +615,17 @@ void tui_locale(const struct tui_opts *o)
 }
 
 /* The interactive loop on the real terminal. */
+static long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
 static int run_terminal(struct tui_app *a)
 {
+	long refresh, last;
 	struct tui_input in;
 	MEVENT me;
 	int ch;
@@ -638,14 +648,22 @@ static int run_terminal(struct tui_app *a)
 	curs_set(0);
 	mousemask(BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED,
 		  NULL);
-	wtimeout(stdscr, a->opts->refresh_ms > 0 ? a->opts->refresh_ms : 1000);
+	/* A source that drains is woken every 100 ms; the screen still changes once a refresh. */
+	refresh = a->opts->refresh_ms > 0 ? a->opts->refresh_ms : 1000;
+	wtimeout(stdscr, a->src->ops->drain && refresh > 100 ? 100 : refresh);
 	app_colors(a);
 	app_draw(a);
+	last = mono_ms();
 	while (!a->quit) {
 		ch = wgetch(stdscr);
 		memset(&in, 0, sizeof(in));
 		in.key = ch;
 		if (ch == ERR) {
+			if (a->src->ops->drain && mono_ms() - last < refresh) {
+				a->src->ops->drain(a->src->ctx);
+				continue;
+			}
+			last = mono_ms();
 			if (!app_tick(a))
 				continue;
 		} else if (ch == KEY_MOUSE) {

@@ -44,6 +44,9 @@ struct tui_source_ops {
 	/* Asks for update mode m (window_s: window length or half-life). 0, or -ENOTSUP when
 	 * the source cannot (static data). May be NULL. */
 	int (*set_mode)(void *ctx, enum tui_mode m, double window_s);
+	/* Keeps collecting between updates without changing what is shown (a live source empties
+	 * its kernel buffers); called every 100 ms. May be NULL. */
+	void (*drain)(void *ctx);
 };
 
 struct tui_source {

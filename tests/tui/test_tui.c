@@ -305,8 +305,12 @@ static int fake_set_mode(void *ctx, enum tui_mode m, double window_s)
 	return 0;
 }
 
-static const struct tui_source_ops fake_ops = { fake_update, fake_profile, fake_stats,
-						fake_set_mode };
+static const struct tui_source_ops fake_ops = {
+	.update = fake_update,
+	.profile = fake_profile,
+	.stats = fake_stats,
+	.set_mode = fake_set_mode,
+};
 
 /* Runs the dump mode over the fake source and returns the screen (caller frees). */
 static char *run_live(struct fake *f, const char *keys)
