@@ -169,19 +169,42 @@ static int cache_rebuild(struct collector *c, size_t size, uint32_t drop)
 	return 0;
 }
 
+/* The cached frame of (pid, addr), or EMPTY. */
+static uint32_t cache_find(const struct collector *c, uint32_t pid, uint64_t addr)
+{
+	for (size_t i = cache_slot(c, pid, addr); c->cache[i].frame != EMPTY;
+	     i = (i + 1) & c->cache_mask)
+		if (c->cache[i].addr == addr && c->cache[i].pid == pid)
+			return c->cache[i].frame;
+	return EMPTY;
+}
+
+/* Caches frame for (pid, addr), which must not be cached yet; without memory to grow, the
+ * entry is simply not kept. */
+static void cache_insert(struct collector *c, uint32_t pid, uint64_t addr, uint32_t frame)
+{
+	size_t i;
+
+	if ((c->cache_used + 1) * 4 > (c->cache_mask + 1) * 3 &&
+	    cache_rebuild(c, (c->cache_mask + 1) * 2, 0))
+		return;
+	for (i = cache_slot(c, pid, addr); c->cache[i].frame != EMPTY; i = (i + 1) & c->cache_mask)
+		;
+	c->cache[i] = (struct addr_entry){ addr, pid, frame };
+	c->cache_used++;
+}
+
 /* Returns the frame for addr in pid (0 = kernel), symbolizing it on first sight. */
 static uint32_t addr_frame(struct collector *c, uint32_t pid, uint64_t addr)
 {
-	size_t i = cache_slot(c, pid, addr);
+	uint32_t f = cache_find(c, pid, addr);
 	struct sym_info si;
 	char name[1100];
 	const char *n;
 	int len, err;
-	uint32_t f;
 
-	for (; c->cache[i].frame != EMPTY; i = (i + 1) & c->cache_mask)
-		if (c->cache[i].addr == addr && c->cache[i].pid == pid)
-			return c->cache[i].frame;
+	if (f != EMPTY)
+		return f;
 	err = pid ? sym_cache__user(c->sc, (int)pid, addr, &si)
 		  : sym_cache__kernel(c->sc, addr, &si);
 	if (err == -ENOMEM)
@@ -200,18 +223,22 @@ static uint32_t addr_frame(struct collector *c, uint32_t pid, uint64_t addr)
 		return EMPTY;
 	/* A user address in no known mapping may be in a library mapped after the maps were
 	 * read (the sym_cache re-reads them at most every 200 ms): ask again next time. */
-	if (err && pid && si.kind == FRAME_SPECIAL)
-		return f;
-	if ((c->cache_used + 1) * 4 > (c->cache_mask + 1) * 3) {
-		if (cache_rebuild(c, (c->cache_mask + 1) * 2, 0))
-			return f;
-		i = cache_slot(c, pid, addr);
-		while (c->cache[i].frame != EMPTY)
-			i = (i + 1) & c->cache_mask;
-	}
-	c->cache[i] = (struct addr_entry){ addr, pid, f };
-	c->cache_used++;
+	if (!(err && pid && si.kind == FRAME_SPECIAL))
+		cache_insert(c, pid, addr, f);
 	return f;
+}
+
+/* (pid, LOADED) is cached once pid's mappings and symbols were read since its exec. */
+#define LOADED UINT64_MAX
+
+/* Reads pid's mappings and symbols on its first sample rather than at every exec in the
+ * system: most processes are never sampled. */
+static void load_once(struct collector *c, uint32_t pid)
+{
+	if (cache_find(c, pid, LOADED) != EMPTY)
+		return;
+	sym_cache__process_load(c->sc, (int)pid);
+	cache_insert(c, pid, LOADED, 0);
 }
 
 /* Drops pid's cached addresses (its mappings may be reused by another process). */
@@ -338,7 +365,6 @@ void collector__event(struct collector *c, const struct gt_event *ev)
 		/* A new program in the same pid: new name, new mappings. */
 		c->stats.exec++;
 		process_forget(c, ev->pid);
-		sym_cache__process_load(c->sc, (int)ev->pid);
 		return;
 	}
 	if (ev->type == GT_EV_EXIT) {
@@ -360,6 +386,8 @@ void collector__event(struct collector *c, const struct gt_event *ev)
 	if (klen == GT_MAX_STACK || ulen == GT_MAX_STACK)
 		c->stats.truncated++;
 	n = identity_frames(c, ev, frames);
+	if (ev->pid && !c->o.no_user)
+		load_once(c, ev->pid);
 	/* Stacks arrive innermost first: walk them backwards so the root comes first. */
 	if (!c->o.no_user && ev->pid && (ev->flags & GT_EVF_UREGS))
 		n += unwound_frames(c, ev, frames + n);
