@@ -593,3 +593,19 @@ void json_out__fini(struct json_out *o)
 	o->buf = NULL;
 	o->zbuf = NULL;
 }
+
+locale_t json_c_locale_begin(locale_t *old)
+{
+	locale_t c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+
+	*old = c ? uselocale(c) : (locale_t)0;
+	return c;
+}
+
+void json_c_locale_end(locale_t c, locale_t old)
+{
+	if (!c)
+		return;
+	uselocale(old);
+	freelocale(c);
+}

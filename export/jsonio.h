@@ -1,7 +1,7 @@
 /* Streaming JSON for documents too big for a tree (jansson spends ~40 bytes per number, and a
  * snapshot holds millions): a writer that gzip-compresses as it goes, and a strict pull reader
  * over a buffer that names the place of every error. Numbers go through printf and strtod:
- * callers switch to the C numeric locale (uselocale) around them. */
+ * callers switch to the C numeric locale around them (json_c_locale_begin/end). */
 #ifndef GALATOP_EXPORT_JSONIO_H
 #define GALATOP_EXPORT_JSONIO_H
 
@@ -9,9 +9,16 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <locale.h>
 #include <zlib.h>
 
 /* One-line error "name: message"; only the first failure is kept. */
+/* Switches this thread to the C numeric locale, whatever the TUI set, so "1.5" stays "1.5";
+ * returns the locale to hand to json_c_locale_end with *old. */
+locale_t json_c_locale_begin(locale_t *old);
+/* Restores the thread's locale. */
+void json_c_locale_end(locale_t c, locale_t old);
+
 struct json_err {
 	char *s;
 	size_t len;

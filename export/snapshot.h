@@ -10,6 +10,8 @@
 
 #define SNAPSHOT_FORMAT "galatop-snapshot"
 #define SNAPSHOT_VERSION 1
+#define SNAPSHOT_MAX_BYTES (1ul << 30) /* compressed and inflated size of a snapshot */
+#define SNAPSHOT_MAX_LIST 256	       /* profiles, probes, parameters of a probe, filters */
 
 struct snapshot_kv {
 	const char *key;
