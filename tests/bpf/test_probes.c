@@ -225,6 +225,9 @@ static struct probes *open_or_fail(struct probe_opts *o, struct recs *r)
 TEST_CASE(oncpu_pid_filter)
 {
 	struct child c = spawn("gt_busy", busy, 0);
+	/* Not a target, busy on the other CPU: an idle CPU takes no CPU-clock samples, so without
+	 * it a quiet machine would have nothing to filter. */
+	struct child other = spawn("gt_other", busy, 0);
 	struct recs r = {0};
 	struct probe_opts o;
 	struct probe_stats st;
@@ -241,6 +244,7 @@ TEST_CASE(oncpu_pid_filter)
 		CHECK(probes__types(p) == PROBE_ONCPU);
 		cpu = cpu_seconds(c.pid);
 		start(&c);
+		start(&other);
 		poll_for(p, 1.0);
 		cpu = cpu_seconds(c.pid) - cpu;
 		probes__stats(p, &st);
@@ -262,6 +266,7 @@ TEST_CASE(oncpu_pid_filter)
 	}
 	probes__free(p);
 	reap(&c);
+	reap(&other);
 	free(r.v);
 }
 
