@@ -1,5 +1,6 @@
 /* SVG flame graphs: layout, titles, colors and escaping checked on small known trees. */
 #include "harness.h"
+#include "profile_fixture.h"
 
 #include <errno.h>
 #include <unistd.h>
@@ -7,43 +8,11 @@
 #include "export/svg.h"
 #include "model/sanitize.h"
 
-struct fixture {
-	struct strtab *st;
-	struct frames *ft;
-	struct profile *p;
-};
-
-static void fx_init(struct fixture *fx, bool chart)
-{
-	fx->st = strtab__new();
-	fx->ft = frames__new(fx->st);
-	fx->p = profile__new(fx->ft, VALUE_SAMPLES, chart);
-}
-
-static void fx_free(struct fixture *fx)
-{
-	profile__free(fx->p);
-	frames__free(fx->ft);
-	strtab__free(fx->st);
-}
-
 /* Adds a stack given as "a;b;c" (raw bytes, len bytes; names may hold NUL) with one or two
  * values (value2 < 0: one column). */
 static void add_raw(struct fixture *fx, const char *stack, size_t len, double value, double value2)
 {
-	uint32_t ids[64];
-	size_t n = 0, start = 0;
-
-	for (size_t i = 0; i <= len; i++) {
-		if (i < len && stack[i] != ';')
-			continue;
-		ids[n++] = frames__intern_name(fx->ft, stack + start, i - start);
-		start = i + 1;
-	}
-	if (value2 < 0)
-		CHECK(profile__add_stack(fx->p, ids, n, value) == 0);
-	else
-		CHECK(profile__add_stack2(fx->p, ids, n, value, value2) == 0);
+	fx_add_stack(fx->ft, fx->p, stack, len, value, value2);
 }
 
 static void add(struct fixture *fx, const char *stack, double value)

@@ -3,6 +3,7 @@
 #include <stdint.h>
 
 #include "harness.h"
+#include "profile_fixture.h"
 #include "model/frames.h"
 #include "model/profile.h"
 #include "model/sanitize.h"
@@ -94,41 +95,10 @@ TEST_CASE(frames_intern_by_function)
 	strtab__free(st);
 }
 
-struct fixture {
-	struct strtab *st;
-	struct frames *ft;
-	struct profile *p;
-};
-
-static void fx_init(struct fixture *fx, bool chart)
-{
-	fx->st = strtab__new();
-	fx->ft = frames__new(fx->st);
-	fx->p = profile__new(fx->ft, VALUE_SAMPLES, chart);
-}
-
-static void fx_free(struct fixture *fx)
-{
-	profile__free(fx->p);
-	frames__free(fx->ft);
-	strtab__free(fx->st);
-}
-
-/* Adds "a;b;c" style stacks. */
+/* Adds "a;b;c" to p, one of fx's profiles or another over fx's frames. */
 static void add(struct fixture *fx, struct profile *p, const char *stack, double v)
 {
-	uint32_t ids[64];
-	size_t n = 0;
-	const char *s = stack;
-
-	while (*s) {
-		const char *e = strchr(s, ';');
-		size_t len = e ? (size_t)(e - s) : strlen(s);
-
-		ids[n++] = frames__intern_name(fx->ft, s, len);
-		s += len + (e ? 1 : 0);
-	}
-	CHECK(profile__add_stack(p, ids, n, v) == 0);
+	fx_add_stack(fx->ft, p, stack, strlen(stack), v, -1);
 }
 
 static uint32_t find_path(struct fixture *fx, const struct profile *p, const char *path)

@@ -1,0 +1,48 @@
+/* A profile over its own string and frame tables, and a way to add "a;b;c" stacks to it: what
+ * the model and export unit tests build their trees with. Include after harness.h. */
+#ifndef GALATOP_TESTS_PROFILE_FIXTURE_H
+#define GALATOP_TESTS_PROFILE_FIXTURE_H
+
+#include "model/profile.h"
+
+struct fixture {
+	struct strtab *st;
+	struct frames *ft;
+	struct profile *p;
+};
+
+static inline void fx_init(struct fixture *fx, bool chart)
+{
+	fx->st = strtab__new();
+	fx->ft = frames__new(fx->st);
+	fx->p = profile__new(fx->ft, VALUE_SAMPLES, chart);
+}
+
+static inline void fx_free(struct fixture *fx)
+{
+	profile__free(fx->p);
+	frames__free(fx->ft);
+	strtab__free(fx->st);
+}
+
+/* Adds to p (over ft) the stack "a;b;c" given as len raw bytes (names may hold NUL) with one
+ * value, or two when value2 >= 0. */
+static inline void fx_add_stack(struct frames *ft, struct profile *p, const char *stack, size_t len,
+			 double value, double value2)
+{
+	uint32_t ids[64];
+	size_t n = 0, start = 0;
+
+	for (size_t i = 0; i <= len && n < 64; i++) {
+		if (i < len && stack[i] != ';')
+			continue;
+		ids[n++] = frames__intern_name(ft, stack + start, i - start);
+		start = i + 1;
+	}
+	if (value2 < 0)
+		CHECK(profile__add_stack(p, ids, n, value) == 0);
+	else
+		CHECK(profile__add_stack2(p, ids, n, value, value2) == 0);
+}
+
+#endif
