@@ -47,7 +47,7 @@ TOOL_BINS := $(patsubst tests/tools/%.c,$(O)/tools/%,$(TOOL_SRCS))
 OBJS      := $(patsubst %.c,$(O)/obj/%.o,$(LIB_SRCS))
 ASAN_OBJS := $(patsubst %.c,$(O)/asan/obj/%.o,$(LIB_SRCS))
 
-DEB_PKGS := gcc make clang llvm libclang-rt-14-dev bpftool libbpf-dev libelf-dev libdw-dev \
+DEB_PKGS := gcc g++ make clang llvm libclang-rt-14-dev bpftool libbpf-dev libelf-dev libdw-dev \
 	libncurses-dev libjansson-dev zlib1g-dev pkg-config libiberty-dev tmux libxml2-utils \
 	linux-perf perl procps chromium
 
