@@ -34,30 +34,43 @@ BASE_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -DGALATOP_VERSION='"$(VERSION)"'
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 # Every C file of a room is part of the program; bpf/*.bpf.c are kernel programs, built apart.
-LIB_SRCS  := $(filter-out %.bpf.c,$(wildcard cli/*.c model/*.c export/*.c symbols/*.c tui/*.c bpf/*.c))
+LIB_SRCS  := $(filter-out %.bpf.c,$(wildcard cli/*.c model/*.c model/*/*.c util/*.c export/*.c symbols/*.c tui/*.c bpf/*.c))
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 SKELS     := $(patsubst bpf/%.bpf.c,$(O)/bpf/%.skel.h,$(BPF_SRCS))
 TEST_SRCS := $(wildcard tests/*/test_*.c)
 TEST_BINS := $(patsubst tests/%.c,$(O)/asan/tests/%,$(TEST_SRCS))
 FUZZ_SRCS := $(wildcard fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst fuzz/%.c,$(O)/fuzz/%,$(FUZZ_SRCS))
+# make test builds the fuzzers unless T= selects tests other than tests/fuzz/test_fuzz.sh.
+TEST_FUZZ := $(if $(T),$(if $(findstring $(T),fuzz/test_fuzz.sh),$(FUZZ_BINS)),$(FUZZ_BINS))
+# Parsers of untrusted bytes outside model/ and export/ that fuzz targets link too.
+FUZZ_EXTRA := symbols/jitmap.c symbols/symtab.c symbols/proc_maps.c tui/theme.c
 TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(patsubst tests/tools/%.c,$(O)/tools/%,$(TOOL_SRCS))
 
+# JVMTI headers from Debian's openjdk-17 (DEB_PKGS).
+JDK_HOME  ?= /usr/lib/jvm/java-17-openjdk-amd64
+AGENT     := $(O)/libgalatop-jvmti.so
 OBJS      := $(patsubst %.c,$(O)/obj/%.o,$(LIB_SRCS))
 ASAN_OBJS := $(patsubst %.c,$(O)/asan/obj/%.o,$(LIB_SRCS))
 
+# libc6-dbg: libc's own symbols (start_thread, ...), which Debian strips from libc.so.6; the
+# unwinding tests and users' stacks through libc need them. perl runs stackcollapse-perf.pl.
 DEB_PKGS := gcc g++ make clang llvm libclang-rt-14-dev bpftool libbpf-dev libelf-dev libdw-dev \
 	libncurses-dev libjansson-dev zlib1g-dev pkg-config libiberty-dev tmux libxml2-utils \
-	linux-perf perl procps chromium
+	linux-perf perl procps chromium jq nodejs strace openjdk-17-jdk-headless \
+	libc6-dbg
+# Servers and clients the L7 tests run on loopback (tests/record/test_l7.sh, tests/bench/l7.sh).
+DEB_PKGS += nginx redis-server redis-tools postgresql mariadb-server mariadb-client dnsmasq \
+	dnsutils apache2-utils wrk curl openssl
 
-.PHONY: all deps test bench fuzz install clean run tools
+.PHONY: all deps test bench soak fuzz install clean run tools
 # Keep generated BPF objects and skeletons between builds.
 .SECONDARY:
 all: $(BIN)
 
-$(BIN): $(OBJS) $(O)/obj/galatop.o
-	$(call msg,LINK,$@)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+$(BIN): $(OBJS) $(O)/obj/galatop.o $(AGENT)
+	$(call msg,LINK,$@)$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) $(LDLIBS)
 
 $(O)/obj/%.o: %.c | $(SKELS)
 	@mkdir -p $(@D)
@@ -70,8 +83,14 @@ $(O)/asan/obj/%.o: %.c | $(SKELS)
 $(O)/asan/libgalatop.a: $(ASAN_OBJS)
 	$(call msg,AR,$@)rm -f $@; ar rcs $@ $^
 
-$(O)/asan/galatop: $(O)/asan/obj/galatop.o $(O)/asan/libgalatop.a
+$(O)/asan/galatop: $(O)/asan/obj/galatop.o $(O)/asan/libgalatop.a | $(AGENT)
 	$(call msg,LINK,$@)$(CC) $(ASAN_FLAGS) -o $@ $^ $(LDLIBS)
+
+# The JVMTI agent that symbols/java_attach.c loads into running JVMs: a library of its own.
+$(AGENT): symbols/jvmti/agent.c
+	@mkdir -p $(@D)
+	$(call msg,AGENT,$<)$(CC) -std=gnu11 -Wall -Wextra $(CFLAGS) -fPIC -shared -I$(JDK_HOME)/include \
+		-I$(JDK_HOME)/include/linux -o $@ $< -lpthread
 
 $(O)/asan/tests/%: tests/%.c tests/harness.h $(O)/asan/libgalatop.a
 	@mkdir -p $(@D)
@@ -104,26 +123,36 @@ deps:
 	@sh tests/deps.sh $(DEB_PKGS)
 
 test: deps
-	@$(MAKE) --no-print-directory $(BIN) $(O)/asan/galatop $(TEST_BINS) tools
-	@O=$(O) BIN=$(BIN) T=$(T) sh tests/run.sh
+	@$(MAKE) --no-print-directory $(BIN) $(O)/asan/galatop $(TEST_BINS) tools $(TEST_FUZZ)
+	@O=$(O) BIN=$(BIN) T=$(T) FUZZ_TIME=$(FUZZ_TIME) sh tests/run.sh
 
 bench: deps
 	@$(MAKE) --no-print-directory $(BIN) tools
 	@O=$(O) BIN=$(BIN) sh tests/bench/run.sh
 
-$(O)/fuzz/%: fuzz/%.c $(LIB_SRCS)
-	@mkdir -p $(@D)
-	$(call msg,FUZZ-CC,$<)$(CLANG) $(filter-out -MMD -MP,$(BASE_CFLAGS)) -g -O1 -fsanitize=fuzzer,address,undefined \
-		-o $@ $< $(filter model/% export/% cli/record_config.c,$(LIB_SRCS)) $(LDLIBS)
+# Memory over a long run (SOAK_MIN minutes, default 4; the full test is SOAK_MIN=60).
+soak: deps
+	@$(MAKE) --no-print-directory $(BIN) tools
+	@O=$(O) BIN=$(BIN) sh tests/soak.sh
 
+# Fuzzers: the parsers they link are compiled once (fuzzer-no-link) into one archive.
+FUZZ_LIB_SRCS := $(filter model/% util/% export/% cli/record_config.c $(FUZZ_EXTRA),$(LIB_SRCS))
+FUZZ_OBJS := $(patsubst %.c,$(O)/fuzz/obj/%.o,$(FUZZ_LIB_SRCS))
+FUZZ_FLAGS := -g -O1 -fsanitize=address,undefined
+$(O)/fuzz/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(call msg,FUZZ-CC,$<)$(CLANG) $(BASE_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(O)/fuzz/libfuzz.a: $(FUZZ_OBJS)
+	$(call msg,AR,$@)rm -f $@; ar rcs $@ $^
+
+$(O)/fuzz/%: fuzz/%.c $(O)/fuzz/libfuzz.a $(wildcard fuzz/*.h)
+	$(call msg,FUZZ-LD,$<)$(CLANG) $(filter-out -MMD -MP,$(BASE_CFLAGS)) $(FUZZ_FLAGS) -fsanitize=fuzzer \
+		-o $@ $< $(O)/fuzz/libfuzz.a $(LDLIBS)
+
+# Each fuzz/fuzz_*.c runs FUZZ_TIME seconds from its seeds (also part of `make test`).
 fuzz: deps $(FUZZ_BINS)
-	@for f in $(FUZZ_BINS); do \
-		n=$$(basename $$f); mkdir -p $(O)/fuzz/corpus-$$n; \
-		echo "fuzz: $$n for $(FUZZ_TIME)s"; \
-		$$f -max_total_time=$(FUZZ_TIME) -max_len=65536 -print_final_stats=0 $(O)/fuzz/corpus-$$n fuzz/seeds/$$n 2>$(O)/fuzz/$$n.log \
-			|| { tail -40 $(O)/fuzz/$$n.log; exit 1; }; \
-		grep -E '^(#[0-9]+ +DONE|Done)' $(O)/fuzz/$$n.log | tail -1; \
-	done
+	@O=$(O) BIN=$(BIN) T=fuzz/ FUZZ_TIME=$(FUZZ_TIME) sh tests/run.sh
 
 # "run" starts the live view; ARGS="..." runs any galatop command instead.
 run: deps $(BIN)
@@ -135,8 +164,10 @@ install: $(BIN)
 	install -m 0644 docs/galatop.8 $(DESTDIR)$(PREFIX)/share/man/man8/galatop.8
 	install -d $(DESTDIR)$(PREFIX)/share/galatop/themes
 	install -m 0644 themes/*.theme $(DESTDIR)$(PREFIX)/share/galatop/themes/
+	install -d $(DESTDIR)$(PREFIX)/lib/galatop
+	install -m 0644 $(AGENT) $(DESTDIR)$(PREFIX)/lib/galatop/libgalatop-jvmti.so
 
 clean:
 	rm -rf $(O) $(BIN)
 
--include $(OBJS:.o=.d) $(ASAN_OBJS:.o=.d) $(O)/obj/galatop.d $(O)/asan/obj/galatop.d
+-include $(OBJS:.o=.d) $(ASAN_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d) $(O)/obj/galatop.d $(O)/asan/obj/galatop.d

@@ -9,17 +9,27 @@
 
 #include "model/hash.h"
 #include "model/sanitize.h"
+#include "model/stack_cap.h"
+#include "symbols/hmap.h"
 #include "symbols/unwind.h"
+#include "util/clock.h"
 
 #define NTYPES 3
 #define EMPTY UINT32_MAX
 #define MAX_FRAMES (2 * GT_MAX_STACK + 8)
 
-/* (pid, address) -> frame id, so each address is symbolized once; pid 0 holds kernel ones. */
+/* address -> frame id of one process (pid 0: the kernel), so each address is symbolized once;
+ * a process's table goes as a whole when it exits or execs: O(its own entries). */
 struct addr_entry {
 	uint64_t addr;
-	uint32_t pid;
 	uint32_t frame;
+};
+
+struct addr_table {
+	struct addr_entry *slots;
+	size_t used, mask;
+	bool loaded; /* the process's mappings and symbols were read since its exec */
+	bool no_ident; /* its identity could not be read (gone): the record's comm serves */
 };
 
 struct collector {
@@ -29,8 +39,10 @@ struct collector {
 	struct ident_cache *ic;
 	struct collector_opts o;
 	struct profile *profiles[NTYPES];
-	struct addr_entry *cache;
-	size_t cache_used, cache_mask;
+	struct stack_cap caps[NTYPES];
+	struct hmap *tables;	     /* pid -> struct addr_table */
+	struct addr_table *last;     /* the table of last_pid, or NULL */
+	uint32_t last_pid;
 	struct collector_stats stats;
 	long page_size;
 	struct unwinder *uw; /* created on the first record with a user stack copy */
@@ -58,16 +70,36 @@ const char *collector_type_name(enum gt_event_type type)
 	return i < 0 ? "unknown" : names[i];
 }
 
-static int cache_init(struct collector *c, size_t size)
+static void table_free(struct addr_table *t)
 {
-	c->cache = malloc(size * sizeof(*c->cache));
-	if (!c->cache)
-		return -ENOMEM;
-	for (size_t i = 0; i < size; i++)
-		c->cache[i].frame = EMPTY;
-	c->cache_mask = size - 1;
-	c->cache_used = 0;
-	return 0;
+	if (t)
+		free(t->slots);
+	free(t);
+}
+
+static void table_free_cb(const void *key, size_t len, void *val, void *arg)
+{
+	table_free(val);
+}
+
+/* pid's table, created on first use; NULL on ENOMEM. */
+static struct addr_table *table_of(struct collector *c, uint32_t pid)
+{
+	struct addr_table *t;
+
+	if (c->last && c->last_pid == pid)
+		return c->last;
+	t = hmap__get(c->tables, &pid, sizeof(pid));
+	if (!t) {
+		t = calloc(1, sizeof(*t));
+		if (!t || !hmap__put(c->tables, &pid, sizeof(pid), t)) {
+			free(t);
+			return NULL;
+		}
+	}
+	c->last = t;
+	c->last_pid = pid;
+	return t;
 }
 
 struct collector *collector__new(struct frames *ft, struct sym_cache *sc, struct ident_cache *ic,
@@ -94,14 +126,17 @@ struct collector *collector__new(struct frames *ft, struct sym_cache *sc, struct
 		c->profiles[i] = profile__new(ft, k, false);
 		if (!c->profiles[i])
 			goto fail;
+		stack_cap_init(&c->caps[i], c->o.max_stacks);
 	}
-	if (cache_init(c, 1 << 14))
+	c->tables = hmap__new();
+	if (!c->tables)
 		goto fail;
 	return c;
 fail:
 	collector__free(c);
 	return NULL;
 }
+
 
 void collector__free(struct collector *c)
 {
@@ -110,7 +145,10 @@ void collector__free(struct collector *c)
 	for (int i = 0; i < NTYPES; i++)
 		profile__free(c->profiles[i]);
 	unwinder__free(c->uw);
-	free(c->cache);
+	if (c->tables) {
+		hmap__each(c->tables, table_free_cb, NULL);
+		hmap__free(c->tables);
+	}
 	free(c);
 }
 
@@ -136,68 +174,59 @@ static uint32_t intern(struct collector *c, const char *name, size_t len, const 
 	return frames__intern(c->ft, &f);
 }
 
-static size_t cache_slot(const struct collector *c, uint32_t pid, uint64_t addr)
+static size_t slot_of(const struct addr_table *t, uint64_t addr)
 {
-	return hash_pair(pid, (uint32_t)(addr ^ (addr >> 32))) & c->cache_mask;
+	return hash_mix(addr) & t->mask;
 }
 
-/* Re-files every entry into a table of size slots, leaving out those of pid drop (0: none;
- * kernel entries use pid 0 and are never dropped). On ENOMEM the old table stays. */
-static int cache_rebuild(struct collector *c, size_t size, uint32_t drop)
+/* The cached frame of addr in t, or EMPTY. */
+static uint32_t cache_find(const struct addr_table *t, uint64_t addr)
 {
-	struct addr_entry *old = c->cache;
-	size_t oldsize = c->cache_mask + 1, used = c->cache_used;
-
-	if (cache_init(c, size)) {
-		c->cache = old;
-		c->cache_mask = oldsize - 1;
-		c->cache_used = used;
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < oldsize; i++) {
-		size_t j;
-
-		if (old[i].frame == EMPTY || (drop && old[i].pid == drop))
-			continue;
-		for (j = cache_slot(c, old[i].pid, old[i].addr); c->cache[j].frame != EMPTY;
-		     j = (j + 1) & c->cache_mask)
-			;
-		c->cache[j] = old[i];
-		c->cache_used++;
-	}
-	free(old);
-	return 0;
-}
-
-/* The cached frame of (pid, addr), or EMPTY. */
-static uint32_t cache_find(const struct collector *c, uint32_t pid, uint64_t addr)
-{
-	for (size_t i = cache_slot(c, pid, addr); c->cache[i].frame != EMPTY;
-	     i = (i + 1) & c->cache_mask)
-		if (c->cache[i].addr == addr && c->cache[i].pid == pid)
-			return c->cache[i].frame;
+	if (!t->slots)
+		return EMPTY;
+	for (size_t i = slot_of(t, addr); t->slots[i].frame != EMPTY; i = (i + 1) & t->mask)
+		if (t->slots[i].addr == addr)
+			return t->slots[i].frame;
 	return EMPTY;
 }
 
-/* Caches frame for (pid, addr), which must not be cached yet; without memory to grow, the
- * entry is simply not kept. */
-static void cache_insert(struct collector *c, uint32_t pid, uint64_t addr, uint32_t frame)
+/* Caches frame for addr, which must not be cached yet; without memory to grow, the entry is
+ * simply not kept. */
+static void cache_insert(struct addr_table *t, uint64_t addr, uint32_t frame)
 {
 	size_t i;
 
-	if ((c->cache_used + 1) * 4 > (c->cache_mask + 1) * 3 &&
-	    cache_rebuild(c, (c->cache_mask + 1) * 2, 0))
-		return;
-	for (i = cache_slot(c, pid, addr); c->cache[i].frame != EMPTY; i = (i + 1) & c->cache_mask)
+	if ((t->used + 1) * 4 > (t->mask + 1) * 3 || !t->slots) {
+		size_t size = t->slots ? (t->mask + 1) * 2 : 64;
+		struct addr_entry *old = t->slots, *n = malloc(size * sizeof(*n));
+		size_t oldsize = old ? t->mask + 1 : 0;
+
+		if (!n)
+			return;
+		for (i = 0; i < size; i++)
+			n[i].frame = EMPTY;
+		t->slots = n;
+		t->mask = size - 1;
+		for (size_t k = 0; k < oldsize; k++) {
+			if (old[k].frame == EMPTY)
+				continue;
+			for (i = slot_of(t, old[k].addr); n[i].frame != EMPTY; i = (i + 1) & t->mask)
+				;
+			n[i] = old[k];
+		}
+		free(old);
+	}
+	for (i = slot_of(t, addr); t->slots[i].frame != EMPTY; i = (i + 1) & t->mask)
 		;
-	c->cache[i] = (struct addr_entry){ addr, pid, frame };
-	c->cache_used++;
+	t->slots[i] = (struct addr_entry){ addr, frame };
+	t->used++;
 }
 
 /* Returns the frame for addr in pid (0 = kernel), symbolizing it on first sight. */
 static uint32_t addr_frame(struct collector *c, uint32_t pid, uint64_t addr)
 {
-	uint32_t f = cache_find(c, pid, addr);
+	struct addr_table *t = table_of(c, pid);
+	uint32_t f = t ? cache_find(t, addr) : EMPTY;
 	struct sym_info si;
 	char name[1100];
 	const char *n;
@@ -223,35 +252,29 @@ static uint32_t addr_frame(struct collector *c, uint32_t pid, uint64_t addr)
 		return EMPTY;
 	/* A user address in no known mapping may be in a library mapped after the maps were
 	 * read (the sym_cache re-reads them at most every 200 ms): ask again next time. */
-	if (!(err && pid && si.kind == FRAME_SPECIAL))
-		cache_insert(c, pid, addr, f);
+	if (!(err && pid && si.kind == FRAME_SPECIAL) && (t = table_of(c, pid)))
+		cache_insert(t, addr, f);
 	return f;
 }
-
-/* (pid, LOADED) is cached once pid's mappings and symbols were read since its exec. */
-#define LOADED UINT64_MAX
 
 /* Reads pid's mappings and symbols on its first sample rather than at every exec in the
  * system: most processes are never sampled. */
 static void load_once(struct collector *c, uint32_t pid)
 {
-	if (cache_find(c, pid, LOADED) != EMPTY)
+	struct addr_table *t = table_of(c, pid);
+
+	if (!t || t->loaded)
 		return;
 	sym_cache__process_load(c->sc, (int)pid);
-	cache_insert(c, pid, LOADED, 0);
+	t->loaded = true;
 }
 
 /* Drops pid's cached addresses (its mappings may be reused by another process). */
 static void cache_forget(struct collector *c, uint32_t pid)
 {
-	size_t size = c->cache_mask + 1, i;
-
-	/* Most exiting processes were never sampled: look before rebuilding. */
-	for (i = 0; i < size; i++)
-		if (c->cache[i].frame != EMPTY && c->cache[i].pid == pid)
-			break;
-	if (i < size)
-		cache_rebuild(c, size, pid);
+	if (c->last_pid == pid)
+		c->last = NULL;
+	table_free(hmap__del(c->tables, &pid, sizeof(pid)));
 }
 
 static size_t identity_frames(struct collector *c, const struct gt_event *ev, uint32_t *out)
@@ -263,9 +286,21 @@ static size_t identity_frames(struct collector *c, const struct gt_event *ev, ui
 	char evcomm[GT_COMM_LEN + 1];
 	int len;
 
+	struct addr_table *t;
+	int err = -ENOENT;
+
+	if (c->o.group == GROUP_NONE)
+		return 0;
+	t = ev->pid ? table_of(c, ev->pid) : NULL;
 	memcpy(evcomm, ev->comm, GT_COMM_LEN);
 	evcomm[GT_COMM_LEN] = '\0';
-	if (ev->pid && ident_cache__lookup(c->ic, (int)ev->pid, &id) == 0) {
+	/* A process gone before its records are read is not looked for again at each one. */
+	if (t && !t->no_ident) {
+		err = ident_cache__lookup(c->ic, (int)ev->pid, &id);
+		if (err && err != -ENOMEM)
+			t->no_ident = true;
+	}
+	if (!err) {
 		if (id.pod_name[0]) {
 			len = snprintf(buf, sizeof(buf), "[Pod]%s", id.pod_name);
 			out[n++] = intern(c, buf, (size_t)len, NULL, FRAME_POD, NULL, 0);
@@ -279,21 +314,13 @@ static size_t identity_frames(struct collector *c, const struct gt_event *ev, ui
 	}
 	if (!comm)
 		comm = evcomm;
-	len = snprintf(buf, sizeof(buf), "[%u]%s", ev->pid, comm);
+	len = group_process_name(c->o.group, ev->pid, comm, buf, sizeof(buf));
 	out[n++] = intern(c, buf, (size_t)len, NULL, FRAME_PROCESS, NULL, 0);
-	if (c->o.threads) {
+	if (c->o.threads || c->o.group == GROUP_THREAD) {
 		len = snprintf(buf, sizeof(buf), "[%u]%s", ev->tid, evcomm);
 		out[n++] = intern(c, buf, (size_t)len, NULL, FRAME_THREAD, NULL, 0);
 	}
 	return n;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* Unwinds the user stack copy of ev and appends its frames, outermost first, to out (a
@@ -319,16 +346,16 @@ static size_t unwound_frames(struct collector *c, const struct gt_event *ev, uin
 	size_t n, k = 0;
 
 	if (!c->uw)
-		c->uw = unwinder__new(c->o.unwind_cache);
+		c->uw = unwinder__new(c->o.unwind_cache, c->sc);
 	if (!c->uw) {
 		out[0] = intern(c, markers[UNWIND_ERROR], strlen(markers[UNWIND_ERROR]), NULL,
 				FRAME_SPECIAL, NULL, 0);
 		c->stats.unwind_errors++;
 		return 1;
 	}
-	t0 = now_ns();
+	t0 = clock_mono_ns();
 	n = unwinder__unwind(c->uw, &s, pcs, GT_MAX_STACK, &st);
-	c->stats.unwind_ns += now_ns() - t0;
+	c->stats.unwind_ns += clock_mono_ns() - t0;
 	c->stats.unwound++;
 	if (n == GT_MAX_STACK)
 		c->stats.truncated++;
@@ -351,6 +378,71 @@ static void process_forget(struct collector *c, uint32_t pid)
 	cache_forget(c, pid);
 	if (c->uw)
 		unwinder__process_exit(c->uw, (int)pid);
+}
+
+size_t collector__stack(struct collector *c, const struct gt_event *ev, uint32_t *frames)
+{
+	unsigned klen = ev->kstack_len, ulen = ev->ustack_len;
+	size_t n = 0;
+
+	if (klen > GT_MAX_STACK)
+		klen = GT_MAX_STACK;
+	if (ulen > GT_MAX_STACK)
+		ulen = GT_MAX_STACK;
+	if (ev->pid && !c->o.no_user)
+		load_once(c, ev->pid);
+	/* Stacks arrive innermost first: walk them backwards so the root comes first. */
+	if (!c->o.no_user && ev->pid && (ev->flags & GT_EVF_UREGS))
+		n += unwound_frames(c, ev, frames + n);
+	else if (!c->o.no_user && ev->pid)
+		for (unsigned i = ulen; i-- > 0;)
+			frames[n++] = addr_frame(c, ev->pid, ev->stack[klen + i]);
+	if (!c->o.no_kernel)
+		for (unsigned i = klen; i-- > 0;)
+			frames[n++] = addr_frame(c, 0, ev->stack[i]);
+	return n;
+}
+
+void collector__task(struct collector *c, const struct sb_event *ev)
+{
+	static const char deleted[] = " (deleted)";
+	struct proc_map m = { 0 };
+	char path[4096];
+	size_t len;
+
+	switch (ev->kind) {
+	case SB_MMAP:
+		len = strnlen(ev->path, sizeof(path) - 1);
+		memcpy(path, ev->path, len);
+		path[len] = '\0';
+		if (len > sizeof(deleted) - 1 &&
+		    !strcmp(path + len - (sizeof(deleted) - 1), deleted)) {
+			path[len - (sizeof(deleted) - 1)] = '\0';
+			m.deleted = 1;
+		}
+		if (!strcmp(path, "//anon"))
+			path[0] = '\0';
+		m.start = ev->start;
+		m.end = ev->start + ev->len;
+		m.pgoff = ev->pgoff;
+		m.dev = ev->dev;
+		m.inode = ev->inode;
+		m.path = path;
+		sym_cache__mmap(c->sc, (int)ev->pid, &m);
+		break;
+	case SB_FORK:
+		process_forget(c, ev->pid);
+		sym_cache__fork(c->sc, (int)ev->ppid, (int)ev->pid);
+		break;
+	case SB_EXEC:
+		process_forget(c, ev->pid);
+		sym_cache__exec(c->sc, (int)ev->pid);
+		break;
+	case SB_EXIT:
+		process_forget(c, ev->pid);
+		sym_cache__process_exit(c->sc, (int)ev->pid);
+		break;
+	}
 }
 
 void collector__event(struct collector *c, const struct gt_event *ev)
@@ -386,17 +478,7 @@ void collector__event(struct collector *c, const struct gt_event *ev)
 	if (klen == GT_MAX_STACK || ulen == GT_MAX_STACK)
 		c->stats.truncated++;
 	n = identity_frames(c, ev, frames);
-	if (ev->pid && !c->o.no_user)
-		load_once(c, ev->pid);
-	/* Stacks arrive innermost first: walk them backwards so the root comes first. */
-	if (!c->o.no_user && ev->pid && (ev->flags & GT_EVF_UREGS))
-		n += unwound_frames(c, ev, frames + n);
-	else if (!c->o.no_user && ev->pid)
-		for (unsigned i = ulen; i-- > 0;)
-			frames[n++] = addr_frame(c, ev->pid, ev->stack[klen + i]);
-	if (!c->o.no_kernel)
-		for (unsigned i = klen; i-- > 0;)
-			frames[n++] = addr_frame(c, 0, ev->stack[i]);
+	n += collector__stack(c, ev, frames + n);
 	for (size_t i = 0; i < n; i++)
 		if (frames[i] == EMPTY)
 			return; /* out of memory: drop the sample rather than misfile it */
@@ -404,6 +486,7 @@ void collector__event(struct collector *c, const struct gt_event *ev)
 	if (ev->type == GT_EV_MEM && c->o.mem_bytes)
 		value *= (double)c->page_size;
 	profile__add_stack(c->profiles[ti], frames, n, value);
+	stack_cap_apply(&c->caps[ti], c->profiles[ti]);
 }
 
 struct profile *collector__profile(struct collector *c, enum gt_event_type type)
@@ -415,11 +498,42 @@ struct profile *collector__profile(struct collector *c, enum gt_event_type type)
 
 void collector__clear(struct collector *c)
 {
-	for (int i = 0; i < NTYPES; i++)
+	for (int i = 0; i < NTYPES; i++) {
 		profile__clear(c->profiles[i]);
+		c->caps[i].next_check = c->caps[i].max ? (uint32_t)c->caps[i].max : UINT32_MAX;
+	}
+}
+
+int collector__set_frames(struct collector *c, struct frames *ft)
+{
+	struct profile *fresh[NTYPES] = { NULL };
+
+	for (int i = 0; i < NTYPES; i++) {
+		fresh[i] = profile__new(ft, profile__kind(c->profiles[i]), false);
+		if (!fresh[i]) {
+			for (int k = 0; k < i; k++)
+				profile__free(fresh[k]);
+			return -ENOMEM;
+		}
+	}
+	for (int i = 0; i < NTYPES; i++) {
+		profile__free(c->profiles[i]);
+		c->profiles[i] = fresh[i];
+		c->caps[i].next_check = c->caps[i].max ? (uint32_t)c->caps[i].max : UINT32_MAX;
+	}
+	/* Every cached frame id belongs to the old table: symbolize afresh. */
+	hmap__each(c->tables, table_free_cb, NULL);
+	hmap__free(c->tables);
+	c->tables = hmap__new();
+	c->last = NULL;
+	c->ft = ft;
+	c->st = frames__strtab(ft);
+	return c->tables ? 0 : -ENOMEM;
 }
 
 void collector__stats(const struct collector *c, struct collector_stats *st)
 {
 	*st = c->stats;
+	for (int i = 0; i < NTYPES; i++)
+		st->folded += c->caps[i].folded;
 }

@@ -8,17 +8,22 @@
 #include <stdint.h>
 
 #include "bpf/gt_event.h"
+#include "bpf/sideband.h"
+#include "model/group.h"
 #include "model/profile.h"
 #include "symbols/ident.h"
 #include "symbols/symbols.h"
 
 struct collector_opts {
-	bool threads;	  /* a thread frame under each process frame */
+	bool threads;	  /* a thread frame under each process frame (as group = GROUP_THREAD) */
+	enum group_by group; /* identity roots: [PID]comm + thread, [PID]comm, comm or none */
 	bool annotate;	  /* perf-style suffixes: _[k] on kernel frames, _[j] on JIT frames */
 	bool mem_bytes;	  /* mem values in bytes (faults x page size) instead of faults */
 	bool no_kernel;	  /* drop kernel frames */
 	bool no_user;	  /* drop user frames */
 	unsigned unwind_cache; /* processes whose DWARF unwinding state is kept; 0 = 64 */
+	size_t max_stacks;     /* distinct stacks per profile before the rarest are folded into
+				* [other] (model/stack_cap.h); 0 = no limit */
 };
 
 struct collector_stats {
@@ -31,6 +36,7 @@ struct collector_stats {
 	uint64_t unwind_truncated; /* of those, stopped at the end of the copy: [truncated] */
 	uint64_t unwind_errors;	/* of those, stopped by an unwinding error: [unwind error] */
 	uint64_t unwind_ns;	/* time spent unwinding them */
+	uint64_t folded;	/* stacks folded into [other] by the --max-stacks cap */
 };
 
 struct collector;
@@ -45,10 +51,24 @@ void collector__free(struct collector *c);
  * unwound first; a walk cut short gets a [truncated] or [unwind error] frame at its outer end);
  * exec loads the process's maps early; exit forgets the process. */
 void collector__event(struct collector *c, const struct gt_event *ev);
+/* Names the stacks of ev (user frames, then kernel frames; unwound from the stack copy with
+ * GT_EVF_UREGS) as frames of the collector's table, root first, into out (room for
+ * 2 * GT_MAX_STACK + 1); a frame is UINT32_MAX when memory ran out. Returns how many. */
+size_t collector__stack(struct collector *c, const struct gt_event *ev, uint32_t *out);
+/* Handles one side-band event: mappings, forks, execs and exits keep the symbol cache's view
+ * of each process as it was when its records were taken (bpf/sideband.h). */
+void collector__task(struct collector *c, const struct sb_event *ev);
 /* The profile of an event type (GT_EV_ONCPU, GT_EV_OFFCPU, GT_EV_MEM); owned by the collector. */
 struct profile *collector__profile(struct collector *c, enum gt_event_type type);
 /* Empties every profile (periodic mode), keeping symbol caches. */
 void collector__clear(struct collector *c);
+/* Moves the collector to a new, empty frame table ft (borrowed): its profiles start empty
+ * over it and addresses are symbolized afresh. For long periodic runs, whose old frames
+ * (processes long gone) nothing refers to any more. 0, or -ENOMEM (then nothing changed,
+ * unless the address caches were being rebuilt: they are empty). */
+int collector__set_frames(struct collector *c, struct frames *ft);
+/* Fills st with the counters since collector__new (not reset by collector__clear); cannot
+ * fail. */
 void collector__stats(const struct collector *c, struct collector_stats *st);
 /* Short name of an event type's profile ("oncpu", "offcpu", "mem"). */
 const char *collector_type_name(enum gt_event_type type);

@@ -71,6 +71,12 @@ struct gt_counters {
 	__u64 drops;	   /* records lost: ring buffer full, or offcpu start map full */
 	__u64 kstack_fail; /* kernel stack captures that failed */
 	__u64 ustack_fail; /* user stack captures that failed */
+	/* Event sampling (--event-rate), [GT_RATE_OFFCPU] and [GT_RATE_MEM]: events that passed
+	 * the filters but were left out, and the current 1-in-n (per CPU; 0 or 1: every one). */
+	__u64 skipped[2];
+	__u64 period[2];
 };
+
+enum { GT_RATE_OFFCPU, GT_RATE_MEM };
 
 #endif

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -19,6 +19,8 @@
 #include <bpf/libbpf.h>
 
 #include "bpf/probes.h"
+#include "bpf/loadlog.h"
+#include "bpf/targets.h"
 #include "profile.skel.h"
 
 #ifndef CAP_PERFMON
@@ -37,6 +39,7 @@
 #define TRACEFS "/sys/kernel/tracing"
 
 struct probes {
+	uint64_t polled, poll_deadline; /* records handled by this probes__poll, and until when */
 	struct gt_profile *skel;
 	struct ring_buffer *rb;
 	struct bpf_link **links;
@@ -45,26 +48,10 @@ struct probes {
 	void *ctx;
 	unsigned types; /* PROBE_* that attached */
 	bool pid_filter;
+	struct sideband *sb; /* NULL without task_fn or when perf events are refused */
 	uint64_t lost_user;
 	char warnings[WARNINGS_MAX];
 };
-
-/* The first libbpf warning since the last reset: the reason quoted in our warning lines. */
-static __thread char libbpf_reason[256];
-
-static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	char line[1024];
-	const char *s = line;
-
-	if (level != LIBBPF_WARN || libbpf_reason[0])
-		return 0;
-	vsnprintf(line, sizeof(line), fmt, ap);
-	if (!strncmp(s, "libbpf: ", 8))
-		s += 8;
-	snprintf(libbpf_reason, sizeof(libbpf_reason), "%.*s", (int)strcspn(s, "\n"), s);
-	return 0;
-}
 
 void probe_opts__init(struct probe_opts *o)
 {
@@ -93,24 +80,15 @@ static const char *probe_name(unsigned type)
 
 static void add_warning(struct probes *p, const char *fmt, ...)
 {
-	size_t len = strlen(p->warnings);
 	va_list ap;
 
-	if (len + 2 >= sizeof(p->warnings))
-		return;
 	va_start(ap, fmt);
-	vsnprintf(p->warnings + len, sizeof(p->warnings) - len - 1, fmt, ap);
+	loadlog_vwarn(p->warnings, sizeof(p->warnings), fmt, ap);
 	va_end(ap);
-	len = strlen(p->warnings);
-	if (libbpf_reason[0])
-		snprintf(p->warnings + len, sizeof(p->warnings) - len - 1, " (libbpf: %s)",
-			 libbpf_reason);
-	strcat(p->warnings, "\n");
-	libbpf_reason[0] = 0;
 }
 
 /* Root, or CAP_BPF + CAP_PERFMON (or CAP_SYS_ADMIN) in the effective set. */
-static bool privileged(void)
+bool probe_privileged(void)
 {
 	struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
 	struct __user_cap_data_struct data[2] = {0};
@@ -149,7 +127,7 @@ static void mount_tracefs(void)
 		mount("tracefs", TRACEFS, "tracefs", 0, NULL);
 }
 
-static size_t ringbuf_size(size_t want, bool dwarf)
+size_t probes_ringbuf_size(size_t want, bool dwarf)
 {
 	size_t sz = (size_t)sysconf(_SC_PAGESIZE);
 
@@ -171,37 +149,36 @@ static unsigned ustack_bytes(unsigned want)
 }
 
 /* Opens and loads the skeleton with the programs of `types` only; NULL on failure (with
- * libbpf_reason set). */
+ * a libbpf reason caught, see loadlog.h). */
 static struct gt_profile *load_skel(const struct probe_opts *o, unsigned types, bool mem_btf)
 {
 	struct gt_profile *skel;
-	bool pids = o->npids || o->follow_children;
-	size_t npids =
-	    o->npids + (pids ? PID_HEADROOM : 0) + (o->follow_children ? FOLLOW_HEADROOM : 0);
+	size_t extra_pids = PID_HEADROOM + (o->follow_children ? FOLLOW_HEADROOM : 0);
 	unsigned ustack = o->user_stacks ? ustack_bytes(o->ustack_copy) : 0;
 	size_t rbsize;
 	int err;
 
-	libbpf_reason[0] = 0;
+	loadlog_reset();
 	skel = gt_profile__open();
 	if (!skel)
 		return NULL;
-	bpf_program__set_autoload(skel->progs.gt_oncpu, types & PROBE_ONCPU);
-	bpf_program__set_autoload(skel->progs.gt_offcpu, types & PROBE_OFFCPU);
-	bpf_program__set_autoload(skel->progs.gt_mem_btf, (types & PROBE_MEM) && mem_btf);
-	bpf_program__set_autoload(skel->progs.gt_mem_tp, (types & PROBE_MEM) && !mem_btf);
-	bpf_program__set_autoload(skel->progs.gt_proc_exec, types & PROBE_PROC);
-	bpf_program__set_autoload(skel->progs.gt_proc_exit, types & PROBE_PROC);
-	bpf_program__set_autoload(skel->progs.gt_proc_fork,
-				  (types & PROBE_PROC) && o->follow_children);
-
-	skel->rodata->filter_pids_enabled = pids;
-	skel->rodata->filter_tids_enabled = o->ntids > 0;
-	skel->rodata->filter_cgroups_enabled = o->ncgroups > 0;
-	if (o->comm && o->comm[0]) {
-		skel->rodata->filter_comm_enabled = true;
-		strncpy((char *)skel->rodata->target_comm, o->comm, GT_COMM_LEN - 1);
+	err = bpf_program__set_autoload(skel->progs.gt_oncpu, types & PROBE_ONCPU);
+	err = err ?: bpf_program__set_autoload(skel->progs.gt_offcpu, types & PROBE_OFFCPU);
+	err = err ?: bpf_program__set_autoload(skel->progs.gt_mem_btf,
+					       (types & PROBE_MEM) && mem_btf);
+	err = err ?: bpf_program__set_autoload(skel->progs.gt_mem_tp,
+					       (types & PROBE_MEM) && !mem_btf);
+	err = err ?: bpf_program__set_autoload(skel->progs.gt_proc_exec, types & PROBE_PROC);
+	err = err ?: bpf_program__set_autoload(skel->progs.gt_proc_exit, types & PROBE_PROC);
+	err = err ?: bpf_program__set_autoload(skel->progs.gt_proc_fork,
+					       (types & PROBE_PROC) && o->follow_children);
+	if (err) {
+		gt_profile__destroy(skel);
+		errno = -err;
+		return NULL;
 	}
+
+	TARGETS_SET_RODATA(skel->rodata, o);
 	skel->rodata->follow_children = o->follow_children;
 	skel->rodata->no_idle = o->no_idle;
 	skel->rodata->kernel_stacks = o->kernel_stacks;
@@ -212,16 +189,15 @@ static struct gt_profile *load_skel(const struct probe_opts *o, unsigned types, 
 					 : UINT64_MAX;
 	skel->rodata->state_filter = o->state_filter;
 	skel->rodata->ustack_copy = ustack;
+	skel->rodata->event_rate = o->event_rate;
 
-	rbsize = ringbuf_size(o->ringbuf_bytes, ustack > 0);
+	rbsize = probes_ringbuf_size(o->ringbuf_bytes, ustack > 0);
 	skel->rodata->wakeup_bytes = rbsize / 4;
 	err = bpf_map__set_max_entries(skel->maps.gt_events, rbsize);
 	err = err ?: bpf_map__set_value_size(skel->maps.gt_offcpu_start,
 					     sizeof(struct gt_event) +
 						 (ustack ? sizeof(struct gt_uregs) + ustack : 0));
-	err = err ?: bpf_map__set_max_entries(skel->maps.gt_pids, npids ? npids : 1);
-	err = err ?: bpf_map__set_max_entries(skel->maps.gt_tids, o->ntids ? o->ntids : 1);
-	err = err ?: bpf_map__set_max_entries(skel->maps.gt_cgroups, o->ncgroups ? o->ncgroups : 1);
+	err = err ?: targets_size(skel->obj, o, extra_pids);
 	err = err ?: gt_profile__load(skel);
 	if (err) {
 		gt_profile__destroy(skel);
@@ -261,24 +237,29 @@ static struct gt_profile *load_what_works(struct probes *p, const struct probe_o
 	return *types ? load_skel(o, *types, mem_btf) : NULL;
 }
 
-static int add_link(struct probes *p, struct bpf_link *link)
+int probe_links_add(struct bpf_link ***links, size_t *n, struct bpf_link *link)
 {
-	struct bpf_link **links = realloc(p->links, (p->nlinks + 1) * sizeof(*links));
+	struct bpf_link **grown = realloc(*links, (*n + 1) * sizeof(*grown));
 
-	if (!links) {
+	if (!grown) {
 		bpf_link__destroy(link);
 		return -ENOMEM;
 	}
-	p->links = links;
-	p->links[p->nlinks++] = link;
+	*links = grown;
+	grown[(*n)++] = link;
 	return 0;
+}
+
+static int add_link(struct probes *p, struct bpf_link *link)
+{
+	return probe_links_add(&p->links, &p->nlinks, link);
 }
 
 static int attach_prog(struct probes *p, struct bpf_program *prog)
 {
 	struct bpf_link *link;
 
-	libbpf_reason[0] = 0;
+	loadlog_reset();
 	link = bpf_program__attach(prog);
 	if (!link)
 		return -errno;
@@ -311,6 +292,30 @@ static int online_cpus(bool *bits, int max)
 	return n;
 }
 
+/* The CPUs to watch (o->cpu, or every online one) as a calloc'ed array of *ncpus flags;
+ * NULL with *ncpus <= 0 as -errno. */
+static bool *cpu_set(const struct probe_opts *o, int *ncpus)
+{
+	bool *cpus;
+
+	*ncpus = libbpf_num_possible_cpus();
+	if (*ncpus <= 0)
+		return NULL;
+	cpus = calloc(*ncpus, sizeof(*cpus));
+	if (!cpus) {
+		*ncpus = -ENOMEM;
+		return NULL;
+	}
+	if (o->cpu >= 0) {
+		if (o->cpu < *ncpus)
+			cpus[o->cpu] = true;
+	} else if (online_cpus(cpus, *ncpus) <= 0) {
+		for (int c = 0; c < *ncpus; c++)
+			cpus[c] = true;
+	}
+	return cpus;
+}
+
 /* One CPU-clock perf event per CPU, each carrying the program; counts as attached if any CPU
  * did. The link owns the perf fd. */
 static int attach_oncpu(struct probes *p, const struct probe_opts *o)
@@ -322,22 +327,13 @@ static int attach_oncpu(struct probes *p, const struct probe_opts *o)
 	    .freq = 1,
 	    .sample_freq = o->freq ? o->freq : 99,
 	};
-	int ncpus = libbpf_num_possible_cpus(), attached = 0, err = -ENODEV;
+	int ncpus, attached = 0, err = -ENODEV;
 	bool *cpus;
 
-	libbpf_reason[0] = 0;
-	if (ncpus <= 0)
-		return ncpus ? ncpus : -ENODEV;
-	cpus = calloc(ncpus, sizeof(*cpus));
+	loadlog_reset();
+	cpus = cpu_set(o, &ncpus);
 	if (!cpus)
-		return -ENOMEM;
-	if (o->cpu >= 0) {
-		if (o->cpu < ncpus)
-			cpus[o->cpu] = true;
-	} else if (online_cpus(cpus, ncpus) <= 0) {
-		for (int c = 0; c < ncpus; c++)
-			cpus[c] = true;
-	}
+		return ncpus ? ncpus : -ENODEV;
 	for (int c = 0; c < ncpus; c++) {
 		struct bpf_link *link;
 		int fd;
@@ -364,29 +360,6 @@ static int attach_oncpu(struct probes *p, const struct probe_opts *o)
 	return attached ? 0 : err;
 }
 
-static int fill_targets(struct probes *p, const struct probe_opts *o)
-{
-	__u8 one = 1;
-	int err = 0;
-
-	for (size_t i = 0; i < o->npids && !err; i++) {
-		__u32 pid = o->pids[i];
-
-		err = bpf_map__update_elem(p->skel->maps.gt_pids, &pid, sizeof(pid), &one, 1, 0);
-	}
-	for (size_t i = 0; i < o->ntids && !err; i++) {
-		__u32 tid = o->tids[i];
-
-		err = bpf_map__update_elem(p->skel->maps.gt_tids, &tid, sizeof(tid), &one, 1, 0);
-	}
-	for (size_t i = 0; i < o->ncgroups && !err; i++) {
-		__u64 id = o->cgroup_ids[i];
-
-		err = bpf_map__update_elem(p->skel->maps.gt_cgroups, &id, sizeof(id), &one, 1, 0);
-	}
-	return err;
-}
-
 int probe_record_check(const void *data, size_t size)
 {
 	const struct gt_event *e = data;
@@ -409,16 +382,34 @@ int probe_record_check(const void *data, size_t size)
 	return 0;
 }
 
+/* One probes__poll call handles records for at most this long past its wait: when records
+ * come faster than they are handled (a high -F with DWARF unwinding on a small machine), the
+ * caller still gets control back to stop, refresh or write its files. */
+#define POLL_BUDGET_NS 200000000ull
+#define POLL_CUT (-ECANCELED) /* on_record's way to end a drain early */
+
+static uint64_t poll_clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct probes *p = ctx;
 
+	/* libbpf has consumed this record before the call: handle it, then maybe stop. */
+	p->polled++;
 	if (probe_record_check(data, size)) {
 		p->lost_user++;
 		return 0;
 	}
+	if (p->sb)
+		sideband__until(p->sb, ((const struct gt_event *)data)->ts_ns);
 	p->fn(p->ctx, data);
-	return 0;
+	return (p->polled & 255) == 0 && poll_clock_ns() > p->poll_deadline ? POLL_CUT : 0;
 }
 
 /* Attaches every loaded program; drops from p->types the probes that could not attach. */
@@ -464,10 +455,28 @@ static void attach_all(struct probes *p, const struct probe_opts *o)
 	}
 }
 
+/* Mappings of every CPU (not only o->cpu: a process sampled there may have mapped its
+ * libraries elsewhere); without them stacks resolve through /proc, as processes live. */
+static void open_sideband(struct probes *p, const struct probe_opts *o)
+{
+	struct probe_opts all = *o;
+	int ncpus;
+	bool *cpus;
+
+	all.cpu = -1;
+	cpus = cpu_set(&all, &ncpus);
+	if (cpus)
+		p->sb = sideband__open(o->task_fn, p->ctx, 0, cpus, ncpus);
+	if (!p->sb)
+		add_warning(p, "mappings: cannot open perf side-band events (%s): processes that "
+			    "exit before their samples are read may show [unknown]",
+			    strerror(cpus ? errno : ENOMEM));
+	free(cpus);
+}
+
 struct probes *probes__open(const struct probe_opts *o, probe_event_fn fn, void *ctx, char *err,
 			    size_t errlen)
 {
-	struct rlimit unlimited = {RLIM_INFINITY, RLIM_INFINITY};
 	unsigned wanted;
 	struct probes *p = NULL;
 	struct probe_opts defaults;
@@ -478,7 +487,7 @@ struct probes *probes__open(const struct probe_opts *o, probe_event_fn fn, void 
 		o = &defaults;
 	}
 	wanted = (o->types ? o->types : PROBE_ONCPU) & (PROBE_ONCPU | PROBE_OFFCPU | PROBE_MEM);
-	if (!privileged()) {
+	if (!probe_privileged()) {
 		snprintf(
 		    err, errlen,
 		    "not root: loading BPF programs needs CAP_BPF and CAP_PERFMON (run with sudo)");
@@ -496,9 +505,8 @@ struct probes *probes__open(const struct probe_opts *o, probe_event_fn fn, void 
 	p->fn = fn;
 	p->ctx = ctx;
 	p->pid_filter = o->npids || o->follow_children;
-	libbpf_set_print(print_libbpf);
-	libbpf_reason[0] = 0;
-	setrlimit(RLIMIT_MEMLOCK, &unlimited); /* pre-5.11 kernels charge maps to it */
+	loadlog_install();
+	loadlog_reset();
 	if (wanted & PROBE_MEM) {
 		mem_btf = mem_use_btf();
 		if (!mem_btf)
@@ -513,7 +521,7 @@ struct probes *probes__open(const struct probe_opts *o, probe_event_fn fn, void 
 			 p->warnings[0] ? p->warnings : "unknown error");
 		goto cleanup;
 	}
-	if (fill_targets(p, o)) {
+	if (targets_fill(p->skel->obj, o)) {
 		snprintf(err, errlen, "cannot fill the target maps: %s", strerror(errno));
 		goto cleanup;
 	}
@@ -528,12 +536,14 @@ struct probes *probes__open(const struct probe_opts *o, probe_event_fn fn, void 
 		snprintf(err, errlen, "cannot map the ring buffer: %s", strerror(errno));
 		goto cleanup;
 	}
-	libbpf_reason[0] = 0;
+	if (o->task_fn)
+		open_sideband(p, o);
+	loadlog_reset();
 	return p;
 
 cleanup:
 	probes__free(p);
-	libbpf_reason[0] = 0;
+	loadlog_reset();
 	return NULL;
 }
 
@@ -558,23 +568,32 @@ int probes__poll(struct probes *p, int timeout_ms)
 
 	/* Records do not wake the reader until a quarter of the buffer waits (see
 	 * profile.bpf.c), so after the wait take whatever arrived without a wakeup. */
+	if (p->sb)
+		sideband__mark(p->sb);
+	p->polled = 0;
+	p->poll_deadline = poll_clock_ns() + (timeout_ms > 0 ? (uint64_t)timeout_ms * 1000000 : 0) +
+			   POLL_BUDGET_NS;
 	if (timeout_ms != 0) {
 		n = ring_buffer__poll(p->rb, timeout_ms);
+		if (n == POLL_CUT)
+			return (int)p->polled; /* the rest waits for the next call */
 		if (n < 0)
 			return n;
 	}
 	m = ring_buffer__consume(p->rb);
+	if (m == POLL_CUT)
+		m = (int)p->polled - n;
+	/* Every record taken before the mark has been read: the side band can catch up. */
+	if (p->sb)
+		sideband__flush(p->sb);
 	return m < 0 ? m : n + m;
 }
 
 int probes__add_pid(struct probes *p, int tgid)
 {
-	__u32 pid = tgid;
-	__u8 one = 1;
-
 	if (!p->pid_filter || tgid <= 0)
 		return -EINVAL;
-	return bpf_map__update_elem(p->skel->maps.gt_pids, &pid, sizeof(pid), &one, 1, 0);
+	return targets_add_pid(p->skel->obj, tgid);
 }
 
 void probes__stats(const struct probes *p, struct probe_stats *st)
@@ -585,6 +604,10 @@ void probes__stats(const struct probes *p, struct probe_stats *st)
 
 	memset(st, 0, sizeof(*st));
 	st->lost_user = p->lost_user;
+	if (p->sb) {
+		st->sb_events = sideband__events(p->sb);
+		st->sb_lost = sideband__lost(p->sb);
+	}
 	if (ncpus <= 0)
 		return;
 	c = calloc(ncpus, sizeof(*c));
@@ -599,6 +622,11 @@ void probes__stats(const struct probes *p, struct probe_stats *st)
 			st->kstack_fail += c[i].kstack_fail;
 			st->ustack_fail += c[i].ustack_fail;
 			st->filtered += c[i].filtered;
+			for (int k = 0; k < 2; k++) {
+				st->skipped[k] += c[i].skipped[k];
+				if (c[i].period[k] > st->period[k])
+					st->period[k] = c[i].period[k];
+			}
 		}
 	}
 	free(c);
@@ -609,6 +637,7 @@ void probes__free(struct probes *p)
 	if (!p)
 		return;
 	ring_buffer__free(p->rb);
+	sideband__free(p->sb);
 	for (size_t i = 0; i < p->nlinks; i++)
 		bpf_link__destroy(p->links[i]);
 	free(p->links);

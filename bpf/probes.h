@@ -10,11 +10,13 @@
 #include <stdint.h>
 
 #include "bpf/gt_event.h"
+#include "bpf/sideband.h"
 
 enum probe_type {
 	PROBE_ONCPU = 1,  /* CPU-clock sampling, kernel + user stacks */
 	PROBE_OFFCPU = 2, /* time blocked between switch-out and switch-in, stacks at switch-out */
 	PROBE_MEM = 4,	  /* user page faults, user stacks */
+	PROBE_THREADS = 8, /* the thread timeline family (bpf/threads.h), opened by the session */
 };
 
 /* Off-CPU state_filter bits (the kernel's task states). */
@@ -49,15 +51,33 @@ struct probe_opts {
 	unsigned ustack_copy; /* DWARF mode: user stacks are the user registers plus this many
 			       * bytes of user stack (8..GT_USTACK_MAX, a multiple of 8), for
 			       * user-space unwinding; 0 = frame-pointer user stacks */
+	bool include_self;    /* galatop's own threads are targets too (default: never) */
+	unsigned event_rate;  /* offcpu, mem: records per second per CPU past which the kernel
+			       * takes 1 event in n, weighted n (adapted every 100 ms); 0 = all */
+	sideband_fn task_fn;  /* when set, gets every process's mappings, forks, execs and exits
+			       * (bpf/sideband.h) with the probes' ctx, each one before the
+			       * records taken after it */
 };
 
 /* Aggregated kernel counters (see struct gt_counters). */
 struct probe_stats {
 	uint64_t total, samples, drops, kstack_fail, ustack_fail, filtered;
 	uint64_t lost_user; /* records dropped by user space as malformed */
+	uint64_t sb_events, sb_lost; /* side-band events handed out, lost (ring full) */
+	/* Event sampling, [GT_RATE_OFFCPU] and [GT_RATE_MEM]: events left out, and the largest
+	 * current 1-in-n over the CPUs (0 or 1: every event taken). */
+	uint64_t skipped[2], period[2];
 };
 
 struct probes;
+
+struct bpf_link;
+/* Appends link to the array *links of *n links (every probe family keeps its links so); on
+ * ENOMEM the link is destroyed. 0 or -ENOMEM. */
+int probe_links_add(struct bpf_link ***links, size_t *n, struct bpf_link *link);
+
+/* Whether this process may load BPF programs: root, or CAP_BPF + CAP_PERFMON (or CAP_SYS_ADMIN). */
+bool probe_privileged(void);
 
 /* Fills o with the defaults: oncpu at 99 Hz on all CPUs, kernel and user stacks, offcpu blocks
  * of 1 ms and more in any state, no targets. */
@@ -70,6 +90,9 @@ int probe_record_check(const void *data, size_t size);
 /* Called from probes__poll for every sample, exec and exit record (each one has passed
  * probe_record_check). The record lives in the ring buffer and is only valid during the call. */
 typedef void (*probe_event_fn)(void *ctx, const struct gt_event *ev);
+
+/* A ring buffer size: want (0 = 8 MiB, 32 MiB with dwarf) rounded up to a power of two pages. */
+size_t probes_ringbuf_size(size_t want, bool dwarf);
 
 /* Checks privileges, loads and attaches (o NULL = probe_opts__init defaults) the requested probes
  * plus the exec/exit (and, with follow_children, fork) tracepoints. A probe that cannot run

@@ -8,16 +8,13 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "gt_event.h"
+#include "targets.bpf.h"
+#include "ustack.bpf.h"
 
 #define PF_KTHREAD 0x00200000
 #define TASK_DEAD 0x80
 
-/* Filters: each *_enabled flag turns a target kind on; a hit passes if it matches any kind. */
-const volatile bool filter_pids_enabled = false;
-const volatile bool filter_tids_enabled = false;
-const volatile bool filter_comm_enabled = false;
-const volatile bool filter_cgroups_enabled = false;
-const volatile char target_comm[GT_COMM_LEN] = {};
+/* Targets (filter_*, gt_pids, current_passes) come from targets.bpf.h. */
 const volatile bool follow_children = false;
 const volatile bool no_idle = false;
 const volatile bool kernel_stacks = true;
@@ -28,6 +25,9 @@ const volatile __u32 state_filter = 0; /* 0: any state; else a mask of task stat
 /* Records wake the reader only once this much is waiting: user space drains on its own
  * schedule, so a wakeup per record would cost a context switch per sample. */
 const volatile __u64 wakeup_bytes = 0;
+/* Off-CPU and page-fault records per second per CPU past which only 1 event in n is taken, with
+ * weight n (n adapts every RATE_WINDOW_NS); 0: every event. */
+const volatile __u32 event_rate = 0;
 /* DWARF mode: user stacks are this many bytes of stack copied with the user registers instead
  * of a frame-pointer walk; 0 = frame pointers. */
 const volatile __u32 ustack_copy = 0;
@@ -43,28 +43,6 @@ static __always_inline __u64 wakeup_flags(void)
 		       ? BPF_RB_FORCE_WAKEUP
 		       : BPF_RB_NO_WAKEUP;
 }
-
-/* Target sets; user space sizes them (gt_pids gets room for followed children). */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u8);
-} gt_pids SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u8);
-} gt_tids SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);
-	__type(key, __u64);
-	__type(value, __u8);
-} gt_cgroups SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -103,6 +81,22 @@ struct {
 	__uint(value_size, sizeof(struct gt_event));
 } gt_offcpu_start SEC(".maps");
 
+/* Per-CPU event sampling state, [GT_RATE_OFFCPU] and [GT_RATE_MEM]. */
+struct gt_rate {
+	__u64 win_start; /* start of the current window */
+	__u64 seen;	 /* events in it */
+	__u64 period;	 /* take 1 in period */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, struct gt_rate);
+} gt_rates SEC(".maps");
+
+#define RATE_WINDOW_NS 100000000ull
+
 struct task_struct___old {
 	long state;
 } __attribute__((preserve_access_index));
@@ -120,51 +114,43 @@ static __always_inline struct gt_counters *counters(void)
 			__sync_fetch_and_add(&(c)->field, 1);                                      \
 	} while (0)
 
-static __always_inline bool comm_matches(void)
+/* The weight of the current event of a kind (GT_RATE_*): 1 when every event is taken, n when
+ * each is taken with probability 1/n, 0 when this one is left out. Each window's n comes from the last window's rate;
+ * within a window n doubles whenever the events taken pass the allowance (a sudden storm). */
+static __always_inline __u64 rate_weight(__u32 kind, __u64 now, struct gt_counters *c)
 {
-	char comm[GT_COMM_LEN];
+	__u64 allowance = (__u64)event_rate * RATE_WINDOW_NS / 1000000000ull;
+	struct gt_rate *r;
+	__u64 w;
 
-	if (bpf_get_current_comm(comm, sizeof(comm)))
-		return false;
-#pragma unroll
-	for (int i = 0; i < GT_COMM_LEN; i++) {
-		if (comm[i] != target_comm[i])
-			return false;
-		if (!comm[i])
-			break;
+	if (!event_rate || kind > GT_RATE_MEM)
+		return 1;
+	r = bpf_map_lookup_elem(&gt_rates, &kind);
+	if (!r)
+		return 1;
+	if (!allowance)
+		allowance = 1;
+	if (now - r->win_start >= RATE_WINDOW_NS) {
+		r->period = r->seen > allowance ? (r->seen + allowance - 1) / allowance : 1;
+		r->seen = 0;
+		r->win_start = now;
 	}
-	return true;
-}
-
-/* A cgroup target matches its whole subtree: a pod's id matches its containers' cgroups. */
-static __always_inline bool cgroup_matches(void)
-{
-	for (int level = 0; level < GT_MAX_CGROUP_DEPTH; level++) {
-		__u64 id = bpf_get_current_ancestor_cgroup_id(level);
-
-		if (!id)
-			break;
-		if (bpf_map_lookup_elem(&gt_cgroups, &id))
-			return true;
+	if (!r->period)
+		r->period = 1;
+	r->seen++;
+	if (r->seen > allowance * r->period * 2 && r->period < (1u << 20))
+		r->period *= 2;
+	w = r->period;
+	if (c)
+		c->period[kind] = w;
+	/* A random 1 in w, not every w-th: a program's own rhythm (300 faults here, 100 there)
+	 * must not line up with the sampling. */
+	if (w > 1 && bpf_get_prandom_u32() % w) {
+		if (c)
+			__sync_fetch_and_add(&c->skipped[kind], 1);
+		return 0;
 	}
-	return false;
-}
-
-/* Whether the current task is a target; no target kind configured means everything is. */
-static __always_inline bool current_passes(__u32 tgid, __u32 tid)
-{
-	if (!filter_pids_enabled && !filter_tids_enabled && !filter_comm_enabled &&
-	    !filter_cgroups_enabled)
-		return true;
-	if (filter_pids_enabled && bpf_map_lookup_elem(&gt_pids, &tgid))
-		return true;
-	if (filter_tids_enabled && bpf_map_lookup_elem(&gt_tids, &tid))
-		return true;
-	if (filter_comm_enabled && comm_matches())
-		return true;
-	if (filter_cgroups_enabled && cgroup_matches())
-		return true;
-	return false;
+	return w;
 }
 
 static __always_inline void fill_header(struct gt_event *e, __u32 type, __u64 pid_tgid, __u64 ts)
@@ -190,43 +176,6 @@ static __always_inline bool current_is_kthread(void)
 	return BPF_CORE_READ(task, flags) & PF_KTHREAD;
 }
 
-/* Puts the current task's user registers and up to ustack_copy bytes of its user stack right
- * after the first `used` stack entries. The copy goes a page at a time, so it stops at the end
- * of the stack mapping (or at a page that is not resident) instead of failing whole. */
-static __always_inline void copy_ustack(struct gt_event *e, __u32 used)
-{
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
-	struct gt_uregs *u;
-	__u64 sp, done = 0;
-	__u8 *data;
-
-	if (used > 2 * GT_MAX_STACK)
-		return;
-	u = (struct gt_uregs *)((__u8 *)e->stack + used * sizeof(__u64));
-	u->ip = BPF_CORE_READ(regs, ip);
-	u->sp = sp = BPF_CORE_READ(regs, sp);
-	u->bp = BPF_CORE_READ(regs, bp);
-	data = (__u8 *)(u + 1);
-	for (int i = 0; i < GT_USTACK_MAX / PAGE + 1; i++) {
-		__u64 chunk = PAGE - ((sp + done) & (PAGE - 1));
-
-		if (done >= ustack_copy)
-			break;
-		if (chunk > ustack_copy - done)
-			chunk = ustack_copy - done;
-		if (done > GT_USTACK_MAX || chunk > PAGE) /* bounds for the verifier */
-			break;
-		if (bpf_probe_read_user(data + done, chunk, (void *)(sp + done)))
-			break;
-		done += chunk;
-	}
-	u->size = done;
-	u->pad = 0;
-	e->flags |= GT_EVF_UREGS;
-	if (done >= ustack_copy)
-		e->flags |= GT_EVF_USTACK_FULL;
-}
-
 /* Kernel frames into stack[0..), user frames right after them (or, in DWARF mode, the user
  * registers and stack copy); kernel threads have no user stack, so none is asked for. */
 static __always_inline void take_stacks(void *ctx, struct gt_event *e, struct gt_counters *c,
@@ -247,7 +196,7 @@ static __always_inline void take_stacks(void *ctx, struct gt_event *e, struct gt
 	if (nk > GT_MAX_STACK)
 		nk = GT_MAX_STACK;
 	if (ustack && ustack_copy && !current_is_kthread()) {
-		copy_ustack(e, nk);
+		copy_ustack(e, nk, ustack_copy);
 	} else if (ustack && !current_is_kthread()) {
 		n = bpf_get_stack(ctx, &e->stack[nk], GT_MAX_STACK * sizeof(__u64),
 				  BPF_F_USER_STACK);
@@ -330,6 +279,7 @@ int BPF_PROG(gt_offcpu, bool preempt, struct task_struct *prev, struct task_stru
 	__u32 tid = BPF_CORE_READ(next, pid);
 	__u32 tgid, state;
 	struct gt_event *e;
+	__u64 w;
 
 	/* Switch-in: the blocked time of next is known now. */
 	e = bpf_map_lookup_elem(&gt_offcpu_start, &tid);
@@ -337,7 +287,7 @@ int BPF_PROG(gt_offcpu, bool preempt, struct task_struct *prev, struct task_stru
 		__u64 delta = now - e->ts_ns;
 
 		if (delta >= min_block_ns && delta <= max_block_ns) {
-			e->value = delta / 1000;
+			e->value *= delta / 1000; /* value held the sampling weight */
 			e->ts_ns = now;
 			emit(e, c);
 		} else {
@@ -359,10 +309,14 @@ int BPF_PROG(gt_offcpu, bool preempt, struct task_struct *prev, struct task_stru
 		COUNT(c, filtered);
 		return 0;
 	}
+	w = rate_weight(GT_RATE_OFFCPU, now, c);
+	if (!w)
+		return 0;
 	e = scratch(SLOT_OFFCPU);
 	if (!e)
 		return 0;
 	fill_header(e, GT_EV_OFFCPU, (__u64)tgid << 32 | tid, now);
+	e->value = w;
 	e->aux = state;
 	take_stacks(ctx, e, c, kernel_stacks, user_stacks);
 	if (bpf_map_update_elem(&gt_offcpu_start, &tid, e, BPF_ANY))
@@ -374,6 +328,7 @@ static __always_inline int on_fault(void *ctx, __u64 address)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct gt_counters *c = counters();
+	__u64 now = bpf_ktime_get_ns(), w;
 	struct gt_event *e;
 
 	COUNT(c, total);
@@ -381,10 +336,14 @@ static __always_inline int on_fault(void *ctx, __u64 address)
 		COUNT(c, filtered);
 		return 0;
 	}
+	w = rate_weight(GT_RATE_MEM, now, c);
+	if (!w)
+		return 0;
 	e = scratch(SLOT_MEM);
 	if (!e)
 		return 0;
-	fill_header(e, GT_EV_MEM, pid_tgid, bpf_ktime_get_ns());
+	fill_header(e, GT_EV_MEM, pid_tgid, now);
+	e->value = w;
 	e->aux = address;
 	take_stacks(ctx, e, c, false, user_stacks);
 	emit(e, c);
@@ -458,12 +417,8 @@ int BPF_PROG(gt_proc_exit, struct task_struct *p)
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(gt_proc_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
-	__u8 one = 1;
-
-	if (!follow_children || ptgid == ctgid || !bpf_map_lookup_elem(&gt_pids, &ptgid))
-		return 0;
-	bpf_map_update_elem(&gt_pids, &ctgid, &one, BPF_NOEXIST);
+	if (follow_children)
+		targets_follow_fork(parent, child);
 	return 0;
 }
 

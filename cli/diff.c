@@ -9,7 +9,8 @@
 #include "cli.h"
 #include "commands.h"
 #include "../export/folded.h"
-#include "../model/strtab.h"
+#include "../model/stackset.h"
+#include "../util/grow.h"
 
 const char cmd_diff_help[] =
 	"Usage: galatop diff [-n] [-s] [-o FILE] BEFORE AFTER\n"
@@ -33,15 +34,11 @@ const char cmd_diff_help[] =
 
 static const char cmd[] = "diff";
 
-/* The union of stacks: strtab ids index the two count columns. */
+/* The union of stacks, BEFORE in column 0 and AFTER in column 1. */
 struct diff {
-	struct strtab *stacks;
-	double *count[2];
-	size_t cap;
-	double total[2];
+	struct stack_set *stacks;
 	int side;	/* the file being read: 0 BEFORE, 1 AFTER */
 	bool strip_hex; /* -s */
-	bool empty_seen; /* strtab id 0 (the empty string) was a stack of the input */
 	char *buf;	/* the stack with addresses replaced */
 	size_t buf_cap;
 };
@@ -53,14 +50,8 @@ static long strip_hex(struct diff *d, const char *s, size_t len)
 {
 	size_t need = 2 * len + 5, n = 0;
 
-	if (need > d->buf_cap) {
-		char *b = realloc(d->buf, need);
-
-		if (!b)
-			return -1;
-		d->buf = b;
-		d->buf_cap = need;
-	}
+	if (ARRAY_GROW(d->buf, d->buf_cap, need))
+		return -1;
 	for (size_t i = 0; i < len;) {
 		if (s[i] == '0' && i + 2 < len && s[i + 1] == 'x' &&
 		    isxdigit((unsigned char)s[i + 2])) {
@@ -78,7 +69,6 @@ static long strip_hex(struct diff *d, const char *s, size_t len)
 static int diff_add(void *ctx, const char *stack, size_t len, double count, double count2)
 {
 	struct diff *d = ctx;
-	uint32_t id;
 
 	if (count2 >= 0)
 		count = count2;
@@ -90,28 +80,7 @@ static int diff_add(void *ctx, const char *stack, size_t len, double count, doub
 		stack = d->buf;
 		len = (size_t)n;
 	}
-	d->empty_seen |= len == 0;
-	id = strtab__intern(d->stacks, stack, len);
-	if (id == (uint32_t)-1)
-		return -ENOMEM;
-	if (id >= d->cap) {
-		size_t ncap = d->cap ? d->cap * 2 : 1024;
-
-		while (ncap <= id)
-			ncap *= 2;
-		for (int k = 0; k < 2; k++) {
-			double *c = realloc(d->count[k], ncap * sizeof(*c));
-
-			if (!c)
-				return -ENOMEM;
-			memset(c + d->cap, 0, (ncap - d->cap) * sizeof(*c));
-			d->count[k] = c;
-		}
-		d->cap = ncap;
-	}
-	d->count[d->side][id] += count;
-	d->total[d->side] += count;
-	return 0;
+	return stack_set__add_value(d->stacks, d->side, stack, len, count);
 }
 
 /* A count as Perl prints a number: integers in full, others with 15 significant digits. */
@@ -125,25 +94,24 @@ static void put_count(FILE *out, double v)
 
 static int diff_write(struct diff *d, FILE *out, bool normalize)
 {
-	uint32_t n = strtab__count(d->stacks), k = 0;
-	uint32_t *ids = malloc((n ? n : 1) * sizeof(*ids));
+	size_t n = stack_set__count(d->stacks);
+	uint32_t *ids = stack_set__sorted(d->stacks);
+	double total0 = stack_set__total(d->stacks, 0), total1 = stack_set__total(d->stacks, 1);
 
 	if (!ids)
 		return -ENOMEM;
-	/* Id 0 is the empty string, a stack only when some line had one. */
-	for (uint32_t id = d->empty_seen ? 0 : 1; id < n; id++)
-		ids[k++] = id;
-	strtab__sort_ids(d->stacks, ids, k);
 	/* difffolded.pl divides by zero when BEFORE is empty; here it stays all zeros. */
-	normalize = normalize && d->total[0] != d->total[1] && d->total[0] != 0;
-	for (uint32_t i = 0; i < k; i++) {
-		double before = d->count[0][ids[i]];
+	normalize = normalize && total0 != total1 && total0 != 0;
+	for (size_t i = 0; i < n; i++) {
+		double before = stack_set__value(d->stacks, 0, ids[i]);
+		size_t len;
+		const char *stack = stack_set__stack(d->stacks, ids[i], &len);
 
 		if (normalize)
-			before = trunc(before * d->total[1] / d->total[0]);
-		fwrite(strtab__str(d->stacks, ids[i]), 1, strtab__len(d->stacks, ids[i]), out);
+			before = trunc(before * total1 / total0);
+		fwrite(stack, 1, len, out);
 		put_count(out, before);
-		put_count(out, d->count[1][ids[i]]);
+		put_count(out, stack_set__value(d->stacks, 1, ids[i]));
 		fputc('\n', out);
 	}
 	free(ids);
@@ -196,7 +164,7 @@ int cmd_diff(int argc, char **argv)
 		if (!in[i])
 			goto out;
 	}
-	d.stacks = strtab__new();
+	d.stacks = stack_set__new();
 	if (!d.stacks) {
 		cli_error("out of memory");
 		goto out;
@@ -228,9 +196,7 @@ int cmd_diff(int argc, char **argv)
 out:
 	for (int i = 0; i < 2; i++)
 		cli_close_in(in[i]);
-	strtab__free(d.stacks);
-	free(d.count[0]);
-	free(d.count[1]);
+	stack_set__free(d.stacks);
 	free(d.buf);
 	return ret;
 }

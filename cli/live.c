@@ -1,7 +1,6 @@
 /* galatop (no command) / galatop live: the live view — the session's probes feeding the TUI
  * through a tui_source that folds each refresh's samples into what is shown. */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -9,8 +8,13 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "l7.h"
+#include "model/slices.h"
+#include "model/stack_cap.h"
 #include "session.h"
+#include "tl_capture.h"
 #include "tui/tui.h"
+#include "util/clock.h"
 
 const char cmd_live_help[] =
 	"Usage: sudo galatop [OPTIONS] [-- CMD [ARGS]]\n"
@@ -21,7 +25,14 @@ const char cmd_live_help[] =
 	"system at 99 Hz.\n"
 	"\n"
 	"  -d, --duration S  refresh every S seconds (default 1)\n"
-	"  --type T[,T]      probes to attach: oncpu (default), offcpu, mem; `o` cycles them\n"
+	"  --type T[,T]      probes to attach: oncpu (default), offcpu, mem; `o` cycles them;\n"
+	"                    threads attaches the thread timeline at start (else when the\n"
+	"                    Threads pane, key 3, first opens); l7 opens the L7 pane (key 4)\n"
+	"                    at start, capture running;\n"
+	"                    sli starts on the Containers pane (`5`) with the SLI probes on\n"
+	"  --longsys MS|off  sli: system calls of at least MS count as cpu_longsys (default 10)\n"
+	"  --cgroup PATH     a cgroup target (v2 path, or a v1 controller path)\n"
+	"  --group G         roots: command (default), process, thread or none; `H` cycles\n"
 	"  --theme NAME      default, hot, mono, high-contrast, colorblind (`T` cycles)\n"
 	"  --no-color        attributes only (NO_COLOR is honoured too)\n"
 	"  --ascii           ASCII glyphs only\n"
@@ -33,7 +44,12 @@ const char cmd_live_help[] =
 	"Update modes (`m`): accumulate everything, a sliding window of the last 10 s, or an\n"
 	"exponential decay with a 10 s half-life.\n";
 
-#define WINDOW_MAX 120 /* slices kept for the sliding window */
+#define RING_MAX 128 /* slices kept per profile type; older ones merge into coarser ones */
+#define RING_BYTES (64u << 20) /* and their memory per profile type */
+
+_Static_assert((int)MODE_ACCUMULATE == FOLD_ACCUMULATE && (int)MODE_WINDOW == FOLD_WINDOW &&
+		       (int)MODE_DECAY == FOLD_DECAY && (int)MODE_MAX == FOLD_MODE_MAX,
+	       "the TUI's update modes are the model's fold modes");
 
 static const enum gt_event_type event_of[PTYPE_MAX] = {
 	[PTYPE_ONCPU] = GT_EV_ONCPU, [PTYPE_OFFCPU] = GT_EV_OFFCPU, [PTYPE_MEM] = GT_EV_MEM,
@@ -46,8 +62,7 @@ struct live {
 	struct session s;
 	double refresh;			  /* seconds between updates */
 	struct profile *shown[PTYPE_MAX]; /* what the TUI reads; NULL for probes not attached */
-	struct profile *ring[PTYPE_MAX][WINDOW_MAX]; /* window mode: one slice per update */
-	size_t nring, slot;
+	struct slices *ring[PTYPE_MAX];	  /* one slice per update, for the sliding window */
 	enum tui_mode mode;
 	double window_s;
 	double last_update;
@@ -56,15 +71,11 @@ struct live {
 	double rate_t, rate_cpu, samples_per_s, own_cpu;
 	uint64_t rate_events;
 	char probes[64];
+	char sampling[64];
+	struct stack_cap cap[PTYPE_MAX]; /* accumulate: --max-stacks; decay: drops faded nodes */
+	struct l7_engine *l7; /* the L7 capture, once the L7 pane opened (or --type l7) */
+	char l7_err[256];     /* why it could not start */
 };
-
-static double now_sec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static double cpu_sec(void)
 {
@@ -75,58 +86,33 @@ static double cpu_sec(void)
 	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
-static void clear_ring(struct live *l)
-{
-	for (int t = 0; t < PTYPE_MAX; t++)
-		for (size_t i = 0; i < WINDOW_MAX; i++)
-			if (l->ring[t][i])
-				profile__clear(l->ring[t][i]);
-	l->slot = 0;
-}
-
-/* Folds one slice (what arrived since the last update) into what is shown. */
-static int fold_slice(struct live *l, int t, const struct profile *slice, double dt)
-{
-	struct profile *shown = l->shown[t];
-
-	switch (l->mode) {
-	case MODE_WINDOW: {
-		struct profile *r = l->ring[t][l->slot];
-
-		if (!r) {
-			r = profile__new(profile__frames(shown), profile__kind(shown), false);
-			if (!r)
-				return -ENOMEM;
-			l->ring[t][l->slot] = r;
-		}
-		profile__clear(r);
-		if (profile__merge(r, slice))
-			return -ENOMEM;
-		profile__clear(shown);
-		for (size_t i = 0; i < l->nring; i++)
-			if (l->ring[t][i] && profile__merge(shown, l->ring[t][i]))
-				return -ENOMEM;
-		return 0;
-	}
-	case MODE_DECAY:
-		profile__scale(shown, pow(0.5, dt / l->window_s));
-		return profile__merge(shown, slice);
-	default:
-		return profile__merge(shown, slice);
-	}
-}
-
 static bool live_update(void *ctx)
 {
 	struct live *l = ctx;
-	double now = now_sec(), dt = now - l->last_update;
+	double now = clock_mono_s(), dt = now - l->last_update;
 
-	probes__poll(l->s.probes, 0);
-	for (int t = 0; t < PTYPE_MAX; t++)
-		if (l->shown[t] && fold_slice(l, t, collector__profile(l->s.col, event_of[t]), dt))
+	session_poll(&l->s, 0);
+	if (l->s.tl)
+		tl_capture__refresh(l->s.tl);
+	if (!(dt > 0))
+		return false; /* no time passed: nothing to fold */
+	if (l->l7)
+		l7_engine__poll(l->l7, 0);
+	if (l->s.sli)
+		sli_collector__close(l->s.sli);
+	for (int t = 0; t < PTYPE_MAX; t++) {
+		if (!l->shown[t])
+			continue;
+		if (slices__fold(l->ring[t], l->shown[t], (enum fold_mode)l->mode, l->window_s,
+				 collector__profile(l->s.col, event_of[t]), l->last_update, now))
 			return false; /* out of memory: keep showing what there is */
-	if (l->mode == MODE_WINDOW)
-		l->slot = (l->slot + 1) % l->nring;
+		/* Bounded memory: what accumulates is capped, what decays is let go once faded
+		 * far below anything a view can show. */
+		if (l->mode == MODE_ACCUMULATE)
+			stack_cap_apply(&l->cap[t], l->shown[t]);
+		else if (l->mode == MODE_DECAY)
+			stack_cap_decayed(&l->cap[t], l->shown[t], profile__total(l->shown[t]) * 1e-5);
+	}
 	collector__clear(l->s.col);
 	l->last_update = now;
 	return true;
@@ -144,12 +130,14 @@ static void live_stats(void *ctx, struct tui_stats *out)
 	struct live *l = ctx;
 	struct probe_stats ps;
 	struct collector_stats cs;
-	double now = now_sec(), cpu = cpu_sec();
+	double now = clock_mono_s(), cpu = cpu_sec();
 
 	/* Keep the ring buffer drained even while the view is frozen: the collector holds what
 	 * arrives until the next update. */
-	probes__poll(l->s.probes, 0);
-	probes__stats(l->s.probes, &ps);
+	session_poll(&l->s, 0);
+	memset(&ps, 0, sizeof(ps));
+	if (l->s.probes)
+		probes__stats(l->s.probes, &ps);
 	collector__stats(l->s.col, &cs);
 	if (now - l->rate_t >= 0.5) {
 		l->samples_per_s = (double)(cs.events - l->rate_events) / (now - l->rate_t);
@@ -162,10 +150,14 @@ static void live_stats(void *ctx, struct tui_stats *out)
 	out->live = true;
 	out->origin = "live";
 	out->probes = l->probes;
+	session_sampling(&l->s, true, l->sampling, sizeof(l->sampling));
+	out->sampling = l->sampling;
 	out->hz = l->s.o->freq;
 	out->samples_per_s = l->samples_per_s;
 	out->samples = cs.events;
 	out->lost = ps.drops;
+	if (l->l7)
+		out->lost += l7_engine__drops(l->l7);
 	out->dropped = ps.lost_user + ps.kstack_fail + ps.ustack_fail;
 	out->own_cpu = l->own_cpu;
 	out->mode = l->mode;
@@ -179,16 +171,13 @@ static int live_set_mode(void *ctx, enum tui_mode m, double window_s)
 
 	if ((unsigned)m >= MODE_MAX || !(window_s > 0))
 		return -EINVAL;
+	/* What is shown stays until the next update folds new samples in the new way; the ring
+	 * keeps each slice's times, so a window of any length starts from the slices it covers. */
 	l->mode = m;
 	l->window_s = window_s;
-	l->nring = (size_t)ceil(window_s / l->refresh);
-	if (l->nring < 1)
-		l->nring = 1;
-	if (l->nring > WINDOW_MAX)
-		l->nring = WINDOW_MAX;
-	/* What is shown stays until the next update folds new samples in the new way; a window
-	 * starts empty rather than from slices of another length. */
-	clear_ring(l);
+	for (int t = 0; t < PTYPE_MAX; t++)
+		if (l->ring[t])
+			slices__set_fine(l->ring[t], m == MODE_WINDOW ? window_s : 0);
 	return 0;
 }
 
@@ -196,7 +185,66 @@ static void live_drain(void *ctx)
 {
 	struct live *l = ctx;
 
-	probes__poll(l->s.probes, 0);
+	session_poll(&l->s, 0);
+	if (l->l7)
+		l7_engine__poll(l->l7, 0);
+}
+
+static const void *live_data(void *ctx, enum tui_data d)
+{
+	struct live *l = ctx;
+
+	if (d == TUI_DATA_TIMELINE && l->s.tl)
+		return tl_capture__timeline(l->s.tl);
+	if (d == TUI_DATA_SLI && l->s.sli)
+		return sli_collector__model(l->s.sli);
+	if (d == TUI_DATA_L7 && l->l7)
+		return l7_engine__table(l->l7);
+	return NULL;
+}
+
+/* The L7 capture starts when its pane first opens (or at start with --type l7). */
+static int live_attach_l7(struct live *l, char *err, size_t errlen)
+{
+	if (l->l7)
+		return 0;
+	if (l->l7_err[0]) { /* tried already: say why again */
+		snprintf(err, errlen, "%s", l->l7_err);
+		return -EPERM;
+	}
+	l->l7 = l7_engine__open(&l->s, l->l7_err, sizeof(l->l7_err));
+	if (!l->l7) {
+		snprintf(err, errlen, "%s", l->l7_err);
+		return -EPERM;
+	}
+	snprintf(l->probes + strlen(l->probes), sizeof(l->probes) - strlen(l->probes), "%sl7",
+		 l->probes[0] ? " " : "");
+	return 0;
+}
+
+/* A pane's probes attach when it first opens (or at start with --type threads / sli). */
+static int live_attach(void *ctx, enum tui_data d, char *err, size_t errlen)
+{
+	struct live *l = ctx;
+	int r;
+
+	switch (d) {
+	case TUI_DATA_TIMELINE:
+		r = session_threads_open(&l->s, err, errlen);
+		if (!r) {
+			tl_capture__refresh(l->s.tl);
+			snprintf(l->probes + strlen(l->probes), sizeof(l->probes) - strlen(l->probes),
+				 "%s%s", l->probes[0] ? " " : "", "threads");
+		}
+		return r;
+	case TUI_DATA_SLI:
+		return session_attach_sli(&l->s, err, errlen);
+	case TUI_DATA_L7:
+		return live_attach_l7(l, err, errlen);
+	default:
+		snprintf(err, errlen, "not collected by this galatop");
+		return -ENOTSUP;
+	}
 }
 
 static const struct tui_source_ops live_ops = {
@@ -205,14 +253,17 @@ static const struct tui_source_ops live_ops = {
 	.profile = live_profile,
 	.stats = live_stats,
 	.set_mode = live_set_mode,
+	.data = live_data,
+	.attach = live_attach,
 };
 
 static void live_free(struct live *l)
 {
+	l7_engine__free(l->l7);
+	l->l7 = NULL;
 	for (int t = 0; t < PTYPE_MAX; t++) {
 		profile__free(l->shown[t]);
-		for (size_t i = 0; i < WINDOW_MAX; i++)
-			profile__free(l->ring[t][i]);
+		slices__free(l->ring[t]);
 	}
 }
 
@@ -230,35 +281,43 @@ int cmd_live(int argc, char **argv)
 		return ret;
 	l.refresh = o.duration > 0 ? o.duration : 1;
 	o.duration = 0;
+	if (o.types & RECORD_TYPE_L7) {
+		to.first_view = "L7"; /* the capture attaches when the app opens the pane */
+		o.types &= ~RECORD_TYPE_L7;
+	}
 	if (!o.types)
 		o.types = PROBE_ONCPU;
-	o.threads = true; /* so that `H` can show threads; the view merges them by default */
+	/* Recorded per thread so that `H` can show every grouping; the view starts with --group. */
+	to.regroup = true;
+	to.group = o.group < 0 ? GROUP_COMMAND : o.group;
+	o.group = GROUP_THREAD;
 	o.source_lines = true; /* the detail line shows file:line */
 	ret = session_open(&l.s, &o);
 	if (ret)
 		return ret;
-	l.nring = (size_t)ceil(l.window_s / l.refresh);
 	for (int t = 0; t < PTYPE_MAX; t++) {
+		enum value_kind kind;
+
 		if (!(o.types & probe_of[t]))
 			continue;
-		l.shown[t] = profile__new(l.s.ft, profile__kind(collector__profile(l.s.col, event_of[t])),
-					  false);
-		if (!l.shown[t]) {
+		kind = profile__kind(collector__profile(l.s.col, event_of[t]));
+		l.shown[t] = profile__new(l.s.ft, kind, false);
+		l.ring[t] = slices__new(l.s.ft, kind, RING_MAX, RING_BYTES);
+		if (!l.shown[t] || !l.ring[t]) {
 			cli_error("out of memory");
 			live_free(&l);
 			session_close(&l.s, true);
 			return 1;
 		}
+		stack_cap_init(&l.cap[t], o.max_stacks);
 		snprintf(l.probes + strlen(l.probes), sizeof(l.probes) - strlen(l.probes), "%s%s",
 			 l.probes[0] ? " " : "", tui_ptype_str((enum tui_ptype)t));
 	}
-	{
-		struct timespec ts;
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		l.since = (double)ts.tv_sec + ts.tv_nsec / 1e9;
-	}
-	l.last_update = l.rate_t = now_sec();
+	if (l.s.tl)
+		snprintf(l.probes + strlen(l.probes), sizeof(l.probes) - strlen(l.probes), "%s%s",
+			 l.probes[0] ? " " : "", "threads");
+	l.since = clock_wall_s();
+	l.last_update = l.rate_t = clock_mono_s();
 	l.rate_cpu = cpu_sec();
 	session_start_command(&l.s);
 	to.theme = o.theme;
@@ -266,8 +325,14 @@ int cmd_live(int argc, char **argv)
 	to.ascii = o.ascii;
 	to.out_dir = strcmp(o.out_dir, ".") ? o.out_dir : NULL;
 	to.refresh_ms = (int)(l.refresh * 1000);
-	to.merge_threads = true;
+	if (o.types == PROBE_THREADS && !o.sli)
+		to.first_view = "Threads";
+	if (o.sli)
+		to.first_view = "Containers";
 	ret = tui_run(&src, &to);
+	session_poll_report(&l.s);
+	if (l.s.poll_err)
+		ret = 1;
 	live_free(&l);
 	session_close(&l.s, true);
 	return ret;

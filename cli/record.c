@@ -10,11 +10,16 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "record_threads.h"
 #include "session.h"
 #include "bpf/collector.h"
 #include "bpf/probes.h"
 #include "export/folded.h"
+#include "bpf/l7.h"
 #include "export/svg.h"
+#include "l7.h"
+#include "util/clock.h"
+#include "model/split.h"
 
 const char cmd_record_help[] =
 	"Usage: galatop record [OPTIONS] [-o FILE]... [-- CMD [ARGS]]\n"
@@ -25,8 +30,16 @@ const char cmd_record_help[] =
 	"\n"
 	"Probes:\n"
 	"  --type T[,T]      oncpu (default), offcpu (time blocked, microseconds), mem (user\n"
-	"                    page faults)\n"
-	"  -F, --freq HZ     oncpu samples per second per CPU (default 99, 1..10000)\n"
+	"                    page faults), threads (thread timeline: docs/threads.md);\n"
+	"                    l7 (request tables, see below)\n"
+	"  --min-dur US      threads: shorter calls are only counted (default 10)\n"
+	"  --min-aggr-dur MS threads: .jsonl aggregation window (default 100)\n"
+	"  --timeline-mem MB threads: memory for intervals, oldest dropped (default 64)\n"
+	"  -F, --freq HZ     oncpu samples per second per CPU (default 99, 1..10000); max =\n"
+	"                    the kernel's perf_event_max_sample_rate (at most 10000)\n"
+	"  -a, --all-cpus    every CPU (the default; accepted as in perf)\n"
+	"  -g                stacks (always recorded; accepted as in perf)\n"
+	"  --call-graph M    perf's spelling of --unwind: fp or dwarf\n"
 	"  --cpu N           sample only CPU N\n"
 	"  --kernel          kernel stacks only          --user    user stacks only\n"
 	"  --no-idle         drop samples of the idle task\n"
@@ -41,6 +54,9 @@ const char cmd_record_help[] =
 	"  --stack-size B    dwarf: user stack bytes copied per sample (default 8192, at\n"
 	"                    most 16384); deeper stacks end in a [truncated] frame\n"
 	"  --unwind-cache N  dwarf: processes whose unwinding state is kept (default 64)\n"
+	"  --event-rate N    offcpu, mem: most records per second per CPU before the kernel\n"
+	"                    samples them, 1 in n with weight n (default 500; 0 = all)\n"
+	"  --include-self    sample galatop's own threads too (default: never)\n"
 	"Targets (several combine as a union; none = the whole system):\n"
 	"  -p, --pid PID,..  processes            -t, --tid TID,..  threads\n"
 	"  --comm NAME       processes whose command name is NAME (first 15 bytes)\n"
@@ -51,19 +67,44 @@ const char cmd_record_help[] =
 	"  -- CMD ARGS       run CMD and profile it and its children until it exits\n"
 	"Output:\n"
 	"  -o, --output FILE write FILE when done; the format comes from the extension:\n"
-	"                    .folded (folded stacks) or .svg (flame graph); repeatable.\n"
-	"                    Default: folded stacks on standard output\n"
+	"                    .folded (folded stacks) or .svg (flame graph); threads:\n"
+	"                    .json (Chrome trace for Perfetto), .jsonl (gala-gopher event\n"
+	"                    lines) or .gtop (snapshot); repeatable. Default: folded stacks\n"
+	"                    (threads: event lines) on standard output; lock hints go to\n"
+	"                    standard error\n"
 	"  -d, --duration S  stop after S seconds\n"
-	"  --threads         a [TID]name frame under each process\n"
+	"  --group G         roots of the stacks: command (default: one root per program\n"
+	"                    name, every process of it merged, as perf + flamegraph.pl),\n"
+	"                    process ([PID]comm, gala-gopher's), thread ([PID]comm then\n"
+	"                    [TID]name) or none (no identity frames)\n"
+	"  --threads         same as --group thread\n"
 	"  --annotate        suffix kernel frames with _[k] and JIT frames with _[j]\n"
 	"  --period S        periodic mode: every S seconds write timestamped .svg and\n"
 	"                    .folded files into --out-dir, then start afresh\n"
 	"  --out-dir DIR     where periodic files go (default .)\n"
 	"  --multi-instance  periodic mode: one file per process\n"
-	"  --config FILE     apply a gala-gopher flamegraph request (JSON); see docs/config.md\n"
+	"  --max-stacks N    keep at most N distinct stacks per probe (default 200000); the\n"
+	"                    rarest go into an [other] frame; 0 = no limit\n"
+	"  --config FILE     apply a gala-gopher flamegraph, sli or l7 request (JSON); see\n"
+	"                    docs/config.md\n"
+	"SLIs (--type sli, see docs/sli.md):\n"
+	"  --type sli        per group (host, containers, pods, services, cgroups) the time\n"
+	"                    lost to the scheduler, memory and block I/O; -o FILE.json,\n"
+	"                    FILE.prom or FILE.gtop; --period S closes an interval every S s\n"
+	"  --longsys MS|off  system calls of at least MS ms count as cpu_longsys (default 10);\n"
+	"                    off: no system call hooks (they slow every system call down)\n"
+	"  --cgroup PATH     a cgroup target and row: v2 path, or v1 controller path\n"
+	"  --no-java-agent   do not load the JVMTI agent into Java targets (JIT frames unnamed)\n"
+	"L7 (--type l7: requests of HTTP/1.x, PostgreSQL, MySQL, Redis, DNS; docs/l7.md):\n"
+	"  --protocols P,..  only these: http, pgsql, mysql, redis, dns (default all)\n"
+	"  --no-tls          no OpenSSL uprobes (HTTPS and other TLS traffic is not seen)\n"
+	"  --l7-capture B    bytes copied per message (default 4096, 64..16384)\n"
+	"  -o FILE           .json (sessions and endpoints), .prom (Prometheus text),\n"
+	"                    .jsonl (one line per request), .gtop (galatop view reopens it);\n"
+	"                    default: the tables as text on standard output\n"
 	"\n"
-	"Stacks are rooted at [Pod]pod, [Con]container and [PID]comm frames as in\n"
-	"gala-gopher's stackprobe. A summary of samples, drops and failed stack captures\n"
+	"Stacks are rooted at [Pod]pod and [Con]container frames as in gala-gopher's\n"
+	"stackprobe, then the --group root. A summary of samples, drops and failed stack captures\n"
 	"goes to standard error.\n";
 
 static volatile sig_atomic_t stop_signal;
@@ -100,12 +141,27 @@ static int parse_int_list(const char *cmd, const char *opt, const char *arg, int
 	return ret;
 }
 
-static int parse_types(const char *cmd, const char *arg, unsigned *types)
+/* perf's -F max: the kernel's perf_event_max_sample_rate, within galatop's 1..10000. */
+static long max_sample_rate(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
+	long v = 0;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v < 1 ? 1000 : v > 10000 ? 10000 : v;
+}
+
+static int parse_types(const char *cmd, const char *arg, unsigned *types, bool *sli)
 {
 	char *copy = strdup(arg), *save = NULL;
 	int ret = 0;
 
 	*types = 0;
+	*sli = false;
 	if (!copy)
 		return -1;
 	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
@@ -115,8 +171,15 @@ static int parse_types(const char *cmd, const char *arg, unsigned *types)
 			*types |= PROBE_OFFCPU;
 		else if (!strcmp(t, "mem"))
 			*types |= PROBE_MEM;
+		else if (!strcmp(t, "threads"))
+			*types |= PROBE_THREADS;
+		else if (!strcmp(t, "l7"))
+			*types |= RECORD_TYPE_L7;
+		else if (!strcmp(t, "sli"))
+			*sli = true;
 		else {
-			cli_usage_error(cmd, "--type: unknown probe '%s' (oncpu, offcpu, mem)",
+			cli_usage_error(cmd, "--type: unknown probe '%s' (oncpu, offcpu, mem, threads, "
+					"sli, l7)",
 					t);
 			ret = -1;
 			break;
@@ -144,7 +207,9 @@ enum {
 	OPT_TYPE = 256, OPT_CPU, OPT_KERNEL, OPT_USER, OPT_NO_IDLE, OPT_MIN_BLOCK, OPT_MAX_BLOCK,
 	OPT_STATE, OPT_BYTES, OPT_COMM, OPT_CMDLINE, OPT_CONTAINER, OPT_POD, OPT_THREADS,
 	OPT_ANNOTATE, OPT_PERIOD, OPT_OUT_DIR, OPT_MULTI, OPT_CONFIG, OPT_THEME, OPT_NO_COLOR,
-	OPT_ASCII, OPT_UNWIND, OPT_STACK_SIZE, OPT_UNWIND_CACHE,
+	OPT_ASCII, OPT_UNWIND, OPT_STACK_SIZE, OPT_UNWIND_CACHE, OPT_EVENT_RATE, OPT_INCLUDE_SELF,
+	OPT_MAX_STACKS, OPT_LONGSYS, OPT_CGROUP, OPT_MIN_DUR, OPT_MIN_AGGR, OPT_TIMELINE_MEM,
+	OPT_PROTOCOLS, OPT_NO_TLS, OPT_L7_CAPTURE, OPT_NO_JAVA_AGENT, OPT_GROUP, OPT_CALL_GRAPH,
 };
 
 int record_parse_args(int argc, char **argv, struct record_opts *o, const char *cmd)
@@ -152,6 +217,8 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, const char *
 	static const struct option longopts[] = {
 		{ "type", required_argument, NULL, OPT_TYPE },
 		{ "freq", required_argument, NULL, 'F' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "tid", required_argument, NULL, 't' },
@@ -170,7 +237,11 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, const char *
 		{ "unwind", required_argument, NULL, OPT_UNWIND },
 		{ "stack-size", required_argument, NULL, OPT_STACK_SIZE },
 		{ "unwind-cache", required_argument, NULL, OPT_UNWIND_CACHE },
+		{ "event-rate", required_argument, NULL, OPT_EVENT_RATE },
+		{ "include-self", no_argument, NULL, OPT_INCLUDE_SELF },
+		{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
 		{ "threads", no_argument, NULL, OPT_THREADS },
+		{ "group", required_argument, NULL, OPT_GROUP },
 		{ "annotate", no_argument, NULL, OPT_ANNOTATE },
 		{ "multi-instance", no_argument, NULL, OPT_MULTI },
 		{ "output", required_argument, NULL, 'o' },
@@ -180,6 +251,15 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, const char *
 		{ "theme", required_argument, NULL, OPT_THEME },
 		{ "no-color", no_argument, NULL, OPT_NO_COLOR },
 		{ "ascii", no_argument, NULL, OPT_ASCII },
+		{ "min-dur", required_argument, NULL, OPT_MIN_DUR },
+		{ "min-aggr-dur", required_argument, NULL, OPT_MIN_AGGR },
+		{ "timeline-mem", required_argument, NULL, OPT_TIMELINE_MEM },
+		{ "longsys", required_argument, NULL, OPT_LONGSYS },
+		{ "cgroup", required_argument, NULL, OPT_CGROUP },
+		{ "protocols", required_argument, NULL, OPT_PROTOCOLS },
+		{ "no-tls", no_argument, NULL, OPT_NO_TLS },
+		{ "no-java-agent", no_argument, NULL, OPT_NO_JAVA_AGENT },
+		{ "l7-capture", required_argument, NULL, OPT_L7_CAPTURE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -189,16 +269,36 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, const char *
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:F:d:p:t:o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:F:agd:p:t:o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_TYPE:
-			if (parse_types(cmd, optarg, &o->types))
+			if (parse_types(cmd, optarg, &o->types, &o->sli))
 				return EXIT_USAGE;
 			break;
+		case OPT_MIN_DUR:
+			if (cli_parse_long(cmd, "--min-dur", optarg, 1, 10000000, &l))
+				return EXIT_USAGE;
+			o->min_dur_us = (uint64_t)l;
+			break;
+		case OPT_MIN_AGGR:
+			if (cli_parse_long(cmd, "--min-aggr-dur", optarg, 1, 3600000, &l))
+				return EXIT_USAGE;
+			o->min_aggr_ms = (uint64_t)l;
+			break;
+		case OPT_TIMELINE_MEM:
+			if (cli_parse_long(cmd, "--timeline-mem", optarg, 1, 65536, &l))
+				return EXIT_USAGE;
+			o->timeline_mem = (size_t)l << 20;
+			break;
 		case 'F':
-			if (cli_parse_long(cmd, "-F", optarg, 1, 10000, &l))
+			if (!strcmp(optarg, "max"))
+				l = max_sample_rate();
+			else if (cli_parse_long(cmd, "-F", optarg, 1, 10000, &l))
 				return EXIT_USAGE;
 			o->freq = (unsigned)l;
+			break;
+		case 'a': /* perf's system-wide switch: already the default without targets */
+		case 'g': /* perf's call graphs: galatop always records stacks */
 			break;
 		case 'd':
 			if (cli_parse_double(cmd, "-d", optarg, 0.01, 31536000, &o->duration))
@@ -259,6 +359,19 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, const char *
 		case OPT_NO_IDLE:
 			o->no_idle = true;
 			break;
+		case OPT_INCLUDE_SELF:
+			o->include_self = true;
+			break;
+		case OPT_EVENT_RATE:
+			if (cli_parse_long(cmd, "--event-rate", optarg, 0, 1000000, &l))
+				return EXIT_USAGE;
+			o->event_rate = (unsigned)l;
+			break;
+		case OPT_MAX_STACKS:
+			if (cli_parse_long(cmd, "--max-stacks", optarg, 0, 100000000, &l))
+				return EXIT_USAGE;
+			o->max_stacks = (size_t)l;
+			break;
 		case OPT_MIN_BLOCK:
 			if (cli_parse_long(cmd, "--min-block", optarg, 0, 1L << 40, &l))
 				return EXIT_USAGE;
@@ -282,6 +395,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, const char *
 			o->mem_bytes = true;
 			break;
 		case OPT_UNWIND:
+		case OPT_CALL_GRAPH:
 			if (!strcmp(optarg, "auto"))
 				o->unwind = RECORD_UNWIND_AUTO;
 			else if (!strcmp(optarg, "fp"))
@@ -289,8 +403,8 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, const char *
 			else if (!strcmp(optarg, "dwarf"))
 				o->unwind = RECORD_UNWIND_DWARF;
 			else
-				return cli_usage_error(cmd, "--unwind: bad value '%s' "
-						       "(fp, dwarf or auto)", optarg);
+				return cli_usage_error(cmd, "%s: bad value '%s' (fp, dwarf or auto)",
+						       c == OPT_UNWIND ? "--unwind" : "--call-graph", optarg);
 			break;
 		case OPT_STACK_SIZE:
 			if (cli_parse_long(cmd, "--stack-size", optarg, 512, GT_USTACK_MAX, &l))
@@ -302,8 +416,28 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, const char *
 				return EXIT_USAGE;
 			o->unwind_cache = (unsigned)l;
 			break;
+		case OPT_LONGSYS:
+			if (!strcmp(optarg, "off")) {
+				o->longsys_ns = RECORD_LONGSYS_OFF;
+				break;
+			}
+			if (cli_parse_double(cmd, "--longsys", optarg, 0.001, 3600000, &d))
+				return EXIT_USAGE;
+			o->longsys_ns = (uint64_t)(d * 1e6);
+			break;
+		case OPT_CGROUP:
+			if (!*optarg || strlen(optarg) >= sizeof(o->cgroup))
+				return cli_usage_error(cmd, "--cgroup: bad path '%s'", optarg);
+			strcpy(o->cgroup, optarg);
+			break;
 		case OPT_THREADS:
-			o->threads = true;
+			o->group = GROUP_THREAD;
+			break;
+		case OPT_GROUP:
+			o->group = group_by_parse(optarg);
+			if (o->group < 0)
+				return cli_usage_error(cmd, "--group: bad value '%s' (thread, process, "
+						       "command or none)", optarg);
 			break;
 		case OPT_ANNOTATE:
 			o->annotate = true;
@@ -317,12 +451,32 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, const char *
 			if (o->noutputs >= RECORD_MAX_OUTPUTS)
 				return cli_usage_error(cmd, "-o: more than %d outputs",
 						       RECORD_MAX_OUTPUTS);
-			if (!ext || (strcmp(ext, ".folded") && strcmp(ext, ".svg")))
+			if (!ext || (strcmp(ext, ".folded") && strcmp(ext, ".svg") &&
+				     !record_threads_output(optarg) && !record_sli_format(ext) &&
+				     !l7_output_ext(ext)))
 				return cli_usage_error(cmd, "-o: cannot tell the format of '%s' "
-						       "(use .folded or .svg)", optarg);
+						       "(use .folded or .svg; with --type threads "
+						       ".json, .jsonl or .gtop; with --type sli .json, "
+						       ".prom or .gtop; with --type l7 .json, .prom, "
+						       ".jsonl or .gtop)", optarg);
 			o->outputs[o->noutputs++] = optarg;
 			break;
 		}
+		case OPT_PROTOCOLS:
+			if (l7_parse_protocols(cmd, optarg, &o->l7_protocols))
+				return EXIT_USAGE;
+			break;
+		case OPT_NO_TLS:
+			o->no_tls = true;
+			break;
+		case OPT_NO_JAVA_AGENT:
+			o->no_java_agent = true;
+			break;
+		case OPT_L7_CAPTURE:
+			if (cli_parse_long(cmd, "--l7-capture", optarg, 64, L7_CAPTURE_MAX, &l))
+				return EXIT_USAGE;
+			o->l7_capture = (unsigned)l;
+			break;
 		case OPT_PERIOD:
 			if (cli_parse_double(cmd, "--period", optarg, 1, 86400, &d))
 				return EXIT_USAGE;
@@ -340,6 +494,8 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, const char *
 				cli_error("%s", err);
 				return EXIT_USAGE;
 			}
+			if (o->group < 0)
+				o->group = GROUP_PROCESS; /* gala-gopher's [PID]comm roots */
 			break;
 		}
 		case OPT_THEME:
@@ -365,6 +521,37 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, const char *
 		o->command = argv + optind;
 	if (o->multi_instance && !o->period)
 		return cli_usage_error(cmd, "--multi-instance needs --period");
+	if (o->multi_instance && o->group < 0)
+		o->group = GROUP_PROCESS; /* one file per process, as gala-gopher's stackprobe */
+	if (o->types & RECORD_TYPE_L7) {
+		if (o->sli)
+			return cli_usage_error(cmd, "--type l7 and --type sli record apart");
+		for (size_t i = 0; i < o->noutputs; i++) {
+			const char *ext = strrchr(o->outputs[i], '.');
+
+			if (!ext || !l7_output_ext(ext))
+				return cli_usage_error(cmd, "-o %s: --type l7 writes .json, .prom, "
+						       ".jsonl or .gtop", o->outputs[i]);
+		}
+		if ((o->types & ~RECORD_TYPE_L7) && !strcmp(cmd, "record"))
+			return cli_usage_error(cmd, "--type l7 records L7 tables; record stacks "
+						    "and threads apart");
+		if (o->period && !strcmp(cmd, "record"))
+			return cli_usage_error(cmd, "--period does not apply to --type l7");
+		return 0;
+	}
+	for (size_t i = 0; !(o->types & PROBE_THREADS) && i < o->noutputs; i++)
+		if (!strcmp(strrchr(o->outputs[i], '.'), ".jsonl"))
+			return cli_usage_error(cmd, "-o %s: JSON lines are the thread timeline's: add "
+						    "--type threads", o->outputs[i]);
+	if (!(o->types & PROBE_THREADS))
+		return record_sli_check(o, cmd);
+	if (o->sli)
+		return cli_usage_error(cmd, "--type threads and --type sli record apart");
+	for (size_t i = 0; o->types == PROBE_THREADS && i < o->noutputs; i++)
+		if (!record_threads_output(o->outputs[i]))
+			return cli_usage_error(cmd, "-o %s: --type threads writes .json (Chrome trace), "
+						    ".jsonl or .gtop", o->outputs[i]);
 	return 0;
 }
 
@@ -436,54 +623,6 @@ static void output_name(char *buf, size_t cap, const char *path, enum gt_event_t
 			 ext);
 }
 
-struct split_ctx {
-	struct profile **parts; /* one profile per process root frame */
-	uint32_t *roots;
-	size_t n, cap;
-	const struct profile *src;
-	int err;
-};
-
-/* Files each stack under the first process frame on its path. */
-static int split_stack(void *vctx, const uint32_t *frames, size_t depth, double self,
-		       double self2)
-{
-	struct split_ctx *c = vctx;
-	struct frames *ft = profile__frames(c->src);
-	size_t i, k;
-
-	for (k = 0; k < depth; k++)
-		if (frames__get(ft, frames[k])->kind == FRAME_PROCESS)
-			break;
-	if (k == depth)
-		k = 0;
-	for (i = 0; i < c->n; i++)
-		if (c->roots[i] == (depth ? frames[k] : 0))
-			break;
-	if (i == c->n) {
-		if (c->n == c->cap) {
-			size_t ncap = c->cap ? c->cap * 2 : 16;
-			struct profile **np = realloc(c->parts, ncap * sizeof(*np));
-			uint32_t *nr;
-
-			if (!np)
-				return -ENOMEM;
-			c->parts = np;
-			nr = realloc(c->roots, ncap * sizeof(*nr));
-			if (!nr)
-				return -ENOMEM;
-			c->roots = nr;
-			c->cap = ncap;
-		}
-		c->parts[i] = profile__new(ft, profile__kind(c->src), false);
-		if (!c->parts[i])
-			return -ENOMEM;
-		c->roots[i] = depth ? frames[k] : 0;
-		c->n++;
-	}
-	return profile__add_stack(c->parts[i], frames, depth, self);
-}
-
 /* Makes "DIR/NAME" safe: the process frame text may hold '/' or spaces. */
 static void file_part(char *dst, size_t cap, const char *name)
 {
@@ -498,49 +637,43 @@ static void file_part(char *dst, size_t cap, const char *name)
 static int write_period(struct session *s, enum gt_event_type t, const char *stamp)
 {
 	struct profile *p = collector__profile(s->col, t);
-	struct split_ctx sc = { .src = p };
+	struct profile_part one = { 0, p }, *parts = &one;
 	const char *svg_dir = s->o->svg_dir[0] ? s->o->svg_dir : s->o->out_dir;
 	const char *fold_dir = s->o->flame_dir[0] ? s->o->flame_dir : s->o->out_dir;
 	char path[8192], part[128];
+	size_t n = 1;
 	int ret = 0;
 
-	if (!s->o->multi_instance) {
-		sc.parts = &p;
-		sc.n = 1;
-	} else if (profile__for_each_stack(p, ORDER_NAME, split_stack, &sc)) {
+	if (s->o->multi_instance && profile_split_by_process(p, &parts, &n)) {
 		cli_error("out of memory splitting the profile per process");
-		ret = 1;
+		return 1;
 	}
-	for (size_t i = 0; i < sc.n && !ret; i++) {
+	for (size_t i = 0; i < n && !ret; i++) {
 		char prefix[160];
 
 		if (s->o->multi_instance) {
-			file_part(part, sizeof(part), frames__name(profile__frames(p), sc.roots[i]));
+			file_part(part, sizeof(part), frames__name(profile__frames(p), parts[i].root));
 			snprintf(prefix, sizeof(prefix), "%s-%s", collector_type_name(t), part);
 		} else {
 			snprintf(prefix, sizeof(prefix), "%s", collector_type_name(t));
 		}
 		if (s->o->periodic_svg) {
 			snprintf(path, sizeof(path), "%s/%s-%s.svg", svg_dir, prefix, stamp);
-			ret |= write_profile(path, t, sc.parts[i]);
+			ret |= write_profile(path, t, parts[i].p);
 		}
 		if (s->o->periodic_folded) {
 			snprintf(path, sizeof(path), "%s/%s-%s.folded", fold_dir, prefix, stamp);
-			ret |= write_profile(path, t, sc.parts[i]);
+			ret |= write_profile(path, t, parts[i].p);
 		}
 	}
-	if (s->o->multi_instance) {
-		for (size_t i = 0; i < sc.n; i++)
-			profile__free(sc.parts[i]);
-		free(sc.parts);
-		free(sc.roots);
-	}
+	if (s->o->multi_instance)
+		profile_parts_free(parts, n);
 	return ret;
 }
 
 static int write_all(struct session *s, unsigned types, bool periodic)
 {
-	bool several = __builtin_popcount(types) > 1;
+	bool several = __builtin_popcount(types & ~PROBE_THREADS) > 1;
 	char stamp[32];
 	time_t now = time(NULL);
 	int ret = 0;
@@ -567,6 +700,8 @@ static int write_all(struct session *s, unsigned types, bool periodic)
 		for (size_t j = 0; j < s->o->noutputs; j++) {
 			char path[8192];
 
+			if ((s->o->types & PROBE_THREADS) && record_threads_output(s->o->outputs[j]))
+				continue;
 			output_name(path, sizeof(path), s->o->outputs[j], t, several);
 			ret |= write_profile(path, t, p);
 		}
@@ -574,19 +709,11 @@ static int write_all(struct session *s, unsigned types, bool periodic)
 	return ret;
 }
 
-static double now_sec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o;
 	struct session s;
-	double start, next_period;
+	double start, next_period, start_unix;
 	struct sigaction sa = { .sa_handler = on_signal };
 	int ret;
 
@@ -594,8 +721,12 @@ int cmd_record(int argc, char **argv)
 	ret = record_parse_args(argc, argv, &o, "record");
 	if (ret)
 		return ret;
+	if (o.sli)
+		return record_sli_run(&o);
 	if (!o.types)
 		o.types = PROBE_ONCPU;
+	if (o.types & RECORD_TYPE_L7)
+		return l7_record(&o);
 	ret = session_open(&s, &o);
 	if (ret)
 		return ret;
@@ -603,15 +734,19 @@ int cmd_record(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	session_start_command(&s);
-	start = now_sec();
+	start = clock_mono_s();
+	start_unix = (double)time(NULL);
 	next_period = start + o.period;
 	fprintf(stderr, "galatop: recording%s... Ctrl-C to stop\n",
 		o.duration ? " for the given duration" : "");
 	while (!stop_signal) {
 		double now;
 
-		probes__poll(s.probes, 100);
-		now = now_sec();
+		if (session_poll(&s, 100) < 0) {
+			ret = 1;
+			break;
+		}
+		now = clock_mono_s();
 		if (o.duration && now - start >= o.duration)
 			break;
 		if (session_done(&s))
@@ -619,12 +754,15 @@ int cmd_record(int argc, char **argv)
 		if (o.period && now >= next_period) {
 			ret |= write_all(&s, o.types, true);
 			collector__clear(s.col);
+			session_renew_frames(&s);
 			next_period += o.period;
 		}
 	}
-	probes__poll(s.probes, 0);
-	session_summary(&s, now_sec() - start);
+	session_poll(&s, 0);
+	session_poll_report(&s);
+	session_summary(&s, clock_mono_s() - start);
 	ret |= write_all(&s, o.types, o.period > 0);
+	ret |= record_threads_write(&s, start_unix);
 	session_close(&s, stop_signal != 0);
 	return ret;
 }

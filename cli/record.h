@@ -10,6 +10,16 @@
 #define RECORD_MAX_OUTPUTS 16
 #define RECORD_MAX_TARGETS 256
 #define RECORD_STACK_SIZE 8192 /* default --stack-size */
+#define RECORD_EVENT_RATE 500	/* default --event-rate */
+#define RECORD_MAX_STACKS 200000 /* default --max-stacks */
+/* --type l7: the L7 capture (cli/l7.c), a bit beside the PROBE_* mask of bpf/probes.h. */
+#define RECORD_TYPE_L7 0x1000u
+
+/* SLI families a gala-gopher sli request can ask for (cmd.probe "cpu", "mem", "io"). */
+#define RECORD_SLI_CPU 1u
+#define RECORD_SLI_MEM 2u
+#define RECORD_SLI_IO 4u
+#define RECORD_LONGSYS_OFF UINT64_MAX /* --longsys off: no system call hooks */
 
 /* How user stacks are walked (--unwind). */
 enum record_unwind {
@@ -26,7 +36,9 @@ struct record_opts {
 	bool kernel_only;	 /* --kernel: kernel stacks only */
 	bool user_only;		 /* --user: user stacks only */
 	bool no_idle;		 /* --no-idle */
-	bool threads;		 /* --threads: a thread frame under each process */
+	bool threads;		 /* --threads: a thread frame under each process (--group thread) */
+	int group;		 /* --group: enum group_by; -1 = default (command; process with
+				  * --config, as gala-gopher's stackprobe) */
 	bool multi_instance;	 /* --multi-instance: one output per process in periodic mode */
 	bool annotate;		 /* --annotate: _[k] on kernel frames, _[j] on JIT frames */
 	bool mem_bytes;		 /* --bytes: mem values in bytes (faults x page size) */
@@ -36,6 +48,10 @@ struct record_opts {
 	int unwind;		 /* --unwind: enum record_unwind */
 	unsigned stack_size;	 /* --stack-size: user stack bytes copied per sample (0 = 8192) */
 	unsigned unwind_cache;	 /* --unwind-cache: processes whose unwinding state is kept (0 = 64) */
+	unsigned event_rate;	 /* --event-rate: offcpu/mem records per s per CPU before the kernel
+				  * samples 1 in n (default RECORD_EVENT_RATE; 0 = every event) */
+	bool include_self;	 /* --include-self: galatop's own threads are sampled too */
+	size_t max_stacks;	 /* --max-stacks: distinct stacks kept per probe (0 = no limit) */
 	int pids[RECORD_MAX_TARGETS];
 	size_t npids;
 	int tids[RECORD_MAX_TARGETS];
@@ -55,6 +71,21 @@ struct record_opts {
 	bool periodic_svg;	 /* periodic mode writes SVGs (default true) */
 	bool periodic_folded;	 /* periodic mode writes folded files (default true) */
 	char **command;		 /* -- CMD ARGS (NULL-terminated), or NULL */
+	/* The thread timeline (--type threads, see docs/threads.md): */
+	uint64_t min_dur_us;	 /* --min-dur: shorter intervals are only counted (0 = 10) */
+	uint64_t min_aggr_ms;	 /* --min-aggr-dur: .jsonl aggregation window (0 = 100) */
+	size_t timeline_mem;	 /* --timeline-mem: bytes of intervals kept (0 = 64 MiB) */
+	unsigned tl_classes;	 /* TL_PROBE_* from --config's tprofiling probes; 0 = all */
+	/* SLI (--type sli): */
+	bool sli;		 /* record (or, live, attach at start) the SLI probes */
+	unsigned sli_families;	 /* from --config cmd.probe: RECORD_SLI_* mask, 0 = all */
+	uint64_t longsys_ns;	 /* --longsys MS (default 10 ms); RECORD_LONGSYS_OFF: no cpu_longsys */
+	char cgroup[4096];	 /* --cgroup PATH, "" = none */
+	/* L7 (--type l7): */
+	unsigned l7_protocols;	 /* --protocols: bit 1 << enum l7_proto each, 0 = all */
+	bool no_tls;		 /* --no-tls: no OpenSSL uprobes */
+	bool no_java_agent;	 /* --no-java-agent: JVMs are not attached */
+	unsigned l7_capture;	 /* --l7-capture: bytes copied per message, 0 = 4096 */
 	/* The live view only: */
 	bool source_lines;	 /* resolve file:line for the detail line (costs DWARF lookups) */
 	const char *theme;	 /* --theme NAME */
@@ -68,6 +99,14 @@ void record_opts_init(struct record_opts *o);
 /* Parses record's options (cmd "record") or the live view's (cmd "live": -d is the refresh
  * period, --theme/--no-color/--ascii are accepted) into o. 0, or an exit code after reporting. */
 int record_parse_args(int argc, char **argv, struct record_opts *o, const char *cmd);
+
+/* Whether ext (".json") is a format of `record --type sli`. */
+bool record_sli_format(const char *ext);
+/* Checks the SLI options of o against the rest (cmd: "record" or "live"). 0 or an exit code
+ * after reporting. */
+int record_sli_check(const struct record_opts *o, const char *cmd);
+/* Runs `galatop record --type sli` (cli/record_sli.c). Returns an exit code. */
+int record_sli_run(struct record_opts *o);
 
 /* Applies a gala-gopher flamegraph request (JSON file at path) on top of o. Unknown keys and
  * out-of-range values give -EINVAL with a one-line message naming the key in err. */

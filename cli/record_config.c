@@ -1,4 +1,4 @@
-/* gala-gopher flamegraph (stackprobe) requests -> struct record_opts: the REST body's cmd,
+/* gala-gopher flamegraph (stackprobe) and sli (sliprobe) requests -> struct record_opts: the REST body's cmd,
  * snoopers, params and state keys, checked against gala-gopher's own ranges. Every accepted key
  * is in one of the tables below; docs/config.md explains each mapping. */
 #include <errno.h>
@@ -11,7 +11,10 @@
 #include <jansson.h>
 
 #include "bpf/probes.h"
+#include "bpf/threads.h"
 #include "cli/record.h"
+#include "model/l7/l7.h"
+#include "util/file.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -30,6 +33,8 @@ static const char ere_special[] = "." ERE_PATTERN_CHARS;
 
 struct cfg {
 	struct record_opts *o; /* working copy, committed only when the whole request is valid */
+	bool sli;	       /* a gala-gopher sli request (PUT /sli), not a flamegraph one */
+	bool tprof;	       /* a gala-gopher tprofiling request (PUT /tprofiling) */
 	const char *name;
 	char *err;
 	size_t errlen;
@@ -289,6 +294,137 @@ static int parse_check_cmd(struct cfg *c, json_t *v, const char *path, const str
 	return ret;
 }
 
+/* gala-gopher's sliprobe ranges: cpu, mem, io pick the SLI families; node and container are
+ * the levels it reports, which galatop always shows (the host row and the group rows). */
+static const struct {
+	const char *name;
+	unsigned family;
+} sli_words[] = {
+	{ "cpu", RECORD_SLI_CPU }, { "mem", RECORD_SLI_MEM }, { "io", RECORD_SLI_IO },
+	{ "node", 0 },		   { "container", 0 },
+};
+
+static int parse_sli_probes(struct cfg *c, json_t *v, const char *path)
+{
+	char sub[PATH_LEN], shown[SHOW_LEN + 8];
+	unsigned fam = 0;
+	const char *s;
+	size_t i, p;
+	json_t *e;
+	int ret;
+
+	json_array_foreach(v, i, e) {
+		index_path(sub, path, i);
+		ret = get_string(c, e, sub, (size_t)-1, &s);
+		if (ret)
+			return ret;
+		for (p = 0; p < ARRAY_SIZE(sli_words) && strcasecmp(sli_words[p].name, s); p++)
+			;
+		if (p == ARRAY_SIZE(sli_words))
+			return fail(c, sub, "unknown sli probe \"%s\" (cpu, mem, io, node, container)",
+				    show(s, shown, sizeof(shown)));
+		fam |= sli_words[p].family;
+	}
+	c->o->sli_families = fam;
+	return 0;
+}
+
+/* Whether a request is an sli one: --type sli came first, or cmd.probe names a range only
+ * the sli probe has ("mem" and "io" are flamegraph ranges too). */
+static bool is_sli_request(const struct record_opts *o, json_t *root)
+{
+	json_t *probe = json_object_get(json_object_get(root, "cmd"), "probe"), *e;
+	size_t i;
+
+	if (o->sli)
+		return true;
+	json_array_foreach(probe, i, e) {
+		const char *s = json_string_value(e);
+
+		if (s && (!strcasecmp(s, "cpu") || !strcasecmp(s, "node") ||
+			  !strcasecmp(s, "container")))
+			return true;
+	}
+	return false;
+}
+
+/* gala-gopher's tprofiling probes: the thread timeline's classes. */
+static const struct {
+	const char *name;
+	unsigned cls; /* TL_PROBE_*; 0: a tprofiling probe galatop does not have */
+} tprof_words[] = {
+	{ "oncpu", TL_PROBE_ONCPU },	    { "syscall_file", TL_PROBE_FILE },
+	{ "syscall_net", TL_PROBE_NET },    { "syscall_lock", TL_PROBE_LOCK },
+	{ "syscall_sched", TL_PROBE_SCHED }, { "python_gc", 0 },
+	{ "pthrd_sync", 0 },		    { "mem_glibc", 0 },
+	{ "mem_pymem", 0 },		    { "offcpu", 0 },
+};
+
+static int parse_tprof_probes(struct cfg *c, json_t *v, const char *path)
+{
+	char sub[PATH_LEN], shown[SHOW_LEN + 8];
+	unsigned cls = 0;
+	const char *s;
+	size_t i, p;
+	json_t *e;
+	int ret;
+
+	json_array_foreach(v, i, e) {
+		index_path(sub, path, i);
+		ret = get_string(c, e, sub, (size_t)-1, &s);
+		if (ret)
+			return ret;
+		for (p = 0; p < ARRAY_SIZE(tprof_words) && strcasecmp(tprof_words[p].name, s); p++)
+			;
+		show(s, shown, sizeof(shown));
+		if (p == ARRAY_SIZE(tprof_words))
+			return fail(c, sub, "unknown tprofiling probe \"%s\" (oncpu, syscall_file, "
+				    "syscall_net, syscall_lock, syscall_sched)", shown);
+		if (!tprof_words[p].cls)
+			return fail(c, sub, "galatop has no \"%s\" tprofiling probe (it has oncpu, "
+				    "syscall_file, syscall_net, syscall_lock, syscall_sched)", shown);
+		cls |= tprof_words[p].cls;
+	}
+	c->o->types = PROBE_THREADS;
+	c->o->tl_classes = cls;
+	return 0;
+}
+
+/* Whether a request is a tprofiling one: --type threads came first, or cmd.probe names a
+ * syscall_* probe (only tprofiling has those). */
+static bool is_tprof_request(const struct record_opts *o, json_t *root)
+{
+	json_t *probe = json_object_get(json_object_get(root, "cmd"), "probe"), *e;
+	size_t i;
+
+	if (o->types & PROBE_THREADS)
+		return true;
+	json_array_foreach(probe, i, e) {
+		const char *s = json_string_value(e);
+
+		if (s && !strncasecmp(s, "syscall_", 8))
+			return true;
+	}
+	return false;
+}
+
+/* params.min_exec_dur (microseconds) and params.min_aggr_dur (milliseconds) of tprofiling. */
+static int parse_tprof_dur(struct cfg *c, json_t *v, const char *path, const struct key *k)
+{
+	long long x;
+	int ret;
+
+	if (!c->tprof)
+		return fail(c, path, "a tprofiling parameter: name syscall_* probes in cmd.probe "
+			    "(or use --type threads)");
+	ret = get_int(c, v, path, k->min, k->max, &x);
+	if (!ret && !strcmp(k->name, "min_exec_dur"))
+		c->o->min_dur_us = (uint64_t)x;
+	else if (!ret)
+		c->o->min_aggr_ms = (uint64_t)x;
+	return ret;
+}
+
 static int parse_probes(struct cfg *c, json_t *v, const char *path, const struct key *k)
 {
 	static const struct {
@@ -299,6 +435,10 @@ static int parse_probes(struct cfg *c, json_t *v, const char *path, const struct
 		{ "offcpu", PROBE_OFFCPU },
 		{ "mem", PROBE_MEM },
 		{ "io", 0 },
+		/* gala-gopher's l7 probe: metrics and per-request traces come from one capture */
+		{ "l7_bytes_metrics", RECORD_TYPE_L7 },
+		{ "l7_rpc_metrics", RECORD_TYPE_L7 },
+		{ "l7_rpc_trace", RECORD_TYPE_L7 },
 	};
 	char sub[PATH_LEN], shown[SHOW_LEN + 8];
 	unsigned types = 0;
@@ -309,6 +449,10 @@ static int parse_probes(struct cfg *c, json_t *v, const char *path, const struct
 
 	if (ret)
 		return ret;
+	if (c->sli)
+		return parse_sli_probes(c, v, path);
+	if (c->tprof)
+		return parse_tprof_probes(c, v, path);
 	json_array_foreach(v, i, e) {
 		index_path(sub, path, i);
 		ret = get_string(c, e, sub, (size_t)-1, &s);
@@ -318,8 +462,8 @@ static int parse_probes(struct cfg *c, json_t *v, const char *path, const struct
 			;
 		show(s, shown, sizeof(shown));
 		if (p == ARRAY_SIZE(probes))
-			return fail(c, sub, "unknown probe \"%s\" (galatop has oncpu, offcpu, mem)",
-				    shown);
+			return fail(c, sub, "unknown probe \"%s\" (galatop has oncpu, offcpu, mem, "
+				    "l7_bytes_metrics, l7_rpc_metrics, l7_rpc_trace)", shown);
 		if (!probes[p].type)
 			return fail(c, sub, "galatop has no \"%s\" probe (it has oncpu, offcpu, "
 				    "mem)", shown);
@@ -503,8 +647,57 @@ static int ignore_pod_labels(struct cfg *c, json_t *v, const char *path, const s
 
 /* params.* */
 
+static int parse_l7_protocols(struct cfg *c, json_t *v, const char *path, const struct key *k)
+{
+	static const char *const later[] = { "kafka", "mongo", "mongodb", "rocketmq", "http2",
+					     "crpc", "nats", "cassandra", "dubbo" };
+	char sub[PATH_LEN], shown[SHOW_LEN + 8];
+	unsigned mask = 0;
+	const char *s;
+	size_t i;
+	json_t *e;
+	int ret = expect(c, v, JSON_ARRAY, path);
+
+	if (ret)
+		return ret;
+	json_array_foreach(v, i, e) {
+		int p;
+
+		index_path(sub, path, i);
+		ret = get_string(c, e, sub, (size_t)-1, &s);
+		if (ret)
+			return ret;
+		p = l7_proto_parse(s);
+		show(s, shown, sizeof(shown));
+		if (p > 0) {
+			mask |= 1u << p;
+			continue;
+		}
+		for (size_t j = 0; j < ARRAY_SIZE(later); j++)
+			if (!strcasecmp(s, later[j]))
+				return fail(c, sub, "galatop does not parse \"%s\" yet (it has http, "
+					    "pgsql, mysql, redis, dns)", shown);
+		return fail(c, sub, "unknown protocol \"%s\" (http, pgsql, mysql, redis, dns)",
+			    shown);
+	}
+	c->o->l7_protocols = mask;
+	return 0;
+}
+
+static int parse_support_ssl(struct cfg *c, json_t *v, const char *path, const struct key *k)
+{
+	long long x;
+	int ret = get_int(c, v, path, k->min, k->max, &x);
+
+	if (!ret)
+		c->o->no_tls = !x;
+	return ret;
+}
+
 static int parse_sample_period(struct cfg *c, json_t *v, const char *path, const struct key *k)
 {
+	if (c->sli)
+		return fail(c, path, "a flamegraph parameter: the sli probe takes report_period");
 	long long ms;
 	int ret = get_period(c, v, path, k, &ms);
 
@@ -515,6 +708,8 @@ static int parse_sample_period(struct cfg *c, json_t *v, const char *path, const
 
 static int parse_svg_period(struct cfg *c, json_t *v, const char *path, const struct key *k)
 {
+	if (c->sli)
+		return fail(c, path, "a flamegraph parameter: the sli probe takes report_period");
 	long long s;
 	int ret = get_period(c, v, path, k, &s);
 
@@ -525,6 +720,8 @@ static int parse_svg_period(struct cfg *c, json_t *v, const char *path, const st
 
 static int parse_multi_instance(struct cfg *c, json_t *v, const char *path, const struct key *k)
 {
+	if (c->sli)
+		return fail(c, path, "a flamegraph parameter: the sli probe takes report_period");
 	long long x;
 	int ret = get_int(c, v, path, k->min, k->max, &x);
 
@@ -535,12 +732,28 @@ static int parse_multi_instance(struct cfg *c, json_t *v, const char *path, cons
 
 static int parse_svg_dir(struct cfg *c, json_t *v, const char *path, const struct key *k)
 {
+	if (c->sli)
+		return fail(c, path, "a flamegraph parameter: the sli probe takes report_period");
 	return copy_string(c, v, path, c->o->svg_dir, sizeof(c->o->svg_dir));
 }
 
 static int parse_flame_dir(struct cfg *c, json_t *v, const char *path, const struct key *k)
 {
+	if (c->sli)
+		return fail(c, path, "a flamegraph parameter: the sli probe takes report_period");
 	return copy_string(c, v, path, c->o->flame_dir, sizeof(c->o->flame_dir));
+}
+
+/* sli: every report_period seconds an interval closes (and .prom files are rewritten);
+ * flamegraph requests check it and ignore it. */
+static int parse_report_period(struct cfg *c, json_t *v, const char *path, const struct key *k)
+{
+	long long s;
+	int ret = get_int(c, v, path, k->min, k->max, &s);
+
+	if (!ret && c->sli)
+		c->o->period = (double)s;
+	return ret;
 }
 
 /* top level */
@@ -589,19 +802,22 @@ static const struct key param_keys[] = {
 	/* flamegraph parameters galatop checks and then ignores */
 	{ .name = "native_stack", .fn = ignore_int, .min = 0, .max = 1 },
 	{ .name = "pyroscope_server", .fn = ignore_string },
-	{ .name = "report_period", .fn = ignore_int, .min = 5, .max = 600 },
+	{ .name = "report_period", .fn = parse_report_period, .min = 5, .max = 600 },
 	{ .name = "res_lower_thr", .fn = ignore_int, .min = 0, .max = 100 },
 	{ .name = "res_upper_thr", .fn = ignore_int, .min = 0, .max = 100 },
 	{ .name = "report_event", .fn = ignore_int, .min = 0, .max = 1 },
 	{ .name = "metrics_type", .fn = ignore_words, .words = metrics_words },
 	{ .name = "env", .fn = ignore_words, .words = env_words },
+	/* tprofiling */
+	{ .name = "min_exec_dur", .fn = parse_tprof_dur, .min = 1, .max = 10000000 },
+	{ .name = "min_aggr_dur", .fn = parse_tprof_dur, .min = 1, .max = 3600000 },
 	/* parameters of gala-gopher's other probes */
 	{ .name = "sample_period", .fn = other_probe },
 	{ .name = "latency_thr", .fn = other_probe },
 	{ .name = "offline_thr", .fn = other_probe },
 	{ .name = "drops_thr", .fn = other_probe },
-	{ .name = "l7_protocol", .fn = other_probe },
-	{ .name = "support_ssl", .fn = other_probe },
+	{ .name = "l7_protocol", .fn = parse_l7_protocols },
+	{ .name = "support_ssl", .fn = parse_support_ssl, .min = 0, .max = 1 },
 	{ .name = "cluster_ip_backend", .fn = other_probe },
 	{ .name = "dev_name", .fn = other_probe },
 	{ .name = "continuous_sampling", .fn = other_probe },
@@ -623,7 +839,10 @@ void record_opts_init(struct record_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->freq = 99;
 	o->cpu = -1;
+	o->group = -1;
 	o->min_block_us = 1000;
+	o->event_rate = RECORD_EVENT_RATE;
+	o->max_stacks = RECORD_MAX_STACKS;
 	o->periodic_svg = true;
 	o->periodic_folded = true;
 	snprintf(o->out_dir, sizeof(o->out_dir), ".");
@@ -656,6 +875,9 @@ int record_config_parse(const char *text, size_t len, const char *name, struct r
 		return -ENOMEM;
 	}
 	*c.o = *o;
+	c.sli = is_sli_request(o, root);
+	c.o->sli = c.sli;
+	c.tprof = !c.sli && is_tprof_request(o, root);
 	ret = walk(&c, root, "", top_keys, ARRAY_SIZE(top_keys));
 	if (!ret)
 		*o = *c.o;
@@ -664,53 +886,12 @@ int record_config_parse(const char *text, size_t len, const char *name, struct r
 	return ret;
 }
 
-/* Reads all of path (a regular file, pipe or /dev/stdin) into *text; caller frees it. */
-static int read_all(const char *path, char **text, size_t *len)
-{
-	size_t cap = 4096, n = 0, got;
-	char *buf = malloc(cap), *grown;
-	FILE *f = fopen(path, "r");
-	int ret = 0;
-
-	if (!f || !buf) {
-		ret = f ? -ENOMEM : -errno;
-		goto cleanup;
-	}
-	while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
-		n += got;
-		if (n > CONFIG_MAX_BYTES) {
-			ret = -EFBIG;
-			goto cleanup;
-		}
-		if (n == cap) {
-			grown = realloc(buf, cap * 2);
-			if (!grown) {
-				ret = -ENOMEM;
-				goto cleanup;
-			}
-			buf = grown;
-			cap *= 2;
-		}
-	}
-	if (ferror(f))
-		ret = errno ? -errno : -EIO;
-cleanup:
-	if (f)
-		fclose(f);
-	if (ret) {
-		free(buf);
-		return ret;
-	}
-	*text = buf;
-	*len = n;
-	return 0;
-}
-
 int record_config_load(const char *path, struct record_opts *o, char *err, size_t errlen)
 {
 	char *text;
 	size_t len;
-	int ret = read_all(path, &text, &len);
+	/* A regular file, a pipe or /dev/stdin: read as the user's own input. */
+	int ret = file_read(path, CONFIG_MAX_BYTES, 0, &text, &len);
 
 	if (ret == -EFBIG) {
 		put_err(err, errlen, "%s: larger than %d bytes; not a flamegraph request", path,

@@ -11,62 +11,62 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "symbols/java_attach.h"
+#include "tl_capture.h"
 
-/* Reads /proc/PID/cmdline with NULs turned into spaces. */
-static bool read_cmdline(int pid, char *buf, size_t cap)
-{
-	char path[64];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, cap - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	for (ssize_t i = 0; i < n; i++)
-		if (!buf[i])
-			buf[i] = ' ';
-	while (n > 0 && buf[n - 1] == ' ')
-		n--;
-	buf[n] = '\0';
-	return true;
-}
-
-static bool cmdline_matches(const regex_t *re, int pid)
+static bool cmdline_matches(const struct ident_cache *ic, const regex_t *re, int pid)
 {
 	char buf[4096];
 
-	return read_cmdline(pid, buf, sizeof(buf)) && regexec(re, buf, 0, NULL, 0) == 0;
+	return ident_cache__cmdline(ic, pid, buf, sizeof(buf)) > 0 &&
+	       regexec(re, buf, 0, NULL, 0) == 0;
+}
+
+struct cmdline_scan {
+	const struct ident_cache *ic;
+	const regex_t *re;
+	int *pids;
+	size_t *n, cap;
+};
+
+static int scan_one(void *ctx, int pid)
+{
+	struct cmdline_scan *c = ctx;
+
+	if (pid != getpid() && cmdline_matches(c->ic, c->re, pid))
+		c->pids[(*c->n)++] = pid;
+	return *c->n >= c->cap;
 }
 
 /* Appends every running process whose command line matches re to pids. */
-static void scan_cmdline(const regex_t *re, int *pids, size_t *n, size_t cap)
+static void scan_cmdline(const struct ident_cache *ic, const regex_t *re, int *pids, size_t *n,
+			 size_t cap)
 {
-	DIR *d = opendir("/proc");
-	struct dirent *e;
+	struct cmdline_scan c = { ic, re, pids, n, cap };
 
-	if (!d)
-		return;
-	while ((e = readdir(d)) && *n < cap) {
-		int pid = atoi(e->d_name);
-
-		if (pid > 0 && pid != getpid() && cmdline_matches(re, pid))
-			pids[(*n)++] = pid;
-	}
-	closedir(d);
+	if (*n < cap)
+		ident_cache__each_pid(ic, scan_one, &c);
 }
 
 static void on_event(void *ctx, const struct gt_event *ev)
 {
 	struct session *s = ctx;
 
-	if (ev->type == GT_EV_EXEC && s->have_re && cmdline_matches(&s->cmdline_re, (int)ev->pid))
+	if (ev->type == GT_EV_EXEC && s->have_re && cmdline_matches(s->ic, &s->cmdline_re, (int)ev->pid)) {
 		probes__add_pid(s->probes, (int)ev->pid);
+		if (s->tl)
+			tl_capture__add_pid(s->tl, (int)ev->pid);
+		if (s->sli)
+			sli_collector__add_pid(s->sli, (int)ev->pid);
+	}
 	collector__event(s->col, ev);
+}
+
+static void on_task(void *ctx, const struct sb_event *ev)
+{
+	struct session *s = ctx;
+
+	collector__task(s->col, ev);
 }
 
 static bool all_gone(const int *pids, size_t n)
@@ -144,7 +144,7 @@ static int resolve_groups(struct ident_cache *ic, const struct record_opts *o, u
 	return 0;
 }
 
-static void probe_options(const struct session *s, struct probe_opts *po)
+void session_probe_options(const struct session *s, struct probe_opts *po)
 {
 	const struct record_opts *o = s->o;
 
@@ -168,6 +168,36 @@ static void probe_options(const struct session *s, struct probe_opts *po)
 	po->cgroup_ids = s->cgroups;
 	po->ncgroups = s->ncgroups;
 	po->follow_children = s->child > 0;
+	po->task_fn = on_task;
+	po->include_self = o->include_self;
+	po->event_rate = o->event_rate;
+}
+
+/* --cgroup: a v2 cgroup becomes a cgroup target, a v1 cgroup's processes pid targets. */
+static int cgroup_targets(struct session *s)
+{
+	char err[512];
+	uint64_t cgid, *grown;
+	int n = sli_cgroup_target(s->o->cgroup, &cgid, s->pids + s->npids,
+				  RECORD_MAX_TARGETS - s->npids, err, sizeof(err));
+
+	if (n < 0) {
+		cli_error("%s", err);
+		return -1;
+	}
+	s->npids += (size_t)n;
+	if (!cgid && !n)
+		s->pids[s->npids++] = 0x7fffffff; /* an empty v1 cgroup: nothing matches yet */
+	if (cgid) {
+		grown = realloc(s->cgroups, (s->ncgroups + 1) * sizeof(*grown));
+		if (!grown) {
+			cli_error("out of memory");
+			return -1;
+		}
+		s->cgroups = grown;
+		s->cgroups[s->ncgroups++] = cgid;
+	}
+	return 0;
 }
 
 int session_open(struct session *s, struct record_opts *o)
@@ -188,11 +218,13 @@ int session_open(struct session *s, struct record_opts *o)
 		sym_cache__set_lines(s->sc, o->source_lines);
 	s->ic = ident_cache__new("/proc", "/");
 	co.threads = o->threads;
+	co.group = o->group < 0 ? GROUP_COMMAND : (enum group_by)o->group;
 	co.annotate = o->annotate;
 	co.mem_bytes = o->mem_bytes;
 	co.no_kernel = o->user_only;
 	co.no_user = o->kernel_only;
 	co.unwind_cache = o->unwind_cache;
+	co.max_stacks = o->max_stacks;
 	s->col = s->ft && s->sc && s->ic ? collector__new(s->ft, s->sc, s->ic, &co) : NULL;
 	if (!s->col) {
 		cli_error("out of memory");
@@ -205,7 +237,7 @@ int session_open(struct session *s, struct record_opts *o)
 	if (o->cmdline[0]) {
 		regcomp(&s->cmdline_re, o->cmdline, REG_EXTENDED | REG_NOSUB);
 		s->have_re = true;
-		scan_cmdline(&s->cmdline_re, s->pids, &s->npids, RECORD_MAX_TARGETS);
+		scan_cmdline(s->ic, &s->cmdline_re, s->pids, &s->npids, RECORD_MAX_TARGETS);
 		if (!s->npids)
 			s->pids[s->npids++] = 0x7fffffff; /* keeps the pid filter on until one starts */
 	}
@@ -217,16 +249,34 @@ int session_open(struct session *s, struct record_opts *o)
 		}
 		s->pids[s->npids++] = s->child;
 	}
-	probe_options(s, &po);
-	s->probes = probes__open(&po, on_event, s, err, sizeof(err));
-	if (!s->probes) {
+	if (o->cgroup[0] && cgroup_targets(s))
+		goto fail;
+	session_probe_options(s, &po);
+	/* Thread timeline and L7 have probes of their own (session_threads_open, cli/l7.c). */
+	po.types &= ~(PROBE_THREADS | RECORD_TYPE_L7);
+	if (po.types) {
+		s->probes = probes__open(&po, on_event, s, err, sizeof(err));
+		if (!s->probes) {
+			cli_error("%s", err);
+			goto fail;
+		}
+		warn = probes__warnings(s->probes);
+		if (*warn)
+			fprintf(stderr, "galatop: %s%s", warn,
+				warn[strlen(warn) - 1] == '\n' ? "" : "\n");
+		o->types &= probes__types(s->probes) | PROBE_THREADS | RECORD_TYPE_L7;
+	}
+	if (o->sli && session_attach_sli(s, err, sizeof(err))) {
 		cli_error("%s", err);
 		goto fail;
 	}
-	warn = probes__warnings(s->probes);
-	if (*warn)
-		fprintf(stderr, "galatop: %s%s", warn, warn[strlen(warn) - 1] == '\n' ? "" : "\n");
-	o->types &= probes__types(s->probes);
+	if ((o->types & PROBE_THREADS) && session_threads_open(s, err, sizeof(err))) {
+		cli_error("%s", err);
+		goto fail;
+	}
+	/* JVMs get the agent that names their JIT code, once the stack probes are in place. */
+	if (s->probes && !o->no_java_agent)
+		java_attach__targets(s->pids, s->npids);
 	/* Read the targets' maps now, so stacks resolve even if they exit early. */
 	for (size_t i = 0; i < s->npids; i++)
 		sym_cache__process_load(s->sc, s->pids[i]);
@@ -234,6 +284,95 @@ int session_open(struct session *s, struct record_opts *o)
 fail:
 	session_close(s, true);
 	return 1;
+}
+
+/* Frame tables kept between renewals: at least this many frames, and twice what the last
+ * renewal started from, so renewals stay rare. */
+#define RENEW_FRAMES_MIN 65536
+
+void session_renew_frames(struct session *s)
+{
+	struct strtab *st;
+	struct frames *ft;
+
+	if (frames__count(s->ft) < RENEW_FRAMES_MIN || frames__count(s->ft) < 2 * s->renewed_at)
+		return;
+	st = strtab__new();
+	ft = st ? frames__new(st) : NULL;
+	if (!ft || collector__set_frames(s->col, ft)) {
+		frames__free(ft);
+		strtab__free(st);
+		return;
+	}
+	frames__free(s->ft);
+	strtab__free(s->st);
+	s->ft = ft;
+	s->st = st;
+	s->renewed_at = frames__count(ft);
+}
+
+int session_threads_open(struct session *s, char *err, size_t errlen)
+{
+	const char *warn;
+
+	if (s->tl)
+		return 0;
+	s->tl = tl_capture__open(s, err, errlen);
+	if (!s->tl)
+		return -EPERM;
+	warn = tl_capture__warnings(s->tl);
+	if (*warn)
+		fprintf(stderr, "galatop: %s", warn);
+	s->o->types |= PROBE_THREADS;
+	return 0;
+}
+
+int session_attach_sli(struct session *s, char *err, size_t errlen)
+{
+	struct sli_collector_opts so = { 0 };
+	struct probe_opts po;
+	const char *warn;
+
+	if (s->sli)
+		return 0;
+	session_probe_options(s, &po);
+	so.targets = &po;
+	/* gala-gopher's sli families (--config): cpu, mem, io. */
+	if (s->o->sli_families & RECORD_SLI_CPU)
+		so.slis |= 1u << SLI_CPU_WAIT | 1u << SLI_CPU_RUNDELAY | 1u << SLI_CPU_SLEEP |
+			   1u << SLI_CPU_BLOCK | 1u << SLI_CPU_IOWAIT | 1u << SLI_CPU_LONGSYS;
+	if (s->o->sli_families & RECORD_SLI_MEM)
+		so.slis |= 1u << SLI_MEM_RECLAIM | 1u << SLI_MEM_SWAPIN | 1u << SLI_MEM_COMPACT;
+	if (s->o->sli_families & RECORD_SLI_IO)
+		so.slis |= 1u << SLI_BIO_LATENCY;
+	if (s->o->longsys_ns == RECORD_LONGSYS_OFF) {
+		/* The system call hooks slow every system call down: off on request. */
+		so.slis = (so.slis ? so.slis : (1u << SLI_MAX) - 1) & ~(1u << SLI_CPU_LONGSYS);
+		so.longsys_ns = 0;
+	}
+	so.longsys_ns = s->o->longsys_ns;
+	so.delayacct = true;
+	so.cgroup = s->o->cgroup[0] ? s->o->cgroup : NULL;
+	so.host_root = "/";
+	s->sli = sli_collector__new(s->ic, &so, err, errlen);
+	if (!s->sli)
+		return -EINVAL;
+	warn = sli_collector__warnings(s->sli);
+	if (*warn)
+		fprintf(stderr, "galatop: %s%s", warn, warn[strlen(warn) - 1] == '\n' ? "" : "\n");
+	return 0;
+}
+
+void session_tick(struct session *s)
+{
+	int pids[RECORD_MAX_TARGETS];
+	size_t n = 0;
+
+	if (!s->sli || !s->have_re || s->probes)
+		return; /* with the profile probes, exec events add them */
+	scan_cmdline(s->ic, &s->cmdline_re, pids, &n, RECORD_MAX_TARGETS);
+	for (size_t i = 0; i < n; i++)
+		sli_collector__add_pid(s->sli, pids[i]);
 }
 
 void session_start_command(struct session *s)
@@ -246,28 +385,84 @@ void session_start_command(struct session *s)
 	s->go_fd = -1;
 }
 
+int session_poll(struct session *s, int timeout_ms)
+{
+	int n = 0, m;
+
+	if (s->poll_err)
+		return s->poll_err;
+	if (s->probes) {
+		n = probes__poll(s->probes, timeout_ms);
+		timeout_ms = 0;
+	}
+	if (s->tl && n >= 0) {
+		m = tl_capture__poll(s->tl, timeout_ms);
+		n = m < 0 ? m : n + m;
+	}
+	if (n == -EINTR)
+		return 0;
+	if (n < 0)
+		s->poll_err = n;
+	return n;
+}
+
+void session_poll_report(const struct session *s)
+{
+	if (s->poll_err)
+		fprintf(stderr, "galatop: stopped reading the probes' ring buffer: %s\n",
+			strerror(-s->poll_err));
+}
+
 bool session_done(struct session *s)
 {
 	if (s->child > 0) {
 		if (waitpid(s->child, NULL, WNOHANG) != s->child)
 			return false;
 		s->child = -1;
-		probes__poll(s->probes, 0); /* the last records */
+		session_poll(s, 0); /* the last records */
 		return true;
 	}
 	if (s->o->npids && all_gone(s->o->pids, s->o->npids)) {
-		probes__poll(s->probes, 0);
+		session_poll(s, 0);
 		fprintf(stderr, "galatop: every target process has exited\n");
 		return true;
 	}
 	return false;
 }
 
+void session_sampling(const struct session *s, bool brief, char *buf, size_t len)
+{
+	static const char *const names[2] = { "offcpu", "mem" };
+	static const unsigned types[2] = { PROBE_OFFCPU, PROBE_MEM };
+	struct probe_stats ps;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (!s->probes)
+		return;
+	probes__stats(s->probes, &ps);
+	for (int k = 0; k < 2 && n < len; k++) {
+		if (!(s->o->types & types[k]) || (!ps.skipped[k] && ps.period[k] <= 1))
+			continue;
+		if (brief)
+			n += snprintf(buf + n, len - n, "%s%s 1/%llu", n ? " " : "", names[k],
+				      (unsigned long long)(ps.period[k] ? ps.period[k] : 1));
+		else
+			n += snprintf(buf + n, len - n, "%s%s 1 in %llu now (%llu events left out, "
+				      "the rest weighted)", n ? ", " : "", names[k],
+				      (unsigned long long)(ps.period[k] ? ps.period[k] : 1),
+				      (unsigned long long)ps.skipped[k]);
+	}
+}
+
 void session_summary(struct session *s, double secs)
 {
+	char sampling[256];
 	struct probe_stats ps;
 	struct collector_stats cs;
 
+	if (!s->probes)
+		return;
 	probes__stats(s->probes, &ps);
 	collector__stats(s->col, &cs);
 	fprintf(stderr,
@@ -285,25 +480,57 @@ void session_summary(struct session *s, double secs)
 			(unsigned long long)cs.unwound, cs.unwind_ns / 1e3 / (double)cs.unwound,
 			(unsigned long long)cs.unwind_truncated,
 			(unsigned long long)cs.unwind_errors);
+	if (ps.sb_lost)
+		fprintf(stderr, "galatop: %llu mapping events lost (side band full): stacks of "
+			"processes that exited early may show [unknown]\n",
+			(unsigned long long)ps.sb_lost);
+	if (cs.folded)
+		fprintf(stderr, "galatop: %llu rare stacks folded into [other] frames "
+			"(--max-stacks %zu)\n", (unsigned long long)cs.folded, s->o->max_stacks);
+	session_sampling(s, false, sampling, sizeof(sampling));
+	if (sampling[0])
+		fprintf(stderr, "galatop: sampled in the kernel past %u events/s per CPU "
+			"(--event-rate): %s\n", s->o->event_rate, sampling);
 	if (ps.drops)
 		fputs("galatop: hint: lower -F or narrow the targets to avoid drops\n", stderr);
 }
 
+/* Waits for the command; one that ignores SIGTERM gets SIGKILL after 3 s. */
+static void reap(pid_t child, bool interrupted)
+{
+	for (int i = 0; interrupted && i < 300; i++) {
+		if (waitpid(child, NULL, WNOHANG) != 0)
+			return;
+		usleep(10000);
+	}
+	if (interrupted)
+		kill(child, SIGKILL);
+	while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
 void session_close(struct session *s, bool interrupted)
 {
+	char warn[PATH_MAX + 128];
+
+	if (s->sc && sym_cache__warning(s->sc, warn, sizeof(warn)))
+		fprintf(stderr, "galatop: warning: %s\n", warn);
 	if (s->go_fd >= 0)
 		close(s->go_fd); /* the child reads EOF and exits without running CMD */
 	if (s->child > 0) {
 		if (interrupted)
 			kill(s->child, SIGTERM);
-		waitpid(s->child, NULL, 0);
+		reap(s->child, interrupted);
 	}
 	probes__free(s->probes);
+	tl_capture__free(s->tl);
+	sli_collector__free(s->sli);
 	if (s->have_re)
 		regfree(&s->cmdline_re);
 	collector__free(s->col);
 	ident_cache__free(s->ic);
 	sym_cache__free(s->sc);
+	java_attach__cleanup();
 	frames__free(s->ft);
 	strtab__free(s->st);
 	free(s->cgroups);

@@ -11,6 +11,7 @@
 #include "record.h"
 #include "bpf/collector.h"
 #include "bpf/probes.h"
+#include "bpf/sli_collector.h"
 
 struct session {
 	struct record_opts *o;
@@ -19,7 +20,9 @@ struct session {
 	struct sym_cache *sc;
 	struct ident_cache *ic;
 	struct collector *col;
-	struct probes *probes;
+	struct probes *probes;	    /* NULL when only other families run (--type threads, sli) */
+	struct tl_capture *tl;	    /* the thread timeline, NULL until opened */
+	struct sli_collector *sli;  /* the SLI probes, once attached */
 	regex_t cmdline_re;
 	bool have_re;
 	uint64_t *cgroups;
@@ -28,16 +31,42 @@ struct session {
 	size_t npids;
 	pid_t child;  /* the -- CMD process, -1 when none or reaped */
 	int go_fd;    /* write end of the pipe the command waits on, -1 once started */
+	uint32_t renewed_at; /* frames in the table when it was last renewed */
+	int poll_err; /* the first error reading the ring buffer (-errno), said once; 0 if none */
 };
 
 /* Sets up everything for o (o->types must be set) and attaches the probes; a command is
  * forked but waits for session_start_command. o->types is narrowed to the probes that
  * attached. 0, or an exit code after a one-line report; s is then already closed. */
 int session_open(struct session *s, struct record_opts *o);
+/* Between periods (the collector's profiles empty, nothing else holding frames): replaces
+ * the frame table by an empty one once it has grown enough, so frames of processes long gone
+ * do not pile up over a long periodic run. */
+void session_renew_frames(struct session *s);
+/* The probe options (targets included) the session's probe families share. */
+void session_probe_options(const struct session *s, struct probe_opts *po);
+/* Opens the thread timeline probes now (at start with --type threads, or when the Threads
+ * pane first opens). 0, or -errno with a one-line reason in err. */
+int session_threads_open(struct session *s, char *err, size_t errlen);
+/* Attaches the SLI probes to the session's targets (no-op when attached). 0, or -errno with a
+ * one-line reason in err. */
+int session_attach_sli(struct session *s, char *err, size_t errlen);
+/* Once a second: processes matching --cmdline that started since become SLI targets. */
+void session_tick(struct session *s);
 /* Lets the -- CMD process exec (no-op without one). */
 void session_start_command(struct session *s);
+/* Drains every open probe family's ring buffer, waiting up to timeout_ms: the record count,
+ * or -errno. An
+ * interruption by a signal counts as 0 records; any other error is kept in s->poll_err (for
+ * the caller to report, with session_poll_report) and every later call returns it. */
+int session_poll(struct session *s, int timeout_ms);
+/* Says on stderr why the probes could no longer be read, if they could not. */
+void session_poll_report(const struct session *s);
 /* True once the command has exited or every -p target is gone (said on stderr). */
 bool session_done(struct session *s);
+/* What the kernel samples now (--event-rate) into buf: "" when every event is taken, else
+ * e.g. "mem 1/16" (brief, for the status line) or a sentence for the summary. */
+void session_sampling(const struct session *s, bool brief, char *buf, size_t len);
 /* Prints the one-line summary of what was recorded in secs seconds. */
 void session_summary(struct session *s, double secs);
 /* Detaches and frees everything; the command is killed if interrupted, then reaped. */

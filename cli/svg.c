@@ -9,6 +9,7 @@
 #include "../export/folded.h"
 #include "../export/perfscript.h"
 #include "../export/svg.h"
+#include "../model/group.h"
 
 const char cmd_svg_help[] =
 	"Usage: galatop svg [OPTIONS] [FILE|-]\n"
@@ -47,6 +48,8 @@ const char cmd_svg_help[] =
 	"                     a stack only with the one just before it\n"
 	"  --negate           differentials: swap red and blue and the sign of the change\n"
 	"  --notes TEXT       notes kept in an XML comment at the top of the SVG\n"
+	"  --group G          regroup galatop's [PID]comm roots: command (one root per\n"
+	"                     program name), process, thread or none (default: as the input)\n"
 	"  -o, --output FILE  write to FILE instead of standard output\n"
 	"  -h, --help         show this help\n"
 	"\n"
@@ -206,7 +209,7 @@ int cmd_svg(int argc, char **argv)
 	enum {
 		O_TITLE = 256, O_SUBTITLE, O_WIDTH, O_HEIGHT, O_MINWIDTH, O_FONTTYPE, O_FONTSIZE,
 		O_FONTWIDTH, O_COUNTNAME, O_NAMETYPE, O_COLORS, O_BGCOLORS, O_HASH, O_INVERTED,
-		O_REVERSE, O_FLAMECHART, O_NEGATE, O_NOTES
+		O_REVERSE, O_FLAMECHART, O_NEGATE, O_NOTES, O_GROUP
 	};
 	static const struct option longopts[] = {
 		{ "title", required_argument, NULL, O_TITLE },
@@ -227,6 +230,7 @@ int cmd_svg(int argc, char **argv)
 		{ "flamechart", no_argument, NULL, O_FLAMECHART },
 		{ "negate", no_argument, NULL, O_NEGATE },
 		{ "notes", required_argument, NULL, O_NOTES },
+		{ "group", required_argument, NULL, O_GROUP },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -240,7 +244,7 @@ int cmd_svg(int argc, char **argv)
 	struct profile *p = NULL;
 	FILE *in = NULL, *out;
 	long lv;
-	int c, err, pal, ret = 1;
+	int c, err, pal, group = -1, ret = 1;
 
 	svg_opts_init(&so);
 	opterr = 0;
@@ -315,6 +319,12 @@ int cmd_svg(int argc, char **argv)
 		case O_NOTES:
 			so.notes = optarg;
 			break;
+		case O_GROUP:
+			group = group_by_parse(optarg);
+			if (group < 0)
+				return cli_usage_error(cmd, "--group: bad value '%s' (thread, process, "
+						       "command or none)", optarg);
+			break;
 		case 'o':
 			outpath = optarg;
 			break;
@@ -347,6 +357,16 @@ int cmd_svg(int argc, char **argv)
 	if (err) {
 		cli_error("cannot read %s: %s", label, strerror(-err));
 		goto out;
+	}
+	if (group >= 0) {
+		struct profile *g = group_profile(p, (enum group_by)group);
+
+		if (!g) {
+			cli_error("out of memory");
+			goto out;
+		}
+		profile__free(p);
+		p = g;
 	}
 
 	out = cli_open_out(outpath);

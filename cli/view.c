@@ -9,17 +9,19 @@
 #include "commands.h"
 #include "../export/folded.h"
 #include "../export/perfscript.h"
+#include "../export/l7.h"
 #include "../export/snapshot.h"
 #include "../model/profile.h"
 #include "../tui/tui.h"
 
 const char cmd_view_help[] =
 	"Usage: galatop view [OPTIONS] FILE\n"
+	"       galatop view [OPTIONS] --diff BEFORE AFTER\n"
 	"\n"
 	"Explore a saved profile in the terminal: an icicle/flame graph with zoom, search and\n"
 	"filters, and a top-like table of functions. FILE holds folded stacks (\"a;b;c 12\") or\n"
 	"`perf script` output or a .gtop snapshot (detected), or is - for standard input. Press F1\n"
-	"or ? for the keys.\n"
+	"or ? for the keys. The .gtop and .json files of `record --type l7` open in the L7 view.\n"
 	"\n"
 	"Options:\n"
 	"  -t, --type TYPE    what the file's values are: oncpu (default), offcpu or mem; for a\n"
@@ -47,7 +49,7 @@ const char cmd_view_help[] =
 	"errors.\n";
 
 enum { OPT_NO_COLOR = 256, OPT_ASCII, OPT_FORMAT, OPT_DUMP, OPT_SIZE, OPT_KEYS, OPT_DUMP_ROLES,
-       OPT_TERM, OPT_BENCH };
+       OPT_TERM, OPT_BENCH, OPT_DIFF };
 
 static const struct option long_opts[] = {
 	{ "type", required_argument, NULL, 't' },
@@ -61,6 +63,7 @@ static const struct option long_opts[] = {
 	{ "keys", required_argument, NULL, OPT_KEYS },
 	{ "dump-roles", no_argument, NULL, OPT_DUMP_ROLES },
 	{ "term", required_argument, NULL, OPT_TERM },
+	{ "diff", no_argument, NULL, OPT_DIFF },
 	{ "bench-render", required_argument, NULL, OPT_BENCH }, /* hidden: tests/bench/tui.sh */
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -144,6 +147,7 @@ static int add_perf_stack(void *vctx, const char *stack, size_t len, uint64_t co
 struct loaded {
 	struct profile *own;
 	struct snapshot snap;
+	struct l7_table *l7; /* L7 tables of a .json file (record --type l7 -o x.json) */
 	const struct profile *p[PTYPE_MAX];
 };
 
@@ -185,6 +189,16 @@ static int load(const char *path, const char *format, struct frames *ft, enum tu
 		cli_error("cannot read %s: %s", path, strerror(-r));
 		return -1;
 	}
+	if (!strcmp(format, "auto") && l7_json_sniff(buf, len)) {
+		char err[512];
+
+		l->l7 = l7_table__new();
+		r = l->l7 ? l7_json_load(buf, len, path, l->l7, NULL, err, sizeof(err)) : -ENOMEM;
+		free(buf);
+		if (r)
+			cli_error("%s", r == -ENOMEM ? "out of memory" : err);
+		return r ? -1 : 0;
+	}
 	if (!strcmp(format, "auto") && snapshot_sniff(buf, len)) {
 		r = load_snapshot(path, buf, len, ft, type, l);
 		free(buf);
@@ -224,11 +238,55 @@ static int load(const char *path, const char *format, struct frames *ft, enum tu
 		return -1;
 	}
 check:
+	if (l->snap.timeline || l->snap.sli)
+		return 0; /* the Threads or Containers pane has something to show */
 	for (int t = 0; t < PTYPE_MAX; t++)
 		if (l->p[t] && profile__total(l->p[t]) > 0)
 			return 0;
+	if (l->snap.l7)
+		return 0; /* L7 tables only: the L7 view opens first */
 	cli_error("%s: no stacks", path);
 	return -1;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* Differential profiles of the types both files have: "before" in the first column, "after"
+ * in the second. 0, or -1 with the reason said. */
+static int diff_profiles(const char *bname, const char *aname, struct frames *ft,
+			 const struct loaded *b, const struct loaded *a, struct profile **dp)
+{
+	int common = 0;
+
+	for (int t = 0; t < PTYPE_MAX; t++) {
+		if (!b->p[t] || !a->p[t])
+			continue;
+		if (profile__kind(b->p[t]) != profile__kind(a->p[t])) {
+			cli_error("%s and %s: %s values are %s in one and %s in the other", bname,
+				  aname, tui_ptype_str((enum tui_ptype)t),
+				  value_kind_str(profile__kind(b->p[t])),
+				  value_kind_str(profile__kind(a->p[t])));
+			return -1;
+		}
+		dp[t] = profile__new(ft, profile__kind(a->p[t]), false);
+		if (!dp[t] || profile__merge_column(dp[t], b->p[t], 0) ||
+		    profile__merge_column(dp[t], a->p[t], 1)) {
+			cli_error("out of memory");
+			return -1;
+		}
+		common++;
+	}
+	if (!common) {
+		cli_error("%s and %s have no profile type in common (oncpu, offcpu, mem)", bname,
+			  aname);
+		return -1;
+	}
+	return 0;
 }
 
 int cmd_view(int argc, char **argv)
@@ -238,7 +296,10 @@ int cmd_view(int argc, char **argv)
 	struct tui_static_source src;
 	struct strtab *st = NULL;
 	struct frames *ft = NULL;
-	struct loaded l = { 0 };
+	struct loaded l = { 0 }, before = { 0 };
+	struct profile *dp[PTYPE_MAX] = { 0 };
+	char origin[512];
+	bool diff = false;
 	long bench = 0;
 	int c, r = 1, t;
 
@@ -289,6 +350,9 @@ int cmd_view(int argc, char **argv)
 		case OPT_TERM:
 			o.dump_term = optarg;
 			break;
+		case OPT_DIFF:
+			diff = true;
+			break;
 		case OPT_BENCH:
 			if (cli_parse_long("view", "--bench-render", optarg, 1, 1000000, &bench))
 				return EXIT_USAGE;
@@ -301,7 +365,9 @@ int cmd_view(int argc, char **argv)
 			return cli_bad_option("view", argv, c);
 		}
 	}
-	if (optind != argc - 1)
+	if (diff && optind != argc - 2)
+		return cli_usage_error("view", "--diff takes two files: BEFORE and AFTER");
+	if (!diff && optind != argc - 1)
 		return cli_usage_error("view", optind < argc ? "one FILE only" : "FILE is missing");
 	if ((o.keys || o.dump_roles) && !o.dump)
 		return cli_usage_error("view", "--keys and --dump-roles go with --dump");
@@ -311,14 +377,50 @@ int cmd_view(int argc, char **argv)
 		cli_error("out of memory");
 		goto out;
 	}
-	if (load(argv[optind], format, ft, o.ptype, &l))
-		goto out;
-	tui_static_source_init(&src, argv[optind]);
+	if (diff) {
+		if (load(argv[optind], format, ft, o.ptype, &before) ||
+		    load(argv[optind + 1], format, ft, o.ptype, &l) ||
+		    diff_profiles(argv[optind], argv[optind + 1], ft, &before, &l, dp))
+			goto out;
+		snprintf(origin, sizeof(origin), "%s -> %s", base_name(argv[optind]),
+			 base_name(argv[optind + 1]));
+	} else {
+		if (load(argv[optind], format, ft, o.ptype, &l))
+			goto out;
+		snprintf(origin, sizeof(origin), "%s", argv[optind]);
+	}
+	tui_static_source_init(&src, origin);
 	for (int k = 0; k < PTYPE_MAX; k++)
-		tui_static_source_set(&src, (enum tui_ptype)k, l.p[k]);
+		tui_static_source_set(&src, (enum tui_ptype)k, diff ? dp[k] : l.p[k]);
+	if (l.snap.timeline) {
+		tui_static_source_set_data(&src, TUI_DATA_TIMELINE, l.snap.timeline);
+		if (!l.snap.nprofiles)
+			o.first_view = "Threads"; /* a recording of threads only */
+	}
+	if (l.snap.sli) {
+		bool stacks = false;
+
+		tui_static_source_set_data(&src, TUI_DATA_SLI, l.snap.sli);
+		for (int k = 0; k < PTYPE_MAX; k++)
+			stacks |= l.p[k] && profile__total(l.p[k]) > 0;
+		if (!stacks)
+			o.first_view = "Containers";
+	}
+	if (l.snap.l7 || l.l7) {
+		tui_static_source_set_data(&src, TUI_DATA_L7, l.l7 ? l.l7 : l.snap.l7);
+		for (t = 0; t < PTYPE_MAX && !l.p[t]; t++)
+			;
+		if (t == PTYPE_MAX && !l.snap.sli)
+			o.first_view = "L7";
+	}
 	r = tui_run(&src.src, &o);
 out:
+	for (int k = 0; k < PTYPE_MAX; k++)
+		profile__free(dp[k]);
+	snapshot_release(&before.snap);
+	profile__free(before.own);
 	snapshot_release(&l.snap);
+	l7_table__free(l.l7);
 	profile__free(l.own);
 	frames__free(ft);
 	strtab__free(st);

@@ -1,10 +1,12 @@
 #include "folded.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../model/sanitize.h"
+#include "../util/grow.h"
 
 #define BLOCK_SIZE (1u << 20)
 #define MAX_REPORTED 10 /* invalid lines reported one by one; the rest are summed up */
@@ -102,18 +104,8 @@ static long read_line(struct reader *r, const char **out)
 			*out = start;
 			return (long)n;
 		}
-		if (used + n + 1 > r->cap) {
-			size_t ncap = r->cap ? r->cap : 4096;
-			char *p;
-
-			while (ncap < used + n + 1)
-				ncap *= 2;
-			p = realloc(r->line, ncap);
-			if (!p)
-				return -3;
-			r->line = p;
-			r->cap = ncap;
-		}
+		if (ARRAY_GROW(r->line, r->cap, used + n + 1))
+			return -3;
 		memcpy(r->line + used, start, n);
 		used += n;
 		r->pos += n + (nl ? 1 : 0);
@@ -133,6 +125,7 @@ int folded_parse(FILE *f, const char *name, const struct folded_opts *o, folded_
 {
 	struct reader r = { .f = f };
 	struct folded_stats st = { 0 };
+	double sum = 0, sum2 = 0; /* so that no total can overflow to infinity */
 	const char *line;
 	long n;
 	int ret = 0;
@@ -162,6 +155,10 @@ int folded_parse(FILE *f, const char *name, const struct folded_opts *o, folded_
 				len = len2;
 				st.two_column = true;
 			}
+			if (!isfinite(count) || !isfinite(count2))
+				why = "count too large (overflows to infinity)";
+			else if (!isfinite(sum + count) || !isfinite(sum2 + count2))
+				why = "counts add up past the largest number (total overflows to infinity)";
 		}
 		if (why) {
 			st.skipped++;
@@ -175,6 +172,9 @@ int folded_parse(FILE *f, const char *name, const struct folded_opts *o, folded_
 			continue;
 		}
 		st.stacks++;
+		sum += count;
+		if (count2 > 0)
+			sum2 += count2;
 		ret = fn(ctx, line, len, count, count2);
 		if (ret)
 			break;
@@ -198,15 +198,8 @@ static int push_frame(struct frames *ft, const char *s, size_t len, uint32_t **f
 {
 	uint32_t id;
 
-	if (n == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 64;
-		uint32_t *p = realloc(*frames, ncap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		*frames = p;
-		*cap = ncap;
-	}
+	if (array_grow(frames, cap, n + 1, sizeof(**frames)))
+		return -ENOMEM;
 	if (sanitize_is_clean(s, len)) {
 		id = frames__intern_name(ft, s, len);
 	} else {
@@ -293,15 +286,8 @@ static int add_line(void *vctx, const char *stack, size_t len, double count, dou
 			c->frames[n - 1 - i] = t;
 		}
 	}
-	if (keep + (size_t)n > c->path_cap) {
-		size_t ncap = (keep + (size_t)n) * 2;
-		uint32_t *p = realloc(c->path, ncap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		c->path = p;
-		c->path_cap = ncap;
-	}
+	if (ARRAY_GROW(c->path, c->path_cap, keep + (size_t)n))
+		return -ENOMEM;
 	for (long i = 0; i < n; i++) {
 		node = profile__child(c->p, node, c->frames[i]);
 		if (node == PROFILE_NONE)
@@ -310,15 +296,10 @@ static int add_line(void *vctx, const char *stack, size_t len, double count, dou
 	}
 	c->path_len = keep + (size_t)n;
 	if (!c->reverse) {
-		if (len > c->prev_cap) {
-			char *p = realloc(c->prev, len * 2);
-
-			if (!p)
-				return -ENOMEM;
-			c->prev = p;
-			c->prev_cap = len * 2;
-		}
-		memcpy(c->prev, stack, len);
+		if (ARRAY_GROW(c->prev, c->prev_cap, len))
+			return -ENOMEM;
+		if (len) /* an empty stack ("; 5") leaves prev NULL: no memcpy from/to NULL */
+			memcpy(c->prev, stack, len);
 		c->prev_len = len;
 		/* A trailing ';' run was dropped by split: do not let it pair with a frame. */
 		while (c->prev_len && c->prev[c->prev_len - 1] == ';')
@@ -392,27 +373,9 @@ static int collect_line(void *vctx, const uint32_t *frames, size_t depth, double
 
 	for (size_t i = 0; i < depth; i++)
 		need += SANITIZE_MAX(frames__name_len(ft, frames[i])) + 1;
-	if (c->used + need > c->cap) {
-		size_t ncap = c->cap ? c->cap : 1 << 16;
-		char *b;
-
-		while (ncap < c->used + need)
-			ncap *= 2;
-		b = realloc(c->buf, ncap);
-		if (!b)
-			return -ENOMEM;
-		c->buf = b;
-		c->cap = ncap;
-	}
-	if (c->nlines == c->offs_cap) {
-		size_t ncap = c->offs_cap ? c->offs_cap * 2 : 1024;
-		size_t *o = realloc(c->offs, ncap * sizeof(*o));
-
-		if (!o)
-			return -ENOMEM;
-		c->offs = o;
-		c->offs_cap = ncap;
-	}
+	if (ARRAY_GROW(c->buf, c->cap, c->used + need) ||
+	    ARRAY_GROW(c->offs, c->offs_cap, c->nlines + 1))
+		return -ENOMEM;
 	c->offs[c->nlines++] = c->used;
 	char *out = c->buf + c->used, *start = out;
 	for (size_t i = 0; i < depth; i++) {

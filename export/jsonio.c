@@ -83,14 +83,12 @@ void json_out__lit(struct json_out *o, const char *s)
 }
 
 /* Writes s[0..n) as a JSON string: controls as \u00XX, invalid UTF-8 bytes as U+FFFD. */
-void json_out__str(struct json_out *o, const char *s, size_t n)
+size_t json_escape(char *dst, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *u = (const unsigned char *)s;
-	char *p = out_room(o, n * 6 + 2), *start = p;
+	char *p = dst;
 
-	if (!p)
-		return;
 	*p++ = '"';
 	for (size_t i = 0; i < n;) {
 		size_t k;
@@ -116,7 +114,29 @@ void json_out__str(struct json_out *o, const char *s, size_t n)
 		}
 	}
 	*p++ = '"';
-	o->len += (size_t)(p - start);
+	return (size_t)(p - dst);
+}
+
+void json_out__str(struct json_out *o, const char *s, size_t n)
+{
+	char *p = out_room(o, n * 6 + 2);
+
+	if (p)
+		o->len += json_escape(p, s, n);
+}
+
+void json_fput_str(FILE *f, const char *s)
+{
+	char buf[1024], *p = buf;
+	size_t n = s ? strlen(s) : 0;
+
+	if (n * 6 + 2 > sizeof(buf) && !(p = malloc(n * 6 + 2))) {
+		fputs("\"\"", f);
+		return;
+	}
+	fwrite(p, 1, json_escape(p, s ? s : "", n), f);
+	if (p != buf)
+		free(p);
 }
 
 void json_out__cstr(struct json_out *o, const char *s)
@@ -400,11 +420,13 @@ int json_in__uint(struct json_in *s, uint64_t max, uint64_t *v)
 		return -EINVAL;
 	*v = 0;
 	for (size_t i = 0; plain && i < len; i++) {
-		if (*v > (max - (uint64_t)(tok[i] - '0')) / 10) {
+		uint64_t d = (uint64_t)(tok[i] - '0');
+
+		if (d > max || *v > (max - d) / 10) {
 			plain = false;
 			break;
 		}
-		*v = *v * 10 + (uint64_t)(tok[i] - '0');
+		*v = *v * 10 + d;
 	}
 	if (!plain) {
 		s->p = tok;

@@ -55,6 +55,11 @@ void json_out__str(struct json_out *o, const char *s, size_t n);
 void json_out__cstr(struct json_out *o, const char *s);
 void json_out__u64(struct json_out *o, uint64_t v);
 void json_out__num(struct json_out *o, double v);
+/* Writes s[0..n) as a JSON string (quotes included, escaped as json_out__str does) into dst,
+ * which has room for n * 6 + 2 bytes; returns the bytes written. */
+size_t json_escape(char *dst, const char *s, size_t n);
+/* Writes the NUL-terminated s (NULL is "") to f as a JSON string. */
+void json_fput_str(FILE *f, const char *s);
 /* True when s[0..n) is exactly one JSON number. */
 bool json_is_number(const char *s, size_t n);
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../model/sanitize.h"
+#include "../model/hash.h"
 
 static const char *const palette_names[PALETTE_MAX] = {
 	[PALETTE_HOT] = "hot",	     [PALETTE_MEM] = "mem",	  [PALETTE_IO] = "io",
@@ -100,24 +101,6 @@ static double name_vector(const uint32_t *cps, size_t n, bool backward)
 	}
 #undef AT
 	return 1 - vector / max;
-}
-
-/* FNV-1a over the bytes, then a finalizer so that every output bit depends on every input
- * bit; fixed here (not shared with the model's table hash) because colors must never change. */
-static uint64_t name_hash(const char *name, size_t len)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)name[i];
-		h *= 0x100000001b3ULL;
-	}
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 33;
-	return h;
 }
 
 static bool ends_with(const char *s, size_t len, const char *suffix)
@@ -224,7 +207,7 @@ struct rgb palette_color(enum palette pal, const char *name, size_t len, bool by
 		v2 = v3 = name_vector(c.v, c.n, true);
 		cps_free(&c);
 	} else {
-		uint64_t h = name_hash(name, len);
+		uint64_t h = hash_bytes(name, len);
 
 		v1 = (double)(h & 0x1FFFFF) / 0x200000;
 		v2 = (double)((h >> 21) & 0x1FFFFF) / 0x200000;

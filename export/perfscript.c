@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../model/strtab.h"
+#include "../model/stackset.h"
 
 /* Character classes of perl's \s, \d, \w on byte strings, plus the bytes frame tidying edits. */
 enum {
@@ -322,7 +323,6 @@ static int header_line(struct perfscript *ps, const char *l, size_t n, size_t co
 	const char *period = NULL, *event = NULL;
 	size_t period_len = 0, event_len = 0, i;
 	struct buf *pn = &ps->pname;
-	bool lone = false;
 
 	/* `not $tid`: absent or "0" means the number was the TID and the PID is unknown. */
 	if (!tid || (tid_len == 1 && tid[0] == '0')) {
@@ -330,7 +330,6 @@ static int header_line(struct perfscript *ps, const char *l, size_t n, size_t co
 		tid_len = pid_len;
 		pid = "?";
 		pid_len = 1;
-		lone = true;
 	}
 	if (match_event(l, n, &period, &period_len, &event, &event_len)) {
 		if (!ps->filter.len) {
@@ -348,10 +347,6 @@ static int header_line(struct perfscript *ps, const char *l, size_t n, size_t co
 			ps->stats.filtered++;
 			return 0;
 		}
-		/* galatop, not the script: perf >= 4 headers ("burn 9717 1.2: 2004 cpu-clock:pppH:")
-		 * carry event modifiers, and there the lone number is taken as the PID too. */
-		if (lone && memchr(event, ':', event_len))
-			pid = tid, pid_len = tid_len;
 	}
 	/* `not $period`: absent or "0" counts 1. */
 	if (!period_len || (period_len == 1 && period[0] == '0'))
@@ -695,15 +690,10 @@ int perfscript__parse_file(struct perfscript *ps, FILE *f)
 	return err;
 }
 
-/* The aggregator: stacks interned in a strtab (id 0, the empty string, counts only once seen);
- * counts[id] sums exactly in 64 bits as perl's integers do, big[id] takes over as perl's float
- * once a sum no longer fits. */
+/* The aggregator: one column of model/stackset, whose sums are exact in 64 bits as perl's
+ * integers are, and take perl's float once a sum no longer fits. */
 struct stack_agg {
-	struct strtab *st;
-	uint64_t *counts;
-	double *big; /* 0 until counts[id] would overflow */
-	size_t cap;
-	bool empty_seen;
+	struct stack_set *set; /* one column */
 };
 
 struct stack_agg *stack_agg__new(void)
@@ -712,8 +702,8 @@ struct stack_agg *stack_agg__new(void)
 
 	if (!sa)
 		return NULL;
-	sa->st = strtab__new();
-	if (!sa->st) {
+	sa->set = stack_set__new();
+	if (!sa->set) {
 		free(sa);
 		return NULL;
 	}
@@ -724,53 +714,18 @@ void stack_agg__free(struct stack_agg *sa)
 {
 	if (!sa)
 		return;
-	strtab__free(sa->st);
-	free(sa->counts);
-	free(sa->big);
+	stack_set__free(sa->set);
 	free(sa);
 }
 
 size_t stack_agg__count(const struct stack_agg *sa)
 {
-	return strtab__count(sa->st) - 1 + sa->empty_seen;
-}
-
-static int agg_grow(struct stack_agg *sa, uint32_t id)
-{
-	size_t ncap = sa->cap ? sa->cap * 2 : 4096;
-	uint64_t *counts;
-	double *big;
-
-	while (ncap <= id)
-		ncap *= 2;
-	counts = realloc(sa->counts, ncap * sizeof(*counts));
-	if (!counts)
-		return -ENOMEM;
-	sa->counts = counts;
-	big = realloc(sa->big, ncap * sizeof(*big));
-	if (!big)
-		return -ENOMEM;
-	sa->big = big;
-	memset(counts + sa->cap, 0, (ncap - sa->cap) * sizeof(*counts));
-	memset(big + sa->cap, 0, (ncap - sa->cap) * sizeof(*big));
-	sa->cap = ncap;
-	return 0;
+	return stack_set__count(sa->set);
 }
 
 int stack_agg__add(struct stack_agg *sa, const char *stack, size_t len, uint64_t count)
 {
-	uint32_t id = strtab__intern(sa->st, stack, len);
-
-	if (id == UINT32_MAX || (id >= sa->cap && agg_grow(sa, id)))
-		return -ENOMEM;
-	sa->empty_seen |= id == 0;
-	if (sa->big[id] != 0)
-		sa->big[id] += count;
-	else if (count > UINT64_MAX - sa->counts[id])
-		sa->big[id] = (double)sa->counts[id] + (double)count;
-	else
-		sa->counts[id] += count;
-	return 0;
+	return stack_set__add_count(sa->set, 0, stack, len, count);
 }
 
 int stack_agg__add_cb(void *ctx, const char *stack, size_t len, uint64_t count)
@@ -780,24 +735,23 @@ int stack_agg__add_cb(void *ctx, const char *stack, size_t len, uint64_t count)
 
 int stack_agg__write(struct stack_agg *sa, FILE *out)
 {
-	uint32_t n = strtab__count(sa->st), k = 0;
-	uint32_t *ids = malloc(n * sizeof(*ids));
+	size_t n = stack_set__count(sa->set);
+	uint32_t *ids = stack_set__sorted(sa->set);
 	char num[48];
 
 	if (!ids)
 		return -ENOMEM;
-	for (uint32_t id = sa->empty_seen ? 0 : 1; id < n; id++)
-		ids[k++] = id;
-	strtab__sort_ids(sa->st, ids, k);
-	for (uint32_t i = 0; i < k; i++) {
-		uint32_t id = ids[i];
+	for (size_t i = 0; i < n; i++) {
+		uint64_t count;
+		size_t slen;
+		const char *stack = stack_set__stack(sa->set, ids[i], &slen);
 		int len;
 
-		if (sa->big[id] != 0)
-			len = snprintf(num, sizeof(num), " %.15g\n", sa->big[id]);
+		if (stack_set__exact(sa->set, 0, ids[i], &count))
+			len = snprintf(num, sizeof(num), " %llu\n", (unsigned long long)count);
 		else
-			len = snprintf(num, sizeof(num), " %llu\n", (unsigned long long)sa->counts[id]);
-		fwrite(strtab__str(sa->st, id), 1, strtab__len(sa->st, id), out);
+			len = snprintf(num, sizeof(num), " %.15g\n", stack_set__value(sa->set, 0, ids[i]));
+		fwrite(stack, 1, slen, out);
 		fwrite(num, 1, (size_t)len, out);
 	}
 	free(ids);

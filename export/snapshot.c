@@ -12,8 +12,12 @@
 #include <zlib.h>
 
 #include "../model/sanitize.h"
+#include "../util/file.h"
 #include "jsonio.h"
 #include "snapshot_format.h"
+#include "snapshot_l7.h"
+#include "snapshot_timeline.h"
+#include "sli.h"
 
 
 /* Everything snapshot_read allocates besides profiles, freed together. */
@@ -527,6 +531,24 @@ static int read_profiles(struct reader *r)
 	return more;
 }
 
+/* The "sli" section (export/sli): its text is handed whole to the SLI parser. */
+static int read_sli(struct reader *r)
+{
+	const char *from;
+	char err[256];
+	int ret;
+
+	while (r->s.p < r->s.end && strchr(" \t\r\n", *r->s.p))
+		r->s.p++;
+	from = r->s.p;
+	if (json_in__skip(&r->s))
+		return -EINVAL;
+	ret = sli_snapshot_parse(from, (size_t)(r->s.p - from), &r->snap->sli, err, sizeof(err));
+	if (ret == -ENOMEM)
+		return oom(r);
+	return ret ? json_err_set(r->s.e, ret, "%s", err) : 0;
+}
+
 enum head { HEAD_MATCH, HEAD_OTHER, HEAD_SHORT };
 
 /* Whether text[0..n) starts with {"format":"galatop-snapshot" (JSON whitespace allowed), or is
@@ -559,7 +581,7 @@ static int read_doc(struct reader *r)
 	struct json_in *s = &r->s;
 	const char *key, *str;
 	size_t klen, n;
-	bool first = true, meta = false, frames = false, profiles = false;
+	bool first = true, meta = false, frames = false, profiles = false, sli = false;
 	uint64_t version;
 	int more, ret = 0;
 
@@ -583,6 +605,7 @@ static int read_doc(struct reader *r)
 		bool *seen = json_key_is(key, klen, "meta")	  ? &meta
 			     : json_key_is(key, klen, "frames")	  ? &frames
 			     : json_key_is(key, klen, "profiles") ? &profiles
+			     : json_key_is(key, klen, "sli")	  ? &sli
 								  : NULL;
 
 		json_in__where(s, 0, NULL, SIZE_MAX);
@@ -595,6 +618,12 @@ static int read_doc(struct reader *r)
 		else if (seen == &profiles)
 			ret = frames ? read_profiles(r)
 				     : json_in__fail(s, "\"profiles\" before \"frames\"");
+		else if (json_key_is(key, klen, "l7"))
+			ret = snapshot_l7_read(s, r->snap);
+		else if (seen == &sli)
+			ret = read_sli(r);
+		else if (json_key_is(key, klen, "timeline") && !r->snap->timeline)
+			ret = snapshot_timeline_read(s, &r->snap->timeline);
 		else
 			ret = json_in__skip(s);
 		if (seen)
@@ -696,6 +725,9 @@ void snapshot_release(struct snapshot *s)
 		return;
 	for (size_t i = 0; i < s->nprofiles; i++)
 		profile__free(s->profiles[i].p);
+	snapshot_l7_free(s);
+	timeline__free(s->timeline);
+	sli__free(s->sli);
 	for (size_t i = 0; i < st->n; i++)
 		free(st->ptr[i]);
 	free(st->ptr);
@@ -738,42 +770,15 @@ int snapshot_read_mem(const void *buf, size_t len, const char *name, struct fram
 int snapshot_read(const char *path, struct frames *ft, struct snapshot *s, char *err, size_t errlen)
 {
 	struct json_err e = {err, errlen, path, false};
-	FILE *f = fopen(path, "rb");
 	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	int ret = 0;
+	size_t len = 0;
+	int ret = file_read(path, SNAPSHOT_MAX_BYTES, 0, &buf, &len);
 
 	memset(s, 0, sizeof(*s));
-	if (!f)
-		return json_err_set(&e, -errno, "%s", strerror(errno));
-	for (;;) {
-		size_t got;
-
-		if (len == cap) {
-			char *b;
-
-			if (cap > SNAPSHOT_MAX_BYTES) {
-				ret = json_err_set(&e, -EINVAL, "larger than %lu MiB",
-						   SNAPSHOT_MAX_BYTES >> 20);
-				break;
-			}
-			cap = cap ? cap * 2 : 1 << 20;
-			b = realloc(buf, cap);
-			if (!b) {
-				ret = json_err_set(&e, -ENOMEM, "%s", strerror(ENOMEM));
-				break;
-			}
-			buf = b;
-		}
-		got = fread(buf + len, 1, cap - len, f);
-		len += got;
-		if (got == 0) {
-			if (ferror(f))
-				ret = json_err_set(&e, -EIO, "%s", strerror(EIO));
-			break;
-		}
-	}
-	fclose(f);
+	if (ret == -EFBIG)
+		ret = json_err_set(&e, -EINVAL, "larger than %lu MiB", SNAPSHOT_MAX_BYTES >> 20);
+	else if (ret)
+		ret = json_err_set(&e, ret, "%s", strerror(-ret));
 	if (!ret)
 		ret = snapshot_read_mem(buf, len, path, ft, s, err, errlen);
 	free(buf);

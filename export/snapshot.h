@@ -8,6 +8,8 @@
 
 #include "../model/profile.h"
 
+struct sli;
+
 #define SNAPSHOT_FORMAT "galatop-snapshot"
 #define SNAPSHOT_VERSION 1
 #define SNAPSHOT_MAX_BYTES (1ul << 30) /* compressed and inflated size of a snapshot */
@@ -42,10 +44,19 @@ struct snapshot_profile {
 	struct profile *p;
 };
 
+struct l7_table;
+struct timeline;
+
 struct snapshot {
 	struct snapshot_meta meta;
 	struct snapshot_profile *profiles;
 	size_t nprofiles;
+	struct l7_table *l7; /* L7 tables (export/snapshot_l7.c), NULL if none; read ones are
+			      * freed by snapshot_release */
+	double l7_secs;	     /* length of the L7 recording */
+	struct timeline *timeline; /* the thread timeline, NULL if none; snapshot_read's own */
+	struct sli *sli; /* the "sli" section (model/sli), NULL when none; freed by snapshot_release
+			  * when read */
 	void *store; /* what snapshot_read allocated; NULL in a snapshot the caller built */
 };
 

@@ -13,7 +13,10 @@
 
 #include "../model/sanitize.h"
 #include "jsonio.h"
+#include "snapshot_timeline.h"
 #include "snapshot_format.h"
+#include "snapshot_l7.h"
+#include "sli.h"
 
 
 /* A parameter value: a JSON number or boolean when its text is one, else a string. */
@@ -270,6 +273,22 @@ static int check_profile(struct json_err *e, size_t i, const struct snapshot_pro
 	return 0;
 }
 
+/* The "sli" section, written by export/sli. */
+static int out_sli(struct json_out *o, const struct snapshot *s, struct json_err *e)
+{
+	char *text;
+
+	if (!s->sli)
+		return 0;
+	text = sli_snapshot_text(s->sli);
+	if (!text)
+		return json_err_set(e, -ENOMEM, "%s", strerror(ENOMEM));
+	json_out__lit(o, ",\"sli\":");
+	json_out__raw(o, text, strlen(text));
+	free(text);
+	return 0;
+}
+
 static int write_stream(struct json_out *o, const struct snapshot *s, struct json_err *e)
 {
 	struct frame_list fl = {0};
@@ -300,8 +319,15 @@ static int write_stream(struct json_out *o, const struct snapshot *s, struct jso
 				json_out__raw(o, ",", 1);
 			out_profile(o, &s->profiles[i], findex[i]);
 		}
-		json_out__lit(o, "]}\n");
-		ret = json_out__finish(o);
+		json_out__lit(o, "]");
+		snapshot_l7_write(o, s);
+		ret = out_sli(o, s, e);
+		if (s->timeline) {
+			json_out__lit(o, ",\"timeline\":");
+			snapshot_timeline_write(o, s->timeline);
+		}
+		json_out__lit(o, "}\n");
+		ret = ret ?: json_out__finish(o);
 		if (ret)
 			json_err_set(e, ret, "%s", strerror(-ret));
 	}

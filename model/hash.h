@@ -1,5 +1,7 @@
-/* Fast non-cryptographic hashing for the model's tables (inputs are not adversarial enough to
- * need SipHash: a hostile file can only make galatop slower, never wrong). */
+/* The one hash function of the tree: fast non-cryptographic hashing for tables and colors
+ * (inputs are not adversarial enough to need SipHash: a hostile file can only make galatop
+ * slower, never wrong). Its values are part of the output (frame colors in SVGs and in the
+ * TUI), so it changes only together with the goldens. */
 #ifndef GALATOP_MODEL_HASH_H
 #define GALATOP_MODEL_HASH_H
 

@@ -361,14 +361,16 @@ static uint32_t map_frame(struct profile *dst, const struct frames *sft, uint32_
 	return frames__intern(dst->ft, &f);
 }
 
-int profile__merge(struct profile *dst, const struct profile *src)
+/* Adds src into dst: both columns as they are (column < 0), or src's values into column 0
+ * ("before") or 1 ("after") of a two-column dst. */
+static int merge_into(struct profile *dst, const struct profile *src, int column)
 {
 	uint32_t *map = malloc((size_t)src->count * sizeof(*map));
 	bool same = dst->ft == src->ft;
 
 	if (!map)
 		return -ENOMEM;
-	if (src->total2 && make_two_column(dst)) {
+	if ((src->total2 || column >= 0) && make_two_column(dst)) {
 		free(map);
 		return -ENOMEM;
 	}
@@ -389,15 +391,32 @@ int profile__merge(struct profile *dst, const struct profile *src)
 			}
 		}
 		map[id] = d;
+		if (column == 1) {
+			dst->total2[d] += s->total;
+			dst->self2[d] += s->self;
+			continue;
+		}
 		dst->nodes[d].total += s->total;
 		dst->nodes[d].self += s->self;
-		if (src->total2) {
+		if (column < 0 && src->total2) {
 			dst->total2[d] += src->total2[id];
 			dst->self2[d] += src->self2[id];
 		}
 	}
 	free(map);
 	return 0;
+}
+
+int profile__merge(struct profile *dst, const struct profile *src)
+{
+	return merge_into(dst, src, -1);
+}
+
+int profile__merge_column(struct profile *dst, const struct profile *src, int column)
+{
+	if (column != 0 && column != 1)
+		return -EINVAL;
+	return merge_into(dst, src, column);
 }
 
 struct profile *profile__pruned(const struct profile *p, double min_total)

@@ -4,11 +4,15 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
 #include "container_meta.h"
+#include "util/file.h"
+
+#define META_MAX_BYTES (16u << 20) /* a runtime's config of one container, or its list */
 
 /* The k8s keys a runtime stores its names under, in labels or OCI annotations. */
 struct meta_keys {
@@ -65,11 +69,20 @@ static void meta_from_map(const json_t *map, const struct meta_keys *k, struct c
 }
 
 /* Loads a JSON file; NULL when absent, unreadable or malformed (all mean "unknown" here). */
+/* Container runtimes' files are read like any file a container may influence: no symlink, no
+ * FIFO, at most META_MAX_BYTES. */
 static json_t *json_load_path(const char *path)
 {
 	json_error_t err;
+	json_t *j;
+	char *buf;
+	size_t len;
 
-	return json_load_file(path, JSON_REJECT_DUPLICATES, &err);
+	if (file_read(path, META_MAX_BYTES, FILE_UNTRUSTED, &buf, &len))
+		return NULL;
+	j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &err);
+	free(buf);
+	return j;
 }
 
 /* Docker: /var/lib/docker/containers/<id>/config.v2.json, "Name": "/foo", k8s labels. */

@@ -1,8 +1,9 @@
-/* Chained hash map; FNV-1a hashes, power-of-two bucket arrays doubled at load factor 1. */
+/* Chained hash map; model/hash.h hashes, power-of-two bucket arrays doubled at load factor 1. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "hmap.h"
+#include "model/hash.h"
 
 struct hnode {
 	struct hnode *next;
@@ -18,18 +19,6 @@ struct hmap {
 	size_t count;
 	size_t key_bytes;
 };
-
-static uint64_t hash_bytes(const void *key, size_t len)
-{
-	const unsigned char *p = key;
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h ^ (h >> 29);
-}
 
 struct hmap *hmap__new(void)
 {

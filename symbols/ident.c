@@ -18,6 +18,7 @@
 #include "container_meta.h"
 #include "hmap.h"
 #include "ident.h"
+#include "util/file.h"
 
 #define POD_LEN 128
 #define WALK_MAX_DEPTH 64
@@ -294,15 +295,15 @@ static const struct container_meta *meta_get(struct ident_cache *ic, const char 
 }
 
 /* Reads up to cap-1 bytes of a small file and NUL-terminates; length or -errno. */
-static ssize_t read_small(const char *path, char *buf, size_t cap)
+ssize_t ident_read_small(const char *path, char *buf, size_t cap)
 {
 	size_t len = 0;
 	ssize_t r;
 	int fd, err;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = file_open(path, FILE_UNTRUSTED);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	while (len < cap - 1) {
 		r = read(fd, buf + len, cap - 1 - len);
 		if (r < 0 && errno == EINTR)
@@ -319,6 +320,42 @@ static ssize_t read_small(const char *path, char *buf, size_t cap)
 	close(fd);
 	buf[len] = '\0';
 	return (ssize_t)len;
+}
+
+ssize_t ident_cache__cmdline(const struct ident_cache *ic, int pid, char *buf, size_t cap)
+{
+	char path[PATH_MAX];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/%d/cmdline", ic->proc_root, pid);
+	n = ident_read_small(path, buf, cap);
+	if (n <= 0)
+		return n < 0 ? n : -ENOENT; /* kernel threads have none */
+	for (ssize_t i = 0; i < n; i++)
+		if (!buf[i])
+			buf[i] = ' ';
+	while (n > 0 && buf[n - 1] == ' ')
+		n--;
+	buf[n] = '\0';
+	return n;
+}
+
+int ident_cache__each_pid(const struct ident_cache *ic, int (*fn)(void *ctx, int pid), void *ctx)
+{
+	DIR *d = opendir(ic->proc_root);
+	struct dirent *e;
+	int ret = 0;
+
+	if (!d)
+		return -errno;
+	while (!ret && (e = readdir(d))) {
+		int pid = atoi(e->d_name);
+
+		if (pid > 0)
+			ret = fn(ctx, pid);
+	}
+	closedir(d);
+	return ret;
 }
 
 /* A process that vanished between readdir and read shows up as ENOENT or ESRCH. */
@@ -351,14 +388,14 @@ static int ident_read(struct ident_cache *ic, int pid, struct proc_ident *out)
 	memset(out, 0, sizeof(*out));
 	out->pid = pid;
 	snprintf(path, sizeof(path), "%s/%d/comm", ic->proc_root, pid);
-	len = read_small(path, out->comm, sizeof(out->comm));
+	len = ident_read_small(path, out->comm, sizeof(out->comm));
 	if (len < 0)
 		return gone(len);
 	if (len && out->comm[len - 1] == '\n')
 		out->comm[len - 1] = '\0';
 
 	snprintf(path, sizeof(path), "%s/%d/cgroup", ic->proc_root, pid);
-	len = read_small(path, text, sizeof(text));
+	len = ident_read_small(path, text, sizeof(text));
 	if (len < 0)
 		return gone(len);
 	cgroup_text_scan(text, &s);

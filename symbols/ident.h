@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define IDENT_COMM_LEN 16 /* TASK_COMM_LEN */
 #define IDENT_ID_LEN 64	  /* a full docker/containerd/cri-o/podman id */
@@ -58,5 +59,17 @@ int ident_container_from_cgroup(const char *cgroup_file_text, char *id, size_t i
  * nothing matched (*ids NULL, *n 0), -EINVAL on an empty key, -ENOMEM. */
 int ident_resolve_container_cgroups(struct ident_cache *ic, enum ident_kind kind, const char *key,
 				    uint64_t **ids, size_t *n);
+
+/* The command line of pid under the cache's proc root, NULs turned into spaces, trailing ones
+ * dropped, cut at cap-1 bytes: the length, or -errno (-ENOENT also for kernel threads). */
+ssize_t ident_cache__cmdline(const struct ident_cache *ic, int pid, char *buf, size_t cap);
+/* Calls fn(ctx, pid) for every process under the cache's proc root until fn returns non-zero,
+ * which is returned; 0 at the end, -errno when the root cannot be read. */
+int ident_cache__each_pid(const struct ident_cache *ic, int (*fn)(void *ctx, int pid), void *ctx);
+
+/* Reads up to cap-1 bytes of the small file at path (/proc, /sys) into buf and NUL-terminates,
+ * opened as file_open(FILE_UNTRUSTED) says (no symlink, regular files only, never blocks);
+ * the length, or -errno. */
+ssize_t ident_read_small(const char *path, char *buf, size_t cap);
 
 #endif

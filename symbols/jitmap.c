@@ -6,9 +6,9 @@
 
 #include "jitmap.h"
 #include "symtab.h"
+#include "util/file.h"
 
-/* The pid of pid in its innermost pid namespace, or pid when /proc does not tell. */
-static int ns_pid(int pid)
+int jitmap__ns_pid(int pid)
 {
 	char path[64], *line = NULL;
 	size_t cap = 0;
@@ -35,57 +35,85 @@ static int ns_pid(int pid)
 	return nspid;
 }
 
+/* Parses one hex number (0x optional) and the space after it ("START SIZE NAME"); 0 or -EINVAL. */
+static int parse_hex(const char **p, const char *eol, uint64_t *v)
+{
+	const char *s = *p;
+	int digits = 0;
+
+	*v = 0;
+	if (eol - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	while (s < eol && digits < 17) {
+		int d = *s >= '0' && *s <= '9'	 ? *s - '0'
+			: *s >= 'a' && *s <= 'f' ? *s - 'a' + 10
+			: *s >= 'A' && *s <= 'F' ? *s - 'A' + 10
+						 : -1;
+
+		if (d < 0)
+			break;
+		*v = *v << 4 | (uint64_t)d;
+		s++;
+		digits++;
+	}
+	if (!digits || digits > 16 || s >= eol || *s != ' ')
+		return -EINVAL;
+	*p = s + 1;
+	return 0;
+}
+
 int jitmap__path(int pid, char *buf, size_t len)
 {
-	int n = snprintf(buf, len, "/proc/%d/root/tmp/perf-%d.map", pid, ns_pid(pid));
+	int n = snprintf(buf, len, "/proc/%d/root/tmp/perf-%d.map", pid, jitmap__ns_pid(pid));
 
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-int jitmap__load(const char *path, struct sym_table **out)
+int jitmap__parse(const char *buf, size_t len, struct sym_table **out)
 {
-	struct sym_table *t = NULL;
-	char *line = NULL;
-	size_t cap = 0;
+	struct sym_table *t = sym_table__new();
+	const char *end = buf + len;
 	uint32_t seq = 0;
-	FILE *f;
 	int err = 0;
 
 	*out = NULL;
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	t = sym_table__new();
-	if (!t) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	while (getline(&line, &cap, f) > 0) {
-		char *p = line, *end;
+	if (!t)
+		return -ENOMEM;
+	while (buf < end) {
+		const char *nl = memchr(buf, '\n', (size_t)(end - buf));
+		const char *eol = nl ? nl : end, *name;
 		uint64_t start, size;
-		size_t nlen;
 
-		start = strtoull(p, &end, 16);
-		if (end == p || *end != ' ')
+		if (parse_hex(&buf, eol, &start) || parse_hex(&buf, eol, &size)) {
+			buf = eol + (nl != NULL);
 			continue;
-		p = end + 1;
-		size = strtoull(p, &end, 16);
-		if (end == p || *end != ' ')
+		}
+		name = buf;
+		buf = eol + (nl != NULL);
+		if (eol == name)
 			continue;
-		p = end + 1;
-		nlen = strcspn(p, "\n");
-		if (!nlen)
-			continue;
-		err = sym_table__add(t, start, size, p, nlen, 0, seq++);
-		if (err)
-			goto cleanup;
+		err = sym_table__add(t, start, size, name, (size_t)(eol - name), 0, seq++);
+		if (err) {
+			sym_table__free(t);
+			return err;
+		}
 	}
 	sym_table__finish(t, 0);
 	*out = t;
-	t = NULL;
-cleanup:
-	free(line);
-	fclose(f);
-	sym_table__free(t);
+	return 0;
+}
+
+int jitmap__load(const char *path, struct sym_table **out)
+{
+	char *buf;
+	size_t len;
+	int err;
+
+	*out = NULL;
+	err = file_read(path, JITMAP_MAX_BYTES, FILE_UNTRUSTED, &buf, &len);
+	if (err)
+		return err;
+	err = jitmap__parse(buf, len, out);
+	free(buf);
 	return err;
 }

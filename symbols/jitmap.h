@@ -10,8 +10,16 @@ struct sym_table;
  * /proc/PID/root/tmp/perf-NSPID.map, NSPID being pid inside its own pid namespace (last NSpid
  * field of /proc/PID/status; pid itself when unknown). 0 or -errno. */
 int jitmap__path(int pid, char *buf, size_t len);
-/* Reads a perf map file into a new finished table (*out); later lines win at equal addresses.
- * 0, -errno when it cannot be read, -ENOMEM. */
+/* The pid of pid in its innermost pid namespace, or pid when /proc does not tell. */
+int jitmap__ns_pid(int pid);
+#define JITMAP_MAX_BYTES (256u << 20) /* a JIT appends forever; refuse a file beyond reason */
+
+/* Parses perf map text (untrusted: malformed lines are skipped) into a new finished table
+ * (*out); later lines win at equal addresses. 0 or -ENOMEM. */
+int jitmap__parse(const char *buf, size_t len, struct sym_table **out);
+/* Reads a perf map file, which the profiled process controls, with file_read(FILE_UNTRUSTED):
+ * a symlink, FIFO, device or file past JITMAP_MAX_BYTES is refused without blocking.
+ * 0, or -errno (see file_strerror), -ENOMEM. */
 int jitmap__load(const char *path, struct sym_table **out);
 
 #endif

@@ -8,6 +8,10 @@
 #include <sys/sysmacros.h>
 
 #include "proc_maps.h"
+#include "util/file.h"
+#include "util/grow.h"
+
+#define LINE_MAX_BYTES 8192
 
 void proc_maps__free(struct proc_map *maps, size_t n)
 {
@@ -52,32 +56,39 @@ static int cmp_map(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-int proc_maps__parse(FILE *f, struct proc_map **out, size_t *n)
+int proc_maps__parse(const char *buf, size_t len, struct proc_map **out, size_t *n)
 {
-	struct proc_map *maps = NULL, *p;
-	size_t count = 0, cap = 0, lcap = 0;
-	char *line = NULL;
+	struct proc_map *maps = NULL;
+	const char *end = buf + len;
+	size_t count = 0, cap = 0;
+	char line[LINE_MAX_BYTES];
 	int err = 0;
 
-	while (getline(&line, &lcap, f) > 0) {
+	while (buf < end) {
+		const char *nl = memchr(buf, '\n', (size_t)(end - buf));
+		size_t ll = (size_t)((nl ? nl : end) - buf);
 		struct proc_map m;
-		int r = parse_line(line, &m);
+		int r;
 
+		/* A path is at most PATH_MAX: a longer line is not from the kernel. */
+		if (ll >= sizeof(line)) {
+			buf += ll + (nl != NULL);
+			continue;
+		}
+		memcpy(line, buf, ll);
+		line[ll] = '\0';
+		buf += ll + (nl != NULL);
+		r = parse_line(line, &m);
 		if (r < 0) {
 			err = r;
 			goto cleanup;
 		}
 		if (!r)
 			continue;
-		if (count == cap) {
-			cap = cap ? cap * 2 : 32;
-			p = realloc(maps, cap * sizeof(*maps));
-			if (!p) {
-				free(m.path);
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			maps = p;
+		if (ARRAY_GROW(maps, cap, count + 1)) {
+			free(m.path);
+			err = -ENOMEM;
+			goto cleanup;
 		}
 		maps[count++] = m;
 	}
@@ -87,7 +98,6 @@ int proc_maps__parse(FILE *f, struct proc_map **out, size_t *n)
 	*n = count;
 	maps = NULL;
 cleanup:
-	free(line);
 	if (err)
 		proc_maps__free(maps, count);
 	return err;
@@ -95,26 +105,19 @@ cleanup:
 
 int proc_maps__read(int pid, struct proc_map **out, size_t *n)
 {
-	char path[64];
-	FILE *f;
+	char path[64], *buf;
+	size_t len;
 	int err;
 
 	*out = NULL;
 	*n = 0;
 	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return errno == ENOENT ? -ESRCH : -errno;
-	err = proc_maps__parse(f, out, n);
-	/* a process that exits while its maps are read yields an empty file */
-	if (!err && ferror(f))
-		err = -ESRCH;
-	fclose(f);
-	if (err) {
-		proc_maps__free(*out, *n);
-		*out = NULL;
-		*n = 0;
-	}
+	err = file_read(path, PROC_MAPS_MAX_BYTES, FILE_UNTRUSTED, &buf, &len);
+	/* A process that exits while its maps are read yields an empty file or ESRCH. */
+	if (err)
+		return err == -ENOENT ? -ESRCH : err;
+	err = proc_maps__parse(buf, len, out, n);
+	free(buf);
 	return err;
 }
 

@@ -4,7 +4,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 struct proc_map {
 	uint64_t start, end; /* [start, end) */
@@ -19,8 +18,10 @@ struct proc_map {
 /* Reads the executable mappings of pid, sorted by start, into a malloc'ed array (*out, *n);
  * free it with proc_maps__free. 0 or -errno (-ESRCH when the process is gone). */
 int proc_maps__read(int pid, struct proc_map **out, size_t *n);
-/* Same from an open maps-format file (for tests and /proc/PID/maps alike). */
-int proc_maps__parse(FILE *f, struct proc_map **out, size_t *n);
+/* Same from maps-format text (untrusted: malformed lines are skipped). 0 or -ENOMEM. */
+int proc_maps__parse(const char *buf, size_t len, struct proc_map **out, size_t *n);
+
+#define PROC_MAPS_MAX_BYTES (64u << 20) /* 65530 mappings of a full path each fit */
 /* Frees maps and their paths; NULL is a no-op. */
 void proc_maps__free(struct proc_map *maps, size_t n);
 /* The mapping containing addr in a sorted array, or NULL. */

@@ -5,10 +5,12 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -17,10 +19,12 @@
 #include "elf_syms.h"
 #include "hmap.h"
 #include "jitmap.h"
+#include "util/file.h"
 #include "kallsyms.h"
 #include "proc_maps.h"
 #include "symbols.h"
 #include "symtab.h"
+#include "util/clock.h"
 
 #define NSEC 1000000000ULL
 #define MAPS_REFRESH_NS (200 * 1000000ULL)  /* re-read maps / JIT map at most this often */
@@ -36,6 +40,8 @@ struct elf_obj {
 	unsigned refs;		     /* mappings of known processes using it */
 	uint64_t last_use;	     /* sc->tick of the last use, for LRU eviction */
 	size_t index;		     /* position in sc->objs */
+	int fd;			     /* the file (a memfd for the vDSO), kept open for the
+				      * unwinder so it resolves once the file is gone; -1 */
 	const void *keys[MAX_KEYS]; /* hmap keys ('F' dev ino, 'B' build-id, 'V' vdso) */
 	size_t key_lens[MAX_KEYS];
 	size_t nkeys;
@@ -49,6 +55,7 @@ struct proc {
 	uint64_t maps_ns; /* when maps were last read (or tried) */
 	struct sym_table *jit;
 	uint64_t jit_ns;
+	bool tracked;	  /* maps kept from side-band events since its exec: /proc not read */
 	char root[48];	  /* "/proc/PID/root" */
 };
 
@@ -67,15 +74,9 @@ struct sym_cache {
 	int ks_tried;
 	char *debug_root, *kallsyms_path;
 	size_t maps_reads, elf_opens, evictions;
+	size_t hostile;		      /* files a process controls that were refused */
+	char hostile_first[PATH_MAX + 64]; /* the first of them and why */
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * NSEC + ts.tv_nsec;
-}
 
 /* Returns the cache's copy of s (stable until sym_cache__free), or NULL on ENOMEM. */
 static const char *intern(struct sym_cache *sc, const char *s)
@@ -156,6 +157,8 @@ static void obj_destroy(struct sym_cache *sc, struct elf_obj *o)
 	if (!o->refs)
 		sc->unused--;
 	elf_syms__free(o->syms);
+	if (o->fd >= 0)
+		close(o->fd);
 	free(o);
 }
 
@@ -228,6 +231,7 @@ static struct elf_obj *obj_new(struct sym_cache *sc, struct elf_syms *syms, cons
 		return NULL;
 	}
 	o->syms = syms;
+	o->fd = -1;
 	o->index = sc->nobjs;
 	sc->objs[sc->nobjs++] = o;
 	sc->unused++;
@@ -304,13 +308,13 @@ static struct elf_obj *resolve_file(struct sym_cache *sc, struct proc *p, const 
 	unsigned char key[17];
 	struct elf_syms *es;
 	struct elf_obj *o;
-	int fd;
+	int fd, keep;
 
 	key[0] = 'F';
 	memcpy(key + 1, &m->dev, 8);
 	memcpy(key + 9, &m->inode, 8);
 	o = hmap__get(sc->files, key, sizeof(key));
-	if (o && o->retry_ns && now_ns() >= o->retry_ns && !o->refs) {
+	if (o && o->retry_ns && clock_mono_ns() >= o->retry_ns && !o->refs) {
 		obj_destroy(sc, o);
 		o = NULL;
 	}
@@ -323,12 +327,21 @@ static struct elf_obj *resolve_file(struct sym_cache *sc, struct proc *p, const 
 	if (fd < 0) {
 		o = obj_new(sc, NULL, key, sizeof(key));
 		if (o)
-			o->retry_ns = now_ns() + OPEN_RETRY_NS;
+			o->retry_ns = clock_mono_ns() + OPEN_RETRY_NS;
 		return o;
 	}
+	keep = dup(fd);
 	if (elf_syms__begin(fd, NULL, 0, &es))
-		return obj_new(sc, NULL, key, sizeof(key));
-	return obj_from_syms(sc, es, &src, key, sizeof(key));
+		o = obj_new(sc, NULL, key, sizeof(key));
+	else
+		o = obj_from_syms(sc, es, &src, key, sizeof(key));
+	if (o && o->fd < 0) {
+		o->fd = keep;
+		keep = -1;
+	}
+	if (keep >= 0)
+		close(keep);
+	return o;
 }
 
 /* Size of an ELF image in memory: the end of its section headers or segments. */
@@ -346,6 +359,18 @@ static size_t elf_image_size(const unsigned char *img)
 			end = ph->p_offset + ph->p_filesz;
 	}
 	return end;
+}
+
+/* A memfd holding img[0..len), or -1. */
+static int image_fd(const unsigned char *img, size_t len)
+{
+	int fd = memfd_create("galatop-vdso", MFD_CLOEXEC);
+
+	if (fd >= 0 && write(fd, img, len) != (ssize_t)len) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
 }
 
 static struct elf_obj *resolve_vdso(struct sym_cache *sc, struct proc *p, const struct proc_map *m)
@@ -393,6 +418,8 @@ static struct elf_obj *resolve_vdso(struct sym_cache *sc, struct proc *p, const 
 	} else {
 		o = obj_from_syms(sc, es, &src, key, klen + 1);
 	}
+	if (o && o->fd < 0) /* a file the unwinder can open as it does the others */
+		o->fd = image_fd(img, len);
 cleanup:
 	free(key);
 	free(buf);
@@ -479,13 +506,23 @@ static int proc_set_maps(struct sym_cache *sc, struct proc *p, struct proc_map *
 	return 0;
 }
 
-static void proc_load_jit(struct proc *p)
+static void proc_load_jit(struct sym_cache *sc, struct proc *p)
 {
 	struct sym_table *t;
 	char path[PATH_MAX];
+	int err;
 
-	p->jit_ns = now_ns();
-	if (jitmap__path(p->pid, path, sizeof(path)) || jitmap__load(path, &t))
+	p->jit_ns = clock_mono_ns();
+	if (jitmap__path(p->pid, path, sizeof(path)))
+		return;
+	err = jitmap__load(path, &t);
+	if (err == -ELOOP || err == -EFTYPE_NOTREG || err == -EFBIG) {
+		/* A symlink, FIFO or huge file where a perf map belongs: refused, and said once. */
+		if (!sc->hostile++)
+			snprintf(sc->hostile_first, sizeof(sc->hostile_first), "%s: %s", path,
+				 file_strerror(err, JITMAP_MAX_BYTES));
+	}
+	if (err)
 		return; /* gone or no JIT: what was read before stays */
 	sym_table__free(p->jit);
 	p->jit = t;
@@ -498,12 +535,16 @@ static int proc_refresh(struct sym_cache *sc, struct proc *p, int eager)
 	size_t n;
 	int err;
 
-	sc->maps_reads++;
-	p->maps_ns = now_ns();
-	err = proc_maps__read(p->pid, &maps, &n);
-	if (!err)
-		err = proc_set_maps(sc, p, maps, n);
-	proc_load_jit(p);
+	p->maps_ns = clock_mono_ns();
+	if (!p->tracked) {
+		sc->maps_reads++;
+		err = proc_maps__read(p->pid, &maps, &n);
+		if (!err)
+			err = proc_set_maps(sc, p, maps, n);
+	} else {
+		err = 0;
+	}
+	proc_load_jit(sc, p);
 	if (!err && eager)
 		for (size_t i = 0; i < p->nmaps; i++)
 			map_elf(sc, p, i);
@@ -513,6 +554,20 @@ static int proc_refresh(struct sym_cache *sc, struct proc *p, int eager)
 static struct proc *proc_get(struct sym_cache *sc, int pid)
 {
 	return hmap__get(sc->procs, &pid, sizeof(pid));
+}
+
+/* pid's state read from /proc now; NULL when pid is gone (nothing is kept for it: a process
+ * that exited is known only through what was read while it lived) or on ENOMEM. */
+static struct proc *proc_read_new(struct sym_cache *sc, int pid)
+{
+	struct proc *p = proc_new(sc, pid);
+
+	if (p && proc_refresh(sc, p, 0) && !p->nmaps) {
+		hmap__del(sc->procs, &pid, sizeof(pid));
+		proc_free(sc, p);
+		p = NULL;
+	}
+	return p;
 }
 
 /* One lookup over what p holds now: 0 or -ENOENT with out filled, 1 when addr is in no file
@@ -569,16 +624,10 @@ int sym_cache__user(struct sym_cache *sc, int pid, uint64_t addr, struct sym_inf
 	const struct proc_map *m;
 	int r;
 
-	if (!p) {
-		p = proc_new(sc, pid);
-		if (!p) {
-			unknown(sc, NULL, addr, out);
-			return -ENOMEM;
-		}
-		proc_refresh(sc, p, 0);
-	}
+	if (!p && !(p = proc_read_new(sc, pid)))
+		return unknown(sc, NULL, addr, out);
 	r = user_once(sc, p, addr, out);
-	if (r == 1 && now_ns() - p->maps_ns >= MAPS_REFRESH_NS) {
+	if (r == 1 && clock_mono_ns() - p->maps_ns >= MAPS_REFRESH_NS) {
 		proc_refresh(sc, p, 0);
 		r = user_once(sc, p, addr, out);
 	}
@@ -595,9 +644,14 @@ int sym_cache__process_load(struct sym_cache *sc, int pid)
 {
 	struct proc *p = proc_get(sc, pid);
 
-	if (!p && !(p = proc_new(sc, pid)))
-		return -ENOMEM;
-	return proc_refresh(sc, p, 1);
+	if (p)
+		return proc_refresh(sc, p, 1);
+	p = proc_read_new(sc, pid);
+	if (!p)
+		return -ESRCH;
+	for (size_t i = 0; i < p->nmaps; i++)
+		map_elf(sc, p, i);
+	return 0;
 }
 
 void sym_cache__process_exit(struct sym_cache *sc, int pid)
@@ -610,6 +664,174 @@ void sym_cache__process_exit(struct sym_cache *sc, int pid)
 	evict(sc);
 }
 
+/* ---- mappings from side-band events ---- */
+
+/* Removes from p whatever [start, end) covers, trimming mappings that stick out of it. */
+static void proc_unmap(struct sym_cache *sc, struct proc *p, uint64_t start, uint64_t end)
+{
+	size_t i = 0;
+
+	while (i < p->nmaps) {
+		struct proc_map *m = &p->maps[i];
+
+		if (m->end <= start || m->start >= end) {
+			i++;
+		} else if (m->start >= start && m->end <= end) {
+			if (p->elfs[i])
+				obj_unref(sc, p->elfs[i]);
+			free(m->path);
+			memmove(m, m + 1, (p->nmaps - i - 1) * sizeof(*m));
+			memmove(&p->elfs[i], &p->elfs[i + 1], (p->nmaps - i - 1) * sizeof(*p->elfs));
+			p->nmaps--;
+		} else if (m->start < start) {
+			m->end = start; /* a new mapping over its tail (the part past it is lost) */
+			i++;
+		} else {
+			m->pgoff += end - m->start;
+			m->start = end;
+			i++;
+		}
+	}
+}
+
+/* pid's state for a side-band event, created empty when unknown. */
+static struct proc *proc_tracked(struct sym_cache *sc, int pid)
+{
+	struct proc *p = proc_get(sc, pid);
+
+	if (!p && (p = proc_new(sc, pid)))
+		p->maps_ns = clock_mono_ns();
+	return p;
+}
+
+int sym_cache__exec(struct sym_cache *sc, int pid)
+{
+	struct proc *p = proc_tracked(sc, pid);
+
+	if (!p)
+		return -ENOMEM;
+	proc_drop_maps(sc, p);
+	sym_table__free(p->jit);
+	p->jit = NULL;
+	p->tracked = true;
+	return 0;
+}
+
+int sym_cache__fork(struct sym_cache *sc, int ppid, int pid)
+{
+	struct proc *parent = proc_get(sc, ppid), *p;
+	size_t n;
+
+	sym_cache__process_exit(sc, pid); /* a reused pid */
+	if (!parent && !(parent = proc_new(sc, ppid)))
+		return -ENOMEM;
+	if (!parent->tracked) {
+		/* A parent older than the side band: its mappings now, then its events. */
+		proc_refresh(sc, parent, 0);
+		if (!parent->nmaps)
+			return 0; /* gone: the child is read from /proc if it is ever sampled */
+		parent->tracked = true;
+	}
+	p = proc_tracked(sc, pid);
+	if (!p)
+		return -ENOMEM;
+	n = parent->nmaps;
+	p->maps = calloc(n ? n : 1, sizeof(*p->maps));
+	p->elfs = calloc(n ? n : 1, sizeof(*p->elfs));
+	if (!p->maps || !p->elfs) {
+		sym_cache__process_exit(sc, pid);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		p->maps[i] = parent->maps[i];
+		p->maps[i].path = strdup(parent->maps[i].path);
+		if (!p->maps[i].path) {
+			p->nmaps = i;
+			sym_cache__process_exit(sc, pid);
+			return -ENOMEM;
+		}
+		p->elfs[i] = parent->elfs[i];
+		if (p->elfs[i])
+			obj_ref(sc, p->elfs[i]);
+	}
+	p->nmaps = n;
+	p->tracked = true;
+	return 0;
+}
+
+int sym_cache__mmap(struct sym_cache *sc, int pid, const struct proc_map *m)
+{
+	struct proc *p = proc_get(sc, pid);
+	struct proc_map *maps;
+	struct elf_obj **elfs;
+	size_t i;
+
+	if (!p || m->end <= m->start)
+		return 0; /* never sampled and not followed since its exec: /proc will tell */
+	proc_unmap(sc, p, m->start, m->end);
+	maps = realloc(p->maps, (p->nmaps + 1) * sizeof(*maps));
+	if (maps)
+		p->maps = maps;
+	elfs = realloc(p->elfs, (p->nmaps + 1) * sizeof(*elfs));
+	if (elfs)
+		p->elfs = elfs;
+	if (!maps || !elfs)
+		return -ENOMEM;
+	for (i = p->nmaps; i > 0 && p->maps[i - 1].start > m->start; i--)
+		;
+	memmove(&p->maps[i + 1], &p->maps[i], (p->nmaps - i) * sizeof(*maps));
+	memmove(&p->elfs[i + 1], &p->elfs[i], (p->nmaps - i) * sizeof(*elfs));
+	p->maps[i] = *m;
+	p->maps[i].path = strdup(m->path ? m->path : "");
+	p->elfs[i] = NULL;
+	if (!p->maps[i].path) {
+		memmove(&p->maps[i], &p->maps[i + 1], (p->nmaps - i) * sizeof(*maps));
+		memmove(&p->elfs[i], &p->elfs[i + 1], (p->nmaps - i) * sizeof(*elfs));
+		return -ENOMEM;
+	}
+	p->nmaps++;
+	return 0;
+}
+
+int sym_cache__module(struct sym_cache *sc, int pid, uint64_t addr, bool open_file,
+		      struct sym_module *out)
+{
+	struct proc *p = proc_get(sc, pid);
+	const struct proc_map *m;
+	struct elf_obj *o;
+
+	if (!p && !(p = proc_read_new(sc, pid)))
+		return -ENOENT;
+	m = proc_maps__find(p->maps, p->nmaps, addr);
+	if ((!m || !m->path[0]) && clock_mono_ns() - p->maps_ns >= MAPS_REFRESH_NS) {
+		proc_refresh(sc, p, 0);
+		m = proc_maps__find(p->maps, p->nmaps, addr);
+	}
+	if (!m || !m->path[0])
+		return -ENOENT;
+	out->fd = -1;
+	if (open_file) {
+		o = map_elf(sc, p, m - p->maps);
+		if (!o || o->fd < 0)
+			return -ENOENT;
+		out->fd = dup(o->fd);
+		if (out->fd < 0)
+			return -errno;
+	}
+	out->start = m->start;
+	out->end = m->end;
+	out->pgoff = m->pgoff;
+	out->dev = m->dev;
+	out->inode = m->inode;
+	out->path = intern(sc, m->path);
+	if (!out->path) {
+		if (out->fd >= 0)
+			close(out->fd);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 /* ---- kernel ---- */
 
 static void kernel_load(struct sym_cache *sc)
@@ -617,7 +839,7 @@ static void kernel_load(struct sym_cache *sc)
 	struct kallsyms *ks;
 
 	sc->ks_tried = 1;
-	sc->ks_ns = now_ns();
+	sc->ks_ns = clock_mono_ns();
 	if (kallsyms__load(sc->kallsyms_path ? sc->kallsyms_path : "/proc/kallsyms", &ks))
 		return; /* keep what we had */
 	kallsyms__free(sc->ks);
@@ -629,11 +851,11 @@ int sym_cache__kernel(struct sym_cache *sc, uint64_t addr, struct sym_info *out)
 	const char *name = NULL, *module = NULL;
 	uint64_t off = 0;
 
-	if (!sc->ks_tried || (!sc->ks && now_ns() - sc->ks_ns >= KSYMS_RELOAD_NS))
+	if (!sc->ks_tried || (!sc->ks && clock_mono_ns() - sc->ks_ns >= KSYMS_RELOAD_NS))
 		kernel_load(sc);
 	if (sc->ks)
 		name = kallsyms__find(sc->ks, addr, &off, &module);
-	if (!name && sc->ks && now_ns() - sc->ks_ns >= KSYMS_RELOAD_NS) {
+	if (!name && sc->ks && clock_mono_ns() - sc->ks_ns >= KSYMS_RELOAD_NS) {
 		/* maybe a module loaded since */
 		kernel_load(sc);
 		name = kallsyms__find(sc->ks, addr, &off, &module);
@@ -729,6 +951,16 @@ void sym_cache__stats(const struct sym_cache *sc, struct sym_stats *out)
 		out->kernel_symbols = kallsyms__count(sc->ks);
 		out->mem_bytes += kallsyms__mem(sc->ks);
 	}
+	out->hostile_files = sc->hostile;
+}
+
+const char *sym_cache__warning(const struct sym_cache *sc, char *buf, size_t len)
+{
+	if (!sc->hostile)
+		return NULL;
+	snprintf(buf, len, "skipped %s (refused %zu time%s)", sc->hostile_first, sc->hostile,
+		 sc->hostile == 1 ? "" : "s");
+	return buf;
 }
 
 static void proc_free_cb(const void *key, size_t len, void *val, void *arg)
@@ -744,6 +976,8 @@ void sym_cache__free(struct sym_cache *sc)
 		hmap__each(sc->procs, proc_free_cb, sc);
 	for (size_t i = 0; i < sc->nobjs; i++) {
 		elf_syms__free(sc->objs[i]->syms);
+		if (sc->objs[i]->fd >= 0)
+			close(sc->objs[i]->fd);
 		free(sc->objs[i]);
 	}
 	free(sc->objs);

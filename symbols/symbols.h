@@ -4,10 +4,12 @@
 #ifndef GALATOP_SYMBOLS_SYMBOLS_H
 #define GALATOP_SYMBOLS_SYMBOLS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "model/frames.h"
+#include "proc_maps.h"
 
 struct sym_cache; /* shared across all processes */
 
@@ -36,6 +38,7 @@ struct sym_stats {
 	size_t jit_symbols;    /* perf-PID.map symbols held over all processes */
 	size_t strings;	       /* interned result strings (names, modules, files) */
 	size_t mem_bytes;      /* approximate heap bytes held by the cache */
+	size_t hostile_files;  /* perf map reads refused: a symlink, FIFO, device or past the cap */
 };
 
 /* Creates an empty cache; nothing is read until the first lookup. NULL on ENOMEM. */
@@ -56,6 +59,34 @@ int sym_cache__user(struct sym_cache *sc, int pid, uint64_t addr, struct sym_inf
 int sym_cache__process_load(struct sym_cache *sc, int pid);
 /* Drops per-process state (maps, JIT symbols); shared ELF caches are kept. Unknown pid: no-op. */
 void sym_cache__process_exit(struct sym_cache *sc, int pid);
+/* Mappings kept from the kernel's own reports (bpf/sideband.h) rather than read from
+ * /proc/PID/maps, so processes resolve after they are gone. sym_cache__exec: pid runs a new
+ * program; from now on its mappings are only the ones sym_cache__mmap adds. sym_cache__fork:
+ * pid is a new child of ppid and inherits its mappings (when ppid's are followed this way).
+ * sym_cache__mmap: m appeared in pid (m->path "" for anonymous code; copied), replacing what
+ * it covers; ignored for processes not known yet (their /proc maps are read on first use).
+ * 0 or -ENOMEM. */
+int sym_cache__exec(struct sym_cache *sc, int pid);
+int sym_cache__fork(struct sym_cache *sc, int ppid, int pid);
+int sym_cache__mmap(struct sym_cache *sc, int pid, const struct proc_map *m);
+
+/* The file mapping at addr in pid, for the unwinder. */
+struct sym_module {
+	uint64_t start, end, pgoff, dev, inode;
+	const char *path; /* as mapped; owned by the cache */
+	int fd;		  /* with open_file, a new descriptor of the file (the caller closes it);
+			   * else -1 */
+};
+/* Finds the file mapped at addr in pid (reading /proc/PID/maps as sym_cache__user does) and,
+ * with open_file, opens it, by the mapping's (dev, inode) when the process or the path are gone
+ * but the file was opened before. 0, -ENOENT (no file mapping, or the file cannot be opened),
+ * -ENOMEM. */
+int sym_cache__module(struct sym_cache *sc, int pid, uint64_t addr, bool open_file,
+		      struct sym_module *out);
+
+/* The one warning about refused files a profiled process controls (the first one, why, and
+ * how many refusals), written into buf; NULL when there was none. */
+const char *sym_cache__warning(const struct sym_cache *sc, char *buf, size_t len);
 /* Fills out with counters and sizes (see struct sym_stats). */
 void sym_cache__stats(const struct sym_cache *sc, struct sym_stats *out);
 

@@ -1,11 +1,13 @@
-/* DWARF unwinding of copied user stacks with libdw: each process gets a Dwfl with its modules
- * from /proc/PID/maps (opened through /proc/PID/root, so containers work) and a thread state
- * whose callbacks serve the sample being unwound: its registers, and memory reads from its
- * stack copy only, never from the live process (which has moved on since). */
+/* DWARF unwinding of copied user stacks with libdw: each process gets a Dwfl whose modules are
+ * reported one by one as the walk reaches them (as perf does), from the mappings and open files
+ * of the symbol cache (so processes that are gone, or mapped files since deleted, still unwind),
+ * and a thread state whose callbacks serve the sample being unwound: its registers, and memory
+ * reads from its stack copy only, never from the live process (which has moved on since). */
 #include "unwind.h"
 
 #include <elf.h>
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -16,9 +18,9 @@
 #include <unistd.h>
 
 #include "hmap.h"
+#include "symbols.h"
 
 #define DEFAULT_PROCS 64
-#define REFRESH_NS 50000000ull /* a process's module list is re-read at most every 50 ms */
 
 /* x86_64 DWARF register numbers. */
 #define DW_RBP 6
@@ -27,35 +29,36 @@
 
 struct uw_proc {
 	int pid;
-	Dwfl *dwfl; /* NULL when the modules could not be read (process gone) */
+	Dwfl *dwfl;
 	uint64_t used;	     /* unwinder tick of the last use, for the LRU */
-	uint64_t report_ns;  /* when the modules were last read */
-	char root[48];	     /* "/proc/PID/root" */
+	struct unwinder *u;
 	/* The sample being unwound and what the walk saw. */
 	const struct unwind_sample *s;
 	bool listed;	  /* next_thread already returned the sample's thread */
 	bool beyond_copy; /* a read past the end of the copy failed */
 };
 
+/* One mapped file, opened once for every process that maps it: its Elf handle is lent to each
+ * Dwfl (libelf counts the references), so a new process costs no mmap of its libraries. */
+struct uw_file {
+	uint64_t dev, inode;
+	Elf *elf;	    /* NULL when not ELF, or dropped by the cap */
+	uint64_t lo, hi;    /* link-time span of its PT_LOADs, lo aligned as libdw aligns it */
+	uint64_t used;	    /* unwinder tick of the last use */
+	const char *path;   /* owned by the symbol cache */
+};
+
 struct unwinder {
+	struct sym_cache *sc; /* borrowed: mappings and files */
 	struct hmap *procs; /* pid -> struct uw_proc */
+	struct hmap *files; /* (dev, inode) -> struct uw_file */
+	size_t open_files;  /* files with an Elf handle */
 	size_t max_procs;
 	uint64_t tick;
 	Elf *arch;		/* an empty x86_64 ELF header: tells libdw the architecture */
 	Elf64_Ehdr arch_hdr;
 	struct unwind_stats st;
 };
-
-/* The process whose Dwfl libdw is working on: find_elf has no argument of its own. */
-static struct uw_proc *uw_current;
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 int unwind_stack_word(const void *stack, size_t len, uint64_t sp, uint64_t addr, uint64_t *out)
 {
@@ -65,31 +68,32 @@ int unwind_stack_word(const void *stack, size_t len, uint64_t sp, uint64_t addr,
 	return 0;
 }
 
-/* Opens a module through the process's root (its mount namespace); anything else (vDSO, files
- * gone from the root) the way libdw's own proc callback does. */
-static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+/* Lends the module's shared Elf handle (its user data is its struct uw_file). */
+static int lend_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
 		    char **file_name, Elf **elfp)
 {
-	char path[PATH_MAX];
-	int fd;
+	struct uw_file *f = *userdata;
 
-	if (uw_current && name[0] == '/' &&
-	    snprintf(path, sizeof(path), "%s%s", uw_current->root, name) < (int)sizeof(path)) {
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			*file_name = strdup(path);
-			if (*file_name)
-				return fd;
-			close(fd);
-		}
-	}
-	return dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name, elfp);
+	*elfp = NULL;
+	if (f && f->elf)
+		*elfp = elf_begin(-1, ELF_C_READ_MMAP, f->elf); /* one more reference */
+	return -1;
+}
+
+/* No separate debuginfo: x86_64 code carries .eh_frame, and libdw would otherwise open (and
+ * decompress) a library's whole debuginfo in every process whose outermost frame has no CFI,
+ * looking for a .debug_frame there. */
+static int no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			const char *file_name, const char *debuglink_file,
+			GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	return -1;
 }
 
 static char *debuginfo_path;
 static const Dwfl_Callbacks dwfl_callbacks = {
-	.find_elf = find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_elf = lend_elf,
+	.find_debuginfo = no_debuginfo,
 	.debuginfo_path = &debuginfo_path,
 };
 
@@ -144,37 +148,170 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 	.set_initial_registers = set_initial_registers,
 };
 
-/* (Re)reads p's modules from /proc/PID/maps; a new Dwfl gets its thread state. 0 or -errno. */
-static int proc_report(struct unwinder *u, struct uw_proc *p)
+/* A fresh Dwfl with p's thread state and no modules yet. 0 or -errno. */
+static int proc_begin(struct unwinder *u, struct uw_proc *p)
 {
-	int err;
+	dwfl_end(p->dwfl);
+	p->dwfl = dwfl_begin(&dwfl_callbacks);
+	if (!p->dwfl)
+		return -ENOMEM;
+	if (!dwfl_attach_state(p->dwfl, u->arch, p->pid, &thread_callbacks, p)) {
+		dwfl_end(p->dwfl);
+		p->dwfl = NULL;
+		return -EINVAL;
+	}
+	return 0;
+}
 
-	p->report_ns = now_ns();
-	u->st.reports++;
-	if (!p->dwfl) {
-		p->dwfl = dwfl_begin(&dwfl_callbacks);
-		if (!p->dwfl)
-			return -ENOMEM;
-		if (!dwfl_attach_state(p->dwfl, u->arch, p->pid, &thread_callbacks, p)) {
-			dwfl_end(p->dwfl);
-			p->dwfl = NULL;
-			return -EINVAL;
+#define FILES_OPEN_MAX 512 /* Elf handles kept; past it the least recently used are closed */
+
+/* Closes the Elf handle of the least recently used file (Dwfls using it keep their reference). */
+struct file_scan {
+	struct uw_file *oldest;
+};
+
+static void find_oldest_file(const void *key, size_t len, void *val, void *arg)
+{
+	struct file_scan *scan = arg;
+	struct uw_file *f = val;
+
+	if (f->elf && (!scan->oldest || f->used < scan->oldest->used))
+		scan->oldest = f;
+}
+
+/* Reads the span of f's loadable segments; false when it is not a loadable ELF file. */
+static bool file_span(struct uw_file *f)
+{
+	size_t phnum;
+	bool first = true;
+
+	if (elf_kind(f->elf) != ELF_K_ELF || elf_getphdrnum(f->elf, &phnum))
+		return false;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr mem, *ph = gelf_getphdr(f->elf, (int)i, &mem);
+
+		if (!ph || ph->p_type != PT_LOAD)
+			continue;
+		if (first) /* as libdw: the first PT_LOAD, aligned down to its p_align */
+			f->lo = ph->p_vaddr & -(ph->p_align ? ph->p_align : 1);
+		first = false;
+		if (ph->p_vaddr + ph->p_memsz > f->hi)
+			f->hi = ph->p_vaddr + ph->p_memsz;
+	}
+	return !first && f->hi > f->lo;
+}
+
+/* The shared file of mapping m (opened through the symbol cache on first sight); NULL when it
+ * cannot be opened as ELF. */
+static struct uw_file *file_get(struct unwinder *u, int pid, uint64_t pc, const struct sym_module *m)
+{
+	uint64_t key[2] = { m->dev, m->inode };
+	struct uw_file *f = hmap__get(u->files, key, sizeof(key));
+	struct sym_module mo;
+
+	if (f && f->elf) {
+		f->used = ++u->tick;
+		return f;
+	}
+	if (!f) {
+		f = calloc(1, sizeof(*f));
+		if (!f || !hmap__put(u->files, key, sizeof(key), f)) {
+			free(f);
+			return NULL;
+		}
+		f->dev = m->dev;
+		f->inode = m->inode;
+		f->path = m->path;
+	}
+	if (sym_cache__module(u->sc, pid, pc, true, &mo))
+		return NULL;
+	f->elf = elf_begin(mo.fd, ELF_C_READ_MMAP, NULL);
+	if (f->elf)
+		elf_cntl(f->elf, ELF_C_FDDONE); /* all reads go through the mapping */
+	close(mo.fd);
+	f->lo = f->hi = 0;
+	if (f->elf && !file_span(f)) {
+		elf_end(f->elf);
+		f->elf = NULL;
+	}
+	if (!f->elf)
+		return NULL;
+	f->used = ++u->tick;
+	if (++u->open_files > FILES_OPEN_MAX) {
+		struct file_scan scan = { NULL };
+
+		hmap__each(u->files, find_oldest_file, &scan);
+		if (scan.oldest && scan.oldest != f) {
+			elf_end(scan.oldest->elf);
+			scan.oldest->elf = NULL;
+			u->open_files--;
 		}
 	}
-	dwfl_report_begin(p->dwfl);
-	err = dwfl_linux_proc_report(p->dwfl, p->pid);
-	dwfl_report_end(p->dwfl, NULL, NULL);
-	if (err)
-		return err > 0 ? -err : -ESRCH;
-	return 0;
+	return f;
+}
+
+/* The link-time address of file offset off in f, through the PT_LOAD that holds it. */
+static bool file_vaddr(const struct uw_file *f, uint64_t off, uint64_t *vaddr)
+{
+	size_t phnum;
+
+	if (elf_getphdrnum(f->elf, &phnum))
+		return false;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr mem, *ph = gelf_getphdr(f->elf, (int)i, &mem);
+
+		if (ph && ph->p_type == PT_LOAD && off >= ph->p_offset &&
+		    off < ph->p_offset + (ph->p_filesz ? ph->p_filesz : 1)) {
+			*vaddr = ph->p_vaddr + (off - ph->p_offset);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Makes sure the file mapped at pc in p is a module of its Dwfl: reported on first need at the
+ * bias its mapping gives (start minus the link-time address of its file offset), with the
+ * shared Elf handle. A module left there by a file since unmapped starts the process's Dwfl
+ * over when restart is allowed; during a walk (which uses the Dwfl) it returns false instead,
+ * so the walk can stop and be done again over a new Dwfl. */
+static bool report_pc(struct uw_proc *p, uint64_t pc, bool restart)
+{
+	struct unwinder *u = p->u;
+	Dwfl_Module *mod = dwfl_addrmodule(p->dwfl, pc);
+	struct sym_module m;
+	struct uw_file *f;
+	uint64_t vaddr, bias;
+	void **data;
+
+	if (sym_cache__module(u->sc, p->pid, pc, false, &m))
+		return true; /* nothing better known: keep whatever is there */
+	if (mod) {
+		dwfl_module_info(mod, &data, NULL, NULL, NULL, NULL, NULL, NULL);
+		f = *data;
+		if (f && f->dev == m.dev && f->inode == m.inode)
+			return true;
+		if (!restart)
+			return false;
+		if (proc_begin(u, p))
+			return true;
+	}
+	f = file_get(u, p->pid, pc, &m);
+	if (!f || !file_vaddr(f, m.pgoff, &vaddr))
+		return true;
+	bias = m.start - vaddr;
+	u->st.reports++;
+	mod = dwfl_report_module(p->dwfl, f->path, bias + f->lo, bias + f->hi);
+	if (!mod)
+		return true;
+	dwfl_module_info(mod, &data, NULL, NULL, NULL, NULL, NULL, NULL);
+	*data = f;
+	return true;
 }
 
 static void proc_free(struct uw_proc *p)
 {
 	if (!p)
 		return;
-	if (uw_current == p)
-		uw_current = NULL;
 	dwfl_end(p->dwfl);
 	free(p);
 }
@@ -217,19 +354,20 @@ static struct uw_proc *proc_get(struct unwinder *u, int pid)
 		return NULL;
 	p->pid = pid;
 	p->used = ++u->tick;
-	snprintf(p->root, sizeof(p->root), "/proc/%d/root", pid);
+	p->u = u;
 	if (!hmap__put(u->procs, &pid, sizeof(pid), p)) {
 		free(p);
 		return NULL;
 	}
-	uw_current = p;
-	proc_report(u, p);
+	proc_begin(u, p);
 	return p;
 }
 
 struct walk {
 	uint64_t *pcs;
 	size_t n, max;
+	struct uw_proc *p;
+	bool stale; /* stopped at a module of a file no longer mapped there */
 };
 
 static int frame_cb(Dwfl_Frame *frame, void *arg)
@@ -243,7 +381,13 @@ static int frame_cb(Dwfl_Frame *frame, void *arg)
 	if (!activation)
 		pc--;
 	w->pcs[w->n++] = pc;
-	return w->n >= w->max ? DWARF_CB_ABORT : DWARF_CB_OK;
+	if (w->n >= w->max)
+		return DWARF_CB_ABORT;
+	if (!report_pc(w->p, pc, false)) { /* its CFI takes the next step */
+		w->stale = true;
+		return DWARF_CB_ABORT;
+	}
+	return DWARF_CB_OK;
 }
 
 /* One walk over p's current Dwfl; returns the status and fills w. */
@@ -252,6 +396,7 @@ static enum unwind_status walk(struct uw_proc *p, const struct unwind_sample *s,
 	int ret;
 
 	w->n = 0;
+	w->stale = false;
 	p->s = s;
 	p->listed = false;
 	p->beyond_copy = false;
@@ -271,33 +416,25 @@ static enum unwind_status walk(struct uw_proc *p, const struct unwind_sample *s,
 size_t unwinder__unwind(struct unwinder *u, const struct unwind_sample *s, uint64_t *pcs,
 			size_t max, enum unwind_status *status)
 {
-	struct walk w = { pcs, 0, max };
+	struct walk w = { pcs, 0, max, NULL, false };
 	struct uw_proc *p;
-	bool refreshed = false;
 
 	*status = UNWIND_ERROR;
 	if (!max)
 		return 0;
 	p = proc_get(u, s->pid);
-	if (!p) {
-		pcs[0] = s->ip;
-		return 1;
+	if (p && !p->dwfl)
+		proc_begin(u, p);
+	if (p && p->dwfl) {
+		w.p = p;
+		report_pc(p, s->ip, true);
+		if (p->dwfl)
+			*status = walk(p, s, &w);
+		if (w.stale && !proc_begin(u, p)) { /* once more, over what is mapped now */
+			report_pc(p, s->ip, true);
+			*status = walk(p, s, &w);
+		}
 	}
-	uw_current = p;
-	/* A pc in no known module: a library loaded since the modules were read (dlopen). */
-	if ((!p->dwfl || !dwfl_addrmodule(p->dwfl, s->ip)) &&
-	    now_ns() - p->report_ns >= REFRESH_NS) {
-		proc_report(u, p);
-		refreshed = true;
-	}
-	if (p->dwfl)
-		*status = walk(p, s, &w);
-	if (*status == UNWIND_ERROR && !refreshed && w.n && p->dwfl &&
-	    !dwfl_addrmodule(p->dwfl, w.pcs[w.n - 1]) && now_ns() - p->report_ns >= REFRESH_NS) {
-		proc_report(u, p);
-		*status = walk(p, s, &w);
-	}
-	uw_current = NULL;
 	if (!w.n) {
 		pcs[0] = s->ip;
 		w.n = 1;
@@ -316,15 +453,17 @@ void unwinder__stats(const struct unwinder *u, struct unwind_stats *st)
 	st->processes = hmap__count(u->procs);
 }
 
-struct unwinder *unwinder__new(size_t max_procs)
+struct unwinder *unwinder__new(size_t max_procs, struct sym_cache *sc)
 {
 	struct unwinder *u = calloc(1, sizeof(*u));
 	Elf64_Ehdr *h;
 
 	if (!u)
 		return NULL;
+	u->sc = sc;
 	u->max_procs = max_procs ? max_procs : DEFAULT_PROCS;
 	u->procs = hmap__new();
+	u->files = hmap__new();
 	h = &u->arch_hdr;
 	memcpy(h->e_ident, ELFMAG, SELFMAG);
 	h->e_ident[EI_CLASS] = ELFCLASS64;
@@ -336,7 +475,7 @@ struct unwinder *unwinder__new(size_t max_procs)
 	h->e_ehsize = sizeof(*h);
 	elf_version(EV_CURRENT);
 	u->arch = elf_memory((char *)h, sizeof(*h));
-	if (!u->procs || !u->arch) {
+	if (!u->procs || !u->files || !u->arch) {
 		unwinder__free(u);
 		return NULL;
 	}
@@ -348,6 +487,15 @@ static void free_proc(const void *key, size_t len, void *val, void *arg)
 	proc_free(val);
 }
 
+static void free_file(const void *key, size_t len, void *val, void *arg)
+{
+	struct uw_file *f = val;
+
+	if (f->elf)
+		elf_end(f->elf);
+	free(f);
+}
+
 void unwinder__free(struct unwinder *u)
 {
 	if (!u)
@@ -355,6 +503,10 @@ void unwinder__free(struct unwinder *u)
 	if (u->procs) {
 		hmap__each(u->procs, free_proc, NULL);
 		hmap__free(u->procs);
+	}
+	if (u->files) {
+		hmap__each(u->files, free_file, NULL);
+		hmap__free(u->files);
 	}
 	if (u->arch)
 		elf_end(u->arch);

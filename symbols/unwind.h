@@ -1,6 +1,6 @@
 /* User stacks from DWARF CFI: unwinds a copy of a thread's registers and top of stack, taken
  * at the sample, with libdw over the process's modules (.eh_frame, else .debug_frame, else
- * frame pointers). One Dwfl per process, kept for at most a configurable number of processes
+ * frame pointers), found through the symbol cache. One Dwfl per process, kept for at most a configurable number of processes
  * (least recently used go first). x86_64 only. Not thread-safe. See docs/unwinding.md. */
 #ifndef GALATOP_SYMBOLS_UNWIND_H
 #define GALATOP_SYMBOLS_UNWIND_H
@@ -26,15 +26,18 @@ enum unwind_status {
 
 struct unwind_stats {
 	size_t processes;  /* processes with a Dwfl now */
-	uint64_t reports;  /* module lists read from /proc/PID/maps (first use, refresh on miss) */
+	uint64_t reports;  /* modules reported to libdw (first use in a process) */
 	uint64_t evictions; /* Dwfls dropped by the cap */
 };
 
 struct unwinder;
 
-/* Creates an unwinder keeping at most max_procs processes' state (0 = 64). NULL on ENOMEM or
- * when libdw cannot unwind this architecture. */
-struct unwinder *unwinder__new(size_t max_procs);
+struct sym_cache;
+
+/* Creates an unwinder keeping at most max_procs processes' state (0 = 64), finding their
+ * mappings and files through sc (borrowed, must outlive it). NULL on ENOMEM or when libdw
+ * cannot unwind this architecture. */
+struct unwinder *unwinder__new(size_t max_procs, struct sym_cache *sc);
 /* Frees every process's state; NULL is a no-op. */
 void unwinder__free(struct unwinder *u);
 /* Unwinds s into pcs[0..max), innermost first: pcs[0] is s->ip, the others are return
@@ -44,6 +47,7 @@ size_t unwinder__unwind(struct unwinder *u, const struct unwind_sample *s, uint6
 			size_t max, enum unwind_status *status);
 /* Drops pid's state (exit, or exec: a new image); unknown pid is a no-op. */
 void unwinder__process_exit(struct unwinder *u, int pid);
+/* Fills st with the unwinder's counters and sizes so far; cannot fail. */
 void unwinder__stats(const struct unwinder *u, struct unwind_stats *st);
 
 /* Reads the 8-byte word at addr from a stack copy of len bytes that starts at address sp.

@@ -9,12 +9,57 @@ fail() { echo "FAIL: $1${2:+: $2}"; }
 skip() { echo "SKIP: $1: $2"; }
 # check NAME CMD...: PASS if the command succeeds.
 check() { n=$1; shift; if "$@"; then pass "$n"; else fail "$n"; fi; }
-need_root_bpf() { # NAME: skips outside CI when not root
+# ci: true when CI is set (to anything but "", 0 or false): a test that cannot run there fails.
+ci() { case "${CI:-}" in ""|0|false) return 1;; esac; return 0; }
+# unable NAME WHY: a test that cannot run: FAIL under CI, SKIP elsewhere. Returns 1.
+unable() { if ci; then fail "$1" "cannot run under CI: $2"; else skip "$1" "$2"; fi; return 1; }
+need_root_bpf() { # NAME: root and BTF, or unable (so a CI run that cannot exercise BPF fails)
 	if [ "$(id -u)" != 0 ]; then
-		skip "$1" "needs root and BPF"; return 1
+		unable "$1" "needs root and BPF"; return 1
+	fi
+	if [ ! -r /sys/kernel/btf/vmlinux ]; then
+		unable "$1" "needs a kernel with BTF (/sys/kernel/btf/vmlinux)"; return 1
 	fi
 	return 0
 }
+# need_fixture NAME PATH: the shared fixture exists, or FAIL (fixtures ship with the tests).
+need_fixture() {
+	[ -e "$2" ] && return 0
+	fail "$1" "fixture $2 missing"; return 1
+}
+# wait_until TENTHS CMD...: polls CMD every 0.1 s until it succeeds; 1 if it never did.
+wait_until() {
+	_n=$1; shift
+	while [ "$_n" -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.1; _n=$((_n - 1))
+	done
+	"$@"
+}
+# wait_file FILE [TENTHS]: waits (default 10 s) until FILE exists and is not empty.
+wait_file() { wait_until "${2:-100}" test -s "$1"; }
+# tmux on a server of the test's own; pane_wait TARGET TEXT [TENTHS]: polls the pane (default
+# 10 s) until it shows TEXT, leaving the last capture in $TMP/screen.
+SOCK=galatop-$(basename "$0" .sh)-$$
+tm() { tmux -L "$SOCK" -f /dev/null "$@"; }
+pane_has() { tm capture-pane -p -t "$1" >"$TMP/screen" 2>/dev/null && grep -qF -- "$2" "$TMP/screen"; }
+pane_wait() { wait_until "${3:-100}" pane_has "$1" "$2"; }
+# tty_sane: the terminal modes a pane command saved in $TMP/stty (stty -a) are cooked again.
+tty_sane() { grep -q ' icanon' "$TMP/stty" && grep -q ' echo ' "$TMP/stty" && ! grep -q -- '-icanon' "$TMP/stty"; }
+# no_gt_progs: no galatop BPF program is left behind. Tests call it once their own galatop is
+# gone; programs held open by another live galatop (a second suite or a user's session on the
+# same machine) are not theirs. A program held by nobody (pinned) or by any other process is a
+# leftover. The kernel frees programs shortly after their last fd goes, hence the short wait.
+gt_leftovers() {
+	held=$(for d in /proc/[0-9]*; do
+		[ "$(cat "$d/comm" 2>/dev/null)" = galatop ] && cat "$d"/fdinfo/* 2>/dev/null
+	done | awk '/^prog_id:/ { printf " %s ", $2 }')
+	bpftool prog show 2>/dev/null | awk -v held=" $held " '
+		/^[0-9]+: .* name gt_/ { id = $1; sub(/:/, "", id); if (!index(held, " " id " ")) n++ }
+		END { print n + 0 }'
+}
+no_gt_progs() { wait_until 30 gt_none_left; }
+gt_none_left() { [ "$(gt_leftovers)" = 0 ]; }
 # Folded-stack shares for workload tests:
 # share FILE PATTERN [WITHIN]: percent of the counts of lines containing WITHIN (default all)
 # that also contain PATTERN.

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "text.h"
+#include "util/clock.h"
 
 enum global_action {
 	G_HELP = 1,
@@ -22,6 +23,9 @@ enum global_action {
 	G_NEXT_VIEW,
 	G_VIEW1,
 	G_VIEW2,
+	G_VIEW3,
+	G_VIEW4,
+	G_VIEW5,
 	G_MATCH_FILTER,
 	G_KERNEL,
 	G_THREADS,
@@ -41,12 +45,17 @@ enum global_action {
 static const struct tui_key global_keys[] = {
 	{ { KEY_F(1), '?' }, G_HELP, "show this help (any key closes it)", "Help" },
 	{ { '/' }, G_SEARCH, "search frames by regex (POSIX extended); empty clears", "Search" },
-	{ { '\t' }, G_NEXT_VIEW, "next view (Flame, Top)", "Views" },
+	{ { '\t' }, G_NEXT_VIEW, "next view (Flame, Top, Threads, Containers)", "Views" },
 	{ { '1' }, G_VIEW1, "flame view", NULL },
 	{ { '2' }, G_VIEW2, "top view: flat table of functions", NULL },
+	{ { '3' }, G_VIEW3, "threads view: what every thread does over time", NULL },
+	{ { '4' }, G_VIEW4, "L7 pane: HTTP, SQL, Redis, DNS requests (starts the L7 capture)",
+	  NULL },
+	{ { '5' }, G_VIEW5, "Containers pane: CPU, memory and I/O delays per group (SLI probes)",
+	  NULL },
 	{ { '\\' }, G_MATCH_FILTER, "show only stacks containing search matches (toggle)", NULL },
 	{ { 'K' }, G_KERNEL, "hide/show kernel frames", NULL },
-	{ { 'H' }, G_THREADS, "per-thread / per-process roots", NULL },
+	{ { 'H' }, G_THREADS, "roots: per thread, process, command, none", NULL },
 	{ { 'p' }, G_PID, "filter by pid (stacks under [PID]comm roots); empty clears", NULL },
 	{ { 'c' }, G_CONTAINER, "filter by container or pod (hex id or name); empty clears",
 	  NULL },
@@ -88,6 +97,35 @@ void app_show(struct tui_app *a, int i)
 {
 	if (i >= 0 && i < a->nviews)
 		a->active = i;
+}
+
+bool app_show_key(struct tui_app *a, int key)
+{
+	for (int i = 0; i < a->nviews; i++)
+		if (a->views[i]->key == key) {
+			a->active = i;
+			return true;
+		}
+	return false;
+}
+
+bool app_show_filtered(struct tui_app *a, int key, enum tui_ptype t, const char *container,
+		       uint32_t pid)
+{
+	int i = VIEW_FLAME;
+
+	if (key)
+		for (i = a->nviews - 1; i >= 0 && a->views[i]->key != key; i--)
+			;
+	if (i < 0)
+		return false;
+	snprintf(a->filter.container, sizeof(a->filter.container), "%s", container ? container : "");
+	a->filter.pid = pid;
+	if (a->src->ops->profile(a->src->ctx, t))
+		a->ptype = t;
+	app_rebuild(a);
+	app_show(a, i);
+	return true;
 }
 
 /* Grows the match bitset to the frame table and matches the frames not covered yet. */
@@ -325,6 +363,15 @@ static void global_action(struct tui_app *a, int action)
 	case G_VIEW2:
 		app_show(a, VIEW_TOP);
 		break;
+	case G_VIEW3:
+		app_show_key(a, '3');
+		break;
+	case G_VIEW4:
+		app_show_key(a, '4');
+		break;
+	case G_VIEW5:
+		app_show_key(a, '5');
+		break;
 	case G_MATCH_FILTER:
 		if (!a->match_on) {
 			app_msg(a, ROLE_STATUS_ALERT, "no search to filter by: use / or # first");
@@ -339,16 +386,30 @@ static void global_action(struct tui_app *a, int action)
 		app_rebuild(a);
 		app_msg(a, ROLE_STATUS, "kernel frames %s", a->filter.hide_kernel ? "hidden" : "shown");
 		break;
-	case G_THREADS:
-		if (!tui_profile_has_threads(a->base)) {
-			app_msg(a, ROLE_STATUS_ALERT, "no thread frames in this data: roots are per process");
-			break;
-		}
-		a->filter.merge_threads = !a->filter.merge_threads;
+	case G_THREADS: {
+		/* Cycles thread -> process -> command -> none; thread only when there are threads. */
+		static const enum group_by cycle[] = { GROUP_THREAD, GROUP_PROCESS, GROUP_COMMAND,
+						       GROUP_NONE };
+		static const char *const says[GROUP_MAX] = {
+			[GROUP_THREAD] = "per thread", [GROUP_PROCESS] = "per process ([PID]comm)",
+			[GROUP_COMMAND] = "per command (its processes merged)",
+			[GROUP_NONE] = "none (every process merged)",
+		};
+		enum group_by g = a->filter.regroup ? a->filter.group : GROUP_THREAD;
+		bool threads = tui_profile_has_threads(a->base);
+		size_t k = 0;
+
+		while (k < GROUP_MAX && cycle[k] != g)
+			k++;
+		do
+			g = cycle[++k % GROUP_MAX];
+		while (g == GROUP_THREAD && !threads);
+		a->filter.regroup = true;
+		a->filter.group = g;
 		app_rebuild(a);
-		app_msg(a, ROLE_STATUS, "roots: %s",
-			a->filter.merge_threads ? "per process" : "per thread");
+		app_msg(a, ROLE_STATUS, "roots: %s", says[g]);
 		break;
+	}
 	case G_PID:
 		app_prompt(a, PROMPT_PID, NULL);
 		break;
@@ -517,11 +578,13 @@ int app_init(struct tui_app *a, struct tui_source *src, const struct tui_opts *o
 	     size_t errlen)
 {
 	const char *want = o->theme ? o->theme : "default";
+	bool ok = true;
 
 	memset(a, 0, sizeof(*a));
 	a->src = src;
 	a->opts = o;
-	a->filter.merge_threads = o->merge_threads;
+	a->filter.regroup = o->regroup;
+	a->filter.group = (enum group_by)o->group;
 	if (tui_theme_load(want, &a->theme, err, errlen))
 		return -EINVAL;
 	a->nthemes = tui_theme_list(a->themes, TUI_MAX_THEMES);
@@ -533,10 +596,18 @@ int app_init(struct tui_app *a, struct tui_source *src, const struct tui_opts *o
 	a->empty = a->empty_ft ? profile__new(a->empty_ft, VALUE_SAMPLES, false) : NULL;
 	a->views[a->nviews++] = flame_view_new();
 	a->views[a->nviews++] = top_view_new();
-	if (!a->empty || !a->views[0] || !a->views[1]) {
+	a->views[a->nviews++] = threads_view_new();
+	a->views[a->nviews++] = l7_view_new();
+	a->views[a->nviews++] = sli_view_new();
+	for (int i = 0; i < a->nviews; i++)
+		ok = ok && a->views[i];
+	if (!ok || !a->empty) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	for (int i = 0; o->first_view && i < a->nviews; i++)
+		if (!strcasecmp(a->views[i]->name, o->first_view))
+			a->active = i;
 	a->ptype = o->ptype;
 	if (!src->ops->profile(src->ctx, a->ptype))
 		for (int t = 0; t < PTYPE_MAX; t++)
@@ -549,6 +620,9 @@ int app_init(struct tui_app *a, struct tui_source *src, const struct tui_opts *o
 	src->ops->stats(src->ctx, &st);
 	a->mode = st.mode;
 	app_rebuild(a);
+	for (int i = 0; o->first_view && i < a->nviews; i++)
+		if (!strcmp(a->views[i]->name, o->first_view))
+			a->active = i;
 	return 0;
 }
 
@@ -589,8 +663,17 @@ static void fatal_signal(int sig)
 	raise(sig);
 }
 
-static const int fatal_signals[] = { SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL,
-				     SIGTERM, SIGINT,  SIGHUP, SIGQUIT };
+/* Signals that ask galatop to stop: the run loop sees the flag within 100 ms and leaves
+ * through the normal exit path, so that the caller reaps its command and detaches its probes. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static const int fatal_signals[] = { SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGQUIT };
+static const int stop_signals[] = { SIGTERM, SIGINT, SIGHUP };
 
 static void install_signals(void)
 {
@@ -602,6 +685,12 @@ static void install_signals(void)
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
 		sigaction(fatal_signals[i], &sa, NULL);
+	/* No SA_RESTART: the wait for a key returns at once. */
+	sa.sa_handler = on_stop_signal;
+	sa.sa_flags = 0;
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		sigaction(stop_signals[i], &sa, NULL);
+	stop_signal = 0;
 	atexit(restore_terminal);
 }
 
@@ -614,15 +703,9 @@ void tui_locale(const struct tui_opts *o)
 	tui_text_init(o->ascii || !cs || (strcasecmp(cs, "UTF-8") && strcasecmp(cs, "utf8")));
 }
 
+#define FIRST_UPDATE_MS 250
+
 /* The interactive loop on the real terminal. */
-static long mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
 static int run_terminal(struct tui_app *a)
 {
 	long refresh, last;
@@ -653,17 +736,19 @@ static int run_terminal(struct tui_app *a)
 	wtimeout(stdscr, a->src->ops->drain && refresh > 100 ? 100 : refresh);
 	app_colors(a);
 	app_draw(a);
-	last = mono_ms();
-	while (!a->quit) {
+	/* The first update comes FIRST_UPDATE_MS after start rather than a whole refresh later,
+	 * so a live view shows samples within a second of starting (see make bench). */
+	last = clock_mono_ms() - (refresh > FIRST_UPDATE_MS ? refresh - FIRST_UPDATE_MS : 0);
+	while (!a->quit && !stop_signal) {
 		ch = wgetch(stdscr);
 		memset(&in, 0, sizeof(in));
 		in.key = ch;
 		if (ch == ERR) {
-			if (a->src->ops->drain && mono_ms() - last < refresh) {
+			if (a->src->ops->drain && clock_mono_ms() - last < refresh) {
 				a->src->ops->drain(a->src->ctx);
 				continue;
 			}
-			last = mono_ms();
+			last = clock_mono_ms();
 			if (!app_tick(a))
 				continue;
 		} else if (ch == KEY_MOUSE) {
@@ -680,11 +765,11 @@ static int run_terminal(struct tui_app *a)
 			clearok(curscr, TRUE);
 			a->redraw_all = false;
 		}
-		if (!a->quit)
+		if (!a->quit && !stop_signal)
 			app_draw(a);
 	}
 	restore_terminal();
-	return 0;
+	return stop_signal ? 128 + stop_signal : 0;
 }
 
 int tui_run(struct tui_source *src, const struct tui_opts *o)

@@ -20,6 +20,7 @@ struct tui_app;
  * ops and are added to the app's view list. */
 struct view {
 	const char *name;	    /* tab label */
+	int key;		    /* the global key that shows it ('5'); 0: its position */
 	const struct tui_key *keys; /* this view's key table (feeds help and the key bar) */
 	size_t nkeys;
 	void *state;
@@ -103,21 +104,36 @@ struct tui_app {
 };
 
 /* Indices of the built-in views. */
-enum { VIEW_FLAME = 0, VIEW_TOP };
+enum { VIEW_FLAME = 0, VIEW_TOP, VIEW_THREADS };
 
 /* A copy of tmpl (name, keys, ops) with state_size zeroed bytes of state; NULL on ENOMEM.
  * The view's free op releases what the state points to, then calls view__free. */
 struct view *view__new(const struct view *tmpl, size_t state_size);
 /* Frees the state block and the view; NULL is a no-op. */
 void view__free(struct view *v);
+/* The flame/icicle view (key 1): a new view owned by the caller, freed with its free op;
+ * NULL on ENOMEM. The other *_view_new below follow the same contract. */
 struct view *flame_view_new(void);
 struct view *top_view_new(void);
+struct view *threads_view_new(void);
+struct view *l7_view_new(void);
+struct view *sli_view_new(void);
 /* Makes the flame view select the heaviest node of frames named name_id (zoom reset). */
 void flame_view_jump(struct view *v, struct tui_app *a, uint32_t name_id);
 /* The flame view's zoom path (root-first frame ids) for exports; *n set to its length. */
 const uint32_t *flame_view_zoom(struct view *v, size_t *n);
 bool flame_view_inverted(struct view *v);
 
+/* A frame's width and own part in the views: its value, or in a differential profile its
+ * "after" value; the colors and delta columns compare it with "before". */
+static inline double tui_total(const struct profile *p, uint32_t id)
+{
+	return profile__two_column(p) ? profile__total2(p, id) : profile__node(p, id)->total;
+}
+static inline double tui_self(const struct profile *p, uint32_t id)
+{
+	return profile__two_column(p) ? profile__self2(p, id) : profile__node(p, id)->self;
+}
 /* Sets the status message (printf format), shown until the next key. */
 void app_msg(struct tui_app *a, enum tui_role role, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -127,6 +143,13 @@ void app_prompt(struct tui_app *a, enum prompt_kind k, const char *init);
 void app_match_name(struct tui_app *a, uint32_t name_id);
 /* Switches to view i. */
 void app_show(struct tui_app *a, int i);
+/* Switches to the view shown by key (see struct view); false when there is none. */
+bool app_show_key(struct tui_app *a, int key);
+/* Narrows every view to a container or pod name (NULL: any) and a pid (0: any), as the c and p
+ * prompts would, makes t the profile type when the source has it, and shows the view of key
+ * (0: the flame view). False, changing nothing, when no view has that key. */
+bool app_show_filtered(struct tui_app *a, int key, enum tui_ptype t, const char *container,
+		       uint32_t pid);
 /* Rebuilds the display profile from the source and the filters. */
 void app_rebuild(struct tui_app *a);
 /* True when frame id matches the current search. */
@@ -149,7 +172,10 @@ void export_default_name(const struct tui_app *a, char *buf, size_t n);
 /* The extensions export_save can write, space-separated (".folded .svg"). */
 const char *export_formats(void);
 
-/* App lifecycle (app.c), used by the run loop and the dump mode. */
+/* App lifecycle (app.c), used by the run loop and the dump mode. app_init fills *a (src and
+ * o are borrowed and must outlive it): 0, -EINVAL when the theme cannot be loaded or
+ * -ENOMEM, with a one-line reason in err (call app_free either way). app_free releases
+ * everything app_init made (views included); safe on a zeroed or half-made app. */
 int app_init(struct tui_app *a, struct tui_source *src, const struct tui_opts *o, char *err,
 	     size_t errlen);
 void app_free(struct tui_app *a);

@@ -35,10 +35,11 @@ static void draw_header(struct tui_app *a)
 	wmove(a->w, 0, 0);
 	seg(a, ROLE_HEADER, " galatop ");
 	for (int i = 0; i < a->nviews; i++) {
-		snprintf(buf, sizeof(buf), " %d %s ", i + 1, a->views[i]->name);
+		snprintf(buf, sizeof(buf), " %c %s ", a->views[i]->key ? a->views[i]->key : '1' + i,
+			 a->views[i]->name);
 		seg(a, i == a->active ? ROLE_TAB_ACTIVE : ROLE_HEADER, buf);
 	}
-	tui_fmt_value(profile__kind(a->disp), profile__total(a->disp), tot, sizeof(tot));
+	tui_fmt_value(profile__kind(a->disp), tui_total(a->disp, PROFILE_ROOT), tot, sizeof(tot));
 	const char *origin = st.origin ? st.origin : "";
 
 	/* A file is named by its base name: the directory says little and costs room. */
@@ -60,8 +61,9 @@ static void draw_header(struct tui_app *a)
 	}
 	int x = a->cols - rw - fw;
 
-	if (x < getcurx(a->w))
-		x = getcurx(a->w);
+	/* With many panes the left part may not leave room: the mode and FROZEN win. */
+	if (x < 0)
+		x = 0;
 	fill_line(a, ROLE_HEADER);
 	wmove(a->w, 0, x);
 	seg(a, ROLE_HEADER, right);
@@ -80,6 +82,10 @@ static void draw_status(struct tui_app *a)
 		snprintf(buf, sizeof(buf), "%s  %.0f Hz  %.0f samples/s  ", st.probes ? st.probes : "no probes",
 			 st.hz, st.samples_per_s);
 		seg(a, ROLE_STATUS, buf);
+		if (st.sampling && st.sampling[0]) {
+			snprintf(buf, sizeof(buf), "sampled %s  ", st.sampling);
+			seg(a, ROLE_STATUS, buf);
+		}
 		snprintf(buf, sizeof(buf), "lost %llu%s", (unsigned long long)st.lost,
 			 st.lost ? " (lower -F)" : "");
 		seg(a, st.lost ? ROLE_STATUS_ALERT : ROLE_STATUS, buf);
@@ -96,13 +102,17 @@ static void draw_status(struct tui_app *a)
 			 profile__node_count(a->disp) - 1, frames__count(profile__frames(a->disp)) - 1);
 		seg(a, ROLE_STATUS, buf);
 	}
-	if (tui_filter_active(f) || a->match_filter) {
+	if (f->regroup) {
+		snprintf(buf, sizeof(buf), "  roots: %s", group_by_str(f->group));
+		seg(a, ROLE_STATUS, buf);
+	}
+	/* The roots' grouping is a view setting, not a filter that hides samples. */
+	if (f->hide_kernel || f->pid || f->comm[0] || f->container[0] || f->only || f->prefix_n ||
+	    a->match_filter) {
 		int n = snprintf(buf, sizeof(buf), "  filters:");
 
 		if (f->hide_kernel)
 			n += snprintf(buf + n, sizeof(buf) - (size_t)n, " no-kernel");
-		if (f->merge_threads)
-			n += snprintf(buf + n, sizeof(buf) - (size_t)n, " per-process");
 		if (f->pid)
 			n += snprintf(buf + n, sizeof(buf) - (size_t)n, " pid=%u", f->pid);
 		if (f->comm[0])

@@ -9,6 +9,7 @@
 #include <wchar.h>
 
 #include "app.h"
+#include "util/clock.h"
 
 /* Appends the UTF-8 encoding of c to buf at *n (room for 4 more bytes). */
 static void put_utf8(char *buf, size_t *n, unsigned c)
@@ -96,37 +97,29 @@ static void dump_screen(WINDOW *w, FILE *out, bool roles)
 	free(rl);
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static void bench(struct tui_app *a, FILE *out, long frames)
 {
 	double t0, cold, warm, full;
 
 	/* Cold: every frame lays the tree out again, as after new data or a zoom. */
-	t0 = now_ms();
+	t0 = (clock_mono_ns() / 1e6);
 	for (long i = 0; i < frames; i++) {
 		a->gen++;
 		app_draw(a);
 	}
-	cold = (now_ms() - t0) / (double)frames;
-	t0 = now_ms();
+	cold = ((clock_mono_ns() / 1e6) - t0) / (double)frames;
+	t0 = (clock_mono_ns() / 1e6);
 	for (long i = 0; i < frames; i++)
 		app_draw(a);
-	warm = (now_ms() - t0) / (double)frames;
-	t0 = now_ms();
+	warm = ((clock_mono_ns() / 1e6) - t0) / (double)frames;
+	t0 = (clock_mono_ns() / 1e6);
 	for (long i = 0; i < frames; i++) {
 		a->gen++;
 		app_draw(a);
 		wnoutrefresh(a->w);
 		doupdate();
 	}
-	full = (now_ms() - t0) / (double)frames;
+	full = ((clock_mono_ns() / 1e6) - t0) / (double)frames;
 	fprintf(out,
 		"render %dx%d, %u nodes, %ld frames: layout+draw %.3f ms/frame, cached layout "
 		"%.3f ms/frame, with terminal output %.3f ms/frame\n",

@@ -9,9 +9,11 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "../export/chrome_trace.h"
 #include "../export/folded.h"
 #include "../export/snapshot.h"
 #include "../export/svg.h"
+#include "util/clock.h"
 
 struct exporter {
 	const char *ext;
@@ -79,12 +81,11 @@ static int write_gtop(const char *path, const struct profile *shown, struct tui_
 {
 	struct snapshot_profile profs[PTYPE_MAX];
 	struct snapshot_kv filters[8];
-	struct snapshot_probe probe[PTYPE_MAX];
+	struct snapshot_probe probe[PTYPE_MAX + 1];
 	struct snapshot s = { 0 };
 	struct snapshot_kv hz = { "hz", NULL };
 	struct tui_stats st;
 	struct utsname un;
-	struct timespec now;
 	char pid[16], hzbuf[32], host[256] = "";
 	size_t nf = 0;
 
@@ -109,8 +110,8 @@ static int write_gtop(const char *path, const struct profile *shown, struct tui_
 	}
 	if (a->filter.hide_kernel)
 		filters[nf++] = (struct snapshot_kv){ "hide_kernel", "true" };
-	if (a->filter.merge_threads)
-		filters[nf++] = (struct snapshot_kv){ "merge_threads", "true" };
+	if (a->filter.regroup)
+		filters[nf++] = (struct snapshot_kv){ "group", group_by_str(a->filter.group) };
 	if (a->filter.pid) {
 		snprintf(pid, sizeof(pid), "%u", a->filter.pid);
 		filters[nf++] = (struct snapshot_kv){ "pid", pid };
@@ -122,28 +123,54 @@ static int write_gtop(const char *path, const struct profile *shown, struct tui_
 	if (a->match_on)
 		filters[nf++] = (struct snapshot_kv){ "search", a->match_desc };
 	s.profiles = profs;
+	if (a->src->ops->data)
+		s.timeline = (struct timeline *)a->src->ops->data(a->src->ctx, TUI_DATA_TIMELINE);
 	/* Where and when: the host and kernel it ran on, and the time range the data covers. */
 	if (st.live) {
 		gethostname(host, sizeof(host) - 1);
 		s.meta.host = host;
 		if (uname(&un) == 0)
 			s.meta.kernel = un.release;
-		clock_gettime(CLOCK_REALTIME, &now);
 		s.meta.start = st.since;
-		s.meta.end = (double)now.tv_sec + now.tv_nsec / 1e9;
+		s.meta.end = clock_wall_s();
 	}
 	s.meta.version = GALATOP_VERSION;
 	s.meta.notes = st.live ? "saved from galatop's live view" : st.origin;
 	s.meta.probes = probe;
 	s.meta.filters = filters;
 	s.meta.nfilters = nf;
+	/* The L7 tables and the Containers pane's series too, when the source has them
+	 * (snapshot_write only reads them). */
+	if (a->src->ops->data) {
+		s.l7 = (struct l7_table *)a->src->ops->data(a->src->ctx, TUI_DATA_L7);
+		if (s.l7 && st.live)
+			s.l7_secs = s.meta.end - s.meta.start;
+		s.sli = (struct sli *)a->src->ops->data(a->src->ctx, TUI_DATA_SLI);
+		if (s.sli && st.live)
+			probe[s.meta.nprobes++] = (struct snapshot_probe){ "sli", NULL, 0 };
+	}
 	return snapshot_write(path, &s, err, errlen);
+}
+
+static int trace_fn(FILE *f, const struct profile *p, struct tui_app *a)
+{
+	return chrome_trace_write(f, a->src->ops->data(a->src->ctx, TUI_DATA_TIMELINE));
+}
+
+/* The thread timeline as a Chrome trace, when the source has one (else skipped: 1). */
+static int write_trace(const char *path, const struct profile *p, struct tui_app *a, char *err,
+		       size_t errlen)
+{
+	if (!a->src->ops->data || !a->src->ops->data(a->src->ctx, TUI_DATA_TIMELINE))
+		return 1;
+	return with_file(path, trace_fn, p, a);
 }
 
 static const struct exporter exporters[] = {
 	{ ".svg", write_svg },
 	{ ".folded", write_folded },
 	{ ".gtop", write_gtop },
+	{ ".json", write_trace },
 };
 #define NEXPORTERS (sizeof(exporters) / sizeof(exporters[0]))
 
@@ -211,6 +238,10 @@ void export_save(struct tui_app *a, const char *name)
 			continue;
 		snprintf(path, sizeof(path), "%s%s", name, only ? "" : e->ext);
 		r = e->write(path, p, a, err, sizeof(err));
+		if (r > 0 && !only)
+			continue; /* nothing of that kind to write */
+		if (r > 0)
+			r = -ENODATA;
 		if (r) {
 			if (err[0])
 				app_msg(a, ROLE_ERROR, "%s", err);

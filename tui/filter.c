@@ -7,7 +7,7 @@
 
 bool tui_filter_active(const struct tui_filter *f)
 {
-	return f->hide_kernel || f->merge_threads || f->pid || f->comm[0] || f->container[0] ||
+	return f->hide_kernel || f->regroup || f->pid || f->comm[0] || f->container[0] ||
 	       f->only || f->prefix_n;
 }
 
@@ -64,7 +64,7 @@ static bool is_hex(const char *s, size_t len)
 	return len > 0;
 }
 
-static bool container_matches(const char *name, size_t len, const char *want)
+bool tui_container_matches(const char *name, size_t len, const char *want)
 {
 	size_t wl = strlen(want);
 
@@ -79,7 +79,7 @@ static bool container_matches(const char *name, size_t len, const char *want)
 struct apply_ctx {
 	const struct tui_filter *f;
 	struct profile *dst;
-	const struct frames *ft;
+	struct frames *ft;
 	uint32_t *buf;
 	size_t cap;
 	int err;
@@ -100,7 +100,7 @@ static bool identity_ok(const struct apply_ctx *c, const uint32_t *frames, size_
 
 		if (fr->kind == FRAME_POD || fr->kind == FRAME_CONTAINER) {
 			if (!con_ok)
-				con_ok = container_matches(name + 5, len - 5, f->container);
+				con_ok = tui_container_matches(name + 5, len - 5, f->container);
 			continue;
 		}
 		if (fr->kind == FRAME_THREAD)
@@ -146,11 +146,16 @@ static int apply_one(void *vctx, const uint32_t *frames, size_t depth, double se
 		c->buf = nb;
 		c->cap = depth;
 	}
-	for (size_t i = 0; i < depth; i++) {
-		unsigned kind = frames__get(c->ft, frames[i])->kind;
+	if (f->regroup) {
+		long k = group_stack(c->ft, f->group, frames, depth, c->buf);
 
-		if ((f->hide_kernel && kind == FRAME_KERNEL) ||
-		    (f->merge_threads && kind == FRAME_THREAD))
+		if (k < 0)
+			return c->err = (int)k;
+		depth = (size_t)k;
+		frames = c->buf;
+	}
+	for (size_t i = 0; i < depth; i++) {
+		if (f->hide_kernel && frames__get(c->ft, frames[i])->kind == FRAME_KERNEL)
 			continue;
 		c->buf[n++] = frames[i];
 	}

@@ -1,5 +1,5 @@
 /* What the views show of a profile: filters that rebuild a display tree (hide kernel
- * frames, merge threads, keep one pid/comm/container, keep stacks with search matches),
+ * frames, regroup the roots (thread/process/command/none), keep one pid/comm/container, keep stacks with search matches),
  * frame matching for search, and value formatting. No ncurses here: unit-tested directly. */
 #ifndef GALATOP_TUI_FILTER_H
 #define GALATOP_TUI_FILTER_H
@@ -9,13 +9,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../model/group.h"
 #include "../model/profile.h"
 
 #define TUI_PID_MAX 4194304u /* PID_MAX_LIMIT on 64-bit Linux */
 
 struct tui_filter {
 	bool hide_kernel;     /* drop kernel frames */
-	bool merge_threads;   /* drop thread frames: one root per process */
+	bool regroup;	      /* rewrite the identity roots for group (false: as recorded) */
+	enum group_by group;  /* thread, process, command or none (model/group.h) */
 	uint32_t pid;	      /* keep stacks under this [PID]comm root; 0 = any */
 	char comm[16];	      /* keep stacks under a process root with this comm; "" = any */
 	char container[65];   /* keep stacks under [Con]/[Pod] roots with this name/id; "" = any */
@@ -37,6 +39,9 @@ bool tui_profile_has_threads(const struct profile *p);
 int tui_check_pid(const char *s, uint32_t *pid, const char **why);
 int tui_check_comm(const char *s, const char **why);
 int tui_check_container(const char *s, const char **why);
+/* Whether the container or pod called name[0..len) is the one the prompt asked for (want):
+ * the same name, or hex ids of 12 digits or more where one is a prefix of the other. */
+bool tui_container_matches(const char *name, size_t len, const char *want);
 
 /* Sets bit id of bits for each frame id in [from, to) whose name matches re (when re) or
  * whose name string id equals name_id (when re is NULL). bits must hold to bits. */

@@ -1,11 +1,13 @@
 /* The flame view: an icicle (root on top) or flame graph (root at the bottom) of the display
  * profile, with zoom, a selection cursor and search highlights. The layout (one rectangle per
  * frame at least one column wide) is cached per profile generation, zoom and width. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "app.h"
 #include "text.h"
+#include "model/hash.h"
 
 enum flame_action {
 	F_UP = 1,
@@ -60,6 +62,7 @@ struct work {
 };
 
 struct flame {
+	double maxdelta; /* differential profiles: largest change of a frame's own value */
 	struct path zoom, sel;
 	uint32_t zoom_node, sel_node;
 	bool flame;  /* root at the bottom */
@@ -149,21 +152,27 @@ static void flame_changed(struct view *v, struct tui_app *a)
 
 static void layout(struct flame *f, const struct profile *p, int cols)
 {
-	const struct profile_node *z = profile__node(p, f->zoom_node);
-	double scale = z->total > 0 ? cols / z->total : 0;
+	double zt = tui_total(p, f->zoom_node);
+	double scale = zt > 0 ? cols / zt : 0;
 	size_t nw = 0;
 
 	f->nr = 0;
 	f->max_depth = 0;
 	f->layout_ok = true;
 	f->lcols = cols;
+	f->maxdelta = 0;
+	for (uint32_t id = 1; profile__two_column(p) && id < profile__node_count(p); id++) {
+		double d = fabs(profile__self2(p, id) - profile__node(p, id)->self);
+
+		if (d > f->maxdelta)
+			f->maxdelta = d;
+	}
 	if (!grow((void **)&f->wk, &f->wcap, 1, sizeof(*f->wk)))
 		return;
 	f->wk[nw++] = (struct work){ f->zoom_node, 0, 0 };
 	while (nw) {
 		struct work it = f->wk[--nw];
-		const struct profile_node *nd = profile__node(p, it.node);
-		int x0 = (int)(it.start * scale), x1 = (int)((it.start + nd->total) * scale);
+		int x0 = (int)(it.start * scale), x1 = (int)((it.start + tui_total(p, it.node)) * scale);
 
 		if (it.node == f->zoom_node) {
 			x0 = 0;
@@ -186,9 +195,9 @@ static void layout(struct flame *f, const struct profile *p, int cols)
 		double end = it.start;
 
 		for (size_t i = 0; i < nk; i++)
-			end += profile__node(p, f->kids[i])->total;
+			end += tui_total(p, f->kids[i]);
 		for (size_t i = nk; i-- > 0;) {
-			double t = profile__node(p, f->kids[i])->total;
+			double t = tui_total(p, f->kids[i]);
 
 			end -= t;
 			if ((int)((end + t) * scale) - (int)(end * scale) >= 1)
@@ -237,15 +246,6 @@ static void clamp_scroll(struct flame *f)
 		f->scroll = 0;
 }
 
-static unsigned name_hash(const char *s)
-{
-	unsigned h = 2166136261u;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 16777619u;
-	return h;
-}
-
 static void draw_rect(struct flame *f, struct tui_app *a, WINDOW *w, const struct rect *r, int y)
 {
 	const struct profile_node *nd = profile__node(a->disp, r->node);
@@ -259,8 +259,10 @@ static void draw_rect(struct flame *f, struct tui_app *a, WINDOW *w, const struc
 		role = ROLE_SELECTION;
 	else if (app_matches(a, nd->frame))
 		role = ROLE_MATCH;
+	else if (profile__two_column(a->disp))
+		role = tui_delta_role(profile__self2(a->disp, r->node) - nd->self, f->maxdelta);
 	else if (a->hash_colors && r->node != PROFILE_ROOT)
-		role = (enum tui_role)(ROLE_HASH0 + name_hash(name) % ROLE_HASH_N);
+		role = (enum tui_role)(ROLE_HASH0 + hash_bytes(name, strlen(name)) % ROLE_HASH_N);
 	else
 		role = role_of_kind(frames__get(ft, nd->frame)->kind);
 	wmove(w, y, r->x);
@@ -472,19 +474,33 @@ static void flame_detail(struct view *v, struct tui_app *a, WINDOW *w, int y)
 	const struct profile_node *nd = profile__node(p, f->sel_node);
 	const struct frame *fr = frames__get(ft, nd->frame);
 	const struct strtab *st = frames__strtab(ft);
-	double all = profile__total(p);
+	double all = tui_total(p, PROFILE_ROOT), vt = tui_total(p, f->sel_node);
+	double vs = tui_self(p, f->sel_node);
 	char rest[512], tot[32], self[32];
 	int n = 0, wd;
 
-	tui_fmt_value(profile__kind(p), nd->total, tot, sizeof(tot));
-	tui_fmt_value(profile__kind(p), nd->self, self, sizeof(self));
+	tui_fmt_value(profile__kind(p), vt, tot, sizeof(tot));
+	tui_fmt_value(profile__kind(p), vs, self, sizeof(self));
 	if (f->sel_node != PROFILE_ROOT) {
 		n += snprintf(rest + n, sizeof(rest) - (size_t)n, "  [%s]", frame_kind_str(fr->kind));
 		if (fr->module)
 			n += snprintf(rest + n, sizeof(rest) - (size_t)n, "  %.200s", strtab__str(st, fr->module));
 	}
 	n += snprintf(rest + n, sizeof(rest) - (size_t)n, "  total %s (%.2f%%)  self %s (%.2f%%)", tot,
-		      tui_pct(nd->total, all), self, tui_pct(nd->self, all));
+		      tui_pct(vt, all), self, tui_pct(vs, all));
+	if (profile__two_column(p)) {
+		/* Differential: what the frame had before, and its own change. */
+		char bt[32], bs[32], ds[32];
+		double before_all = profile__node(p, PROFILE_ROOT)->total;
+		double d = vs - nd->self;
+
+		tui_fmt_value(profile__kind(p), nd->total, bt, sizeof(bt));
+		tui_fmt_value(profile__kind(p), nd->self, bs, sizeof(bs));
+		tui_fmt_value(profile__kind(p), d < 0 ? -d : d, ds, sizeof(ds));
+		n += snprintf(rest + n, sizeof(rest) - (size_t)n,
+			      "  before: total %s (%.2f%%) self %s  self %c%s", bt,
+			      tui_pct(nd->total, before_all), bs, d < 0 ? '-' : '+', ds);
+	}
 	if (fr->file && f->sel_node != PROFILE_ROOT)
 		n += snprintf(rest + n, sizeof(rest) - (size_t)n, "  %.200s:%u", strtab__str(st, fr->file),
 			      fr->line);

@@ -42,7 +42,9 @@ static void static_stats(void *ctx, struct tui_stats *out)
 	out->own_cpu = -1;
 	for (int t = 0; t < PTYPE_MAX; t++)
 		if (s->p[t] && profile__kind(s->p[t]) == VALUE_SAMPLES)
-			out->samples += (uint64_t)profile__total(s->p[t]);
+			out->samples += (uint64_t)(profile__two_column(s->p[t])
+							   ? profile__total2(s->p[t], PROFILE_ROOT)
+							   : profile__total(s->p[t]));
 }
 
 static int static_set_mode(void *ctx, enum tui_mode m, double window_s)
@@ -50,11 +52,19 @@ static int static_set_mode(void *ctx, enum tui_mode m, double window_s)
 	return -ENOTSUP;
 }
 
+static const void *static_data(void *ctx, enum tui_data d)
+{
+	struct tui_static_source *s = ctx;
+
+	return (unsigned)d < TUI_DATA_MAX ? s->data[d] : NULL;
+}
+
 static const struct tui_source_ops static_ops = {
 	.update = NULL,
 	.profile = static_profile,
 	.stats = static_stats,
 	.set_mode = static_set_mode,
+	.data = static_data,
 };
 
 void tui_static_source_init(struct tui_static_source *s, const char *origin)
@@ -70,4 +80,10 @@ void tui_static_source_set(struct tui_static_source *s, enum tui_ptype t,
 {
 	if ((unsigned)t < PTYPE_MAX)
 		s->p[t] = p;
+}
+
+void tui_static_source_set_data(struct tui_static_source *s, enum tui_data d, const void *obj)
+{
+	if ((unsigned)d < TUI_DATA_MAX)
+		s->data[d] = obj;
 }

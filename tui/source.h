@@ -20,6 +20,7 @@ struct tui_stats {
 	bool live;		/* false for files: rates, lost and CPU are not shown */
 	const char *origin;	/* "live" or the file name */
 	const char *probes;	/* e.g. "oncpu offcpu", NULL if none */
+	const char *sampling;	/* what the kernel samples, e.g. "mem 1/16"; NULL or "" if nothing */
 	double hz;		/* sampling frequency */
 	double samples_per_s;	/* samples received per second lately */
 	uint64_t samples;	/* samples received so far (counts on while the view is frozen) */
@@ -30,6 +31,11 @@ struct tui_stats {
 	double window_s;	/* window length (MODE_WINDOW) or half-life (MODE_DECAY) */
 	double since;		/* wall-clock UNIX time the data starts at, 0 when unknown */
 };
+
+/* Data kinds beyond profiles, each shown by its own pane and each from its own probe family:
+ * the thread timeline (model/timeline), the L7 tables (model/l7) and the SLI series
+ * (model/sli). The pane casts the pointer from data() to its model type. */
+enum tui_data { TUI_DATA_TIMELINE = 0, TUI_DATA_L7, TUI_DATA_SLI, TUI_DATA_MAX };
 
 struct tui_source_ops {
 	/* Takes in what was collected since the last call; returns true when any profile changed.
@@ -47,6 +53,13 @@ struct tui_source_ops {
 	/* Keeps collecting between updates without changing what is shown (a live source empties
 	 * its kernel buffers); called every 100 ms. May be NULL. */
 	void (*drain)(void *ctx);
+	/* The model object of kind d (see enum tui_data), or NULL when the source has none (yet);
+	 * owned by the source, valid until the next update. May be NULL. */
+	const void *(*data)(void *ctx, enum tui_data d);
+	/* Starts collecting kind d (a live source attaches that family's probes when its pane
+	 * first opens). 0 when it runs (or already ran), else -errno with a one-line reason in
+	 * err. May be NULL (static data: -ENOTSUP). */
+	int (*attach)(void *ctx, enum tui_data d, char *err, size_t errlen);
 };
 
 struct tui_source {
@@ -63,6 +76,7 @@ const char *tui_mode_str(enum tui_mode m);
 struct tui_static_source {
 	struct tui_source src; /* pass &s->src to the TUI */
 	const struct profile *p[PTYPE_MAX];
+	const void *data[TUI_DATA_MAX];
 	const char *origin;
 };
 
@@ -71,5 +85,7 @@ void tui_static_source_init(struct tui_static_source *s, const char *origin);
 /* Sets the profile of type t (borrowed). */
 void tui_static_source_set(struct tui_static_source *s, enum tui_ptype t,
 			   const struct profile *p);
+/* Sets the model object of kind d (borrowed), as loaded from a snapshot. */
+void tui_static_source_set_data(struct tui_static_source *s, enum tui_data d, const void *obj);
 
 #endif

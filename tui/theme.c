@@ -9,6 +9,10 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "util/file.h"
+
+#define THEME_MAX_BYTES (1u << 20) /* a theme is a few dozen lines */
+
 #ifndef GALATOP_PREFIX
 #define GALATOP_PREFIX "/usr/local"
 #endif
@@ -45,10 +49,15 @@ static const char *const role_names[ROLE_MAX] = {
 	[ROLE_HELP_KEY] = "help_key",
 	[ROLE_TABLE_HEADER] = "table_header",
 	[ROLE_DIM] = "dim",
+	[ROLE_DIFF_GROW] = "diff_grow",
+	[ROLE_DIFF_GROW_SMALL] = "diff_grow_small",
+	[ROLE_DIFF_SHRINK] = "diff_shrink",
+	[ROLE_DIFF_SHRINK_SMALL] = "diff_shrink_small",
+	[ROLE_DIFF_SAME] = "diff_same",
 };
 
 /* --dump-roles letters: frames lowercase, chrome uppercase. */
-static const char role_letters[] = ".ukjipcets012345SMHTZAXKYPEWQLD";
+static const char role_letters[] = ".ukjipcets012345SMHTZAXKYPEWQLDRrBbn";
 _Static_assert(sizeof(role_letters) == ROLE_MAX + 1, "one letter per role");
 
 /* The default theme, identical to themes/default.theme (a test checks): 8 basic colors only. */
@@ -84,7 +93,12 @@ static const char builtin_default[] =
 	"help            default default\n"
 	"help_key        yellow  default bold\n"
 	"table_header    black   green\n"
-	"dim             default default dim\n";
+	"dim             default default dim\n"
+	"diff_grow       white   red     bold\n"
+	"diff_grow_small black   red\n"
+	"diff_shrink     white   blue    bold\n"
+	"diff_shrink_small white blue\n"
+	"diff_same       black   white\n";
 
 /* The mono theme: attributes only; also what --no-color and NO_COLOR use. */
 static const char builtin_mono[] =
@@ -118,7 +132,12 @@ static const char builtin_mono[] =
 	"help            default default\n"
 	"help_key        default default bold\n"
 	"table_header    default default reverse\n"
-	"dim             default default dim\n";
+	"dim             default default dim\n"
+	"diff_grow       default default reverse bold\n"
+	"diff_grow_small default default reverse\n"
+	"diff_shrink     default default underline bold\n"
+	"diff_shrink_small default default underline\n"
+	"diff_same       default default\n";
 
 static const struct {
 	const char *name, *text;
@@ -127,6 +146,17 @@ static const struct {
 const char *tui_role_name(enum tui_role r)
 {
 	return (unsigned)r < ROLE_MAX ? role_names[r] : "?";
+}
+
+enum tui_role tui_delta_role(double delta, double maxdelta)
+{
+	bool strong = maxdelta > 0 && (delta > 0 ? delta : -delta) * 3 > maxdelta;
+
+	if (delta > 0)
+		return strong ? ROLE_DIFF_GROW : ROLE_DIFF_GROW_SMALL;
+	if (delta < 0)
+		return strong ? ROLE_DIFF_SHRINK : ROLE_DIFF_SHRINK_SMALL;
+	return ROLE_DIFF_SAME;
 }
 
 char tui_role_letter(enum tui_role r)
@@ -313,39 +343,15 @@ static size_t theme_dirs(char dirs[][PATH_MAX], size_t max)
 	return n;
 }
 
-static char *read_file(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long len;
-
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 || len > (1 << 20) ||
-	    fseek(f, 0, SEEK_SET)) {
-		fclose(f);
-		errno = EINVAL;
-		return NULL;
-	}
-	buf = malloc((size_t)len + 1);
-	if (buf && fread(buf, 1, (size_t)len, f) != (size_t)len) {
-		free(buf);
-		buf = NULL;
-	}
-	if (buf)
-		buf[len] = 0;
-	fclose(f);
-	return buf;
-}
-
 static int load_path(const char *path, const char *name, struct tui_theme *t, char *err,
 		     size_t errlen)
 {
-	char *text = read_file(path);
-	int r;
+	char *text;
+	size_t len;
+	int r = file_read(path, THEME_MAX_BYTES, 0, &text, &len);
 
-	if (!text) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if (r) {
+		snprintf(err, errlen, "%s: %s", path, file_strerror(r, THEME_MAX_BYTES));
 		return -ENOENT;
 	}
 	r = tui_theme_parse(text, path, t, err, errlen);
@@ -401,8 +407,10 @@ size_t tui_theme_list(char **names, size_t max)
 	char dirs[4][PATH_MAX];
 	size_t n = 0, nd = theme_dirs(dirs, 4), nb = sizeof(builtins) / sizeof(builtins[0]);
 
+	/* Out of memory drops names from the list rather than storing NULLs. */
 	for (size_t i = 0; i < nb && n < max; i++)
-		names[n++] = strdup(builtins[i].name);
+		if ((names[n] = strdup(builtins[i].name)))
+			n++;
 	for (size_t i = 0; i < nd; i++) {
 		DIR *d = opendir(dirs[i]);
 		struct dirent *e;
@@ -416,8 +424,8 @@ size_t tui_theme_list(char **names, size_t max)
 			e->d_name[len - 6] = 0;
 			for (size_t k = 0; k < n; k++)
 				dup |= names[k] && !strcmp(names[k], e->d_name);
-			if (!dup)
-				names[n++] = strdup(e->d_name);
+			if (!dup && (names[n] = strdup(e->d_name)))
+				n++;
 		}
 		if (d)
 			closedir(d);

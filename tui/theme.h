@@ -41,6 +41,11 @@ enum tui_role {
 	ROLE_HELP_KEY,
 	ROLE_TABLE_HEADER,
 	ROLE_DIM,
+	ROLE_DIFF_GROW,	       /* differential frames: grew a lot, a little, shrank, unchanged */
+	ROLE_DIFF_GROW_SMALL,
+	ROLE_DIFF_SHRINK,
+	ROLE_DIFF_SHRINK_SMALL,
+	ROLE_DIFF_SAME,
 	ROLE_MAX
 };
 #define ROLE_HASH_N 6
@@ -67,6 +72,11 @@ static inline enum tui_role role_of_kind(unsigned k)
 {
 	return k < FRAME_KIND_MAX ? (enum tui_role)(ROLE_FRAME_USER + k) : ROLE_FRAME_USER;
 }
+
+/* The role of a frame of a differential profile by the change of its own value: growth
+ * (red) or shrink (blue), the strong kind past a third of the largest change maxdelta;
+ * unchanged when delta is 0. */
+enum tui_role tui_delta_role(double delta, double maxdelta);
 
 /* Name of a role in theme files ("frame_user", "selection", ...). */
 const char *tui_role_name(enum tui_role r);

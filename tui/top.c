@@ -27,6 +27,7 @@ struct top_row {
 	uint32_t name;	/* strtab id */
 	uint32_t frame; /* a frame with that name, for the detail line */
 	double self, total;
+	double dself, dtotal; /* differential profiles: change since "before" */
 };
 
 struct top {
@@ -77,7 +78,8 @@ static void sort_rows(struct top *t)
 									 cmp_name };
 
 	sort_st = t->st;
-	qsort(t->rows, t->n, sizeof(*t->rows), cmp[t->sort]);
+	if (t->n) /* rows is NULL before the first function */
+		qsort(t->rows, t->n, sizeof(*t->rows), cmp[t->sort]);
 	t->sel = 0;
 	for (size_t i = 0; i < t->n; i++)
 		if (t->rows[i].name == t->sel_name)
@@ -120,9 +122,12 @@ static void compute(struct top *t, struct tui_app *a)
 		it[depth - 1] = nd->next_sibling;
 		acc[name].name = name;
 		acc[name].frame = nd->frame;
-		acc[name].self += nd->self;
-		if (!onstack[name]++)
-			acc[name].total += nd->total;
+		acc[name].self += tui_self(p, c);
+		acc[name].dself += tui_self(p, c) - nd->self;
+		if (!onstack[name]++) {
+			acc[name].total += tui_total(p, c);
+			acc[name].dtotal += tui_total(p, c) - nd->total;
+		}
 		stack[depth] = c;
 		it[depth] = nd->first_child;
 		depth++;
@@ -166,10 +171,20 @@ static void keep_visible(struct top *t)
 		t->scroll = 0;
 }
 
+/* "+1.2k", "-300", "0": a signed change in the profile's unit. */
+static void fmt_delta(const struct profile *p, double d, char *buf, size_t n)
+{
+	char v[24];
+
+	tui_fmt_value(profile__kind(p), d < 0 ? -d : d, v, sizeof(v));
+	snprintf(buf, n, "%s%s", d > 0 ? "+" : d < 0 ? "-" : "", v);
+}
+
 static void top_draw(struct view *v, struct tui_app *a, WINDOW *w, int top, int rows)
 {
 	struct top *t = v->state;
-	double all = profile__total(a->disp);
+	double all = tui_total(a->disp, PROFILE_ROOT);
+	bool diff = profile__two_column(a->disp);
 	const char *mark = tui_glyphs()->sort_down;
 	char line[128];
 
@@ -188,7 +203,8 @@ static void top_draw(struct view *v, struct tui_app *a, WINDOW *w, int top, int 
 		int pad = widths[c] - (int)strlen(labels[c]) - (on ? 1 : 0);
 
 		if (c == SORT_NAME) {
-			snprintf(line, sizeof(line), " %12s %12s  ", "Self", "Total");
+			snprintf(line, sizeof(line), " %12s %12s  ", diff ? "Self +/-" : "Self",
+				 diff ? "Total +/-" : "Total");
 			used += tui_put(w, line, strlen(line), a->cols - used);
 		} else if (c) {
 			used += tui_put(w, " ", 1, a->cols - used);
@@ -209,8 +225,14 @@ static void top_draw(struct view *v, struct tui_app *a, WINDOW *w, int top, int 
 			role = ROLE_SELECTION;
 		else if (app_matches(a, row->frame))
 			role = ROLE_MATCH;
-		tui_fmt_value(profile__kind(a->disp), row->self, sv, sizeof(sv));
-		tui_fmt_value(profile__kind(a->disp), row->total, tv, sizeof(tv));
+		if (diff) {
+			/* Differential: the change of each function's value since "before". */
+			fmt_delta(a->disp, row->dself, sv, sizeof(sv));
+			fmt_delta(a->disp, row->dtotal, tv, sizeof(tv));
+		} else {
+			tui_fmt_value(profile__kind(a->disp), row->self, sv, sizeof(sv));
+			tui_fmt_value(profile__kind(a->disp), row->total, tv, sizeof(tv));
+		}
 		snprintf(line, sizeof(line), "%7.2f%% %7.2f%% %12s %12s  ", tui_pct(row->self, all),
 			 tui_pct(row->total, all), sv, tv);
 		wmove(w, top + 1 + r, 0);
@@ -304,7 +326,7 @@ static void top_detail(struct view *v, struct tui_app *a, WINDOW *w, int y)
 {
 	struct top *t = v->state;
 	const struct frames *ft = profile__frames(a->disp);
-	double all = profile__total(a->disp);
+	double all = tui_total(a->disp, PROFILE_ROOT);
 	char rest[512], sv[32], tv[32];
 	int n, used;
 

@@ -15,7 +15,9 @@ struct tui_opts {
 	const char *out_dir;   /* where `s` saves; NULL = current directory */
 	enum tui_ptype ptype;  /* profile type shown first (falls back to one that exists) */
 	int refresh_ms;	       /* how often a live source is asked for news; 0 = 1000 */
-	bool merge_threads;    /* start with one root per process (`H` shows threads) */
+	bool regroup;	       /* start with the roots regrouped as group says (`H` cycles) */
+	int group;	       /* enum group_by: thread, process, command, none */
+	const char *first_view; /* name of the view shown first ("Threads"); NULL = Flame */
 	/* No-display mode: no terminal is touched. */
 	bool dump;	       /* run keys, print the final screen to dump_out */
 	int dump_cols, dump_rows;
@@ -26,8 +28,10 @@ struct tui_opts {
 	FILE *dump_out;	       /* NULL = stdout */
 };
 
-/* Runs the TUI over src until the user quits (or the key script ends in dump mode).
- * Returns an exit code; errors are reported on stderr, once, after the terminal is restored. */
+/* Runs the TUI over src until the user quits (or the key script ends in dump mode), or until
+ * SIGINT, SIGTERM or SIGHUP, which end it the same way (only fatal signals such as SIGSEGV
+ * restore the terminal from their handler). Returns an exit code, 128 + the signal after one;
+ * errors are reported on stderr, once, after the terminal is restored. */
 int tui_run(struct tui_source *src, const struct tui_opts *o);
 
 #endif

@@ -18,7 +18,7 @@ for f in "$FG"/*.txt; do
 	done
 done
 
-# perf 6.1: period-weighted counts, --samples, the pid taken from the header.
+# perf 6.1: period-weighted counts, --samples; a lone header number is the TID (PID "?").
 burn="$P61/galatop-burn-fp.txt"
 "$GALATOP" collapse "$burn" >"$TMP/burn" 2>"$TMP/err"
 nsamples=$(grep -c 'cpu-clock' "$burn")
@@ -31,9 +31,9 @@ ssum=$(awk '{ s += $NF } END { print s }' "$TMP/burn-s")
 check "6.1 burn-fp --samples counts samples" [ "$ssum" = "$nsamples" ]
 check "6.1 burn-fp --samples top stack" grep -qx 'burn_fp;__libc_start_call_main;main;mid;spin 954' "$TMP/burn-s"
 "$GALATOP" collapse --pid "$burn" >"$TMP/burn-p"
-check "6.1 burn-fp --pid root is comm-PID" [ "$(cut -d';' -f1 "$TMP/burn-p" | sort -u)" = "burn_fp-9717" ]
+check "6.1 burn-fp --pid root is comm-?" [ "$(cut -d';' -f1 "$TMP/burn-p" | sort -u)" = "burn_fp-?" ]
 "$GALATOP" collapse --tid "$burn" >"$TMP/burn-t"
-check "6.1 burn-fp --tid root is comm-PID/TID" [ "$(cut -d';' -f1 "$TMP/burn-t" | sort -u)" = "burn_fp-9717/9717" ]
+check "6.1 burn-fp --tid root is comm-?/TID" [ "$(cut -d';' -f1 "$TMP/burn-t" | sort -u)" = "burn_fp-?/9717" ]
 
 # DWARF stacks keep the leaves: 60/30/10 within 5 points.
 "$GALATOP" collapse --samples "$P61/galatop-burn-nofp-dwarf.txt" >"$TMP/dwarf"
@@ -44,8 +44,8 @@ set -- $split
 check "6.1 dwarf leaf split near 60/30/10 ($split)" \
 	[ "$1" -ge 55 -a "$1" -le 65 -a "$2" -ge 25 -a "$2" -le 35 -a "$3" -ge 5 -a "$3" -le 15 ]
 "$GALATOP" collapse --pid --kernel "$P61/galatop-system-wide.txt" >"$TMP/sys"
-check "6.1 system-wide: python3 with its pid" grep -q '^python3-9612;' "$TMP/sys"
-check "6.1 system-wide: kernel frames annotated" grep -q '^python3-9612;.*_\[k\] [0-9]*$' "$TMP/sys"
+check "6.1 system-wide: python3 with its unknown pid" grep -q '^python3-?;' "$TMP/sys"
+check "6.1 system-wide: kernel frames annotated" grep -q '^python3-?;.*_\[k\] [0-9]*$' "$TMP/sys"
 
 # Reading stdin, "-" or nothing.
 "$GALATOP" collapse --tid - <"$FG/perf-java-stacks-01.txt" >"$TMP/stdin"
@@ -102,14 +102,15 @@ check "random bytes: exit 0" [ $? = 0 ]
 cat "$TMP/rand" "$FG/perf-dd-stacks-01.txt" "$TMP/rand" | "$GALATOP" collapse >/dev/null 2>"$TMP/err"
 check "random bytes around a profile: exit 0" [ $? = 0 ]
 
-# With perl and the real script around, compare on the perf 6.1 files too (not --pid/--tid:
-# galatop takes the pid from modern headers where the script prints '?').
+# With perl and the real script around, compare on the perf 6.1 files too (single-number
+# headers: the script's comm-? with --pid/--tid).
 sc=$(command -v stackcollapse-perf.pl 2>/dev/null)
-[ -z "$sc" ] && [ -n "$FLAMEGRAPH_DIR" ] && [ -f "$FLAMEGRAPH_DIR/stackcollapse-perf.pl" ] &&
-	sc="$FLAMEGRAPH_DIR/stackcollapse-perf.pl"
+for d in "$FLAMEGRAPH_DIR" "$FIXTURES/../anchors/FlameGraph"; do
+	[ -z "$sc" ] && [ -n "$d" ] && [ -f "$d/stackcollapse-perf.pl" ] && sc="$d/stackcollapse-perf.pl"
+done
 if [ -n "$sc" ] && command -v perl >/dev/null; then
 	for f in "$P61"/*.txt; do
-		for o in "" --kernel --jit --all --addrs; do
+		for o in "" --kernel --jit --all --addrs --pid --tid; do
 			perl "$sc" $o "$f" >"$TMP/want" 2>/dev/null
 			"$GALATOP" collapse $o "$f" >"$TMP/out" 2>/dev/null
 			check "vs stackcollapse-perf.pl: $(basename "$f") $o" cmp -s "$TMP/out" "$TMP/want"

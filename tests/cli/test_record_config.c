@@ -4,7 +4,9 @@
 
 #include "harness.h"
 #include "bpf/probes.h"
+#include "bpf/threads.h"
 #include "cli/record.h"
+#include "model/l7/l7.h"
 
 static struct record_opts opts;
 static char err[512];
@@ -242,7 +244,8 @@ TEST_CASE(hostile_key_names_stay_on_one_line)
 		    "aaaaaaaaaaaaaaaaaaaaaaa\": 1}}") == -EINVAL);
 	CHECK(err_is("params.aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...: unknown key"));
 	CHECK(parse("{\"cmd\": {\"probe\": [\"\\u00e9x\"]}}") == -EINVAL);
-	CHECK(err_is("cmd.probe[0]: unknown probe \"??x\" (galatop has oncpu, offcpu, mem)"));
+	CHECK(err_is("cmd.probe[0]: unknown probe \"??x\" (galatop has oncpu, offcpu, mem, "
+		     "l7_bytes_metrics, l7_rpc_metrics, l7_rpc_trace)"));
 	CHECK(parse("{\"cmd\": {\"probe\": [\"on\\tcpu\"]}}") == -EINVAL);
 	CHECK(err_is("cmd.probe[0]: contains a control character"));
 	CHECK(parse("{\"params\": {\"svg_dir\": \"/tmp/a\\nb\"}}") == -EINVAL);
@@ -285,15 +288,33 @@ TEST_CASE(wrong_types)
 	CHECK(err_is("state: expected a string, got an integer"));
 }
 
+/* gala-gopher's l7 request: probes, protocols and TLS. */
+TEST_CASE(l7_request)
+{
+	CHECK(parse("{\"cmd\": {\"probe\": [\"l7_bytes_metrics\", \"l7_rpc_metrics\"]}, "
+		    "\"params\": {\"l7_protocol\": [\"http\", \"pgsql\", \"redis\"], "
+		    "\"support_ssl\": 0}}") == 0);
+	CHECK(opts.types == RECORD_TYPE_L7);
+	CHECK(opts.l7_protocols == (1u << L7_HTTP | 1u << L7_PGSQL | 1u << L7_REDIS));
+	CHECK(opts.no_tls);
+	CHECK(parse("{\"params\": {\"support_ssl\": 1}}") == 0 && !opts.no_tls);
+	CHECK(parse("{\"params\": {\"l7_protocol\": [\"kafka\"]}}") == -EINVAL);
+	CHECK(err_is("params.l7_protocol[0]: galatop does not parse \"kafka\" yet (it has http, "
+		     "pgsql, mysql, redis, dns)"));
+	CHECK(parse("{\"params\": {\"l7_protocol\": [\"smtp\"]}}") == -EINVAL);
+	CHECK(err_is("params.l7_protocol[0]: unknown protocol \"smtp\" (http, pgsql, mysql, "
+		     "redis, dns)"));
+	CHECK(parse("{\"params\": {\"support_ssl\": 2}}") == -EINVAL);
+}
+
 TEST_CASE(probes)
 {
 	CHECK(parse("{\"cmd\": {\"probe\": [\"OffCPU\"]}}") == 0 && opts.types == PROBE_OFFCPU);
 	CHECK(parse("{\"cmd\": {\"probe\": [\"mem\", \"mem\"]}}") == 0 && opts.types == PROBE_MEM);
 	CHECK(parse("{\"cmd\": {\"probe\": [\"oncpu\", \"io\"]}}") == -EINVAL);
 	CHECK(err_is("cmd.probe[1]: galatop has no \"io\" probe (it has oncpu, offcpu, mem)"));
-	CHECK(parse("{\"cmd\": {\"probe\": [\"l7_rpc_trace\"]}}") == -EINVAL);
-	CHECK(err_is("cmd.probe[0]: unknown probe \"l7_rpc_trace\" (galatop has oncpu, offcpu, "
-		     "mem)"));
+	CHECK(parse("{\"cmd\": {\"probe\": [\"l7_rpc_trace\"]}}") == 0 &&
+	      opts.types == RECORD_TYPE_L7);
 	CHECK(parse("{\"cmd\": {\"check_cmd\": \"pidof java\"}}") == -EINVAL);
 	CHECK(err_is("cmd.check_cmd: galatop runs no check command; leave it empty"));
 }
@@ -464,6 +485,36 @@ TEST_CASE(hostile_input_does_not_crash)
 	CHECK(record_config_parse("{}xxxx", 2, "t.json", &o, err, sizeof(err)) == 0);
 }
 
+TEST_CASE(tprofiling_request)
+{
+	CHECK(parse("{\"cmd\": {\"probe\": [\"oncpu\", \"syscall_file\", \"syscall_lock\"]},"
+		    " \"snoopers\": {\"proc_id\": [42]},"
+		    " \"params\": {\"min_exec_dur\": 500, \"min_aggr_dur\": 1000},"
+		    " \"state\": \"running\"}") == 0);
+	CHECK(opts.types == PROBE_THREADS);
+	CHECK(opts.tl_classes == (TL_PROBE_ONCPU | TL_PROBE_FILE | TL_PROBE_LOCK));
+	CHECK(opts.min_dur_us == 500 && opts.min_aggr_ms == 1000);
+	CHECK(opts.npids == 1 && opts.pids[0] == 42);
+	CHECK(parse("{\"cmd\": {\"probe\": [\"syscall_net\", \"python_gc\"]}}") == -EINVAL);
+	CHECK(strstr(err, "cmd.probe[1]") && strstr(err, "no \"python_gc\" tprofiling probe"));
+	CHECK(parse("{\"cmd\": {\"probe\": [\"syscall_bogus\"]}}") == -EINVAL);
+	CHECK(strstr(err, "unknown tprofiling probe"));
+	/* tprofiling parameters in a flamegraph request say where they belong. */
+	CHECK(parse_param("min_exec_dur", 10) == -EINVAL);
+	CHECK(strstr(err, "a tprofiling parameter"));
+	CHECK(parse("{\"cmd\": {\"probe\": [\"syscall_sched\"]}, \"params\": "
+		    "{\"min_aggr_dur\": 0}}") == -EINVAL);
+	/* --type threads first: oncpu alone is the timeline's on-CPU class. */
+	record_opts_init(&opts);
+	opts.types = PROBE_THREADS;
+	{
+		const char *t = "{\"cmd\": {\"probe\": [\"oncpu\"]}}";
+
+		CHECK(record_config_parse(t, strlen(t), "t.json", &opts, err, sizeof(err)) == 0);
+	}
+	CHECK(opts.types == PROBE_THREADS && opts.tl_classes == TL_PROBE_ONCPU);
+}
+
 TEST_CASE(load_from_file)
 {
 	char path[] = "/tmp/galatop-config-XXXXXX";
@@ -483,6 +534,33 @@ TEST_CASE(load_from_file)
 	CHECK(strncmp(err, "/tmp: ", 6) == 0);
 }
 
+/* gala-gopher sli requests (PUT /sli): cpu/mem/io families, report_period as the period,
+ * snoopers as targets; flamegraph parameters are refused there. */
+TEST_CASE(sli_request)
+{
+	CHECK(parse("{\"cmd\": {\"probe\": [\"cpu\", \"io\", \"node\", \"container\"]},"
+		    " \"snoopers\": {\"proc_id\": [7], \"container_id\": [\"abc\"]},"
+		    " \"params\": {\"report_period\": 60}, \"state\": \"running\"}") == 0);
+	CHECK(opts.sli && opts.sli_families == (RECORD_SLI_CPU | RECORD_SLI_IO));
+	CHECK(opts.period == 60 && opts.npids == 1 && opts.pids[0] == 7 && opts.ncontainers == 1);
+	CHECK(opts.types == 0);
+	/* "mem" alone is a flamegraph request, unless --type sli came first. */
+	CHECK(parse("{\"cmd\": {\"probe\": [\"mem\"]}}") == 0 && !opts.sli && opts.types == PROBE_MEM);
+	record_opts_init(&opts);
+	opts.sli = true;
+	CHECK(record_config_parse("{\"cmd\": {\"probe\": [\"mem\"]}}", 27, "t.json", &opts, err,
+				  sizeof(err)) == 0);
+	CHECK(opts.sli && opts.sli_families == RECORD_SLI_MEM && opts.types == 0);
+	CHECK(parse("{\"cmd\": {\"probe\": [\"cpu\", \"oncpu\"]}}") == -EINVAL &&
+	      err_is("cmd.probe[1]: unknown sli probe \"oncpu\" (cpu, mem, io, node, container)"));
+	CHECK(parse("{\"cmd\": {\"probe\": [\"cpu\"]}, \"params\": {\"svg_period\": 60}}") == -EINVAL &&
+	      err_is("params.svg_period: a flamegraph parameter: the sli probe takes report_period"));
+	CHECK(parse("{\"cmd\": {\"probe\": [\"node\"]}, \"params\": {\"report_period\": 4}}") == -EINVAL &&
+	      err_is("params.report_period: 4 is out of range 5..600"));
+	/* A flamegraph request still checks report_period and ignores it. */
+	CHECK(parse_param("report_period", 30) == 0 && opts.period == 0 && !opts.sli);
+}
+
 int main(void)
 {
 	RUN(defaults);
@@ -496,6 +574,7 @@ int main(void)
 	RUN(hostile_key_names_stay_on_one_line);
 	RUN(wrong_types);
 	RUN(probes);
+	RUN(l7_request);
 	RUN(state);
 	RUN(proc_name);
 	RUN(too_many_targets);
@@ -503,6 +582,8 @@ int main(void)
 	RUN(duplicate_keys);
 	RUN(invalid_json_names_line_and_column);
 	RUN(hostile_input_does_not_crash);
+	RUN(tprofiling_request);
 	RUN(load_from_file);
+	RUN(sli_request);
 	HARNESS_EXIT();
 }

@@ -3,12 +3,10 @@
 # the drawing, errors are reported as the CLI conventions say.
 . "$(dirname "$0")/../lib.sh"
 G=$GALATOP
-have_xmllint=1
-command -v xmllint >/dev/null 2>&1 || have_xmllint=0
-valid() { # FILE: well-formed XML (true when xmllint is missing: reported once below)
-	[ $have_xmllint = 0 ] || xmllint --noout "$1" 2>>"$TMP/xmllint.log"
+command -v xmllint >/dev/null 2>&1 || fail "xmllint" "not installed (make deps): XML validity cannot be checked"
+valid() { # FILE: well-formed XML
+	xmllint --noout "$1" 2>>"$TMP/xmllint.log"
 }
-[ $have_xmllint = 1 ] || skip "xmllint" "not installed: XML validity not checked"
 
 # Every folded fixture of FlameGraph's test suite converts into valid, deterministic SVG.
 res="$FIXTURES/flamegraph-tests/results"
@@ -30,7 +28,7 @@ if [ -d "$res" ]; then
 	"$G" svg "$f" | grep -q "<title>all ($(echo "$total" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta') samples, 100%)</title>"
 	check "fixture total in root title ($total)" [ $? -eq 0 ]
 else
-	skip "fixtures" "$res missing"
+	need_fixture fixtures "$res"
 fi
 
 # perf script input is recognized and drawn.
@@ -42,7 +40,7 @@ if [ -f "$ps" ]; then
 		grep -q '<title>main (' "$TMP/p.svg"; then pass "perf script input"
 	else fail "perf script input" "exit $rc: $(head -2 "$TMP/p.err")"; fi
 else
-	skip "perf script input" "$ps missing"
+	need_fixture "perf script input" "$ps"
 fi
 
 # Hostile input: markup, CDATA end, quotes, control bytes, NUL, invalid UTF-8, a 64 KiB name.
@@ -130,10 +128,10 @@ check "galatop help svg" [ $? = 0 ]
 
 if [ -s "$TMP/xmllint.log" ]; then echo "xmllint said:"; head -20 "$TMP/xmllint.log"; fi
 
-# The embedded script parses (when node is installed).
+# The embedded script parses (node comes with the test packages).
 if command -v node >/dev/null 2>&1; then
 	awk '/<script type/{f=1;next} /^\]\]><\/script>/{f=0} f' "$TMP/n.svg" >"$TMP/script.js"
 	check "embedded script: valid JavaScript" node --check "$TMP/script.js"
 else
-	skip "embedded script" "node not installed"
+	fail "embedded script" "node not installed (make deps)"
 fi

@@ -116,6 +116,43 @@ TEST_CASE(strict_mode_fails_on_first_bad_line)
 	unload(&fx);
 }
 
+/* A count of 400 digits is infinite as a double; two counts near DBL_MAX sum to infinity:
+ * both lines are refused with file:line, the profile stays finite. */
+TEST_CASE(counts_overflowing_to_infinity_are_rejected)
+{
+	char in[2000] = "a;b 1\na;c ", big[400];
+	struct folded_opts o = { .strict = true };
+	struct fx fx;
+
+	memset(big, '9', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	strcat(in, big);
+	strcat(in, "\na;d 1");
+	strcat(in, big + 90); /* 1e309 > DBL_MAX */
+	strcat(in, "\n");
+	load(&fx, in, strlen(in), NULL);
+	CHECK(fx.ret == 0 && fx.stats.stacks == 1 && fx.stats.skipped == 2);
+	CHECK(strstr(fx.err, "in.folded:2: count too large") != NULL);
+	CHECK(strstr(fx.err, "in.folded:3: count too large") != NULL);
+	CHECK(isfinite(profile__total(fx.p)));
+	CHECK_NUM(profile__total(fx.p), 1);
+	unload(&fx);
+
+	/* Each count finite, their sum not. */
+	snprintf(in, sizeof(in), "a 9%s\nb 9%s\nc 9%s\n", big + 92, big + 92, big + 92);
+	load(&fx, in, strlen(in), &o);
+	CHECK(fx.ret == -EINVAL);
+	CHECK(strstr(fx.err, "in.folded:2: counts add up past the largest number") != NULL);
+	CHECK(isfinite(profile__total(fx.p)));
+	unload(&fx);
+	/* Same in the second column of a differential file. */
+	snprintf(in, sizeof(in), "a 1 9%s\nb 1 9%s\n", big + 92, big + 92);
+	load(&fx, in, strlen(in), NULL);
+	CHECK(fx.stats.stacks == 1 && fx.stats.skipped == 1);
+	CHECK(strstr(fx.err, "in.folded:2: counts add up") != NULL);
+	unload(&fx);
+}
+
 TEST_CASE(many_bad_lines_are_summed_up)
 {
 	char in[4000] = "";
@@ -226,6 +263,7 @@ int main(void)
 	RUN(flamegraph_grammar);
 	RUN(invalid_lines_reported_and_skipped);
 	RUN(strict_mode_fails_on_first_bad_line);
+	RUN(counts_overflowing_to_infinity_are_rejected);
 	RUN(many_bad_lines_are_summed_up);
 	RUN(two_columns_make_a_differential_profile);
 	RUN(nul_bytes_long_lines_and_truncation);

@@ -317,6 +317,35 @@ TEST_CASE(sanitize_replaces_controls_and_bad_utf8)
 	CHECK(sanitize_is_clean(out, n));
 }
 
+TEST_CASE(profile_merge_column_builds_a_differential)
+{
+	struct strtab *st = strtab__new();
+	struct frames *ft = frames__new(st);
+	struct profile *b = profile__new(ft, VALUE_SAMPLES, false);
+	struct profile *a = profile__new(ft, VALUE_SAMPLES, false);
+	struct profile *d = profile__new(ft, VALUE_SAMPLES, false);
+	uint32_t m = frames__intern_name(ft, "main", 4), x = frames__intern_name(ft, "x", 1);
+	uint32_t y = frames__intern_name(ft, "y", 1), s1[2] = { m, x }, s2[2] = { m, y };
+	uint32_t nx, ny;
+
+	profile__add_stack(b, s1, 2, 60);
+	profile__add_stack(b, s2, 2, 40);
+	profile__add_stack(a, s1, 2, 10);
+	CHECK(profile__merge_column(d, b, 0) == 0 && profile__merge_column(d, a, 1) == 0);
+	CHECK(profile__merge_column(d, a, 2) == -EINVAL);
+	CHECK(profile__two_column(d));
+	nx = profile__find_child(d, profile__find_child(d, PROFILE_ROOT, m), x);
+	ny = profile__find_child(d, profile__find_child(d, PROFILE_ROOT, m), y);
+	CHECK(profile__node(d, nx)->self == 60 && profile__self2(d, nx) == 10);
+	CHECK(profile__node(d, ny)->self == 40 && profile__self2(d, ny) == 0);
+	CHECK(profile__total(d) == 100 && profile__total2(d, PROFILE_ROOT) == 10);
+	profile__free(d);
+	profile__free(a);
+	profile__free(b);
+	frames__free(ft);
+	strtab__free(st);
+}
+
 int main(void)
 {
 	RUN(strtab_interns_and_finds);
@@ -328,6 +357,7 @@ int main(void)
 	RUN(profile_chart_merges_only_adjacent);
 	RUN(profile_merge_prune_walk);
 	RUN(profile_two_column);
+	RUN(profile_merge_column_builds_a_differential);
 	RUN(profile_many_nodes_and_clear);
 	RUN(profile_wide_fanout_is_indexed);
 	RUN(sanitize_replaces_controls_and_bad_utf8);

@@ -35,7 +35,7 @@ if command -v perf >/dev/null 2>&1; then
 	perf record -q -F 499 --call-graph dwarf -p $zp -o "$TMP/z.data" -- sleep 3.5 >/dev/null 2>&1
 fi
 wait $gp $zp
-zm=$(share "$TMP/z.folded" ";main;" "]zlib_nofp;")
+zm=$(share "$TMP/z.folded" ";main;" "zlib_nofp;")
 zc=$(count "$TMP/z.folded" ";compress2;")
 if atleast "$zm" 95 && [ "$zc" -gt 100 ]; then pass libz_reaches_main
 else fail libz_reaches_main "main=$zm% compress2 samples=$zc"; cat "$TMP/z.err"; sort -t' ' -k2 -n "$TMP/z.folded" | tail -3; fi
@@ -99,7 +99,7 @@ int main(int argc, char **argv) {
 CXX
 	g++ -O2 -fomit-frame-pointer -o "$TMP/cxx" "$TMP/cxx.cc"
 	"$GALATOP" record -F 499 -o "$TMP/cxx.folded" -- "$TMP/cxx" 3 2>/dev/null
-	cm=$(share "$TMP/cxx.folded" ";main;" "]cxx;")
+	cm=$(share "$TMP/cxx.folded" ";main;" "cxx;")
 	if atleast "$cm" 95 &&
 		grep -q ';main;galatop_test::string_work(std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> > const&);std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >::find(char const\*, unsigned long, unsigned long) const' "$TMP/cxx.folded" &&
 		grep -q ';main;galatop_test::sort_work(std::vector<int, std::allocator<int> >&);.*std::__' "$TMP/cxx.folded"; then
@@ -114,11 +114,11 @@ fi
 # 8. A stack deeper than the copy ends in [truncated] at its outer end (and is counted); a
 # bigger --stack-size brings main back.
 "$GALATOP" record -F 499 -o "$TMP/deep.folded" -- "$TOOLS/deep_nofp" 2 2>"$TMP/deep.err"
-dt=$(share "$TMP/deep.folded" "]deep_nofp;[truncated];descend;descend;" "]deep_nofp;")
+dt=$(share "$TMP/deep.folded" "deep_nofp;[truncated];descend;descend;" "deep_nofp;")
 if atleast "$dt" 95 && grep -Eq ': [1-9][0-9]* \[truncated\]' "$TMP/deep.err"; then pass truncated_marker_and_count
 else fail truncated_marker_and_count "truncated=$dt%"; cat "$TMP/deep.err"; fi
 "$GALATOP" record -F 499 --stack-size 16384 -o "$TMP/deep2.folded" -- "$TOOLS/deep_nofp" 2 2>/dev/null
-d2=$(share "$TMP/deep2.folded" ";main;descend;" "]deep_nofp;")
+d2=$(share "$TMP/deep2.folded" ";main;descend;" "deep_nofp;")
 if atleast "$d2" 95; then pass stack_size_16k_reaches_main; else fail stack_size_16k_reaches_main "main=$d2%"; fi
 
 # 9. --unwind fp behaves as before: frame-pointer stacks (which stop one frame above main in

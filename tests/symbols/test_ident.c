@@ -383,6 +383,50 @@ TEST_CASE(lookup_cache_and_forget)
 	rmdir(root);
 }
 
+static int collect_pid(void *ctx, int pid)
+{
+	int *sum = ctx;
+
+	*sum += pid;
+	return 0;
+}
+
+/* Command lines come from the cache's proc root (as --cmdline scans them), NULs as spaces;
+ * a symlink there (a hostile process's doing) is refused. */
+TEST_CASE(cmdline_from_the_proc_root)
+{
+	char root[] = "/tmp/galatop-cmdl.XXXXXX", path[160], buf[64];
+	struct ident_cache *ic;
+	FILE *f;
+	int sum = 0;
+
+	CHECK(mkdtemp(root) != NULL);
+	snprintf(path, sizeof(path), "%s/7", root);
+	CHECK(mkdir(path, 0755) == 0);
+	snprintf(path, sizeof(path), "%s/7/cmdline", root);
+	f = fopen(path, "w");
+	CHECK(f && fwrite("java\0-jar\0app.jar\0", 1, 19, f) == 19);
+	if (f)
+		fclose(f);
+	snprintf(path, sizeof(path), "%s/9", root);
+	CHECK(mkdir(path, 0755) == 0);
+	snprintf(path, sizeof(path), "%s/9/cmdline", root);
+	CHECK(symlink("/dev/zero", path) == 0);
+	snprintf(path, sizeof(path), "%s/self", root);
+	CHECK(mkdir(path, 0755) == 0);
+	ic = ident_cache__new(root, HOST);
+	CHECK(ident_cache__cmdline(ic, 7, buf, sizeof(buf)) == 17);
+	CHECK_STR(buf, "java -jar app.jar");
+	CHECK(ident_cache__cmdline(ic, 7, buf, 5) == 4);
+	CHECK_STR(buf, "java");
+	CHECK(ident_cache__cmdline(ic, 9, buf, sizeof(buf)) == -ELOOP);
+	CHECK(ident_cache__cmdline(ic, 8, buf, sizeof(buf)) == -ENOENT);
+	CHECK(ident_cache__each_pid(ic, collect_pid, &sum) == 0 && sum == 16);
+	ident_cache__free(ic);
+	snprintf(path, sizeof(path), "rm -rf %s", root);
+	CHECK(system(path) == 0);
+}
+
 TEST_CASE(resolve_fixture_cgroups)
 {
 	struct ident_cache *ic = ident_cache__new(PROC, HOST);
@@ -568,6 +612,7 @@ int main(void)
 	RUN(meta_missing_and_malformed);
 	RUN(lookup_fixture_proc);
 	RUN(lookup_cache_and_forget);
+	RUN(cmdline_from_the_proc_root);
 	RUN(resolve_fixture_cgroups);
 	RUN(live_docker_scope);
 	HARNESS_EXIT();

@@ -137,8 +137,8 @@ TEST_CASE(self_unwind_complete)
 	static const char *const want[] = { "unwind_capture", "unwind_caller_two",
 					    "unwind_caller_one", "test_self_unwind_complete",
 					    "main" };
-	struct unwinder *u = unwinder__new(4);
 	struct sym_cache *sc = sym_cache__new();
+	struct unwinder *u = unwinder__new(4, sc);
 	struct unwind_sample s;
 	enum unwind_status st;
 	uint64_t pcs[127];
@@ -170,7 +170,8 @@ out:
 
 TEST_CASE(short_copy_is_truncated)
 {
-	struct unwinder *u = unwinder__new(4);
+	struct sym_cache *sc = sym_cache__new();
+	struct unwinder *u = unwinder__new(4, sc);
 	struct unwind_sample s;
 	enum unwind_status st;
 	uint64_t pcs[127];
@@ -189,11 +190,13 @@ TEST_CASE(short_copy_is_truncated)
 	unwinder__unwind(u, &s, pcs, 127, &st);
 	CHECK(st == UNWIND_OK);
 	unwinder__free(u);
+	sym_cache__free(sc);
 }
 
 TEST_CASE(gone_process_and_cache_cap)
 {
-	struct unwinder *u = unwinder__new(2);
+	struct sym_cache *sc = sym_cache__new();
+	struct unwinder *u = unwinder__new(2, sc);
 	struct unwind_stats stats;
 	struct unwind_sample s;
 	enum unwind_status st;
@@ -231,13 +234,20 @@ TEST_CASE(gone_process_and_cache_cap)
 		kill(kids[i], SIGKILL);
 		waitpid(kids[i], NULL, 0);
 	}
-	/* A process that is gone and was never seen: no modules, so no CFI; libdw's frame-pointer
-	 * fallback may find a few frames (this build keeps frame pointers), then an error. */
+	/* A process that is gone but whose mappings the symbol cache still knows (as it does
+	 * until its queued samples are read): it unwinds, its files opened by (dev, inode). */
 	s.pid = s.tid = kids[1];
+	n = unwinder__unwind(u, &s, pcs, 127, &st);
+	CHECK(st == UNWIND_OK && n >= 5);
+	/* Gone and forgotten: no modules, so no CFI; libdw's frame-pointer fallback may find a
+	 * few frames (this build keeps frame pointers), then an error. */
+	unwinder__process_exit(u, kids[1]);
+	sym_cache__process_exit(sc, kids[1]);
 	n = unwinder__unwind(u, &s, pcs, 127, &st);
 	CHECK(n >= 1 && pcs[0] == s.ip && st == UNWIND_ERROR);
 	unwinder__free(u);
 	unwinder__free(NULL);
+	sym_cache__free(sc);
 }
 
 int main(void)

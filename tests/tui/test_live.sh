@@ -6,30 +6,11 @@
 HERE=$(cd "$(dirname "$0")" && pwd)
 export GALATOP_THEMES="$HERE/../../themes"
 need_root_bpf live || exit 0
-command -v tmux >/dev/null 2>&1 || { skip live "tmux is not installed"; exit 0; }
+command -v tmux >/dev/null 2>&1 || { fail live "tmux is not installed (make deps)"; exit 0; }
 [ -x "$TOOLS/burn" ] || { fail live "test workloads not built (make tools)"; exit 0; }
 
-SOCK=galatop-live-$$
-tm() { tmux -L "$SOCK" -f /dev/null "$@"; }
 trap 'tm kill-server 2>/dev/null; kill $W1 $W2 2>/dev/null; rm -rf "$TMP"' EXIT INT TERM
-# wait_for TEXT [TENTHS]: polls the pane until it shows TEXT.
-wait_for() {
-	i=0
-	while [ $i -lt "${2:-100}" ]; do
-		tm capture-pane -p -t lv >"$TMP/screen" 2>/dev/null
-		grep -qF -- "$1" "$TMP/screen" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-no_gt_progs() {
-	for i in 1 2 3 4 5 6 7 8 9 10; do
-		bpftool prog show 2>/dev/null | grep -q ' name gt_' || return 0
-		sleep 0.3
-	done
-	return 1
-}
+wait_for() { pane_wait lv "$@"; } # TEXT [TENTHS]
 
 # A workload, and a process whose name carries terminal escapes (an OSC title change and a
 # clear screen) and invalid UTF-8.
@@ -43,6 +24,14 @@ t0=$(date +%s.%N)
 if wait_for leaf_alpha 30; then pass live_shows_workload_within_3s
 else fail live_shows_workload_within_3s "$(head -12 "$TMP/screen")"; fi
 wait_for "199 Hz" 20 && pass live_status_shows_hz || fail live_status_shows_hz "$(head -3 "$TMP/screen")"
+# The default roots merge processes by name (--group command); H cycles to per thread, then
+# per process ([PID]comm) for the keys below.
+wait_for "roots: command" 20 && pass live_default_roots_command ||
+	fail live_default_roots_command "$(head -3 "$TMP/screen")"
+tm send-keys -t lv H
+wait_for "roots: none (every" 20 && tm send-keys -t lv H && wait_for "roots: per thread" 20 &&
+	tm send-keys -t lv H && wait_for "roots: per process" 20 && pass live_H_cycles_groups ||
+	fail live_H_cycles_groups "$(sed -n 2p "$TMP/screen"; tail -2 "$TMP/screen")"
 wait_for "[$W1]burn" 20 && pass live_process_root || fail live_process_root
 
 # Hostile name: no raw control bytes on the screen and the pane title was not changed.
@@ -74,8 +63,8 @@ else
 fi
 
 # s: a snapshot of the live data with its metadata, which `galatop view` reopens without root.
-tm send-keys -t lv p C-u Enter Tab s C-u "$TMP/snap.gtop" Enter
-i=0; while [ $i -lt 50 ] && [ ! -s "$TMP/snap.gtop" ]; do sleep 0.1; i=$((i + 1)); done
+tm send-keys -t lv p C-u Enter 1 s C-u "$TMP/snap.gtop" Enter
+wait_file "$TMP/snap.gtop" 50
 if zcat "$TMP/snap.gtop" 2>/dev/null | grep -q "\"host\":\"$(hostname)\"" &&
 	zcat "$TMP/snap.gtop" | grep -q "\"kernel\":\"$(uname -r)\"" &&
 	zcat "$TMP/snap.gtop" | grep -q '"hz":199' &&
@@ -93,18 +82,18 @@ fi
 
 # q: exit 0, the shell gets its terminal back, no BPF program is left.
 tm send-keys -t lv q
-i=0; while [ $i -lt 50 ] && [ ! -s "$TMP/rc" ]; do sleep 0.1; i=$((i + 1)); done
+wait_file "$TMP/rc" 50
 [ "$(cat "$TMP/rc" 2>/dev/null)" = 0 ] && pass live_q_exits_0 || fail live_q_exits_0 "rc=$(cat "$TMP/rc" 2>/dev/null)"
 check live_no_bpf_left no_gt_progs
 
 # SIGTERM while live: terminal restored by the handler, probes gone with the process.
 rm -f "$TMP/rc"
-tm kill-session -t lv 2>/dev/null; sleep 0.3
-tm new-session -d -s lv -x 120 -y 40 "'$GALATOP'; stty -a > '$TMP/stty'; echo done > '$TMP/rc'; sleep 30"
-wait_for "samples" 40
+tm kill-session -t lv 2>/dev/null
+tm new-session -d -s lv2 -x 120 -y 40 "'$GALATOP'; stty -a > '$TMP/stty'; echo done > '$TMP/rc'; sleep 30"
+pane_wait lv2 "samples" 40
 pkill -TERM -f "^$GALATOP\$"
-i=0; while [ $i -lt 50 ] && [ ! -s "$TMP/rc" ]; do sleep 0.1; i=$((i + 1)); done
-if grep -q ' icanon' "$TMP/stty" && grep -q ' echo ' "$TMP/stty"; then pass live_sigterm_restores_terminal
+wait_file "$TMP/rc" 50
+if tty_sane; then pass live_sigterm_restores_terminal
 else fail live_sigterm_restores_terminal; fi
 check live_no_bpf_left_after_sigterm no_gt_progs
 
@@ -118,4 +107,34 @@ if command -v setpriv >/dev/null 2>&1; then
 	else
 		fail live_not_root_error "rc=$rc $(cat "$TMP/err")"
 	fi
+fi
+
+# The L7 pane live: key 4 starts the capture; requests of a redis-server (a target by -p)
+# show with their count; Enter drills down; q leaves no program behind.
+if command -v redis-server >/dev/null 2>&1 && command -v redis-benchmark >/dev/null 2>&1; then
+	tm kill-session -t lv 2>/dev/null
+	redis-server --port 18102 --bind 127.0.0.1 --save '' --appendonly no --dir "$TMP" >/dev/null 2>&1 &
+	RS=$!
+	i=0; until redis-cli -p 18102 ping >/dev/null 2>&1 || [ $i -gt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	rm -f "$TMP/rc"
+	tm new-session -d -s lv -x 160 -y 40 "'$GALATOP' -p $RS; echo \$? > '$TMP/rc'; sleep 30"
+	wait_for "samples" 40
+	tm send-keys -t lv 4
+	if wait_for "L7 by endpoint" 50; then
+		sleep 0.5
+		redis-benchmark -p 18102 -n 3000 -c 2 -t set -P 1 -q >/dev/null 2>&1
+		if wait_for " 3000 " 30; then pass live_l7_counts_requests
+		else fail live_l7_counts_requests "$(head -8 "$TMP/screen")"; fi
+		tm send-keys -t lv Enter
+		wait_for "Connections of" 30 && pass live_l7_drill_down || fail live_l7_drill_down "$(head -4 "$TMP/screen")"
+	else
+		fail live_l7_pane "$(head -4 "$TMP/screen"; tail -2 "$TMP/screen")"
+	fi
+	tm send-keys -t lv q
+	i=0; while [ $i -lt 50 ] && [ ! -s "$TMP/rc" ]; do sleep 0.1; i=$((i + 1)); done
+	[ "$(cat "$TMP/rc" 2>/dev/null)" = 0 ] && pass live_l7_q_exits_0 || fail live_l7_q_exits_0
+	check live_l7_no_bpf_left no_gt_progs
+	kill $RS 2>/dev/null
+else
+	skip live_l7 "redis-server is not installed"
 fi

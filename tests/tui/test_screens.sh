@@ -13,11 +13,6 @@ export GALATOP_THEMES="$HERE/../../themes"
 export LC_ALL=C.UTF-8 SOURCE_DATE_EPOCH=0
 unset NO_COLOR COLORTERM
 
-if ! "$GALATOP" help view >/dev/null 2>&1; then
-	skip "tui screens" "this galatop has no view command (cli/view.c not wired in galatop.c yet)"
-	exit 0
-fi
-
 # screen NAME EXPECT FILE SIZE KEYS [OPTIONS...]: dump, compare with the golden, grep EXPECT.
 screen() {
 	name=$1 expect=$2 file=$3 size=$4 keys=$5
@@ -114,7 +109,7 @@ screen match_filter_none "no search to filter by" "$BASIC" $S "\\\\"
 screen kernel_K         "no-kernel"           "$BASIC" $S "K"
 assert kernel_K "kernel frames gone" sh -c "! grep -q 'entry_SYSCALL' '$TMP/kernel_K.txt'"
 screen kernel_KK        "kernel frames shown" "$BASIC" $S "KK"
-screen threads_H        "no thread frames"    "$BASIC" $S "H"
+screen threads_H        "roots: per process" "$BASIC" $S "H"
 screen pid_bad          "rejected: a pid is digits only" "$BASIC" $S "p12x\\n"
 screen pid_range        "rejected: a pid is 1..4194304"  "$BASIC" $S "p4194305\\n"
 screen pid_zero         "rejected: a pid is 1..4194304"  "$BASIC" $S "p0\\n"
@@ -172,13 +167,9 @@ screen resize_small     "terminal too small"  "$BASIC" $S "<Resize:30x8>"
 screen resize_back      "all  total 120"      "$BASIC" $S "<Resize:30x8><Resize:70x12>"
 screen small_start      "need 40x10"          "$BASIC" 39x9 ""
 # Other inputs.
-screen java_jit         ""                    "$JAVA" $S "" --dump-roles
+need_fixture java_jit "$JAVA" && screen java_jit "" "$JAVA" $S "" --dump-roles
 assert java_jit "JIT frames colored" grep -q '^j frame_jit' "$TMP/java_jit.txt"
-if [ -f "$PERF" ]; then
-	screen perf_script  "burn_fp-9717"        "$PERF" $S "j"
-else
-	skip perf_script "no $PERF"
-fi
+need_fixture perf_script "$PERF" && screen perf_script "burn_fp-?" "$PERF" $S "j"
 screen save_prompt      "Save as: galatop-19700101-000000" "$BASIC" $S "s"
 
 # Saving: all formats built in, the default name, and a zoomed save.
@@ -222,6 +213,33 @@ for opt in "" "--ascii"; do
 	fi
 done
 
+# The Threads pane on a timeline fixture (tests/model/test_timeline.c --fixture): a deadlocked
+# pair, a contended pair, file, net, sleep, run queue and D-state threads.
+TL=$TMP/threads.gtop
+if "$O/asan/tests/model/test_timeline" --fixture "$TL" 2>"$TMP/tl.err"; then
+	T=150x24
+	screen threads_start    "! deadlock: threads DeadThd1 (tid 101) and DeadThd2 (tid 102)" "$TL" $T ""
+	assert threads_start "opens in the Threads pane" grep -q '3 Threads' "$TMP/threads_start.txt"
+	assert threads_start "contention hint names the holder" grep -q 'held by CompeteThd1 (tid 201)' "$TMP/threads_start.txt"
+	assert threads_start "legend" grep -q 'D D-state' "$TMP/threads_start.txt"
+	screen threads_zoom     "slot 12.50ms" "$TL" $T "+++"
+	screen threads_inspect  "Inspector" "$TL" $T "jj+++<Left><Left><Enter>"
+	assert threads_inspect "slot events with path and stack" grep -q '/var/log/app.log' "$TMP/threads_inspect.txt"
+	screen threads_lock     "lock    futex" "$TL" $T "jjjjjjj<Enter>"
+	assert threads_lock "owner shown" grep -q 'owner tid 201' "$TMP/threads_lock.txt"
+	screen threads_sort     "sort lock time" "$TL" $T "<F6><F6>"
+	assert threads_sort "the waiter before the holder" test "$(sed -n 13p "$TMP/threads_sort.txt" | cut -c1-19)" = "    202 CompeteThd2"
+	screen threads_pid      "CompeteThd1" "$TL" $T "p200\n"
+	assert threads_pid "other processes hidden" sh -c "! grep -q '^    101 DeadThd1' '$TMP/threads_pid.txt'"
+	screen threads_search   "NetThd" "$TL" $T "/Net\n"
+	assert threads_search "only matching threads" sh -c "! grep -q 'Worker' '$TMP/threads_search.txt'"
+	screen threads_ascii    "#" "$TL" $T "" --ascii
+	assert threads_ascii "ASCII only" sh -c "! LC_ALL=C grep -q '[^ -~]' '$TMP/threads_ascii.txt'"
+	screen threads_tab      "Threads" "$TL" $T "\t\t\t"
+else
+	fail "threads fixture" "$(cat "$TMP/tl.err")"
+fi
+
 # Errors and usage.
 printf 'frame_user black yelow\n' >"$TMP/bad.theme"
 "$GALATOP" view --dump --theme "$TMP/bad.theme" "$BASIC" >/dev/null 2>"$TMP/bad_theme.err"
@@ -242,3 +260,64 @@ printf '\n' >"$TMP/empty.folded"
 [ $? -eq 1 ] && grep -q "needs a terminal" "$TMP/err" && pass "no terminal" || fail "no terminal"
 NO_COLOR=1 "$GALATOP" view --dump --dump-roles --size $S "$BASIC" >"$TMP/nocolor_env.txt" 2>&1
 cmp -s "$TMP/nocolor_env.txt" "$GOLDEN/no_color.txt" && pass "NO_COLOR env" || fail "NO_COLOR env"
+
+# The L7 view over the tables of `record --type l7 -o x.json` (tests/tui/l7.json).
+L7=$HERE/l7.json
+L=120x20
+screen l7_endpoints     "GET /users/{id}"     "$L7" $L ""
+assert l7_endpoints "sorted by requests, busiest first" test "$(row l7_endpoints 5 | awk '{ print $1 }')" = 3000
+screen l7_conns         "Connections of GET /users/{id}" "$L7" $L "<Enter>"
+screen l7_requests      "Slowest requests"    "$L7" $L "<Enter><Enter>"
+screen l7_detail        "ngx_http_write_filter" "$L7" $L "<Enter><Enter><Enter>"
+assert l7_detail "latency split" grep -q "Latency   458us = request 0ns + wait 438us + response 20.0us" "$TMP/l7_detail.txt"
+screen l7_back          "L7 by endpoint"      "$L7" $L "<Enter><Enter><BS><BS>"
+screen l7_by_process    "1201/nginx"          "$L7" $L "gg"
+screen l7_by_conn       "1302/app -> 10.0.0.9:5432" "$L7" $L "g"
+screen l7_proto_pgsql   "SELECT accounts"     "$L7" $L "PPP"
+assert l7_proto_pgsql "http rows hidden" sh -c "! grep -q 'GET /users' '$TMP/l7_proto_pgsql.txt'"
+screen l7_sort_p99      "P99"                 "$L7" $L ">>>>>"
+assert l7_sort_p99 "slowest p99 first" sh -c "row() { sed -n \"\$1p\" '$TMP/l7_sort_p99.txt'; }; row 5 | grep -q 'POST /api/orders'"
+screen l7_flame_needs_pid "select one first"  "$L7" $L "f"
+screen l7_key4_no_tables "no L7 tables"       "$BASIC" 100x12 "4"
+screen l7_container     "SELECT accounts"     "$L7" $L "cshop-app<Enter>"
+assert l7_container "other containers hidden" sh -c "! grep -q 'GET /users' '$TMP/l7_container.txt'"
+# The Containers pane (key 5) on a saved SLI snapshot: opens first when the snapshot has no
+# stacks; sorting, a group's page with its histogram and threads, the flame drill-down, ASCII.
+gzip -nc "$HERE/sli.json" >"$TMP/sli.gtop"
+screen sli_table "[Con]web" "$TMP/sli.gtop" 150x14 ""
+screen sli_sort_sleep "sorted by cpu_sleep" "$TMP/sli.gtop" 150x14 ">>"
+screen sli_group "cpu_sleep histogram, last interval: 200 delays" "$TMP/sli.gtop" 150x30 "<Enter><Down><Down>"
+screen sli_group_since_start "since the start" "$TMP/sli.gtop" 150x30 "<Enter>a"
+screen sli_to_flame "oncpu of [Con]web" "$TMP/sli.gtop" 120x10 "<Enter>f"
+screen sli_back "IOp99" "$TMP/sli.gtop" 150x12 "<Enter><Esc>"
+screen sli_ascii_narrow "Recl%" "$TMP/sli.gtop" 80x12 "" --ascii
+screen sli_no_data "no SLI data in this source" "$BASIC" 100x12 "5"
+screen sli_to_threads "thread timeline of [Con]web" "$TMP/sli.gtop" 120x10 "<Enter>t"
+screen l7_to_threads    "threads of pid 1201" "$L7" $L "<Enter><Enter><Enter>t"
+
+# Differential view: two files compared, frames as wide as in AFTER, colored by the change.
+DB=$HERE/diff_before.folded
+DA=$HERE/diff_after.folded
+screen diff_flame "diff_before.folded -> diff_after.folded" "$DA" 120x12 "" --diff "$DB"
+screen diff_roles "diff_shrink" "$DA" 120x12 "" --diff "$DB" --dump-roles
+# alpha shrank 60 -> 20 (blue), beta grew 30 -> 70 and gamma appeared (red), idle stayed.
+# The screen is 12 rows, then a "-- roles --" line and the 12 rows of roles.
+roles_row=$(sed -n 19p "$TMP/diff_roles.txt") names_row=$(sed -n 6p "$TMP/diff_flame.txt")
+role_at() { # NAME: the role letter under the first letter of NAME on the frames row
+	awk -v r="$roles_row" -v n="$names_row" -v w="$1" 'BEGIN { i = index(n, w); print substr(r, i, 1) }'
+}
+if [ "$(role_at alpha)" = B ] && [ "$(role_at beta)" = R ] && [ "$(role_at gamma)" = R ] &&
+	[ "$(sed -n 18p "$TMP/diff_roles.txt" | cut -c1)" = n ]; then
+	pass diff_colors_follow_the_change
+else
+	fail diff_colors_follow_the_change "alpha=$(role_at alpha) beta=$(role_at beta) gamma=$(role_at gamma)"
+fi
+screen diff_top "+40" "$DA" 120x12 "2" --diff "$DB"
+if grep -q " -40 .* -40  alpha" "$TMP/diff_top.txt" && grep -q " +15 .* +15  gamma" "$TMP/diff_top.txt"; then
+	pass diff_top_deltas
+else
+	fail diff_top_deltas "$(cat "$TMP/diff_top.txt")"
+fi
+screen diff_detail "before: total 60" "$DA" 120x12 "<Down><Down><Down>" --diff "$DB"
+if "$GALATOP" view --dump --diff "$DB" 2>"$TMP/d1.err" >/dev/null; then fail diff_needs_two_files
+else grep -q "two files" "$TMP/d1.err" && pass diff_needs_two_files || fail diff_needs_two_files "$(cat "$TMP/d1.err")"; fi

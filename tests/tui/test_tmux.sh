@@ -6,30 +6,9 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 BASIC=$HERE/basic.folded
 export GALATOP_THEMES="$HERE/../../themes"
 
-if ! command -v tmux >/dev/null 2>&1; then
-	skip "tmux" "tmux is not installed"
-	exit 0
-fi
-if ! "$GALATOP" help view >/dev/null 2>&1; then
-	skip "tmux" "this galatop has no view command (cli/view.c not wired in galatop.c yet)"
-	exit 0
-fi
-SOCK=galatop-test-$$
-tm() { tmux -L "$SOCK" -f /dev/null "$@"; }
+command -v tmux >/dev/null 2>&1 || { fail tmux "tmux is not installed (make deps)"; exit 0; }
 trap 'tm kill-server 2>/dev/null; rm -rf "$TMP"' EXIT INT TERM
-
-# wait_for TEXT: polls the pane (up to ~10 s) until it shows TEXT.
-wait_for() {
-	i=0
-	while [ $i -lt 100 ]; do
-		tm capture-pane -p -t $T >"$TMP/screen" 2>/dev/null
-		grep -qF -- "$1" "$TMP/screen" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-wait_file() { i=0; while [ $i -lt 100 ] && [ ! -s "$1" ]; do sleep 0.1; i=$((i + 1)); done; [ -s "$1" ]; }
+wait_for() { pane_wait "$T" "$1"; }
 
 # The pane runs galatop, then records its exit status and the terminal modes it left.
 # Each run gets its own session name: a killed session may linger for a moment.
@@ -41,7 +20,6 @@ start() { # NAME EXTRA-ENV
 	tm new-session -d -s $T -x 120 -y 40 \
 		"env LC_ALL=C.UTF-8 TERM=xterm-256color $2 $GALATOP view $BASIC; echo \$? >$TMP/rc; stty -a >$TMP/stty; sleep 30"
 }
-tty_sane() { grep -q ' icanon' "$TMP/stty" && grep -q ' echo ' "$TMP/stty" && ! grep -q -- '-icanon' "$TMP/stty"; }
 
 start keys ""
 if wait_for "F1 Help"; then pass "tmux: starts"; else fail "tmux: starts"; cat "$TMP/screen"; exit 0; fi
@@ -87,8 +65,7 @@ tm new-session -d -s $T -x 120 -y 40 "env LC_ALL=C.UTF-8 $GALATOP view $TMP/evil
 tm select-pane -t $T -T clean
 if wait_for "F1 Help"; then
 	tm send-keys -t $T j j 2
-	sleep 0.5
-	tm capture-pane -p -t $T >"$TMP/screen"
+	wait_for "Self%"
 	title=$(tm display -p -t $T '#{pane_title}')
 	if [ "$title" = clean ] && grep -q 'PWNED' "$TMP/screen"; then
 		pass "tmux: hostile names are inert"

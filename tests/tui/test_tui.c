@@ -212,7 +212,7 @@ TEST_CASE(threads)
 	struct frame th = { .name = strtab__intern(st, "t1", 2), .kind = FRAME_THREAD };
 	uint32_t fr[3] = { frames__intern_name(ft, "[10]nginx", 9), frames__intern(ft, &th),
 			   frames__intern_name(ft, "main", 4) };
-	struct tui_filter f = { .merge_threads = true };
+	struct tui_filter f = { .regroup = true, .group = GROUP_PROCESS };
 
 	CHECK(!tui_profile_has_threads(p));
 	profile__add_stack(p, fr, 3, 2);

@@ -1,0 +1,750 @@
+// SPDX-License-Identifier: GPL-2.0
+/* galatop's L7 capture without kprobes: syscall tracepoints stash each socket call's arguments
+ * at entry and, at exit, find the fd's socket with a CO-RE walk (task -> files -> file ->
+ * socket -> sock), keep one entry per (tgid, fd) with a generation so fd reuse never mixes two
+ * connections, guess the protocol from the first bytes, and copy the first capture_bytes of
+ * each message of a traced connection to a ring buffer. OpenSSL's SSL_read/SSL_write
+ * (and _ex) uprobes report plaintext instead of the ciphertext the syscalls inside them move;
+ * those syscalls only tell which fd the SSL object uses. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "l7.h"
+#include "targets.bpf.h"
+
+#define AF_INET 2
+#define AF_INET6 10
+#define SOCK_DGRAM 2
+#define S_IFMT 00170000
+#define S_IFSOCK 0140000
+#define EINPROGRESS 115
+
+const volatile __u32 capture_bytes = L7_CAPTURE_DEFAULT;
+const volatile __u32 proto_mask = ~0u; /* bits 1 << L7_KPROTO_* that are traced */
+const volatile bool want_stacks = true;
+const volatile __u64 wakeup_bytes = 0;
+const volatile bool follow_children = false; /* `record -- CMD`: its children are targets too */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 << 20); /* resized by user space */
+} gt_l7_events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct l7_counters);
+} gt_l7_counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 16384);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, L7_STACK_DEPTH * sizeof(__u64));
+} gt_l7_stacks SEC(".maps");
+
+enum conn_state { CONN_UNDECIDED = 0, CONN_TRACED, CONN_IGNORED };
+
+struct conn {
+	__u64 gen;
+	__u64 sk; /* struct sock *, 0 for an fd that is no inet socket */
+	__u8 role;
+	__u8 proto;
+	__u8 state;
+	__u8 ssl;
+	__u8 tries; /* messages looked at while undecided */
+	__u8 udp;
+	__u8 v6;
+	__u8 requests; /* request messages seen, wrapping: every L7_STACK_EVERY-th gets a stack */
+	/* The socket's addresses, read once when the connection is first seen. */
+	__u16 lport, rport; /* host byte order */
+	__u32 pad2;
+	__u8 laddr[16], raddr[16];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64); /* tgid << 32 | fd */
+	__type(value, struct conn);
+} gt_l7_conns SEC(".maps");
+
+/* 0 marks a consumed entry of gt_l7_args. */
+enum call_kind { K_NONE, K_BUF, K_IOV, K_MSG, K_MMSG, K_SENDFILE, K_CONNECT, K_ACCEPT };
+
+struct call_args {
+	__u64 ts;   /* entry time */
+	__u64 buf;  /* buffer, iovec array, msghdr or mmsghdr array */
+	__u64 addr; /* sendto/recvfrom sockaddr */
+	__s32 fd;
+	__u32 n; /* iovcnt, vlen */
+	__u8 kind;
+	__u8 dir;
+	__u8 pad[6];
+};
+
+/* Per thread, reused in place (an insert and a delete per call would cost twice as much);
+ * LRU so that exited threads' entries make room. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32); /* tid */
+	__type(value, struct call_args);
+} gt_l7_args SEC(".maps");
+
+struct ssl_args {
+	__u64 ts; /* entry time */
+	__u64 ssl;
+	__u64 buf;
+	__u64 nptr; /* SSL_read_ex/SSL_write_ex: where the byte count goes */
+	__s32 fd;   /* learned from the syscall inside the call, -1 until then */
+	__u8 dir;
+	__u8 ex;
+	__u8 pad[2];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32); /* tid */
+	__type(value, struct ssl_args);
+} gt_l7_ssl SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64);   /* SSL * */
+	__type(value, __s32); /* fd */
+} gt_l7_sslfd SEC(".maps");
+
+/* One record under construction per CPU: the data part is twice the capture limit so that
+ * copies at a bounded offset of a bounded size stay inside. Sized to the CPUs by user space. */
+struct l7_scratch {
+	struct l7_event e;
+	__u8 data[2 * L7_CAPTURE_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct l7_scratch);
+} gt_l7_scratch SEC(".maps");
+
+static __always_inline struct l7_counters *counters(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&gt_l7_counters, &zero);
+}
+
+#define COUNT(field)                                                                               \
+	do {                                                                                       \
+		struct l7_counters *_c = counters();                                               \
+		if (_c)                                                                            \
+			_c->field++;                                                               \
+	} while (0)
+
+static __always_inline __u64 conn_key(__u32 tgid, int fd)
+{
+	return (__u64)tgid << 32 | (__u32)fd;
+}
+
+/* The inet socket behind fd of the current task, or NULL. */
+static __always_inline struct sock *fd_sock(int fd)
+{
+	struct task_struct *t = (void *)bpf_get_current_task();
+	struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
+	struct file **fds = BPF_CORE_READ(fdt, fd);
+	unsigned int max = BPF_CORE_READ(fdt, max_fds);
+	struct file *f = NULL;
+	struct socket *so;
+	struct sock *sk;
+	__u16 family;
+
+	if (fd < 0 || (unsigned int)fd >= max)
+		return NULL;
+	bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]);
+	if (!f)
+		return NULL;
+	if ((BPF_CORE_READ(f, f_inode, i_mode) & S_IFMT) != S_IFSOCK)
+		return NULL;
+	so = BPF_CORE_READ(f, private_data);
+	sk = BPF_CORE_READ(so, sk);
+	if (!sk)
+		return NULL;
+	family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	return family == AF_INET || family == AF_INET6 ? sk : NULL;
+}
+
+/* Reads the socket's addresses into c. */
+static __always_inline void sock_ident(struct conn *c, struct sock *sk)
+{
+	c->lport = BPF_CORE_READ(sk, __sk_common.skc_num);
+	c->rport = __builtin_bswap16(BPF_CORE_READ(sk, __sk_common.skc_dport));
+	if (BPF_CORE_READ(sk, __sk_common.skc_family) == AF_INET6) {
+		c->v6 = 1;
+		BPF_CORE_READ_INTO(&c->laddr, sk, __sk_common.skc_v6_rcv_saddr);
+		BPF_CORE_READ_INTO(&c->raddr, sk, __sk_common.skc_v6_daddr);
+	} else {
+		BPF_CORE_READ_INTO((__u32 *)c->laddr, sk, __sk_common.skc_rcv_saddr);
+		BPF_CORE_READ_INTO((__u32 *)c->raddr, sk, __sk_common.skc_daddr);
+	}
+}
+
+/* Reports the end of a traced connection's generation. */
+static __always_inline void emit_close(__u32 tgid, int fd, const struct conn *c)
+{
+	struct l7_event *e;
+
+	if (c->state != CONN_TRACED)
+		return;
+	e = bpf_ringbuf_reserve(&gt_l7_events, sizeof(*e), 0);
+	if (!e) {
+		COUNT(drops);
+		return;
+	}
+	__builtin_memset(e, 0, sizeof(*e));
+	e->type = L7_EV_CLOSE;
+	e->tgid = tgid;
+	e->tid = (__u32)bpf_get_current_pid_tgid();
+	e->fd = fd;
+	e->gen = c->gen;
+	e->ts_ns = bpf_ktime_get_ns();
+	e->role = c->role;
+	e->proto = c->proto;
+	bpf_ringbuf_submit(e, 0);
+}
+
+/* The connection entry of (tgid, fd), made on first sight, or afresh (fresh: accept and
+ * connect start a new generation, ending the old one). NULL when fd is no inet socket. */
+static __always_inline struct conn *conn_get(__u32 tgid, int fd, __u8 role, bool fresh)
+{
+	__u64 key = conn_key(tgid, fd);
+	struct conn *c = bpf_map_lookup_elem(&gt_l7_conns, &key);
+	struct sock *sk;
+	struct conn n = {};
+
+	if (c && !fresh)
+		return c->sk ? c : NULL;
+	sk = fd_sock(fd);
+	if (c)
+		emit_close(tgid, fd, c);
+	n.gen = bpf_ktime_get_ns();
+	n.sk = (__u64)sk;
+	n.role = role;
+	if (sk)
+		sock_ident(&n, sk);
+	n.state = sk ? CONN_UNDECIDED : CONN_IGNORED;
+	n.udp = sk && BPF_CORE_READ(sk, sk_type) == SOCK_DGRAM;
+	bpf_map_update_elem(&gt_l7_conns, &key, &n, BPF_ANY);
+	c = bpf_map_lookup_elem(&gt_l7_conns, &key);
+	return c && c->sk ? c : NULL;
+}
+
+static __always_inline __u32 be32(const __u8 *d)
+{
+	return (__u32)d[0] << 24 | (__u32)d[1] << 16 | (__u32)d[2] << 8 | d[3];
+}
+
+static __always_inline bool is_digit(__u8 c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* A DNS header: standard query opcode, one question; a query carries no answers. */
+static __always_inline bool dns_header(const __u8 *d)
+{
+	bool qr = d[2] & 0x80;
+	__u8 opcode = (d[2] >> 3) & 0xf;
+
+	if (opcode != 0 || d[4] != 0 || d[5] != 1)
+		return false;
+	return qr || (!d[6] && !d[7] && !d[8] && !d[9] && !d[10] && d[11] <= 1);
+}
+
+/* The protocol the first bytes of a message look like (L7_KPROTO_*), 0 if none, 0xff for a
+ * TLS record (ciphertext: never parsed). A loose first filter so that unrelated traffic is
+ * not copied; user space confirms with the parsers' l7_infer. */
+static __always_inline __u8 kinfer(const __u8 *d, __u32 cap, __u64 len, bool udp)
+{
+	__u32 mlen;
+
+	if (cap < 12)
+		return 0;
+	if (udp)
+		return dns_header(d) ? L7_KPROTO_DNS : 0;
+	if (d[0] == 0x16 && d[1] == 3 && d[2] <= 4)
+		return 0xff;
+	/* HTTP request methods and responses. */
+	if ((d[0] == 'G' && d[1] == 'E' && d[2] == 'T' && d[3] == ' ') ||
+	    (d[0] == 'P' && d[1] == 'O' && d[2] == 'S' && d[3] == 'T') ||
+	    (d[0] == 'P' && d[1] == 'U' && d[2] == 'T' && d[3] == ' ') ||
+	    (d[0] == 'H' && d[1] == 'E' && d[2] == 'A' && d[3] == 'D') ||
+	    (d[0] == 'D' && d[1] == 'E' && d[2] == 'L' && d[3] == 'E') ||
+	    (d[0] == 'P' && d[1] == 'A' && d[2] == 'T' && d[3] == 'C') ||
+	    (d[0] == 'O' && d[1] == 'P' && d[2] == 'T' && d[3] == 'I') ||
+	    (d[0] == 'H' && d[1] == 'T' && d[2] == 'T' && d[3] == 'P' && d[4] == '/'))
+		return L7_KPROTO_HTTP;
+	/* RESP: an array of bulk strings ("*3\r\n$3\r\nSET..."). */
+	if (d[0] == '*' && is_digit(d[1]) &&
+	    ((d[2] == '\r' && d[3] == '\n' && d[4] == '$') ||
+	     (is_digit(d[2]) && d[3] == '\r' && d[4] == '\n' && d[5] == '$')))
+		return L7_KPROTO_REDIS;
+	/* PostgreSQL: StartupMessage v3, SSLRequest/GSSENCRequest, or a query message. */
+	mlen = be32(d);
+	if (mlen == len && ((d[4] == 0 && d[5] == 3 && d[6] == 0 && d[7] == 0) ||
+			    (mlen == 8 && d[4] == 0x04 && d[5] == 0xd2 && d[6] == 0x16 &&
+			     (d[7] == 0x2f || d[7] == 0x30))))
+		return L7_KPROTO_PGSQL;
+	if ((d[0] == 'Q' || d[0] == 'P') && d[1] == 0 && be32(d + 1) + 1 <= len && be32(d + 1) >= 5)
+		return L7_KPROTO_PGSQL;
+	/* MySQL: a packet that fills the call: the server greeting (protocol 10) or a command
+	 * (COM_QUERY, COM_STMT_PREPARE, COM_STMT_EXECUTE) with sequence 0. */
+	mlen = d[0] | (__u32)d[1] << 8 | (__u32)d[2] << 16;
+	if (mlen + 4 == len && d[3] == 0 &&
+	    (d[4] == 10 || d[4] == 3 || d[4] == 0x16 || d[4] == 0x17))
+		return L7_KPROTO_MYSQL;
+	/* DNS over TCP: a length prefix that fills the call. */
+	if (((__u32)d[0] << 8 | d[1]) + 2 == len && dns_header(d + 2))
+		return L7_KPROTO_DNS;
+	return 0;
+}
+
+static __always_inline struct l7_scratch *scratch(void)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	return bpf_map_lookup_elem(&gt_l7_scratch, &cpu);
+}
+
+/* Copies up to want bytes from user address src to s->data at off (both bounded). */
+static __always_inline __u32 copy_at(struct l7_scratch *s, __u32 off, __u64 src, __u64 want)
+{
+	__u32 n;
+
+	__u64 o = off;
+
+	if (off >= L7_CAPTURE_MAX || !want)
+		return 0;
+	n = want > L7_CAPTURE_MAX ? L7_CAPTURE_MAX : (__u32)want;
+	/* Masks the verifier sees on the registers it uses (clang would drop plain ones). */
+	asm volatile("%0 &= 0x3fff" : "+r"(o));
+	asm volatile("%0 &= 0x7fff" : "+r"(n));
+	if (n > L7_CAPTURE_MAX)
+		return 0;
+	if (bpf_probe_read_user(s->data + o, n, (const void *)src))
+		return 0;
+	return n;
+}
+
+/* Copies the first `cap` bytes spread over an iovec array. */
+static __always_inline __u32 copy_iov(struct l7_scratch *s, __u64 iov, __u32 cnt, __u32 cap)
+{
+	__u32 off = 0;
+
+#pragma unroll
+	for (int i = 0; i < L7_MAX_IOV; i++) {
+		struct iovec v;
+
+		if (i >= cnt || off >= cap)
+			break;
+		if (bpf_probe_read_user(&v, sizeof(v), (const void *)(iov + i * sizeof(v))))
+			break;
+		off += copy_at(s, off, (__u64)v.iov_base,
+			       v.iov_len < cap - off ? v.iov_len : cap - off);
+	}
+	return off;
+}
+
+/* Fills the address part of the record from the connection and, for datagrams, from the
+ * sockaddr the call named (sendto/sendmsg destination, recvfrom/recvmsg source). */
+static __always_inline void fill_addrs(struct l7_event *e, const struct conn *c, __u64 uaddr)
+{
+	e->lport = c->lport;
+	e->rport = c->rport;
+	__builtin_memcpy(e->laddr, c->laddr, 16);
+	__builtin_memcpy(e->raddr, c->raddr, 16);
+	if (c->v6)
+		e->flags |= L7_EVF_V6;
+	if (uaddr) {
+		struct sockaddr_in6 sa = {};
+
+		if (bpf_probe_read_user(&sa, sizeof(sa), (const void *)uaddr))
+			return;
+		if (sa.sin6_family == AF_INET) {
+			struct sockaddr_in *in = (void *)&sa;
+
+			e->rport = __builtin_bswap16(in->sin_port);
+			__builtin_memset(e->raddr, 0, 16);
+			__builtin_memcpy(e->raddr, &in->sin_addr, 4);
+		} else if (sa.sin6_family == AF_INET6) {
+			e->rport = __builtin_bswap16(sa.sin6_port);
+			__builtin_memcpy(e->raddr, &sa.sin6_addr, 16);
+		}
+	}
+}
+
+/* Builds and sends the record of one message of len bytes on connection c: data is copied
+ * from buf (kind K_BUF) or an iovec array (K_IOV, n entries). */
+static __always_inline void emit_data(void *ctx, __u64 start_ns, __u32 tgid, int fd, struct conn *c,
+				      __u8 dir, __u64 len, __u8 kind, __u64 buf, __u32 n,
+				      __u64 uaddr, __u32 flags)
+{
+	struct l7_scratch *s = scratch();
+	struct l7_event *e;
+	__u32 cap = capture_bytes, got = 0;
+	__u8 guess;
+
+	if (!s)
+		return;
+	e = &s->e;
+	if (cap > L7_CAPTURE_MAX)
+		cap = L7_CAPTURE_MAX;
+	if (cap > len)
+		cap = (__u32)len;
+	if (kind == K_BUF)
+		got = copy_at(s, 0, buf, cap);
+	else if (kind == K_IOV)
+		got = copy_iov(s, buf, n, cap);
+	if (got > cap)
+		got = cap;
+	if (c->state == CONN_UNDECIDED) {
+		if (kind == K_SENDFILE)
+			return;
+		guess = kinfer(s->data, got, len, c->udp);
+		if (guess == 0xff) {
+			c->state = CONN_IGNORED;
+		} else if (guess && (proto_mask & (1u << guess))) {
+			c->state = CONN_TRACED;
+			c->proto = guess;
+		} else if (guess || ++c->tries >= 4) {
+			c->state = CONN_IGNORED;
+		}
+		if (c->state != CONN_TRACED) {
+			COUNT(skipped);
+			return;
+		}
+	} else if (c->state != CONN_TRACED) {
+		COUNT(skipped);
+		return;
+	}
+	if (len > got && kind != K_SENDFILE)
+		COUNT(truncated);
+	e->type = L7_EV_DATA;
+	e->tgid = tgid;
+	e->tid = (__u32)bpf_get_current_pid_tgid();
+	e->fd = fd;
+	e->ts_ns = bpf_ktime_get_ns();
+	e->start_ns = start_ns;
+	e->gen = c->gen;
+	e->len = len;
+	e->cgroup_id = bpf_get_current_cgroup_id();
+	e->cap = got;
+	e->flags = flags | (c->udp ? L7_EVF_UDP : 0);
+	e->dir = dir;
+	e->role = c->role;
+	e->proto = c->proto;
+	fill_addrs(e, c, c->udp ? uaddr : 0);
+	if (!c->udp) {
+		struct tcp_sock *tp = (struct tcp_sock *)c->sk;
+
+		e->segs_in = BPF_CORE_READ(tp, segs_in);
+		e->segs_out = BPF_CORE_READ(tp, segs_out);
+		e->flags |= L7_EVF_SEGS;
+	} else {
+		e->segs_in = e->segs_out = 0;
+	}
+	/* The stack of the thread that sends (client) or receives (server) a request, for the
+	 * slowest-requests list: walked for one request in L7_STACK_EVERY of a connection (the
+	 * walk costs more than the rest of the record), the others show the latest one. */
+	e->ustack_id = -1;
+	if (want_stacks && c->role != L7_KROLE_UNKNOWN &&
+	    (dir == 0) == (c->role == L7_KROLE_CLIENT) && c->requests++ % L7_STACK_EVERY == 0)
+		e->ustack_id = bpf_get_stackid(ctx, &gt_l7_stacks, BPF_F_USER_STACK);
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	{
+		__u64 size = got;
+
+		/* got <= cap <= L7_CAPTURE_MAX; the mask is what the verifier can see. */
+		asm volatile("%0 &= 0x7fff" : "+r"(size));
+		size += sizeof(struct l7_event);
+		if (bpf_ringbuf_output(&gt_l7_events, s, size,
+				       bpf_ringbuf_query(&gt_l7_events, BPF_RB_AVAIL_DATA) >=
+					       wakeup_bytes
+					   ? BPF_RB_FORCE_WAKEUP
+					   : BPF_RB_NO_WAKEUP))
+			COUNT(drops);
+		else
+			COUNT(events);
+	}
+}
+
+/* Syscall entry: remembers the arguments of a target's socket call for its exit. */
+static __always_inline int stash(__u8 kind, __u8 dir, long fd, __u64 buf, __u64 n, __u64 addr)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	struct call_args a = {}, *ap;
+	__u64 key;
+	struct conn *c;
+
+	if (!current_passes(tgid, tid))
+		return 0;
+	/* Fds known not to carry a traced protocol cost one lookup, unless inside an SSL call
+	 * (whose syscall tells which fd the SSL object uses). */
+	key = conn_key(tgid, (int)fd);
+	c = bpf_map_lookup_elem(&gt_l7_conns, &key);
+	if (c && c->state == CONN_IGNORED && !c->ssl && kind != K_CONNECT && kind != K_ACCEPT &&
+	    !bpf_map_lookup_elem(&gt_l7_ssl, &tid))
+		return 0;
+	a.ts = bpf_ktime_get_ns();
+	a.kind = kind;
+	a.dir = dir;
+	a.fd = (int)fd;
+	a.buf = buf;
+	a.n = (__u32)n;
+	a.addr = addr;
+	ap = bpf_map_lookup_elem(&gt_l7_args, &tid);
+	if (ap)
+		*ap = a;
+	else
+		bpf_map_update_elem(&gt_l7_args, &tid, &a, BPF_ANY);
+	return 0;
+}
+
+/* Syscall exit: ret bytes moved (messages for the mmsg calls, the new fd for accept). */
+static __always_inline int finish(void *ctx, long ret)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	struct call_args *ap = bpf_map_lookup_elem(&gt_l7_args, &tid), a;
+	struct ssl_args *ssl;
+	struct conn *c;
+
+	if (!ap || ap->kind == K_NONE)
+		return 0;
+	a = *ap;
+	ap->kind = K_NONE;
+	COUNT(calls);
+	if (a.kind == K_ACCEPT) {
+		if (ret >= 0)
+			conn_get(tgid, (int)ret, L7_KROLE_SERVER, true);
+		return 0;
+	}
+	if (a.kind == K_CONNECT) {
+		if (ret == 0 || ret == -EINPROGRESS)
+			conn_get(tgid, a.fd, L7_KROLE_CLIENT, true);
+		return 0;
+	}
+	if (ret <= 0)
+		return 0;
+	ssl = bpf_map_lookup_elem(&gt_l7_ssl, &tid);
+	if (ssl) {
+		/* Ciphertext of an SSL call: only the fd matters; the uretprobe reports the
+		 * plaintext. */
+		ssl->fd = a.fd;
+		return 0;
+	}
+	c = conn_get(tgid, a.fd, L7_KROLE_UNKNOWN, false);
+	if (!c || c->ssl)
+		return 0;
+	switch (a.kind) {
+	case K_BUF:
+	case K_IOV:
+		emit_data(ctx, a.ts, tgid, a.fd, c, a.dir, ret, a.kind, a.buf, a.n, a.addr, 0);
+		break;
+	case K_SENDFILE:
+		emit_data(ctx, a.ts, tgid, a.fd, c, a.dir, ret, K_SENDFILE, 0, 0, 0,
+			  L7_EVF_SENDFILE);
+		break;
+	case K_MSG: {
+		struct user_msghdr m;
+
+		if (bpf_probe_read_user(&m, sizeof(m), (const void *)a.buf))
+			break;
+		emit_data(ctx, a.ts, tgid, a.fd, c, a.dir, ret, K_IOV, (__u64)m.msg_iov,
+			  (__u32)m.msg_iovlen, (__u64)m.msg_name, 0);
+		break;
+	}
+	case K_MMSG:
+#pragma unroll
+		for (int i = 0; i < L7_MAX_MMSG; i++) {
+			struct mmsghdr mm;
+
+			if (i >= ret || i >= a.n)
+				break;
+			if (bpf_probe_read_user(&mm, sizeof(mm),
+						(const void *)(a.buf + i * sizeof(mm))))
+				break;
+			emit_data(ctx, a.ts, tgid, a.fd, c, a.dir, mm.msg_len, K_IOV,
+				  (__u64)mm.msg_hdr.msg_iov, (__u32)mm.msg_hdr.msg_iovlen,
+				  (__u64)mm.msg_hdr.msg_name, 0);
+		}
+		break;
+	}
+	return 0;
+}
+
+#define ARG(i) ((__u64)ctx->args[i])
+
+/* Entries stash their arguments; one exit program serves every call (the loader attaches it
+ * to each sys_exit_* tracepoint), so the verifier checks the capture code once. */
+#define CALL(name, kind, dir, bufarg, narg, addrarg, skip)                                         \
+	SEC("tp/syscalls/sys_enter_" #name)                                                        \
+	int gt_l7_enter_##name(struct trace_event_raw_sys_enter *ctx)                              \
+	{                                                                                          \
+		if (skip)                                                                          \
+			return 0;                                                                  \
+		return stash(kind, dir, (long)ARG(0), bufarg, narg, addrarg);                      \
+	}
+
+SEC("tracepoint")
+int gt_l7_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	return finish(ctx, ctx->ret);
+}
+
+/* A peek (MSG_PEEK) moves nothing: the read that follows reports the bytes. */
+#define MSG_PEEK 2
+CALL(read, K_BUF, 1, ARG(1), 0, 0, 0)
+CALL(write, K_BUF, 0, ARG(1), 0, 0, 0)
+CALL(readv, K_IOV, 1, ARG(1), ARG(2), 0, 0)
+CALL(writev, K_IOV, 0, ARG(1), ARG(2), 0, 0)
+CALL(sendto, K_BUF, 0, ARG(1), 0, ARG(4), 0)
+CALL(recvfrom, K_BUF, 1, ARG(1), 0, ARG(4), ARG(3) & MSG_PEEK)
+CALL(sendmsg, K_MSG, 0, ARG(1), 0, 0, 0)
+CALL(recvmsg, K_MSG, 1, ARG(1), 0, 0, ARG(2) & MSG_PEEK)
+CALL(sendmmsg, K_MMSG, 0, ARG(1), ARG(2), 0, 0)
+CALL(recvmmsg, K_MMSG, 1, ARG(1), ARG(2), 0, ARG(3) & MSG_PEEK)
+CALL(sendfile64, K_SENDFILE, 0, 0, 0, 0, 0)
+CALL(connect, K_CONNECT, 0, 0, 0, 0, 0)
+CALL(accept, K_ACCEPT, 0, 0, 0, 0, 0)
+CALL(accept4, K_ACCEPT, 0, 0, 0, 0, 0)
+
+SEC("tp/syscalls/sys_enter_close")
+int gt_l7_close(struct trace_event_raw_sys_enter *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32;
+	int fd = (int)ctx->args[0];
+	__u64 key = conn_key(tgid, fd);
+	struct conn *c = bpf_map_lookup_elem(&gt_l7_conns, &key);
+
+	if (!c)
+		return 0;
+	emit_close(tgid, fd, c);
+	bpf_map_delete_elem(&gt_l7_conns, &key);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(gt_l7_fork, struct task_struct *parent, struct task_struct *child)
+{
+	if (follow_children)
+		targets_follow_fork(parent, child);
+	return 0;
+}
+
+/* OpenSSL: SSL_read/SSL_write(ssl, buf, num) return the byte count; the _ex variants return 1
+ * and store the count through their fourth argument. */
+static __always_inline int ssl_enter(void *ssl, void *buf, void *nptr, __u8 dir, __u8 ex)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	struct ssl_args s = {};
+
+	if (!current_passes(tgid, tid))
+		return 0;
+	s.ts = bpf_ktime_get_ns();
+	s.ssl = (__u64)ssl;
+	s.buf = (__u64)buf;
+	s.nptr = (__u64)nptr;
+	s.fd = -1;
+	s.dir = dir;
+	s.ex = ex;
+	bpf_map_update_elem(&gt_l7_ssl, &tid, &s, BPF_NOEXIST);
+	return 0;
+}
+
+static __always_inline int ssl_exit(void *ctx, long ret)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	struct ssl_args *sp = bpf_map_lookup_elem(&gt_l7_ssl, &tid), s;
+	__s32 *known;
+	struct conn *c;
+	__u64 len;
+
+	if (!sp)
+		return 0;
+	s = *sp;
+	bpf_map_delete_elem(&gt_l7_ssl, &tid);
+	COUNT(ssl_calls);
+	if (s.fd >= 0) {
+		bpf_map_update_elem(&gt_l7_sslfd, &s.ssl, &s.fd, BPF_ANY);
+	} else {
+		/* Served from OpenSSL's buffer without a syscall: the fd seen before. */
+		known = bpf_map_lookup_elem(&gt_l7_sslfd, &s.ssl);
+		if (!known)
+			return 0;
+		s.fd = *known;
+	}
+	if (ret <= 0)
+		return 0;
+	len = (__u64)ret;
+	if (s.ex) {
+		size_t n = 0;
+
+		if (ret != 1 || bpf_probe_read_user(&n, sizeof(n), (const void *)s.nptr))
+			return 0;
+		len = n;
+	}
+	if (!len)
+		return 0;
+	c = conn_get(tgid, s.fd, L7_KROLE_UNKNOWN, false);
+	if (!c)
+		return 0;
+	if (!c->ssl) {
+		/* The first plaintext: what the syscalls saw was the TLS handshake. */
+		c->ssl = 1;
+		c->state = CONN_UNDECIDED;
+		c->tries = 0;
+	}
+	emit_data(ctx, s.ts, tgid, s.fd, c, s.dir, len, K_BUF, s.buf, 0, 0, L7_EVF_SSL);
+	return 0;
+}
+
+SEC("uprobe")
+int BPF_KPROBE(gt_l7_ssl_read, void *ssl, void *buf, int num)
+{
+	return ssl_enter(ssl, buf, NULL, 1, 0);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(gt_l7_ssl_write, void *ssl, void *buf, int num)
+{
+	return ssl_enter(ssl, buf, NULL, 0, 0);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(gt_l7_ssl_read_ex, void *ssl, void *buf, size_t num, size_t *nread)
+{
+	return ssl_enter(ssl, buf, nread, 1, 1);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(gt_l7_ssl_write_ex, void *ssl, void *buf, size_t num, size_t *nwritten)
+{
+	return ssl_enter(ssl, buf, nwritten, 0, 1);
+}
+
+SEC("uretprobe")
+int BPF_KRETPROBE(gt_l7_ssl_ret, int ret)
+{
+	return ssl_exit(ctx, ret);
+}
+
+char LICENSE[] SEC("license") = "GPL";

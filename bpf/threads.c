@@ -1,0 +1,385 @@
+/* Loader of bpf/threads.bpf.c: the classifier table and the minimum duration set as rodata
+ * before load, the shared target maps filled, the programs of the requested classes attached. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/resource.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpf/threads.h"
+#include "bpf/targets.h"
+#include "threads.skel.h"
+
+#define PID_HEADROOM 1024
+#define FOLLOW_HEADROOM 8192
+
+/* The traced system calls (x86_64 numbers) and their classes, as gala-gopher classifies them;
+ * read/write family calls on sockets move from file to net at exit. */
+static const struct {
+	unsigned short nr;
+	unsigned char kind;
+	const char *name;
+} syscalls[] = {
+	{ 0, TLK_FILE, "read" },	  { 1, TLK_FILE, "write" },
+	{ 17, TLK_FILE, "pread64" },	  { 18, TLK_FILE, "pwrite64" },
+	{ 19, TLK_FILE, "readv" },	  { 20, TLK_FILE, "writev" },
+	{ 295, TLK_FILE, "preadv" },	  { 296, TLK_FILE, "pwritev" },
+	{ 162, TLK_FILE, "sync" },	  { 74, TLK_FILE, "fsync" },
+	{ 75, TLK_FILE, "fdatasync" },	  { 2, TLK_FILE, "open" },
+	{ 85, TLK_FILE, "creat" },	  { 257, TLK_FILE, "openat" },
+	{ 44, TLK_NET, "sendto" },	  { 45, TLK_NET, "recvfrom" },
+	{ 46, TLK_NET, "sendmsg" },	  { 47, TLK_NET, "recvmsg" },
+	{ 307, TLK_NET, "sendmmsg" },	  { 299, TLK_NET, "recvmmsg" },
+	{ 42, TLK_NET, "connect" },	  { 43, TLK_NET, "accept" },
+	{ 288, TLK_NET, "accept4" },	  { 202, TLK_LOCK, "futex" },
+	{ 24, TLK_SCHED, "sched_yield" }, { 35, TLK_SCHED, "nanosleep" },
+	{ 230, TLK_SCHED, "clock_nanosleep" }, { 61, TLK_SCHED, "wait4" },
+	{ 23, TLK_SCHED, "select" },	  { 270, TLK_SCHED, "pselect6" },
+	{ 7, TLK_SCHED, "poll" },	  { 271, TLK_SCHED, "ppoll" },
+	{ 232, TLK_SCHED, "epoll_wait" }, { 281, TLK_SCHED, "epoll_pwait" },
+	{ 441, TLK_SCHED, "epoll_pwait2" },
+};
+#define NSYSCALLS (sizeof(syscalls) / sizeof(syscalls[0]))
+/* Calls of the read/write family (traced when file or net is on: the fd decides). */
+static bool rw_family(unsigned nr)
+{
+	return nr <= 1 || (nr >= 17 && nr <= 20) || nr == 295 || nr == 296;
+}
+
+struct tl_probes {
+	struct gt_threads *skel;
+	struct ring_buffer *rb;
+	struct bpf_link *links[10];
+	size_t nlinks;
+	tl_record_fn fn;
+	void *ctx;
+	bool pid_filter;
+	uint64_t lost_user;
+	char warnings[1024];
+};
+
+const char *tl_syscall_name(unsigned nr)
+{
+	for (size_t i = 0; i < NSYSCALLS; i++)
+		if (syscalls[i].nr == nr)
+			return syscalls[i].name;
+	return NULL;
+}
+
+unsigned tl_probe_class_parse(const char *s)
+{
+	static const char *const names[] = { "oncpu", "file", "net", "lock", "sched" };
+
+	if (!strncmp(s, "syscall_", 8))
+		s += 8;
+	for (unsigned i = 0; i < 5; i++)
+		if (!strcmp(s, names[i]))
+			return 1u << i;
+	return 0;
+}
+
+static unsigned class_of_kind(unsigned kind)
+{
+	switch (kind) {
+	case TLK_FILE:
+		return TL_PROBE_FILE;
+	case TLK_NET:
+		return TL_PROBE_NET;
+	case TLK_LOCK:
+		return TL_PROBE_LOCK;
+	default:
+		return TL_PROBE_SCHED;
+	}
+}
+
+static void warn(struct tl_probes *p, const char *what, int err)
+{
+	size_t len = strlen(p->warnings);
+
+	snprintf(p->warnings + len, sizeof(p->warnings) - len, "threads: cannot attach %s: %s\n",
+		 what, strerror(err));
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct tl_probes *p = ctx;
+	const struct tl_rec *r = data;
+
+	if (size < TL_REC_HDR_SIZE || r->kind >= TLK_MAX ||
+	    (r->type == TLR_EVENT &&
+	     (probe_record_check(&r->stk, size - TL_REC_HDR_SIZE) || r->stk.kstack_len))) {
+		p->lost_user++;
+		return 0;
+	}
+	p->fn(p->ctx, r);
+	return 0;
+}
+
+static int attach(struct tl_probes *p, struct bpf_program *prog, const char *what)
+{
+	struct bpf_link *l = bpf_program__attach(prog);
+
+	if (!l) {
+		int err = errno;
+
+		warn(p, what, err);
+		return -err;
+	}
+	p->links[p->nlinks++] = l;
+	return 0;
+}
+
+struct tl_probes *tl_probes__open(const struct tl_probe_opts *o, tl_record_fn fn, void *ctx,
+				  char *err, size_t errlen)
+{
+	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
+	unsigned classes = o->classes ? o->classes : TL_PROBE_ALL;
+	const struct probe_opts *t = o->targets;
+	struct tl_probes *p;
+	size_t rbsize;
+	int ret, attached = 0;
+
+	if (!probe_privileged()) {
+		snprintf(err, errlen,
+			 "not root: loading BPF programs needs CAP_BPF and CAP_PERFMON (run with sudo)");
+		return NULL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	p->fn = fn;
+	p->ctx = ctx;
+	p->pid_filter = t && targets_pid_filter(t);
+	setrlimit(RLIMIT_MEMLOCK, &unlimited);
+	p->skel = gt_threads__open();
+	if (!p->skel) {
+		snprintf(err, errlen, "cannot open the thread probes: %s", strerror(errno));
+		goto fail;
+	}
+	for (size_t i = 0; i < NSYSCALLS; i++) {
+		unsigned nr = syscalls[i].nr;
+		bool on = (classes & class_of_kind(syscalls[i].kind)) ||
+			  (rw_family(nr) && (classes & TL_PROBE_NET));
+
+		if (on && nr < TL_SYSCALL_MAX)
+			((__u8 *)p->skel->rodata->sys_kind)[nr] = syscalls[i].kind + 1;
+	}
+	p->skel->rodata->keep_file = classes & TL_PROBE_FILE;
+	p->skel->rodata->min_dur_ns = o->min_dur_ns ? o->min_dur_ns : 10000;
+	p->skel->rodata->user_stacks = o->user_stacks;
+	if (o->user_stacks && o->ustack_copy)
+		p->skel->rodata->ustack_bytes = o->ustack_copy > GT_USTACK_MAX ? GT_USTACK_MAX
+						: o->ustack_copy < 8 ? 8 : o->ustack_copy & ~7u;
+	if (t)
+		TARGETS_SET_RODATA(p->skel->rodata, t);
+	rbsize = probes_ringbuf_size(o->ringbuf_bytes, o->user_stacks && o->ustack_copy);
+	p->skel->rodata->wakeup_bytes = rbsize / 4;
+	ret = bpf_map__set_max_entries(p->skel->maps.gt_tl_events, rbsize);
+	if (!ret && t)
+		ret = targets_size(p->skel->obj, t, PID_HEADROOM + (t->follow_children ? FOLLOW_HEADROOM : 0));
+	if (!(classes & TL_PROBE_ONCPU)) {
+		bpf_program__set_autoload(p->skel->progs.gt_tl_switch, false);
+		bpf_program__set_autoload(p->skel->progs.gt_tl_wakeup, false);
+		bpf_program__set_autoload(p->skel->progs.gt_tl_wakeup_new, false);
+	}
+	if (!(classes & ~TL_PROBE_ONCPU)) {
+		bpf_program__set_autoload(p->skel->progs.gt_tl_sys_enter, false);
+		bpf_program__set_autoload(p->skel->progs.gt_tl_sys_exit, false);
+	}
+	ret = ret ?: gt_threads__load(p->skel);
+	if (ret) {
+		snprintf(err, errlen, "cannot load the thread probes: %s", strerror(-ret));
+		goto fail;
+	}
+	if (t && targets_fill(p->skel->obj, t)) {
+		snprintf(err, errlen, "cannot fill the target maps: %s", strerror(errno));
+		goto fail;
+	}
+	if (classes & ~TL_PROBE_ONCPU) {
+		/* Exit first, so no entry is left behind by an exit that was not yet watched. */
+		if (!attach(p, p->skel->progs.gt_tl_sys_exit, "sys_exit") &&
+		    !attach(p, p->skel->progs.gt_tl_sys_enter, "sys_enter"))
+			attached++;
+		attach(p, p->skel->progs.gt_tl_exit, "sched_process_exit");
+	}
+	if (classes & TL_PROBE_ONCPU) {
+		if (!attach(p, p->skel->progs.gt_tl_switch, "sched_switch"))
+			attached++;
+		attach(p, p->skel->progs.gt_tl_wakeup, "sched_wakeup");
+		attach(p, p->skel->progs.gt_tl_wakeup_new, "sched_wakeup_new");
+	}
+	if (!attached) {
+		snprintf(err, errlen, "no thread probe could start: %.*s",
+			 (int)strcspn(p->warnings, "\n"), p->warnings);
+		goto fail;
+	}
+	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.gt_tl_events), on_record, p, NULL);
+	if (!p->rb) {
+		snprintf(err, errlen, "cannot map the thread ring buffer: %s", strerror(errno));
+		goto fail;
+	}
+	return p;
+fail:
+	tl_probes__free(p);
+	return NULL;
+}
+
+const char *tl_probes__warnings(const struct tl_probes *p)
+{
+	return p->warnings;
+}
+
+int tl_probes__fd(const struct tl_probes *p)
+{
+	return ring_buffer__epoll_fd(p->rb);
+}
+
+int tl_probes__poll(struct tl_probes *p, int timeout_ms)
+{
+	int n = 0, m;
+
+	if (timeout_ms != 0) {
+		n = ring_buffer__poll(p->rb, timeout_ms);
+		if (n < 0)
+			return n;
+	}
+	m = ring_buffer__consume(p->rb);
+	return m < 0 ? m : n + m;
+}
+
+int tl_probes__add_pid(struct tl_probes *p, int tgid)
+{
+	if (!p->pid_filter || tgid <= 0)
+		return -EINVAL;
+	return targets_add_pid(p->skel->obj, tgid);
+}
+
+int tl_probes__syscall_kind(const struct tl_probes *p, unsigned nr)
+{
+	return nr < TL_SYSCALL_MAX && p->skel->rodata->sys_kind[nr]
+		       ? p->skel->rodata->sys_kind[nr] - 1
+		       : -1;
+}
+
+int tl_probes__seed(struct tl_probes *p, uint32_t tid, const struct tl_start *s)
+{
+	int fd = bpf_map__fd(p->skel->maps.gt_tl_start);
+	struct tl_start cur;
+
+	if (!bpf_map_lookup_elem(fd, &tid, &cur) && cur.ts)
+		return -EEXIST; /* the probe saw this call's entry itself */
+	if (bpf_map_update_elem(fd, &tid, s, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+/* Calls fn for every thread's entry in gt_tl_start. */
+static void each_entry(struct tl_probes *p,
+		       void (*fn)(struct tl_probes *p, uint32_t tid, const struct tl_start *s,
+				  void *arg),
+		       void *arg)
+{
+	int fd = bpf_map__fd(p->skel->maps.gt_tl_start);
+	__u32 key, next;
+	struct tl_start s;
+	bool first = true;
+
+	while (!bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
+		first = false;
+		key = next;
+		if (!bpf_map_lookup_elem(fd, &key, &s))
+			fn(p, key, &s, arg);
+	}
+}
+
+struct each_cb {
+	void (*open)(void *ctx, uint32_t tid, const struct tl_start *s);
+	void (*shorts)(void *ctx, uint32_t tid, uint32_t pid, const struct tl_short *s);
+	void *ctx;
+};
+
+static void open_one(struct tl_probes *p, uint32_t tid, const struct tl_start *s, void *arg)
+{
+	struct each_cb *cb = arg;
+
+	if (s->ts)
+		cb->open(cb->ctx, tid, s);
+}
+
+static void shorts_one(struct tl_probes *p, uint32_t tid, const struct tl_start *s, void *arg)
+{
+	struct each_cb *cb = arg;
+
+	cb->shorts(cb->ctx, tid, s->pid, &s->shorts);
+}
+
+void tl_probes__in_progress(struct tl_probes *p,
+			    void (*fn)(void *ctx, uint32_t tid, const struct tl_start *s),
+			    void *ctx)
+{
+	struct each_cb cb = { .open = fn, .ctx = ctx };
+
+	each_entry(p, open_one, &cb);
+}
+
+size_t tl_probes__stack(struct tl_probes *p, int stackid, uint64_t *ips, size_t max)
+{
+	__u64 buf[GT_MAX_STACK] = { 0 };
+	__u32 key = (__u32)stackid;
+	size_t n = 0;
+
+	if (stackid < 0 || bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.gt_tl_stacks), &key, buf))
+		return 0;
+	while (n < max && n < GT_MAX_STACK && buf[n])
+		ips[n] = buf[n], n++;
+	return n;
+}
+
+void tl_probes__shorts(struct tl_probes *p,
+		       void (*fn)(void *ctx, uint32_t tid, uint32_t pid, const struct tl_short *s),
+		       void *ctx)
+{
+	struct each_cb cb = { .shorts = fn, .ctx = ctx };
+
+	each_entry(p, shorts_one, &cb);
+}
+
+void tl_probes__stats(const struct tl_probes *p, struct tl_probe_stats *st)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	struct tl_counters *c;
+	__u32 zero = 0;
+
+	memset(st, 0, sizeof(*st));
+	st->lost_user = p->lost_user;
+	if (ncpus <= 0)
+		return;
+	c = calloc(ncpus, sizeof(*c));
+	if (!c)
+		return;
+	if (!bpf_map__lookup_elem(p->skel->maps.gt_tl_counters, &zero, sizeof(zero), c,
+				  ncpus * sizeof(*c), 0))
+		for (int i = 0; i < ncpus; i++) {
+			st->events += c[i].events;
+			st->drops += c[i].drops;
+			st->shorter += c[i].shorter;
+		}
+	free(c);
+}
+
+void tl_probes__free(struct tl_probes *p)
+{
+	if (!p)
+		return;
+	ring_buffer__free(p->rb);
+	for (size_t i = 0; i < p->nlinks; i++)
+		bpf_link__destroy(p->links[i]);
+	gt_threads__destroy(p->skel);
+	free(p);
+}

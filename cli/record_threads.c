@@ -1,0 +1,167 @@
+/* `galatop record --type threads`: the thread timeline's outputs (.json Chrome trace, .jsonl
+ * gala-gopher event lines, .gtop snapshot) and its lock hints on standard error. */
+#include "record_threads.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "session.h"
+#include "tl_capture.h"
+#include "export/chrome_trace.h"
+#include "export/snapshot.h"
+#include "export/tl_jsonl.h"
+#include "model/lockhint.h"
+#include "util/clock.h"
+
+#define MAX_HINTS 64
+
+static const char *ext_of(const char *path)
+{
+	const char *e = strrchr(path, '.');
+
+	return e ? e : "";
+}
+
+bool record_threads_output(const char *path)
+{
+	const char *e = ext_of(path);
+
+	return !strcmp(e, ".json") || !strcmp(e, ".jsonl") || !strcmp(e, ".gtop");
+}
+
+static void host_id(char *buf, size_t n)
+{
+	FILE *f = fopen("/etc/machine-id", "r");
+
+	buf[0] = 0;
+	if (!f)
+		return;
+	if (fgets(buf, (int)n, f))
+		buf[strcspn(buf, "\n")] = 0;
+	fclose(f);
+}
+
+static int write_gtop(struct session *s, const char *path, struct timeline *tl, double start)
+{
+	static const enum gt_event_type types[] = { GT_EV_ONCPU, GT_EV_OFFCPU, GT_EV_MEM };
+	static const unsigned bits[] = { PROBE_ONCPU, PROBE_OFFCPU, PROBE_MEM };
+	struct snapshot_profile profs[3];
+	struct snapshot_probe probes[4];
+	struct snapshot_kv params[2];
+	struct snapshot sn = { 0 };
+	char host[256] = "", err[512], mindur[32];
+	struct utsname un;
+
+	for (size_t i = 0; i < 3; i++)
+		if (s->probes && (s->o->types & bits[i])) {
+			profs[sn.nprofiles] = (struct snapshot_profile){
+				collector_type_name(types[i]), collector_type_name(types[i]),
+				collector__profile(s->col, types[i])
+			};
+			probes[sn.meta.nprobes++] =
+			    (struct snapshot_probe){ collector_type_name(types[i]), NULL, 0 };
+			sn.nprofiles++;
+		}
+	snprintf(mindur, sizeof(mindur), "%llu",
+		 (unsigned long long)(timeline__min_dur(tl) / 1000));
+	params[0] = (struct snapshot_kv){ "min_dur_us", mindur };
+	probes[sn.meta.nprobes++] = (struct snapshot_probe){ "threads", params, 1 };
+	sn.profiles = profs;
+	sn.timeline = tl;
+	gethostname(host, sizeof(host) - 1);
+	sn.meta.host = host;
+	if (uname(&un) == 0)
+		sn.meta.kernel = un.release;
+	sn.meta.start = start;
+	sn.meta.end = clock_wall_s();
+	sn.meta.version = GALATOP_VERSION;
+	sn.meta.notes = "galatop record --type threads";
+	sn.meta.probes = probes;
+	if (snapshot_write(path, &sn, err, sizeof(err))) {
+		cli_error("%s", err);
+		return 1;
+	}
+	return 0;
+}
+
+static int write_one(struct session *s, const char *path, struct timeline *tl, double start)
+{
+	const char *e = ext_of(path);
+	char hid[128], hname[256] = "";
+	struct tl_jsonl_opts jo = { hid, hname, s->o->min_aggr_ms * 1000000ull };
+	FILE *f;
+	int err;
+
+	if (!strcmp(e, ".gtop"))
+		return write_gtop(s, path, tl, start);
+	f = cli_open_out(path);
+	if (!f)
+		return 1;
+	if (!strcmp(e, ".json")) {
+		err = chrome_trace_write(f, tl);
+	} else {
+		host_id(hid, sizeof(hid));
+		gethostname(hname, sizeof(hname) - 1);
+		err = tl_jsonl_write(f, tl, &jo);
+	}
+	if (err) {
+		cli_error("cannot write %s: %s", path ? path : "standard output", strerror(-err));
+		if (f != stdout)
+			fclose(f);
+		return 1;
+	}
+	return cli_close_out(f, path);
+}
+
+/* Prints every lock hint, one line each: "hint: deadlock: ..." / "hint: contention: ...". */
+static void print_hints(const struct timeline *tl)
+{
+	struct tl_hint *h = calloc(MAX_HINTS, sizeof(*h));
+	size_t n;
+
+	if (!h)
+		return;
+	n = tl_hints(tl, h, MAX_HINTS);
+	for (size_t i = 0; i < n && i < MAX_HINTS; i++)
+		fprintf(stderr, "hint: %s\n", h[i].text);
+	if (n > MAX_HINTS)
+		fprintf(stderr, "galatop: %zu more hints not shown\n", n - MAX_HINTS);
+	free(h);
+}
+
+int record_threads_write(struct session *s, double start_unix)
+{
+	struct timeline *tl;
+	struct timeline_stats ts;
+	struct tl_probe_stats ps;
+	bool any = false;
+	int ret = 0;
+
+	if (!s->tl)
+		return 0;
+	tl_capture__refresh(s->tl);
+	tl = tl_capture__timeline(s->tl);
+	timeline__stats(tl, &ts);
+	tl_capture__stats(s->tl, &ps);
+	fprintf(stderr,
+		"galatop: threads: %llu intervals of %zu threads, %llu shorter than --min-dur "
+		"counted, %llu lost (ring buffer full), %llu dropped by --timeline-mem\n",
+		(unsigned long long)ts.events, timeline__nthreads(tl),
+		(unsigned long long)ps.shorter, (unsigned long long)ps.drops,
+		(unsigned long long)ts.dropped);
+	for (size_t i = 0; i < s->o->noutputs; i++)
+		if (record_threads_output(s->o->outputs[i])) {
+			ret |= write_one(s, s->o->outputs[i], tl, start_unix);
+			any = true;
+		}
+	if (!any && !(s->o->types & ~PROBE_THREADS))
+		ret |= write_one(s, NULL, tl, start_unix); /* JSON lines on standard output */
+	print_hints(tl);
+	return ret;
+}

@@ -1,0 +1,32 @@
+/* The thread timeline of a session: opens bpf/threads with the session's targets and turns
+ * its records into model/timeline intervals (system call names, file paths, socket
+ * connections, futex owners, user stacks named by the session's collector). */
+#ifndef GALATOP_CLI_TL_CAPTURE_H
+#define GALATOP_CLI_TL_CAPTURE_H
+
+#include <stddef.h>
+
+#include "bpf/threads.h"
+#include "model/timeline.h"
+
+struct session;
+struct tl_capture;
+
+/* Attaches the thread probes for session s (its targets, s->o's classes, --min-dur and
+ * --timeline-mem). NULL with a one-line reason in err. */
+struct tl_capture *tl_capture__open(struct session *s, char *err, size_t errlen);
+/* Drains records, waiting up to timeout_ms. Count or -errno. */
+int tl_capture__poll(struct tl_capture *c, int timeout_ms);
+/* Reads the calls in progress and the short-call counters into the timeline and moves its
+ * clock to now. */
+void tl_capture__refresh(struct tl_capture *c);
+/* The timeline (owned by c). */
+struct timeline *tl_capture__timeline(struct tl_capture *c);
+/* Adds a target process at run time (--cmdline matches). */
+void tl_capture__add_pid(struct tl_capture *c, int pid);
+void tl_capture__stats(const struct tl_capture *c, struct tl_probe_stats *st);
+const char *tl_capture__warnings(const struct tl_capture *c);
+/* Detaches and frees; NULL is a no-op. */
+void tl_capture__free(struct tl_capture *c);
+
+#endif

@@ -1,0 +1,7 @@
+/* libFuzzer target: the http parser (model/l7/http.c) on scripted chunks (see l7_driver.h). */
+#include "l7_driver.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	return l7_fuzz_run(L7_HTTP, data, size);
+}

@@ -1,0 +1,572 @@
+/* The L7 parser interface (l7.h) over the per-protocol parsers: protocol names and inference,
+ * the stream framework (pending bytes, skipped bodies, message times), the request queue and
+ * the text helpers the protocols share. */
+#include "parser.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "../sanitize.h"
+
+static const char *const proto_names[L7_PROTO_MAX] = { "unknown", "http", "redis", "pgsql",
+						      "mysql", "dns" };
+
+static const struct l7_ops *const proto_ops[L7_PROTO_MAX] = {
+	[L7_HTTP] = &l7_http_ops,   [L7_REDIS] = &l7_redis_ops, [L7_PGSQL] = &l7_pgsql_ops,
+	[L7_MYSQL] = &l7_mysql_ops, [L7_DNS] = &l7_dns_ops,
+};
+
+const char *l7_proto_str(enum l7_proto p)
+{
+	return (unsigned)p < L7_PROTO_MAX ? proto_names[p] : "unknown";
+}
+
+int l7_proto_parse(const char *s)
+{
+	for (int i = 0; i < L7_PROTO_MAX; i++)
+		if (!strcmp(s, proto_names[i]))
+			return i;
+	return -1;
+}
+
+enum l7_proto l7_infer(const uint8_t *buf, size_t cap, enum l7_dir dir, enum l7_role role,
+		       uint16_t server_port)
+{
+	if (!buf || !cap)
+		return L7_UNKNOWN;
+	if (l7_http_infer(buf, cap, dir))
+		return L7_HTTP;
+	if (l7_pgsql_infer(buf, cap, server_port))
+		return L7_PGSQL;
+	if (l7_mysql_infer(buf, cap, server_port))
+		return L7_MYSQL;
+	if (l7_redis_infer(buf, cap, server_port))
+		return L7_REDIS;
+	if (l7_dns_infer(buf, cap, server_port))
+		return L7_DNS;
+	return L7_UNKNOWN;
+}
+
+struct l7_parser *l7_parser__new(enum l7_proto proto, enum l7_role role, bool udp)
+{
+	struct l7_parser *p;
+
+	if ((unsigned)proto >= L7_PROTO_MAX || !proto_ops[proto])
+		return NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->ops = proto_ops[proto];
+	p->role = role;
+	p->udp = udp && p->ops->datagram;
+	p->req_dir = role == L7_ROLE_CLIENT ? L7_DIR_SEND : role == L7_ROLE_SERVER ? L7_DIR_RECV : -1;
+	if (p->ops->state_size) {
+		p->state = calloc(1, p->ops->state_size);
+		if (!p->state) {
+			free(p);
+			return NULL;
+		}
+	}
+	return p;
+}
+
+void l7_parser__free(struct l7_parser *p)
+{
+	if (!p)
+		return;
+	if (p->ops->release)
+		p->ops->release(p);
+	free(p->state);
+	free(p->d[0].pend);
+	free(p->d[1].pend);
+	free(p->fifo);
+	free(p);
+}
+
+size_t l7_parser__pending(const struct l7_parser *p)
+{
+	return p->fifo_len;
+}
+
+uint64_t l7_parser__errors(const struct l7_parser *p)
+{
+	return p->errors;
+}
+
+/* --- the request queue --- */
+
+struct l7_req *l7_fifo_at(struct l7_parser *p, size_t i)
+{
+	return i < p->fifo_len ? &p->fifo[(p->fifo_head + i) % p->fifo_cap] : NULL;
+}
+
+struct l7_req *l7_fifo_front(struct l7_parser *p)
+{
+	return l7_fifo_at(p, 0);
+}
+
+static void give_up(struct l7_parser *p, const struct l7_req *rq)
+{
+	struct l7_record r = { .no_response = true };
+
+	l7_emit(p, rq, &r);
+}
+
+void l7_fifo_remove(struct l7_parser *p, size_t i)
+{
+	if (i >= p->fifo_len)
+		return;
+	/* Close the gap by moving the entries before i one step back. */
+	for (size_t k = i; k > 0; k--)
+		*l7_fifo_at(p, k) = *l7_fifo_at(p, k - 1);
+	p->fifo_head = (p->fifo_head + 1) % p->fifo_cap;
+	p->fifo_len--;
+}
+
+struct l7_req *l7_fifo_push(struct l7_parser *p)
+{
+	struct l7_req *rq;
+
+	if (p->fifo_len == L7_FIFO_MAX) {
+		give_up(p, l7_fifo_front(p));
+		l7_fifo_remove(p, 0);
+	}
+	if (p->fifo_len == p->fifo_cap) {
+		size_t cap = p->fifo_cap ? p->fifo_cap * 2 : 8;
+		struct l7_req *n = malloc(cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		for (size_t i = 0; i < p->fifo_len; i++)
+			n[i] = *l7_fifo_at(p, i);
+		free(p->fifo);
+		p->fifo = n;
+		p->fifo_cap = cap;
+		p->fifo_head = 0;
+	}
+	rq = &p->fifo[(p->fifo_head + p->fifo_len++) % p->fifo_cap];
+	memset(rq, 0, sizeof(*rq));
+	return rq;
+}
+
+void l7_fifo_flush(struct l7_parser *p)
+{
+	while (p->fifo_len) {
+		give_up(p, l7_fifo_front(p));
+		l7_fifo_remove(p, 0);
+	}
+}
+
+void l7_emit(struct l7_parser *p, const struct l7_req *rq, struct l7_record *r)
+{
+	r->proto = p->ops->proto;
+	r->req_start_ns = rq->start_ns;
+	r->req_end_ns = rq->end_ns;
+	r->req_bytes = rq->bytes;
+	memcpy(r->endpoint, rq->endpoint, sizeof(r->endpoint));
+	memcpy(r->detail, rq->detail, sizeof(r->detail));
+	if (p->fn)
+		p->fn(p->ctx, r);
+}
+
+struct l7_req *l7_request(struct l7_parser *p, uint64_t start_ns, uint64_t end_ns,
+			  uint64_t bytes)
+{
+	struct l7_req *rq = l7_fifo_push(p);
+
+	if (rq) {
+		rq->start_ns = start_ns;
+		rq->end_ns = end_ns;
+		rq->bytes = bytes;
+	}
+	return rq;
+}
+
+void l7_resp_add(struct l7_resp *r, uint64_t start_ns, uint64_t bytes)
+{
+	if (!r->on) {
+		r->on = true;
+		r->start_ns = start_ns;
+		r->bytes = 0;
+	}
+	r->bytes += bytes;
+}
+
+void l7_resp_finish(struct l7_parser *p, struct l7_resp *r, uint64_t end_ns)
+{
+	struct l7_req *rq = l7_fifo_front(p);
+
+	if (rq) {
+		struct l7_record rec = { 0 };
+
+		rec.resp_start_ns = r->start_ns;
+		rec.resp_end_ns = end_ns;
+		rec.resp_bytes = r->bytes;
+		rec.error = r->error;
+		rec.status = r->status;
+		memcpy(rec.errmsg, r->errmsg, sizeof(rec.errmsg));
+		l7_emit(p, rq, &rec);
+		l7_fifo_remove(p, 0);
+	}
+	memset(r, 0, sizeof(*r));
+}
+
+/* --- the stream framework --- */
+
+static bool is_req(const struct l7_parser *p, enum l7_dir dir)
+{
+	return p->req_dir == (int)dir;
+}
+
+static void lose(struct l7_parser *p, enum l7_dir dir)
+{
+	struct l7_dirstate *s = &p->d[dir];
+
+	s->npend = 0;
+	s->skip = 0;
+	s->active = false;
+	s->done_after_skip = false;
+	p->ops->lost(p, is_req(p, dir));
+	l7_fifo_flush(p);
+	p->errors++;
+}
+
+static void finish(struct l7_parser *p, enum l7_dir dir, uint64_t ts)
+{
+	struct l7_dirstate *s = &p->d[dir];
+
+	s->active = false;
+	s->done_after_skip = false;
+	p->ops->end(p, is_req(p, dir), s->start_ns, ts, s->bytes);
+}
+
+static int append(struct l7_dirstate *s, const uint8_t *buf, size_t n, uint64_t ts)
+{
+	if (s->npend + n > L7_PEND_MAX)
+		return -EPROTO;
+	if (s->npend + n > s->pend_cap) {
+		size_t cap = s->pend_cap ? s->pend_cap : 512;
+		uint8_t *b;
+
+		while (cap < s->npend + n)
+			cap *= 2;
+		b = realloc(s->pend, cap);
+		if (!b)
+			return -ENOMEM;
+		s->pend = b;
+		s->pend_cap = cap;
+	}
+	if (!s->npend)
+		s->pend_ns = ts;
+	memcpy(s->pend + s->npend, buf, n);
+	s->npend += n;
+	return 0;
+}
+
+/* Parses what is pending in dir; fresh is where this chunk's bytes begin in the pending
+ * buffer (what remains before it came earlier). 0 or -EPROTO. */
+static int parse_pending(struct l7_parser *p, enum l7_dir dir, size_t fresh, uint64_t ts)
+{
+	struct l7_dirstate *s = &p->d[dir];
+	size_t off = 0;
+
+	while (off < s->npend && !s->skip) {
+		struct l7_step st = { 0 };
+		enum l7_step_rc rc;
+		uint64_t take;
+
+		if (p->req_dir < 0) {
+			int r = p->ops->is_request(s->pend + off, s->npend - off, false);
+
+			if (r < 0)
+				return -EPROTO;
+			p->req_dir = r ? (int)dir : (int)!dir;
+		}
+		rc = p->ops->step(p, is_req(p, dir), s->pend + off, s->npend - off, &st);
+		if (rc == STEP_MORE)
+			break;
+		if (rc == STEP_BAD || st.used > s->npend - off || (!st.used && !st.skip))
+			return -EPROTO;
+		if (!s->active) {
+			s->active = true;
+			s->start_ns = off >= fresh ? ts : s->pend_ns;
+			s->bytes = 0;
+		}
+		off += st.used;
+		take = st.skip < s->npend - off ? st.skip : s->npend - off;
+		off += take;
+		s->bytes += st.used + take;
+		s->skip = st.skip - take;
+		if (s->skip)
+			s->done_after_skip = st.done;
+		else if (st.done)
+			finish(p, dir, ts);
+	}
+	memmove(s->pend, s->pend + off, s->npend - off);
+	s->npend -= off;
+	if (s->npend && off >= fresh)
+		s->pend_ns = ts;
+	return 0;
+}
+
+int l7_parser__feed(struct l7_parser *p, enum l7_dir dir, const uint8_t *buf, size_t cap,
+		    size_t len, uint64_t ts_ns, l7_record_fn fn, void *ctx)
+{
+	struct l7_dirstate *s;
+	size_t pos = 0;
+	int rc = 0;
+
+	if ((unsigned)dir > L7_DIR_RECV)
+		return -EINVAL;
+	if (cap > len)
+		cap = len;
+	if (!buf)
+		cap = 0;
+	p->fn = fn;
+	p->ctx = ctx;
+	s = &p->d[dir];
+	s->last_ns = ts_ns;
+	if (p->udp) {
+		if (p->req_dir < 0) {
+			int r = p->ops->is_request(buf, cap, true);
+
+			if (r < 0) {
+				p->errors++;
+				return -EPROTO;
+			}
+			p->req_dir = r ? (int)dir : (int)!dir;
+		}
+		rc = p->ops->datagram(p, is_req(p, dir), buf, cap, len, ts_ns);
+		if (rc)
+			p->errors++;
+		return rc;
+	}
+	if (s->drain) {
+		/* After a message taken as ended where bytes were missed, chunks are ignored
+		 * until one starts a message. */
+		if (!cap || p->ops->is_request(buf, cap, false) < 0)
+			goto out;
+		s->drain = false;
+	}
+	for (;;) {
+		if (s->skip && pos < len) {
+			uint64_t n = s->skip < len - pos ? s->skip : len - pos;
+
+			s->skip -= n;
+			s->bytes += n;
+			pos += n;
+			if (!s->skip && s->done_after_skip)
+				finish(p, dir, ts_ns);
+			continue;
+		}
+		if (pos >= len)
+			break;
+		if (pos < cap) {
+			size_t take = cap - pos < L7_PEND_MAX - s->npend ? cap - pos
+									 : L7_PEND_MAX - s->npend;
+			size_t fresh = s->npend;
+
+			/* Parsing goes a slice at a time so that only an unfinished header stays
+			 * buffered; a full buffer that parses no further is out of sync. */
+			p->cut = pos + take == cap && cap < len;
+			if (!take || append(s, buf + pos, take, ts_ns) ||
+			    parse_pending(p, dir, fresh, ts_ns)) {
+				lose(p, dir);
+				rc = -EPROTO;
+				break;
+			}
+			pos += take;
+			continue;
+		}
+		/* Bytes not captured where the parser needs to read: a protocol may take the
+		 * message at hand as ending here (a chunked body); else out of sync until the
+		 * next chunk, which starts a message as far as the parser can tell. */
+		if (s->active && p->ops->unseen && p->ops->unseen(p, is_req(p, dir))) {
+			s->bytes += len - pos;
+			s->npend = 0;
+			finish(p, dir, ts_ns);
+			s->drain = true;
+		} else {
+			lose(p, dir);
+			rc = -EPROTO;
+		}
+		break;
+	}
+out:
+	p->fn = NULL;
+	p->ctx = NULL;
+	return rc;
+}
+
+void l7_parser__close(struct l7_parser *p, l7_record_fn fn, void *ctx)
+{
+	uint64_t last = p->d[0].last_ns > p->d[1].last_ns ? p->d[0].last_ns : p->d[1].last_ns;
+
+	p->fn = fn;
+	p->ctx = ctx;
+	if (p->ops->closing)
+		p->ops->closing(p, last);
+	l7_fifo_flush(p);
+	p->fn = NULL;
+	p->ctx = NULL;
+}
+
+/* --- text helpers --- */
+
+size_t l7_text(char *dst, size_t cap, const void *src, size_t n)
+{
+	char tmp[SANITIZE_MAX(L7_DETAIL_MAX)];
+	size_t len, cut;
+
+	if (!cap)
+		return 0;
+	if (n > L7_DETAIL_MAX)
+		n = L7_DETAIL_MAX;
+	len = sanitize_text(src, n, tmp);
+	cut = len < cap - 1 ? len : cap - 1;
+	/* Back up to the start of a UTF-8 sequence. */
+	while (cut > 0 && cut < len && ((unsigned char)tmp[cut] & 0xc0) == 0x80)
+		cut--;
+	memcpy(dst, tmp, cut);
+	dst[cut] = 0;
+	return cut;
+}
+
+size_t l7_textf(char *dst, size_t cap, const char *fmt, ...)
+{
+	char tmp[L7_DETAIL_MAX];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		n = 0;
+	return l7_text(dst, cap, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+}
+
+long l7_find_crlf(const uint8_t *buf, size_t n)
+{
+	for (size_t i = 0; i + 1 < n; i++)
+		if (buf[i] == '\r' && buf[i + 1] == '\n')
+			return (long)i;
+	return -1;
+}
+
+/* Skips blanks and SQL comments. */
+static size_t sql_blank(const char *s, size_t i, size_t n)
+{
+	for (;;) {
+		while (i < n && isspace((unsigned char)s[i]))
+			i++;
+		if (i + 1 < n && s[i] == '-' && s[i + 1] == '-') {
+			while (i < n && s[i] != '\n')
+				i++;
+		} else if (i + 1 < n && s[i] == '/' && s[i + 1] == '*') {
+			i += 2;
+			while (i + 1 < n && !(s[i] == '*' && s[i + 1] == '/'))
+				i++;
+			i = i + 2 < n ? i + 2 : n;
+		} else if (i < n && s[i] == '(') {
+			i++; /* "(SELECT ...)" */
+		} else {
+			return i;
+		}
+	}
+}
+
+/* The word (identifier, possibly quoted and dotted) at s[i]; its length in *wl. */
+static size_t sql_word(const char *s, size_t i, size_t n, size_t *wl)
+{
+	size_t j = i;
+
+	while (j < n && (isalnum((unsigned char)s[j]) || strchr("_.$\"`[]", s[j]) ||
+			 (unsigned char)s[j] >= 0x80))
+		j++;
+	*wl = j - i;
+	return j;
+}
+
+static bool word_is(const char *s, size_t wl, const char *kw)
+{
+	return strlen(kw) == wl && !strncasecmp(s, kw, wl);
+}
+
+void l7_sql_key(char *dst, size_t cap, const char *sql, size_t n)
+{
+	char verb[24], table[96];
+	size_t i = sql_blank(sql, 0, n), vl, wl, j, k = 0;
+	const char *after = NULL;
+
+	dst[0] = 0;
+	sql_word(sql, i, n, &vl);
+	if (!vl || vl >= sizeof(verb))
+		return;
+	for (j = 0; j < vl; j++)
+		verb[j] = (char)toupper((unsigned char)sql[i + j]);
+	verb[vl] = 0;
+	if (!strcmp(verb, "SELECT") || !strcmp(verb, "DELETE"))
+		after = "FROM";
+	else if (!strcmp(verb, "INSERT") || !strcmp(verb, "REPLACE"))
+		after = "INTO";
+	else if (!strcmp(verb, "UPDATE") || !strcmp(verb, "COPY") || !strcmp(verb, "TRUNCATE") ||
+		 !strcmp(verb, "LOCK"))
+		after = "";
+	else if (!strcmp(verb, "CREATE") || !strcmp(verb, "DROP") || !strcmp(verb, "ALTER"))
+		after = "TABLE";
+	table[0] = 0;
+	i += vl;
+	if (after) {
+		/* Scan words up to the keyword (or take the next word), outside quotes. */
+		for (int words = 0; i < n && words < 64; words++) {
+			i = sql_blank(sql, i, n);
+			if (i >= n)
+				break;
+			if (sql[i] == '\'') { /* string literal */
+				for (i++; i < n && sql[i] != '\''; i++)
+					;
+				i++;
+				continue;
+			}
+			j = sql_word(sql, i, n, &wl);
+			if (!wl) {
+				i++;
+				continue;
+			}
+			if (!*after || word_is(sql + i, wl, after)) {
+				if (*after) {
+					i = sql_blank(sql, j, n);
+					j = sql_word(sql, i, n, &wl);
+					/* TABLE IF [NOT] EXISTS name */
+					while (wl && (word_is(sql + i, wl, "IF") ||
+						      word_is(sql + i, wl, "NOT") ||
+						      word_is(sql + i, wl, "EXISTS") ||
+						      word_is(sql + i, wl, "ONLY"))) {
+						i = sql_blank(sql, j, n);
+						j = sql_word(sql, i, n, &wl);
+					}
+				}
+				for (size_t c = 0; c < wl && k + 1 < sizeof(table); c++)
+					if (!strchr("\"`[]", sql[i + c]))
+						table[k++] = sql[i + c];
+				table[k] = 0;
+				break;
+			}
+			i = j;
+		}
+	}
+	if (table[0]) {
+		char raw[sizeof(verb) + sizeof(table) + 1];
+		int m = snprintf(raw, sizeof(raw), "%s %s", verb, table);
+
+		l7_text(dst, cap, raw, (size_t)m);
+	} else {
+		l7_text(dst, cap, verb, vl);
+	}
+}

@@ -1,0 +1,149 @@
+/* Internal to model/l7: the stream framework every protocol parser plugs into. The framework
+ * (l7.c) keeps, per direction, the bytes seen but not yet parsed (bounded), the bytes a message
+ * body still owns (skipped whether captured or not), and when each message began; a protocol
+ * only says how long the next piece of a message is and what a finished message means. */
+#ifndef GALATOP_MODEL_L7_PARSER_H
+#define GALATOP_MODEL_L7_PARSER_H
+
+#include "l7.h"
+
+/* Longest message header (or line) a parser waits for; past it the stream is out of sync. */
+#define L7_PEND_MAX 16384
+/* Requests waiting for their responses; past it the oldest is given up (no_response). */
+#define L7_FIFO_MAX 4096
+
+/* What step() found at the start of the unparsed bytes. */
+enum l7_step_rc { STEP_OK = 0, STEP_MORE, STEP_BAD };
+
+struct l7_step {
+	size_t used;   /* bytes parsed */
+	uint64_t skip; /* then this many bytes skipped, seen or not (bodies, rows) */
+	bool done;     /* the message ends after the skip */
+};
+
+/* A request waiting for its response. */
+struct l7_req {
+	uint64_t start_ns, end_ns, bytes;
+	uint32_t tag; /* protocol's: DNS id, HTTP HEAD, MySQL command */
+	char endpoint[L7_ENDPOINT_MAX];
+	char detail[L7_DETAIL_MAX];
+};
+
+struct l7_parser;
+
+struct l7_ops {
+	enum l7_proto proto;
+	size_t state_size; /* protocol state, zeroed at creation */
+	/* With an unknown role: 1 if buf starts a request, 0 a response, -1 can't tell (udp: buf
+	 * is a datagram). */
+	int (*is_request)(const uint8_t *buf, size_t n, bool udp);
+	/* Parses the next piece of the current (or a new) message in direction dir from
+	 * buf[0..n); req tells whether dir carries requests. */
+	enum l7_step_rc (*step)(struct l7_parser *p, bool req, const uint8_t *buf, size_t n,
+				struct l7_step *out);
+	/* The message of direction dir ended: its first byte came at start_ns, its last at
+	 * end_ns, bytes long. Requests are queued, responses paired and emitted. */
+	void (*end)(struct l7_parser *p, bool req, uint64_t start_ns, uint64_t end_ns,
+		    uint64_t bytes);
+	/* Bytes were not captured where the message at hand needs reading: true to take the
+	 * message as ending here (the framework then ignores chunks until one starts a
+	 * message). May be NULL (the stream is out of sync). */
+	bool (*unseen)(struct l7_parser *p, bool req);
+	/* Bytes were missed in that direction: forget the partial message. */
+	void (*lost)(struct l7_parser *p, bool req);
+	/* A whole message in one datagram (DNS over UDP); NULL for stream-only protocols.
+	 * Returns 0 or -EPROTO. */
+	int (*datagram)(struct l7_parser *p, bool req, const uint8_t *buf, size_t cap, size_t len,
+			uint64_t ts_ns);
+	/* The connection closed: a message delimited by the close (HTTP/1.0 bodies) ends. */
+	void (*closing)(struct l7_parser *p, uint64_t ts_ns);
+	/* Frees what the state points to. May be NULL. */
+	void (*release)(struct l7_parser *p);
+};
+
+struct l7_dirstate {
+	uint8_t *pend; /* seen, not yet parsed */
+	size_t npend, pend_cap;
+	uint64_t pend_ns; /* when the oldest pending byte came */
+	uint64_t skip;	  /* bytes a message still owns */
+	bool done_after_skip;
+	bool active; /* a message has begun */
+	bool drain;  /* ignoring chunks until one starts a message */
+	uint64_t start_ns, bytes, last_ns;
+};
+
+struct l7_parser {
+	const struct l7_ops *ops;
+	enum l7_role role;
+	bool udp;
+	int req_dir; /* direction carrying requests; -1 until known */
+	struct l7_dirstate d[2];
+	struct l7_req *fifo; /* ring of waiting requests */
+	size_t fifo_head, fifo_len, fifo_cap;
+	uint64_t errors;
+	bool cut; /* the pending bytes end where a chunk's capture was cut short */
+	l7_record_fn fn; /* of the current feed */
+	void *ctx;
+	void *state; /* the protocol's */
+};
+
+/* Whether a step holding n bytes of a message of total bytes should wait for the rest: yes
+ * while the rest can still come (the chunk was not cut short) and fits the buffer. */
+static inline bool l7_wait(const struct l7_parser *p, size_t n, uint64_t total)
+{
+	return n < total && !p->cut && total <= L7_PEND_MAX;
+}
+
+/* The queue of waiting requests. push returns a zeroed slot at the back (the oldest is given
+ * up with no_response when full), NULL on ENOMEM. */
+struct l7_req *l7_fifo_push(struct l7_parser *p);
+struct l7_req *l7_fifo_front(struct l7_parser *p);
+struct l7_req *l7_fifo_at(struct l7_parser *p, size_t i);
+/* Removes entry i (0 = front). */
+void l7_fifo_remove(struct l7_parser *p, size_t i);
+/* Gives up every waiting request (no_response). */
+void l7_fifo_flush(struct l7_parser *p);
+
+/* Queues a request that began at start_ns and ended at end_ns, bytes long; the caller fills
+ * its key and detail. NULL on ENOMEM. */
+struct l7_req *l7_request(struct l7_parser *p, uint64_t start_ns, uint64_t end_ns,
+			  uint64_t bytes);
+
+/* A response as it builds up, over one message or several (the SQL protocols' rows). */
+struct l7_resp {
+	bool on; /* a response has begun */
+	uint64_t start_ns, bytes;
+	bool error;
+	int status;
+	char errmsg[L7_ERRMSG_MAX];
+};
+/* Counts one more message (began at start_ns, bytes long) into the response at hand. */
+void l7_resp_add(struct l7_resp *r, uint64_t start_ns, uint64_t bytes);
+/* The response ended at end_ns: pairs it with the oldest waiting request (if any), passes
+ * the record on and empties r. */
+void l7_resp_finish(struct l7_parser *p, struct l7_resp *r, uint64_t end_ns);
+
+/* Pairs request rq with the response r describes (status, error, errmsg, response times and
+ * bytes already set in r), passes the record to the feed's callback. */
+void l7_emit(struct l7_parser *p, const struct l7_req *rq, struct l7_record *r);
+
+/* Sanitized, NUL-terminated copy of src[0..n) into dst (cap bytes), cut on a character
+ * boundary. Returns the length written. */
+size_t l7_text(char *dst, size_t cap, const void *src, size_t n);
+/* l7_text of a printf-formatted string: formatting may cut a character, this mends it. */
+size_t l7_textf(char *dst, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* "VERB table" of an SQL statement (comments skipped, verb upper-cased, quotes dropped). */
+void l7_sql_key(char *dst, size_t cap, const char *sql, size_t n);
+/* Finds the first "\r\n" in buf[0..n): its offset, or -1. */
+long l7_find_crlf(const uint8_t *buf, size_t n);
+
+extern const struct l7_ops l7_http_ops, l7_redis_ops, l7_pgsql_ops, l7_mysql_ops, l7_dns_ops;
+
+/* Protocol guessers used by l7_infer. */
+bool l7_http_infer(const uint8_t *buf, size_t cap, enum l7_dir dir);
+bool l7_redis_infer(const uint8_t *buf, size_t cap, uint16_t server_port);
+bool l7_pgsql_infer(const uint8_t *buf, size_t cap, uint16_t server_port);
+bool l7_mysql_infer(const uint8_t *buf, size_t cap, uint16_t server_port);
+bool l7_dns_infer(const uint8_t *buf, size_t cap, uint16_t server_port);
+
+#endif

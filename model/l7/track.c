@@ -1,0 +1,370 @@
+#include "track.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/hash.h"
+
+#define STACK_RING 16 /* request starts remembered per connection, for their stacks */
+
+struct conn {
+	struct conn *next;
+	uint32_t tgid;
+	int32_t fd;
+	uint64_t gen;
+	uint8_t peer[16]; /* datagram sockets: one parser per peer */
+	uint16_t peer_port;
+	bool udp, ignored, segs_known;
+	enum l7_proto proto;
+	enum l7_role role;
+	struct l7_parser *parser;
+	uint32_t session;
+	uint32_t segs_in, segs_out;
+	uint64_t last_ns;
+	struct {
+		uint64_t ts;
+		uint32_t tid;
+		int32_t stack_id;
+	} starts[STACK_RING];
+	unsigned nstart;
+	int32_t last_stack; /* latest stack id seen on a request, -1 if none */
+};
+
+struct l7_track {
+	struct l7_table *t;
+	unsigned mask;
+	struct conn **buckets;
+	size_t nbuckets, nconns;
+	l7_trace_fn trace;
+	void *trace_ctx;
+	l7_stack_fn stack;
+	void *stack_ctx;
+	l7_ident_fn ident;
+	void *ident_ctx;
+	struct l7_track_stats st;
+};
+
+struct l7_track *l7_track__new(struct l7_table *t, unsigned proto_mask)
+{
+	struct l7_track *tk = calloc(1, sizeof(*tk));
+
+	if (!tk)
+		return NULL;
+	tk->t = t;
+	tk->mask = proto_mask ? proto_mask : ~0u;
+	tk->nbuckets = 4096;
+	tk->buckets = calloc(tk->nbuckets, sizeof(*tk->buckets));
+	if (!tk->buckets) {
+		free(tk);
+		return NULL;
+	}
+	return tk;
+}
+
+void l7_track__set_trace(struct l7_track *tk, l7_trace_fn fn, void *ctx)
+{
+	tk->trace = fn;
+	tk->trace_ctx = ctx;
+}
+
+void l7_track__set_ident(struct l7_track *tk, l7_ident_fn fn, void *ctx)
+{
+	tk->ident = fn;
+	tk->ident_ctx = ctx;
+}
+
+void l7_track__set_stacks(struct l7_track *tk, l7_stack_fn fn, void *ctx)
+{
+	tk->stack = fn;
+	tk->stack_ctx = ctx;
+}
+
+static size_t bucket_of(const struct l7_track *tk, uint32_t tgid, int32_t fd, uint64_t gen)
+{
+	return (hash_pair(tgid, (uint32_t)fd) ^ hash_mix(gen)) & (tk->nbuckets - 1);
+}
+
+struct rec_ctx {
+	struct l7_track *tk;
+	struct conn *c;
+	uint32_t tid;
+};
+
+static void on_record(void *vctx, const struct l7_record *r)
+{
+	struct rec_ctx *x = vctx;
+	struct l7_track *tk = x->tk;
+	struct conn *c = x->c;
+	struct l7_slow *slow = NULL;
+	uint32_t tid = x->tid;
+	int32_t stack_id = -1;
+
+	for (unsigned i = 0; i < STACK_RING && i < c->nstart; i++) {
+		unsigned k = (c->nstart - 1 - i) % STACK_RING;
+
+		if (c->starts[k].ts == r->req_start_ns) {
+			tid = c->starts[k].tid;
+			stack_id = c->starts[k].stack_id;
+			break;
+		}
+	}
+	if (l7_table__record(tk->t, c->session, r, tid, &slow))
+		return;
+	tk->st.records++;
+	if (slow && tk->stack && stack_id >= 0) {
+		char buf[4096];
+
+		if (tk->stack(tk->stack_ctx, c->tgid, stack_id, buf, sizeof(buf)))
+			l7_slow__set_stack(slow, buf);
+	}
+	if (tk->trace)
+		tk->trace(tk->trace_ctx, l7_table__get_session(tk->t, c->session), r, tid);
+}
+
+static bool ephemeral(uint16_t port)
+{
+	return port >= 32768;
+}
+
+/* The traced process's role when the capture did not see accept or connect: the side with
+ * the ephemeral (or, failing that, the higher) port is the client. */
+static enum l7_role guess_role(const struct l7_msg *m)
+{
+	if (m->role != L7_ROLE_UNKNOWN)
+		return m->role;
+	if (ephemeral(m->rport) != ephemeral(m->lport))
+		return ephemeral(m->rport) ? L7_ROLE_SERVER : L7_ROLE_CLIENT;
+	return m->lport <= m->rport ? L7_ROLE_SERVER : L7_ROLE_CLIENT;
+}
+
+static void conn_end(struct l7_track *tk, struct conn *c)
+{
+	if (c->parser) {
+		struct rec_ctx x = {tk, c, 0};
+
+		l7_parser__close(c->parser, on_record, &x);
+		tk->st.parse_errors += l7_parser__errors(c->parser);
+		l7_parser__free(c->parser);
+	}
+	free(c);
+	tk->nconns--;
+}
+
+/* Makes the new connection of m ready: protocol, role, session, parser. */
+static int conn_setup(struct l7_track *tk, struct conn *c, const struct l7_msg *m,
+		      const uint8_t *data)
+{
+	struct l7_session_key k;
+	enum l7_proto p;
+	uint16_t server_port;
+
+	c->role = guess_role(m);
+	server_port = c->role == L7_ROLE_SERVER ? m->lport : m->rport;
+	p = l7_infer(data, m->cap, m->dir, c->role, server_port);
+	if (p == L7_UNKNOWN)
+		p = m->hint;
+	if (p <= L7_UNKNOWN || p >= L7_PROTO_MAX || !(tk->mask & (1u << p))) {
+		c->ignored = true;
+		return 0;
+	}
+	c->proto = p;
+	memset(&k, 0, sizeof(k));
+	k.tgid = m->tgid;
+	k.v6 = m->v6;
+	k.l4_role = m->udp ? L7_L4_UDP : L7_L4_TCP;
+	k.l7_role = (uint8_t)c->role;
+	k.proto = (uint8_t)p;
+	k.ssl = m->ssl;
+	k.server_port = server_port;
+	memcpy(k.client_ip, c->role == L7_ROLE_SERVER ? m->raddr : m->laddr, 16);
+	memcpy(k.server_ip, c->role == L7_ROLE_SERVER ? m->laddr : m->raddr, 16);
+	if (l7_table__session(tk->t, &k, m->comm, m->cgroup_id, &c->session))
+		return -ENOMEM;
+	if (tk->ident && !l7_table__get_session(tk->t, c->session)->ident_done) {
+		char con[128] = "", pod[128] = "";
+
+		tk->ident(tk->ident_ctx, m->tgid, con, sizeof(con), pod, sizeof(pod));
+		l7_table__set_ident(tk->t, c->session, con, pod);
+	}
+	c->parser = l7_parser__new(p, c->role, m->udp);
+	return c->parser ? 0 : -ENOMEM;
+}
+
+static struct conn *conn_find(struct l7_track *tk, const struct l7_msg *m, bool make)
+{
+	size_t b = bucket_of(tk, m->tgid, m->fd, m->gen);
+	struct conn *c;
+
+	for (c = tk->buckets[b]; c; c = c->next)
+		if (c->tgid == m->tgid && c->fd == m->fd && c->gen == m->gen &&
+		    (!c->udp || (c->peer_port == m->rport && !memcmp(c->peer, m->raddr, 16))))
+			return c;
+	if (!make)
+		return NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->tgid = m->tgid;
+	c->fd = m->fd;
+	c->gen = m->gen;
+	c->udp = m->udp;
+	c->last_stack = -1;
+	if (c->udp) {
+		memcpy(c->peer, m->raddr, 16);
+		c->peer_port = m->rport;
+	}
+	c->next = tk->buckets[b];
+	tk->buckets[b] = c;
+	tk->nconns++;
+	tk->st.conns++;
+	return c;
+}
+
+/* Unlinks and ends connection c. */
+static void conn_remove(struct l7_track *tk, struct conn *c)
+{
+	struct conn **pp = &tk->buckets[bucket_of(tk, c->tgid, c->fd, c->gen)];
+
+	while (*pp && *pp != c)
+		pp = &(*pp)->next;
+	if (*pp)
+		*pp = c->next;
+	conn_end(tk, c);
+}
+
+/* Unlinks and ends every connection of (tgid, fd, gen): one, or one per datagram peer. */
+static void close_conn(struct l7_track *tk, const struct l7_msg *m)
+{
+	size_t b = bucket_of(tk, m->tgid, m->fd, m->gen);
+	struct conn **pp = &tk->buckets[b];
+
+	while (*pp) {
+		struct conn *c = *pp;
+
+		if (c->tgid == m->tgid && c->fd == m->fd && c->gen == m->gen) {
+			*pp = c->next;
+			conn_end(tk, c);
+		} else {
+			pp = &c->next;
+		}
+	}
+}
+
+void l7_track__msg(struct l7_track *tk, const struct l7_msg *m, const uint8_t *data)
+{
+	struct conn *c;
+	uint64_t segs = 0, ts;
+	bool request;
+
+	tk->st.msgs++;
+	if (m->type == L7_MSG_CLOSE) {
+		close_conn(tk, m);
+		return;
+	}
+	c = conn_find(tk, m, true);
+	if (!c)
+		return;
+	c->last_ns = m->ts_ns;
+	if (!c->parser && !c->ignored) {
+		if (m->no_data)
+			return; /* decide on bytes, not on a sendfile */
+		if (conn_setup(tk, c, m, data))
+			return;
+	}
+	if (c->ignored) {
+		tk->st.unknown++;
+		return;
+	}
+	if (m->segs_valid) {
+		uint32_t now = m->dir == L7_DIR_SEND ? m->segs_out : m->segs_in;
+
+		if (c->segs_known)
+			segs = m->dir == L7_DIR_SEND ? now - c->segs_out : now - c->segs_in;
+		else if (m->role != L7_ROLE_UNKNOWN)
+			segs = now; /* a connection seen from its start */
+		c->segs_in = m->segs_in;
+		c->segs_out = m->segs_out;
+		c->segs_known = true;
+	}
+	l7_table__io(tk->t, c->session, m->dir, m->len, segs, m->ts_ns);
+	request = (m->dir == L7_DIR_SEND) == (c->role == L7_ROLE_CLIENT);
+	/* A chunk's time is when its bytes were there: at the return of a receive, and of a
+	 * server's send (a response's last byte); a client's request starts when its send
+	 * begins (on loopback the send itself runs the receiver's TCP path). */
+	ts = c->role == L7_ROLE_CLIENT && m->dir == L7_DIR_SEND && m->start_ns ? m->start_ns
+									      : m->ts_ns;
+	if (request) {
+		unsigned k = c->nstart++ % STACK_RING;
+
+		/* The capture walks the stack of some requests only: the others get the
+		 * connection's latest. */
+		if (m->stack_id >= 0)
+			c->last_stack = m->stack_id;
+		c->starts[k].ts = ts;
+		c->starts[k].tid = m->tid;
+		c->starts[k].stack_id = c->last_stack;
+	}
+	{
+		struct rec_ctx x = {tk, c, m->tid};
+
+		l7_parser__feed(c->parser, m->dir, data, m->no_data ? 0 : m->cap, m->len, ts,
+				on_record, &x);
+	}
+	/* A datagram peer with nothing pending is done: a DNS server sees a new source port per
+	 * query, and keeping each one until the socket closes would grow without bound. */
+	if (c->udp && !l7_parser__pending(c->parser))
+		conn_remove(tk, c);
+}
+
+void l7_track__expire(struct l7_track *tk, uint64_t now_ns, uint64_t idle_ns)
+{
+	for (size_t b = 0; b < tk->nbuckets; b++) {
+		struct conn **pp = &tk->buckets[b];
+
+		while (*pp) {
+			struct conn *c = *pp;
+
+			if (c->last_ns + idle_ns < now_ns) {
+				*pp = c->next;
+				conn_end(tk, c);
+			} else {
+				pp = &c->next;
+			}
+		}
+	}
+}
+
+void l7_track__flush(struct l7_track *tk)
+{
+	l7_track__expire(tk, UINT64_MAX, 0);
+}
+
+void l7_track__stats(const struct l7_track *tk, struct l7_track_stats *st)
+{
+	*st = tk->st;
+	st->open_conns = tk->nconns;
+	for (size_t b = 0; b < tk->nbuckets; b++)
+		for (struct conn *c = tk->buckets[b]; c; c = c->next)
+			if (c->parser)
+				st->parse_errors += l7_parser__errors(c->parser);
+}
+
+void l7_track__free(struct l7_track *tk)
+{
+	if (!tk)
+		return;
+	for (size_t b = 0; b < tk->nbuckets; b++) {
+		struct conn *c = tk->buckets[b];
+
+		while (c) {
+			struct conn *next = c->next;
+
+			l7_parser__free(c->parser);
+			free(c);
+			c = next;
+		}
+	}
+	free(tk->buckets);
+	free(tk);
+}

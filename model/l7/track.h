@@ -1,0 +1,79 @@
+/* The L7 connection tracker: messages of traced connections (what one system call or one
+ * OpenSSL call moved, with the socket's identity) go in; it keeps one parser per connection
+ * generation (per peer for unconnected datagram sockets), decides protocol and role, and adds
+ * the paired records, bytes and TCP segments to an l7_table. Pure model code: the capture
+ * (bpf/l7.c) and tests feed it alike. */
+#ifndef GALATOP_MODEL_L7_TRACK_H
+#define GALATOP_MODEL_L7_TRACK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/l7/l7.h"
+#include "model/l7/table.h"
+
+enum l7_msg_type { L7_MSG_DATA = 0, L7_MSG_CLOSE };
+
+/* One message of one connection as the traced process saw it. */
+struct l7_msg {
+	enum l7_msg_type type;
+	uint32_t tgid, tid;
+	int32_t fd;
+	uint64_t gen;	/* connection generation: (tgid, fd, gen) names one connection */
+	uint64_t ts_ns;	   /* time of the call's return */
+	uint64_t start_ns; /* time of its entry, 0 if unknown: a client's request starts then */
+	uint64_t len;	/* bytes moved; data holds the first cap */
+	uint32_t cap;
+	uint64_t cgroup_id;
+	enum l7_dir dir;
+	enum l7_role role;  /* from accept vs connect; L7_ROLE_UNKNOWN for older connections */
+	enum l7_proto hint; /* the capture's guess, L7_UNKNOWN if none */
+	bool ssl, udp, v6;
+	bool segs_valid; /* segs_in/segs_out are the TCP socket's counters */
+	bool no_data;	 /* bytes counted but not captured (sendfile) */
+	uint16_t lport, rport;
+	uint8_t laddr[16], raddr[16];
+	uint32_t segs_in, segs_out;
+	int32_t stack_id; /* the capture's user stack id, < 0 if none */
+	char comm[16];
+};
+
+/* Called for every paired record with its session (for per-request output). */
+typedef void (*l7_trace_fn)(void *ctx, const struct l7_session *s, const struct l7_record *r,
+			    uint32_t tid);
+/* Writes the user stack stack_id of process tgid as text (one frame per line, innermost
+ * first) into buf; returns its length, 0 when unknown. */
+typedef size_t (*l7_stack_fn)(void *ctx, uint32_t tgid, int32_t stack_id, char *buf, size_t cap);
+/* Fills the container and pod names of process tgid ("" when none). */
+typedef void (*l7_ident_fn)(void *ctx, uint32_t tgid, char *container, size_t ccap, char *pod,
+			    size_t pcap);
+
+struct l7_track_stats {
+	uint64_t msgs, conns, open_conns;
+	uint64_t unknown;      /* messages of connections no parser took */
+	uint64_t parse_errors; /* chunks parsers rejected */
+	uint64_t records;
+};
+
+struct l7_track;
+
+/* A tracker adding to t (borrowed); proto_mask: bit 1 << p per enum l7_proto traced, 0 = all.
+ * NULL on ENOMEM. */
+struct l7_track *l7_track__new(struct l7_table *t, unsigned proto_mask);
+void l7_track__set_trace(struct l7_track *tk, l7_trace_fn fn, void *ctx);
+void l7_track__set_stacks(struct l7_track *tk, l7_stack_fn fn, void *ctx);
+/* Names each new session's container and pod with fn. */
+void l7_track__set_ident(struct l7_track *tk, l7_ident_fn fn, void *ctx);
+/* Takes one message; data holds m->cap bytes. */
+void l7_track__msg(struct l7_track *tk, const struct l7_msg *m, const uint8_t *data);
+/* Ends connections idle since before now_ns - idle_ns (processes that exited without
+ * closing); their waiting requests count as unanswered. */
+void l7_track__expire(struct l7_track *tk, uint64_t now_ns, uint64_t idle_ns);
+/* Ends every connection (end of a recording). */
+void l7_track__flush(struct l7_track *tk);
+void l7_track__stats(const struct l7_track *tk, struct l7_track_stats *st);
+/* Frees the tracker and its parsers; NULL is a no-op. */
+void l7_track__free(struct l7_track *tk);
+
+#endif

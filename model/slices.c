@@ -1,0 +1,184 @@
+/* Time slices: see slices.h. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slices.h"
+
+struct slices {
+	struct frames *ft;
+	enum value_kind kind;
+	size_t max, max_bytes;
+	size_t n;
+	double fine_s;
+	struct slice *v; /* max entries, oldest first */
+};
+
+struct slices *slices__new(struct frames *ft, enum value_kind kind, size_t max_slices,
+			   size_t max_bytes)
+{
+	struct slices *s;
+
+	if (max_slices < 2)
+		return NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->v = calloc(max_slices, sizeof(*s->v));
+	if (!s->v) {
+		free(s);
+		return NULL;
+	}
+	s->ft = ft;
+	s->kind = kind;
+	s->max = max_slices;
+	s->max_bytes = max_bytes;
+	return s;
+}
+
+void slices__clear(struct slices *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		profile__free(s->v[i].p);
+	s->n = 0;
+}
+
+void slices__free(struct slices *s)
+{
+	if (!s)
+		return;
+	slices__clear(s);
+	free(s->v);
+	free(s);
+}
+
+void slices__set_fine(struct slices *s, double seconds)
+{
+	s->fine_s = seconds > 0 ? seconds : 0;
+}
+
+size_t slices__count(const struct slices *s)
+{
+	return s->n;
+}
+
+const struct slice *slices__get(const struct slices *s, size_t i)
+{
+	return i < s->n ? &s->v[i] : NULL;
+}
+
+double slices__start(const struct slices *s)
+{
+	return s->n ? s->v[0].t0 : 0;
+}
+
+double slices__end(const struct slices *s)
+{
+	return s->n ? s->v[s->n - 1].t1 : 0;
+}
+
+size_t slices__mem(const struct slices *s)
+{
+	size_t m = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		m += profile__mem(s->v[i].p);
+	return m;
+}
+
+/* Picks the adjacent pair to merge: the one whose merged span is smallest relative to its
+ * age, so old history coarsens first and each slice's span stays about proportional to its
+ * age. Pairs reaching into the fine period are taken only when nothing else can merge. */
+static size_t pick_pair(const struct slices *s)
+{
+	double now = s->v[s->n - 1].t1, best = INFINITY;
+	size_t pick = 0;
+
+	for (size_t i = 0; i + 1 < s->n; i++) {
+		double span = s->v[i + 1].t1 - s->v[i].t0, age = now - s->v[i].t0;
+		double cost = span / (age > 0 ? age : 1e-9);
+
+		if (s->v[i + 1].t1 > now - s->fine_s)
+			break; /* pairs from here on are newer still */
+		if (cost < best) {
+			best = cost;
+			pick = i;
+		}
+	}
+	return pick; /* the oldest pair when every pair is fine */
+}
+
+/* Merges slices i and i+1 into i. 0 or -ENOMEM (nothing changed). */
+static int merge_pair(struct slices *s, size_t i)
+{
+	if (profile__merge(s->v[i].p, s->v[i + 1].p))
+		return -ENOMEM;
+	s->v[i].t1 = s->v[i + 1].t1;
+	profile__free(s->v[i + 1].p);
+	memmove(&s->v[i + 1], &s->v[i + 2], (s->n - i - 2) * sizeof(*s->v));
+	s->n--;
+	return 0;
+}
+
+int slices__push(struct slices *s, double t0, double t1, const struct profile *p)
+{
+	struct profile *copy;
+
+	if (!(t1 > t0) || !isfinite(t0) || !isfinite(t1))
+		return -EINVAL;
+	copy = profile__new(s->ft, s->kind, false);
+	if (!copy || profile__merge(copy, p)) {
+		profile__free(copy);
+		return -ENOMEM;
+	}
+	if (s->n == s->max && merge_pair(s, pick_pair(s))) {
+		profile__free(copy);
+		return -ENOMEM;
+	}
+	s->v[s->n++] = (struct slice){ t0, t1, copy };
+	/* The memory cap: merging shares the nodes two slices have in common. A single slice
+	 * over the cap stays (it is what is being shown). */
+	if (s->max_bytes)
+		while (s->n > 2 && slices__mem(s) > s->max_bytes)
+			if (merge_pair(s, pick_pair(s)))
+				break; /* still consistent, just over the cap until memory returns */
+	return 0;
+}
+
+int slices__fold_range(const struct slices *s, double from, double to, struct profile *out)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		double mid = (s->v[i].t0 + s->v[i].t1) / 2;
+
+		if (mid >= from && mid < to && profile__merge(out, s->v[i].p))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int slices__fold(struct slices *ring, struct profile *shown, enum fold_mode mode, double window_s,
+		 const struct profile *slice, double t0, double t1)
+{
+	int err;
+
+	if ((unsigned)mode >= FOLD_MODE_MAX || (mode != FOLD_ACCUMULATE && !(window_s > 0)) ||
+	    (mode == FOLD_WINDOW && !ring))
+		return -EINVAL;
+	if (ring) {
+		err = slices__push(ring, t0, t1, slice);
+		if (err)
+			return err;
+	}
+	switch (mode) {
+	case FOLD_WINDOW:
+		profile__clear(shown);
+		return slices__fold_range(ring, t1 - window_s, INFINITY, shown);
+	case FOLD_DECAY:
+		/* Halving every window_s seconds: what arrived window_s ago weighs half. */
+		profile__scale(shown, pow(0.5, (t1 - t0) / window_s));
+		return profile__merge(shown, slice);
+	default:
+		return profile__merge(shown, slice);
+	}
+}

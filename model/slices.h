@@ -1,0 +1,65 @@
+/* Time slices: a bounded ring of profiles, each covering [t0, t1) seconds, oldest first, and
+ * the folding of new slices into what a view shows (accumulate, sliding window, decay).
+ * The ring is the one history every time-based view builds on: when it reaches its slice
+ * or memory cap, adjacent old slices merge into coarser ones (resolution proportional to
+ * age), so it never grows without bound and never drops a sample. */
+#ifndef GALATOP_MODEL_SLICES_H
+#define GALATOP_MODEL_SLICES_H
+
+#include <stddef.h>
+
+#include "profile.h"
+
+/* How new samples reach what is shown. */
+enum fold_mode {
+	FOLD_ACCUMULATE = 0, /* everything since the start */
+	FOLD_WINDOW,	     /* only the last window_s seconds */
+	FOLD_DECAY,	     /* everything, halved every window_s seconds */
+	FOLD_MODE_MAX
+};
+
+struct slice {
+	double t0, t1;	  /* seconds, on the caller's clock; t0 < t1 */
+	struct profile *p; /* owned by the ring */
+};
+
+struct slices;
+
+/* Creates an empty ring of profiles over ft (borrowed, must outlive the ring) holding at most
+ * max_slices (>= 2) slices and, when max_bytes is non-zero, about that many bytes of profile
+ * memory. NULL on ENOMEM or EINVAL. */
+struct slices *slices__new(struct frames *ft, enum value_kind kind, size_t max_slices,
+			   size_t max_bytes);
+/* Frees the ring and its slices; NULL is a no-op. */
+void slices__free(struct slices *s);
+/* Drops every slice. */
+void slices__clear(struct slices *s);
+/* Slices ending within the newest `seconds` keep their resolution when the caps force a
+ * merge (as long as other slices can merge instead): a sliding window stays exact. */
+void slices__set_fine(struct slices *s, double seconds);
+
+/* Appends a copy of p as the slice [t0, t1) (t0 >= the newest slice's t1 is expected, not
+ * required), merging older slices first if a cap is reached. 0, -EINVAL (t1 <= t0, NaN) or
+ * -ENOMEM (the ring is unchanged). */
+int slices__push(struct slices *s, double t0, double t1, const struct profile *p);
+
+/* Number of slices, and slice i (0 = oldest; NULL past the end). Valid until the next push. */
+size_t slices__count(const struct slices *s);
+const struct slice *slices__get(const struct slices *s, size_t i);
+/* Start of the oldest and end of the newest slice; both 0 when empty. */
+double slices__start(const struct slices *s);
+double slices__end(const struct slices *s);
+/* Bytes of profile memory held. */
+size_t slices__mem(const struct slices *s);
+
+/* Merges into out every slice whose midpoint lies in [from, to) (a coarse slice counts wholly
+ * or not at all). 0 or -ENOMEM. */
+int slices__fold_range(const struct slices *s, double from, double to, struct profile *out);
+
+/* Folds the new slice [t0, t1) into shown the way mode says, window_s being the window length
+ * or the half-life, and, when ring is not NULL, pushes it into ring (window mode needs the
+ * ring). 0, -EINVAL or -ENOMEM (shown then holds part of the update). */
+int slices__fold(struct slices *ring, struct profile *shown, enum fold_mode mode, double window_s,
+		 const struct profile *slice, double t0, double t1);
+
+#endif

@@ -1,0 +1,143 @@
+#!/bin/sh
+# The thread timeline on workloads of known behaviour (tests/tools/tl_work.c): a lock-order
+# deadlock and a holder/waiter pair get hints naming the threads; write+fsync shows the file's
+# path; a loopback TCP writer shows its connection's port; nanosleep counts and durations match
+# the program's own; the Chrome trace has no overlapping slices per track; nothing is left
+# loaded. Ports 20150-20159.
+. "$(dirname "$0")/../lib.sh"
+need_root_bpf "threads" || exit 0
+W=$TOOLS/tl_work
+CHECK_TRACE="perl $(dirname "$0")/../threads/trace_check.pl"
+PORT=20151
+
+# rec NAME ARGS...: galatop record --type threads, stderr kept in $TMP/NAME.err
+rec() {
+	n=$1; shift
+	"$GALATOP" record --type threads "$@" 2>"$TMP/$n.err"
+}
+
+# 1. A deadlock that happened before galatop started: found from /proc and the lock words.
+"$W" deadlock >"$TMP/dl.out" &
+DL=$!
+for i in $(seq 50); do grep -q ready "$TMP/dl.out" 2>/dev/null && break; sleep 0.1; done
+sleep 0.5 # both threads take their first lock and sleep 200 ms before the second
+rec deadlock -p "$DL" -d 1.5 -o "$TMP/dl.json" -o "$TMP/dl.gtop"
+kill "$DL" 2>/dev/null; wait "$DL" 2>/dev/null
+hint=$(grep '^hint: deadlock:' "$TMP/deadlock.err")
+if echo "$hint" | grep -q 'DeadThd1 (tid [0-9]*) and DeadThd2' && echo "$hint" | grep -q 'lock_second'; then
+	pass "deadlock hint names both threads and the waits' stacks"
+else
+	fail "deadlock hint" "$(cat "$TMP/deadlock.err")"
+fi
+check "deadlock: no contention hint for the deadlocked pair" \
+	sh -c "! grep -q '^hint: contention: DeadThd' '$TMP/deadlock.err'"
+
+# 2. The same deadlock happening while galatop runs (entries seen by the probes).
+"$GALATOP" record --type threads -d 2 -o "$TMP/dl2.json" -- "$W" deadlock >/dev/null 2>"$TMP/dl2.err" &
+R=$!
+# record waits for its command after -d: the deadlocked one never ends, so end it once the
+# hints are out.
+for i in $(seq 100); do grep -q '^galatop: threads:' "$TMP/dl2.err" 2>/dev/null && break; sleep 0.1; done
+sleep 0.2
+kill $(pgrep -P $R) 2>/dev/null
+wait $R
+if grep -q '^hint: deadlock: threads DeadThd1 .* and DeadThd2' "$TMP/dl2.err"; then
+	pass "deadlock while recording"
+else
+	fail "deadlock while recording" "$(tail -5 "$TMP/dl2.err")"
+fi
+
+# 3. Contention: CompeteThd2 waits on the mutex CompeteThd1 holds 20 ms at a time.
+rec contend -d 10 -o "$TMP/ct.json" -o "$TMP/ct.jsonl" -- "$W" contend 2 >/dev/null
+line=$(grep '^hint: contention: CompeteThd2' "$TMP/contend.err")
+if echo "$line" | grep -q 'held by CompeteThd1 (tid'; then
+	pass "contention hint names the holder"
+else
+	fail "contention hint" "$(cat "$TMP/contend.err")"
+fi
+pct=$(echo "$line" | sed -n 's/.*waited \([0-9]*\)%.*/\1/p')
+check "contention share above a third ($pct%)" test "${pct:-0}" -gt 33
+check "no contention hint for the holder" sh -c "! grep -q '^hint: contention: CompeteThd1' '$TMP/contend.err'"
+out=$($CHECK_TRACE overlap "$TMP/ct.json")
+check "Perfetto-safe trace (contend): $out" test "${out%% *}" = ok
+
+# 4. write + fsync on a known path: file.path on both, also after the file was closed.
+F=$TMP/known-file.dat
+rec file --min-dur 1 -o "$TMP/f.json" -o "$TMP/f.jsonl" -- "$W" file "$F" 20 >/dev/null
+paths=$($CHECK_TRACE args "$TMP/f.json" fsync file.path)
+check "fsync shows file.path $F" test "$paths" = "$F"
+paths=$($CHECK_TRACE args "$TMP/f.json" write file.path | grep -c "^$F\$")
+check "write shows file.path" test "$paths" = 1
+check "jsonl line with file.path" grep -q "\"file.path\":\"$F\"" "$TMP/f.jsonl"
+check "jsonl resource fields" grep -q '"thread.comm":"FileThd","proc.name":"tl_work"' "$TMP/f.jsonl"
+
+# 5. A loopback TCP writer blocked on a slow reader: sock.conn with the server's port.
+rec tcp -o "$TMP/n.json" -- "$W" tcp $PORT 40 >/dev/null
+conns=$($CHECK_TRACE args "$TMP/n.json" write sock.conn)
+if echo "$conns" | grep -q "^TCP 127.0.0.1:[0-9]* -> 127.0.0.1:$PORT\$"; then
+	pass "sock.conn names the connection to port $PORT"
+else
+	fail "sock.conn" "got: $conns"
+fi
+cat=$(grep -o '"name":"write","cat":"[a-z]*"' "$TMP/n.json" | sort -u)
+check "socket writes are net ($cat)" test "$cat" = '"name":"write","cat":"net"'
+
+# 6. nanosleep: the count equals the program's own, durations match 20 ms within 5%.
+N=40
+own=$(rec sleep -o "$TMP/s.json" -- "$W" sleep $N 20)
+set -- $($CHECK_TRACE stats "$TMP/s.json" clock_nanosleep SleepThd)
+check "nanosleep count $1 = program's $own" test "$1" = "$own"
+check "nanosleep mean $2 us within 5% of 20000" near "$2" 20000 1000
+check "shortest nanosleep $3 us not below 20 ms" near "$3" 20500 500
+out=$($CHECK_TRACE overlap "$TMP/s.json")
+check "Perfetto-safe trace (sleep): $out" test "${out%% *}" = ok
+stk=$($CHECK_TRACE args "$TMP/s.json" clock_nanosleep func.stack)
+if echo "$stk" | grep -q 'start_thread;sleep_thd;one_sleep;nap_ms;'; then
+	pass "func.stack unwound through libc to the caller (DWARF)"
+else
+	fail "func.stack" "$stk"
+fi
+
+# 7. The snapshot opens in the Threads pane without root, naming the deadlock.
+if [ -s "$TMP/dl.gtop" ]; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$GALATOP" view --dump --size 160x20 \
+		--keys "" - <"$TMP/dl.gtop" >"$TMP/view.txt" 2>&1
+	check "view of the snapshot (no root) shows the deadlock" grep -q '! deadlock: threads DeadThd1' "$TMP/view.txt"
+else
+	fail "snapshot written"
+fi
+
+# 8. The live view: key 3 attaches the probes and shows the contended pair and its hint.
+if command -v tmux >/dev/null 2>&1; then
+	SOCK=galatop-threads-$$
+	tm() { tmux -L "$SOCK" -f /dev/null "$@"; }
+	wait_for() { # TEXT TENTHS
+		i=0
+		while [ $i -lt "$2" ]; do
+			tm capture-pane -p -t tv >"$TMP/screen" 2>/dev/null
+			grep -qF -- "$1" "$TMP/screen" && return 0
+			sleep 0.1; i=$((i + 1))
+		done
+		return 1
+	}
+	"$W" contend 20 >/dev/null & CW=$!
+	export GALATOP_THEMES="$(dirname "$0")/../../themes"
+	tm new-session -d -s tv -x 180 -y 30 "'$GALATOP' -p $CW; echo \$? > '$TMP/rc'; sleep 30"
+	wait_for "1 Flame" 100
+	tm send-keys -t tv 3
+	wait_for "thread probes attached" 50 && pass "live: key 3 attaches the thread probes" ||
+		fail "live: key 3 attaches" "$(head -5 "$TMP/screen")"
+	wait_for "CompeteThd2" 100 && pass "live: threads of the target shown" ||
+		fail "live: threads shown" "$(head -12 "$TMP/screen")"
+	wait_for "! contention: CompeteThd2" 150 && pass "live: contention hint on screen" ||
+		fail "live: contention hint" "$(head -8 "$TMP/screen")"
+	tm send-keys -t tv q
+	i=0; while [ $i -lt 50 ] && [ ! -s "$TMP/rc" ]; do sleep 0.1; i=$((i + 1)); done
+	check "live: q exits 0" test "$(cat "$TMP/rc" 2>/dev/null)" = 0
+	tm kill-server 2>/dev/null
+	kill $CW 2>/dev/null; wait $CW 2>/dev/null
+else
+	skip "live threads pane" "tmux is not installed"
+fi
+
+check "no galatop BPF programs left" no_gt_progs

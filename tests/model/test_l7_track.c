@@ -1,0 +1,193 @@
+/* Unit tests for model/l7/track: messages of connections in, session rows out. Connection
+ * generations keep a reused fd apart, roles come from accept/connect or the ports, bytes and
+ * TCP segments are counted from the socket's counters, datagram peers get their own parsers,
+ * TLS plaintext makes its own session, closes answer nothing. Real HTTP/1.1 bytes. */
+#include <errno.h>
+#include <stdint.h>
+
+#include "harness.h"
+#include "model/l7/track.h"
+
+static const char req[] = "GET /users/42 HTTP/1.1\r\nHost: l7\r\n\r\n";
+static const char resp[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+static const char resp404[] = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
+
+static struct l7_msg msg(uint32_t tgid, int fd, uint64_t gen, enum l7_dir dir, uint64_t ts,
+			 size_t len)
+{
+	struct l7_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.type = L7_MSG_DATA;
+	m.tgid = m.tid = tgid;
+	m.fd = fd;
+	m.gen = gen;
+	m.dir = dir;
+	m.ts_ns = ts;
+	m.len = m.cap = (uint32_t)len;
+	m.role = L7_ROLE_SERVER;
+	m.hint = L7_HTTP;
+	m.lport = 8080;
+	m.rport = 40000;
+	m.laddr[0] = 127, m.laddr[3] = 1;
+	m.raddr[0] = 127, m.raddr[3] = 2;
+	m.stack_id = -1;
+	snprintf(m.comm, sizeof(m.comm), "nginx");
+	return m;
+}
+
+/* One request and its response on (tgid, fd, gen); latency 1 ms. */
+static void exchange(struct l7_track *tk, uint32_t tgid, int fd, uint64_t gen, uint64_t ts,
+		     const char *answer)
+{
+	struct l7_msg m = msg(tgid, fd, gen, L7_DIR_RECV, ts, strlen(req));
+
+	l7_track__msg(tk, &m, (const uint8_t *)req);
+	m = msg(tgid, fd, gen, L7_DIR_SEND, ts + 1000000, strlen(answer));
+	l7_track__msg(tk, &m, (const uint8_t *)answer);
+}
+
+static const struct l7_endpoint *endpoint(const struct l7_table *t, const char *prefix)
+{
+	for (size_t i = 0; i < l7_table__nendpoints(t); i++)
+		if (!strncmp(l7_table__get_endpoint(t, i)->name, prefix, strlen(prefix)))
+			return l7_table__get_endpoint(t, i);
+	return NULL;
+}
+
+TEST_CASE(requests_pair_into_sessions_and_endpoints)
+{
+	struct l7_table *t = l7_table__new();
+	struct l7_track *tk = l7_track__new(t, 0);
+	const struct l7_session *s;
+	const struct l7_endpoint *e;
+
+	for (int i = 0; i < 100; i++)
+		exchange(tk, 10, 5, 1, 1000000000ull + (uint64_t)i * 5000000, i % 10 ? resp : resp404);
+	CHECK(l7_table__nsessions(t) == 1);
+	s = l7_table__get_session(t, 0);
+	CHECK(s->key.proto == L7_HTTP && s->key.l7_role == L7_ROLE_SERVER);
+	CHECK(s->key.server_port == 8080 && s->key.server_ip[3] == 1 && s->key.client_ip[3] == 2);
+	CHECK(s->st.req_count == 100 && s->st.resp_count == 100);
+	CHECK(s->st.err_count == 10);
+	CHECK(s->st.bytes_recv == 100 * strlen(req));
+	e = endpoint(t, "GET");
+	CHECK(e != NULL);
+	if (e) {
+		CHECK(e->st.req_count == 100);
+		CHECK(hist_quantile(&e->st.lat, 0.5) >= 980000 && hist_quantile(&e->st.lat, 0.5) <= 1020000);
+	}
+	l7_track__free(tk);
+	l7_table__free(t);
+}
+
+TEST_CASE(generations_keep_a_reused_fd_apart)
+{
+	struct l7_table *t = l7_table__new();
+	struct l7_track *tk = l7_track__new(t, 0);
+	struct l7_msg m = msg(10, 5, 1, L7_DIR_RECV, 1000, strlen(req)), close;
+	struct l7_track_stats st;
+
+	/* Generation 1 gets a request and closes unanswered; generation 2 (same fd, another
+	 * peer) answers its own. The close of 1 must not take 2's request. */
+	l7_track__msg(tk, &m, (const uint8_t *)req);
+	m = msg(10, 5, 2, L7_DIR_RECV, 2000, strlen(req));
+	m.raddr[3] = 3;
+	l7_track__msg(tk, &m, (const uint8_t *)req);
+	memset(&close, 0, sizeof(close));
+	close.type = L7_MSG_CLOSE;
+	close.tgid = 10;
+	close.fd = 5;
+	close.gen = 1;
+	l7_track__msg(tk, &close, NULL);
+	m = msg(10, 5, 2, L7_DIR_SEND, 3000, strlen(resp));
+	m.raddr[3] = 3;
+	l7_track__msg(tk, &m, (const uint8_t *)resp);
+	CHECK(l7_table__nsessions(t) == 2);
+	CHECK(l7_table__get_session(t, 0)->st.req_count == 1);
+	CHECK(l7_table__get_session(t, 0)->st.resp_count == 0);
+	CHECK(l7_table__get_session(t, 1)->st.resp_count == 1);
+	l7_track__stats(tk, &st);
+	CHECK(st.conns == 2 && st.open_conns == 1 && st.records == 2);
+	l7_track__flush(tk);
+	l7_track__stats(tk, &st);
+	CHECK(st.open_conns == 0);
+	l7_track__free(tk);
+	l7_table__free(t);
+}
+
+TEST_CASE(role_from_ports_and_segments_from_counters)
+{
+	struct l7_table *t = l7_table__new();
+	struct l7_track *tk = l7_track__new(t, 0);
+	struct l7_msg m = msg(20, 7, 1, L7_DIR_SEND, 1000, strlen(req));
+	const struct l7_session *s;
+
+	/* A connection older than the capture: the traced process sends to port 80 from an
+	 * ephemeral port, so it is the client; segments count from its first message. */
+	m.role = L7_ROLE_UNKNOWN;
+	m.lport = 45000;
+	m.rport = 80;
+	m.segs_valid = true;
+	m.segs_out = 100, m.segs_in = 90;
+	l7_track__msg(tk, &m, (const uint8_t *)req);
+	m = msg(20, 7, 1, L7_DIR_RECV, 2000, strlen(resp));
+	m.role = L7_ROLE_UNKNOWN;
+	m.lport = 45000;
+	m.rport = 80;
+	m.segs_valid = true;
+	m.segs_out = 101, m.segs_in = 93;
+	l7_track__msg(tk, &m, (const uint8_t *)resp);
+	s = l7_table__get_session(t, 0);
+	CHECK(s->key.l7_role == L7_ROLE_CLIENT && s->key.server_port == 80);
+	CHECK(s->key.server_ip[3] == 2 && s->key.client_ip[3] == 1);
+	CHECK(s->st.segs_sent == 0 && s->st.segs_recv == 3);
+	CHECK(s->st.req_count == 1 && s->st.resp_count == 1);
+	CHECK(s->st.bytes_sent == strlen(req) && s->st.bytes_recv == strlen(resp));
+	l7_track__free(tk);
+	l7_table__free(t);
+}
+
+TEST_CASE(tls_plaintext_is_its_own_session)
+{
+	struct l7_table *t = l7_table__new();
+	struct l7_track *tk = l7_track__new(t, 0);
+	struct l7_msg m = msg(30, 9, 1, L7_DIR_RECV, 1000, strlen(req));
+
+	exchange(tk, 30, 8, 1, 500, resp);
+	m.ssl = true;
+	l7_track__msg(tk, &m, (const uint8_t *)req);
+	m = msg(30, 9, 1, L7_DIR_SEND, 2000, strlen(resp));
+	m.ssl = true;
+	l7_track__msg(tk, &m, (const uint8_t *)resp);
+	CHECK(l7_table__nsessions(t) == 2);
+	CHECK(l7_table__get_session(t, 1)->key.ssl == 1);
+	CHECK(l7_table__get_session(t, 1)->st.req_count == 1);
+	l7_track__free(tk);
+	l7_table__free(t);
+}
+
+TEST_CASE(protocol_mask_and_unknown_bytes)
+{
+	struct l7_table *t = l7_table__new();
+	struct l7_track *tk = l7_track__new(t, 1u << L7_REDIS);
+	struct l7_track_stats st;
+
+	exchange(tk, 40, 3, 1, 1000, resp);
+	CHECK(l7_table__nsessions(t) == 0);
+	l7_track__stats(tk, &st);
+	CHECK(st.unknown == 2 && st.records == 0);
+	l7_track__free(tk);
+	l7_table__free(t);
+	l7_track__free(NULL);
+}
+
+int main(void)
+{
+	RUN(requests_pair_into_sessions_and_endpoints);
+	RUN(generations_keep_a_reused_fd_apart);
+	RUN(role_from_ports_and_segments_from_counters);
+	RUN(tls_plaintext_is_its_own_session);
+	RUN(protocol_mask_and_unknown_bytes);
+	HARNESS_EXIT();
+}

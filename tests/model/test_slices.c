@@ -1,0 +1,285 @@
+/* Unit tests for model/slices (the time-slice ring and the accumulate/window/decay folding)
+ * and profile__scale, which decay builds on. */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+
+#include "harness.h"
+#include "profile_fixture.h"
+#include "model/frames.h"
+#include "model/profile.h"
+#include "model/slices.h"
+#include "model/strtab.h"
+
+/* Total of the node at path "a;b" in p, 0 when absent. */
+static double total_at(struct frames *ft, const struct profile *p, const char *path)
+{
+	uint32_t node = PROFILE_ROOT;
+	const char *s = path;
+
+	while (*s) {
+		const char *e = strchr(s, ';');
+		size_t len = e ? (size_t)(e - s) : strlen(s);
+
+		node = profile__find_child(p, node, frames__intern_name(ft, s, len));
+		if (node == PROFILE_NONE)
+			return 0;
+		s += len + (e ? 1 : 0);
+	}
+	return profile__node(p, node)->total;
+}
+
+/* One slice holding value samples of stack. */
+static struct profile *one(struct frames *ft, const char *stack, double value)
+{
+	struct profile *p = profile__new(ft, VALUE_SAMPLES, false);
+
+	fx_add_stack(ft, p, stack, strlen(stack), value, -1);
+	return p;
+}
+
+TEST_CASE(profile_scale_multiplies_every_column)
+{
+	struct fixture fx;
+
+	fx_init(&fx, false);
+	fx_add_stack(fx.ft, fx.p, "main;a", 6, 8, -1);
+	fx_add_stack(fx.ft, fx.p, "main;b", 6, 4, -1);
+	fx_add_stack(fx.ft, fx.p, "main", 4, 2, -1);
+	profile__scale(fx.p, 0.25);
+	CHECK_NUM(profile__total(fx.p), 3.5);
+	CHECK_NUM(total_at(fx.ft, fx.p, "main;a"), 2);
+	CHECK_NUM(total_at(fx.ft, fx.p, "main;b"), 1);
+	CHECK_NUM(profile__node(fx.p, profile__find_child(fx.p, PROFILE_ROOT,
+							  frames__intern_name(fx.ft, "main", 4)))->self,
+		  0.5);
+	/* Two-column profiles scale both columns. */
+	CHECK(profile__set_two_column(fx.p) == 0);
+	fx_add_stack(fx.ft, fx.p, "main;a", 6, 0, 10);
+	profile__scale(fx.p, 2);
+	CHECK_NUM(profile__total(fx.p), 7);
+	CHECK_NUM(profile__total2(fx.p, PROFILE_ROOT), 3.5 * 2 + 20);
+	profile__scale(fx.p, 0);
+	CHECK_NUM(profile__total(fx.p), 0);
+	CHECK_NUM(profile__total2(fx.p, PROFILE_ROOT), 0);
+	fx_free(&fx);
+}
+
+TEST_CASE(slices_push_copy_and_range)
+{
+	struct fixture fx;
+	struct slices *r;
+	struct profile *out;
+
+	fx_init(&fx, false);
+	r = slices__new(fx.ft, VALUE_SAMPLES, 16, 0);
+	CHECK(r && slices__count(r) == 0 && slices__start(r) == 0 && slices__end(r) == 0);
+	CHECK(slices__new(fx.ft, VALUE_SAMPLES, 1, 0) == NULL);
+	for (int i = 0; i < 5; i++) {
+		struct profile *p = one(fx.ft, i < 3 ? "main;early" : "main;late", 1 + i);
+
+		CHECK(slices__push(r, i, i + 1, p) == 0);
+		profile__free(p); /* the ring holds its own copy */
+	}
+	CHECK(slices__push(r, 5, 5, fx.p) == -EINVAL);
+	CHECK(slices__push(r, NAN, 6, fx.p) == -EINVAL);
+	CHECK(slices__count(r) == 5);
+	CHECK_NUM(slices__start(r), 0);
+	CHECK_NUM(slices__end(r), 5);
+	CHECK_NUM(slices__get(r, 2)->t0, 2);
+	CHECK_NUM(profile__total(slices__get(r, 2)->p), 3);
+	CHECK(slices__get(r, 5) == NULL);
+	out = profile__new(fx.ft, VALUE_SAMPLES, false);
+	CHECK(slices__fold_range(r, 0, 3, out) == 0);
+	CHECK_NUM(total_at(fx.ft, out, "main;early"), 1 + 2 + 3);
+	CHECK_NUM(total_at(fx.ft, out, "main;late"), 0);
+	profile__clear(out);
+	CHECK(slices__fold_range(r, 3, INFINITY, out) == 0);
+	CHECK_NUM(total_at(fx.ft, out, "main;late"), 4 + 5);
+	CHECK_NUM(total_at(fx.ft, out, "main;early"), 0);
+	CHECK(slices__mem(r) > 0);
+	slices__clear(r);
+	CHECK(slices__count(r) == 0 && slices__mem(r) == 0);
+	profile__free(out);
+	slices__free(r);
+	slices__free(NULL);
+	fx_free(&fx);
+}
+
+/* A full ring merges old slices into coarser ones: nothing is lost, spans stay contiguous,
+ * old slices are coarser than new ones, and the fine period keeps its resolution. */
+TEST_CASE(slices_cap_merges_old_slices_into_coarser_ones)
+{
+	struct fixture fx;
+	struct slices *r;
+	struct profile *p;
+	double sum = 0;
+	int ok = 1;
+
+	fx_init(&fx, false);
+	r = slices__new(fx.ft, VALUE_SAMPLES, 32, 0);
+	slices__set_fine(r, 10);
+	p = one(fx.ft, "main;tick", 1);
+	for (int i = 0; i < 3600; i++)
+		if (slices__push(r, i, i + 1, p))
+			ok = 0;
+	CHECK(ok);
+	CHECK(slices__count(r) == 32);
+	CHECK_NUM(slices__start(r), 0);
+	CHECK_NUM(slices__end(r), 3600);
+	for (size_t i = 0; i < slices__count(r); i++) {
+		const struct slice *s = slices__get(r, i);
+
+		sum += profile__total(s->p);
+		/* Each slice holds one sample per second it covers. */
+		CHECK_NUM(profile__total(s->p), s->t1 - s->t0);
+		if (i)
+			CHECK_NUM(s->t0, slices__get(r, i - 1)->t1);
+	}
+	CHECK_NUM(sum, 3600);
+	/* The last 10 s are still one slice per second; the oldest slice is much coarser. */
+	for (size_t i = slices__count(r) - 10; i < slices__count(r); i++)
+		CHECK_NUM(slices__get(r, i)->t1 - slices__get(r, i)->t0, 1);
+	CHECK(slices__get(r, 0)->t1 - slices__get(r, 0)->t0 > 60);
+	/* Spans grow with age (allowing the factor-two steps of pairwise merging). */
+	for (size_t i = 1; i < slices__count(r); i++)
+		CHECK(slices__get(r, i)->t1 - slices__get(r, i)->t0 <=
+		      2 * (slices__get(r, i - 1)->t1 - slices__get(r, i - 1)->t0));
+	profile__free(p);
+	slices__free(r);
+	fx_free(&fx);
+}
+
+TEST_CASE(slices_memory_cap_bounds_growth)
+{
+	struct fixture fx;
+	struct slices *r;
+	char name[32];
+	size_t one_mem, cap;
+	int ok = 1;
+
+	fx_init(&fx, false);
+	/* 200 slices of the same 200 stacks: 200 copies would take 200 times one slice's
+	 * memory, merged ones share their nodes. */
+	{
+		struct profile *p = profile__new(fx.ft, VALUE_SAMPLES, false);
+
+		for (int f = 0; f < 200; f++) {
+			snprintf(name, sizeof(name), "main;f%d", f);
+			fx_add_stack(fx.ft, p, name, strlen(name), 1, -1);
+		}
+		one_mem = profile__mem(p);
+		profile__free(p);
+	}
+	cap = 8 * one_mem;
+	r = slices__new(fx.ft, VALUE_SAMPLES, 1000, cap);
+	for (int i = 0; i < 200; i++) {
+		struct profile *p = profile__new(fx.ft, VALUE_SAMPLES, false);
+
+		for (int f = 0; f < 200; f++) {
+			snprintf(name, sizeof(name), "main;f%d", f);
+			fx_add_stack(fx.ft, p, name, strlen(name), 1, -1);
+		}
+		if (slices__push(r, i, i + 1, p))
+			ok = 0;
+		profile__free(p);
+	}
+	CHECK(ok);
+	CHECK(slices__mem(r) <= cap);
+	CHECK(slices__count(r) >= 2 && slices__count(r) < 200);
+	{
+		struct profile *all = profile__new(fx.ft, VALUE_SAMPLES, false);
+
+		CHECK(slices__fold_range(r, -INFINITY, INFINITY, all) == 0);
+		CHECK_NUM(profile__total(all), 200 * 200);
+		profile__free(all);
+	}
+	slices__free(r);
+	fx_free(&fx);
+}
+
+TEST_CASE(fold_accumulate_window_decay)
+{
+	struct fixture fx;
+	struct slices *r;
+	struct profile *shown, *a, *b;
+
+	fx_init(&fx, false);
+	a = one(fx.ft, "main;a", 10);
+	b = one(fx.ft, "main;b", 4);
+
+	/* Accumulate: everything adds up; the ring is optional. */
+	shown = profile__new(fx.ft, VALUE_SAMPLES, false);
+	for (int i = 0; i < 3; i++)
+		CHECK(slices__fold(NULL, shown, FOLD_ACCUMULATE, 0, i ? b : a, i, i + 1) == 0);
+	CHECK_NUM(total_at(fx.ft, shown, "main;a"), 10);
+	CHECK_NUM(total_at(fx.ft, shown, "main;b"), 8);
+	CHECK(slices__fold(NULL, shown, FOLD_WINDOW, 10, a, 3, 4) == -EINVAL);
+	CHECK(slices__fold(NULL, shown, FOLD_DECAY, 0, a, 3, 4) == -EINVAL);
+	CHECK(slices__fold(NULL, shown, FOLD_MODE_MAX, 1, a, 3, 4) == -EINVAL);
+	profile__free(shown);
+
+	/* Window of 3 s with 1 s slices: a for 5 s, then b; after 2 b-slices the window holds
+	 * one a-slice and two b-slices, after 3 only b. */
+	shown = profile__new(fx.ft, VALUE_SAMPLES, false);
+	r = slices__new(fx.ft, VALUE_SAMPLES, 8, 0);
+	for (int i = 0; i < 5; i++)
+		CHECK(slices__fold(r, shown, FOLD_WINDOW, 3, a, i, i + 1) == 0);
+	CHECK_NUM(total_at(fx.ft, shown, "main;a"), 30);
+	CHECK(slices__fold(r, shown, FOLD_WINDOW, 3, b, 5, 6) == 0);
+	CHECK(slices__fold(r, shown, FOLD_WINDOW, 3, b, 6, 7) == 0);
+	CHECK_NUM(total_at(fx.ft, shown, "main;a"), 10);
+	CHECK_NUM(total_at(fx.ft, shown, "main;b"), 8);
+	CHECK(slices__fold(r, shown, FOLD_WINDOW, 3, b, 7, 8) == 0);
+	CHECK_NUM(total_at(fx.ft, shown, "main;a"), 0);
+	CHECK_NUM(total_at(fx.ft, shown, "main;b"), 12);
+	/* The window length can change at any time: the ring keeps the slices' times (the full
+	 * ring of 8 merged [0,1) and [1,2) into one slice whose midpoint is before the window). */
+	CHECK(slices__fold(r, shown, FOLD_WINDOW, 6, b, 8, 9) == 0);
+	CHECK_NUM(total_at(fx.ft, shown, "main;a"), 20);
+	CHECK_NUM(total_at(fx.ft, shown, "main;b"), 16);
+	profile__free(shown);
+
+	/* Decay with a 2 s half-life: 16 samples of a, then 4 s of nothing leave a quarter;
+	 * slices of uneven length decay by their own length. */
+	shown = profile__new(fx.ft, VALUE_SAMPLES, false);
+	slices__clear(r);
+	{
+		struct profile *a16 = one(fx.ft, "main;a", 16);
+		struct profile *empty = profile__new(fx.ft, VALUE_SAMPLES, false);
+
+		CHECK(slices__fold(r, shown, FOLD_DECAY, 2, a16, 0, 1) == 0);
+		CHECK_NUM(total_at(fx.ft, shown, "main;a"), 16);
+		CHECK(slices__fold(r, shown, FOLD_DECAY, 2, empty, 1, 2) == 0);
+		CHECK(slices__fold(r, shown, FOLD_DECAY, 2, empty, 2, 5) == 0);
+		CHECK_NUM(total_at(fx.ft, shown, "main;a"), 4);
+		CHECK(slices__fold(r, shown, FOLD_DECAY, 2, b, 5, 7) == 0);
+		CHECK_NUM(total_at(fx.ft, shown, "main;a"), 2);
+		CHECK_NUM(total_at(fx.ft, shown, "main;b"), 4);
+		/* A steady rate converges to rate * half-life / ln 2 per second of slices. */
+		profile__clear(shown);
+		for (int i = 0; i < 200; i++)
+			CHECK(slices__fold(NULL, shown, FOLD_DECAY, 2, b, i, i + 1) == 0);
+		CHECK(fabs(total_at(fx.ft, shown, "main;b") - 4 / (1 - pow(0.5, 0.5))) < 1e-6);
+		/* The ring kept every slice for history, undecayed. */
+		CHECK(slices__count(r) == 4);
+		CHECK_NUM(profile__total(slices__get(r, 0)->p), 16);
+		profile__free(a16);
+		profile__free(empty);
+	}
+	profile__free(shown);
+	slices__free(r);
+	profile__free(a);
+	profile__free(b);
+	fx_free(&fx);
+}
+
+int main(void)
+{
+	RUN(profile_scale_multiplies_every_column);
+	RUN(slices_push_copy_and_range);
+	RUN(slices_cap_merges_old_slices_into_coarser_ones);
+	RUN(slices_memory_cap_bounds_growth);
+	RUN(fold_accumulate_window_decay);
+	HARNESS_EXIT();
+}

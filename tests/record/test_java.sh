@@ -1,0 +1,84 @@
+#!/bin/sh
+# Java and JIT runtimes: galatop attaches its JVMTI agent to a running JVM started with no agent
+# (Debian's openjdk-17), names its compiled methods in one mixed stack reaching the thread's
+# root, with String.format's work (java.util.Formatter) under the program's method; a JVM in
+# its own mount namespace is attached too; a refusing JVM gets one line; a Node.js hot function is named.
+# Needs root + BPF.
+. tests/lib.sh
+need_root_bpf java || exit 0
+JDK=/usr/lib/jvm/java-17-openjdk-amd64/bin
+[ -x "$JDK/javac" ] || { unable java "openjdk-17-jdk-headless not installed (make deps)"; exit 0; }
+AGENT=${O:-build}/libgalatop-jvmti.so
+[ -f "$AGENT" ] || { fail java_agent_built "$AGENT missing"; exit 0; }
+
+# The agent and the attach code build clean with -Wall -Wextra.
+check java_agent_warning_free sh -c "cc -std=gnu11 -Wall -Wextra -Werror -fPIC -shared \
+	-I${JDK%/bin}/include -I${JDK%/bin}/include/linux -o $TMP/a.so symbols/jvmti/agent.c -lpthread 2>&1 \
+	&& cc -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -I. -c -o $TMP/a.o symbols/java_attach.c 2>&1"
+
+"$JDK/javac" -d "$TMP" tests/record/java/GtFormat.java || { fail java_compile; exit 0; }
+
+# run_java OUT [JAVA OPTIONS]: starts the workload for 40 s and waits until it runs compiled code.
+run_java() {
+	out=$1; shift
+	: >"$out"
+	"$JDK/java" "$@" -cp "$TMP" GtFormat 40 >"$out" & jpid=$!
+	# 5 s of warm-up (a line every 200 ms): String.format is compiled by then.
+	wait_until 200 sh -c "[ \$(wc -l <'$out') -ge 25 ]"
+}
+# stop_java: ends the workload.
+stop_java() { kill $jpid 2>/dev/null; wait $jpid 2>/dev/null; }
+
+# 1. PreserveFramePointer: attach, names, roots.
+run_java "$TMP/j1.out" -XX:+PreserveFramePointer
+timeout 60 "$GALATOP" record -p $jpid -d 6 -F 499 -o "$TMP/j1.folded" 2>"$TMP/j1.err"
+nspid=$jpid
+check java_attached_no_warning sh -c "! grep -q 'warning: java' '$TMP/j1.err'"
+check java_perf_map_written test -s /tmp/perf-$jpid.map
+check java_agent_copy_removed sh -c "! ls /tmp/galatop-jvmti-$jpid.so 2>/dev/null"
+stop_java
+rm -f /tmp/perf-$nspid.map
+if grep -q 'GtFormat.main;.*java.util.Formatter.format' "$TMP/j1.folded"; then pass java_formatter_under_program_method
+else fail java_formatter_under_program_method "$(grep -c GtFormat "$TMP/j1.folded") GtFormat lines"; fi
+rooted=$(share "$TMP/j1.folded" 'start_thread;' 'GtFormat.main')
+if near "$rooted" 100 10; then pass java_stacks_reach_thread_root
+else fail java_stacks_reach_thread_root "$rooted% of GtFormat.main stacks from start_thread"; fi
+
+# 2. --no-java-agent: no attach, no map.
+run_java "$TMP/j2.out"
+timeout 60 "$GALATOP" record -p $jpid -d 1 --no-java-agent -o "$TMP/j2.folded" 2>"$TMP/j2.err"
+check java_no_agent_option_skips_attach sh -c "[ ! -e /tmp/perf-$jpid.map ] && [ ! -e /tmp/.java_pid$jpid ]"
+stop_java
+
+# 3. A JVM that disables attach gets one clear line, and the recording still ends.
+run_java "$TMP/j3.out" -XX:+DisableAttachMechanism
+timeout 60 "$GALATOP" record -p $jpid -d 1 -o "$TMP/j3.folded" 2>"$TMP/j3.err"
+if [ "$(grep -c "warning: java pid $jpid: the JVM did not start its attach listener" "$TMP/j3.err")" = 1 ]
+then pass java_refusing_jvm_one_line; else fail java_refusing_jvm_one_line "$(cat "$TMP/j3.err")"; fi
+stop_java
+
+# 4. A JVM in its own mount namespace with a private /tmp.
+# (the classes are bound on /mnt first: the private /tmp hides $TMP)
+unshare -m --propagation private sh -c "mount --bind '$TMP' /mnt && mount -t tmpfs gt-java /tmp && \
+	exec $JDK/java -XX:+PreserveFramePointer -cp /mnt GtFormat 40" >"$TMP/j4.out" 2>&1 & jpid=$!
+wait_until 200 sh -c "[ \$(wc -l <'$TMP/j4.out') -ge 25 ]"
+timeout 60 "$GALATOP" record -p $jpid -d 6 -F 499 -o "$TMP/j4.folded" 2>"$TMP/j4.err"
+check java_mount_ns_map_inside sh -c "[ -s /proc/$jpid/root/tmp/perf-$jpid.map ] && [ ! -e /tmp/perf-$jpid.map ]"
+check java_mount_ns_named grep -q 'GtFormat.main;.*java.util.Formatter' "$TMP/j4.folded"
+stop_java
+
+# 5. Node.js with --perf-basic-prof: the hot JS function is named.
+if command -v node >/dev/null; then
+	js=$PWD/tests/record/java/hot.js
+	(cd "$TMP" && exec node --perf-basic-prof "$js" 30 >/dev/null) & npid=$!
+	wait_until 100 grep -q gtHotLoop /tmp/perf-$npid.map
+	timeout 60 "$GALATOP" record -p $npid -d 3 -F 499 -o "$TMP/n.folded" 2>"$TMP/n.err"
+	kill $npid 2>/dev/null; wait $npid 2>/dev/null
+	rm -f /tmp/perf-$npid.map
+	hot=$(share "$TMP/n.folded" 'gtHotLoop')
+	if near "$hot" 100 30; then pass node_hot_function_named
+	else fail node_hot_function_named "gtHotLoop in $hot% of samples"; fi
+else
+	unable node_hot_function_named "nodejs not installed (make deps)"
+fi
+check java_no_bpf_left no_gt_progs

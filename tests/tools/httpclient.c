@@ -1,0 +1,93 @@
+#define _GNU_SOURCE
+/* A minimal HTTP/1.1 keep-alive client that times each request itself, tightly around its
+ * system calls (clock_gettime right before the write and right after the read that completes
+ * the response), and prints the median and the count: the client's own figures the L7 tests
+ * compare galatop's with. Usage: httpclient HOST PORT PATH N. Responses need Content-Length. */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Reads one response (headers with Content-Length, then the body); 0 or -1. */
+static int read_response(int fd, char *buf, size_t cap)
+{
+	size_t have = 0, need = 0;
+	char *end = NULL;
+
+	for (;;) {
+		ssize_t n = read(fd, buf + have, cap - have - 1);
+
+		if (n <= 0)
+			return -1;
+		have += (size_t)n;
+		buf[have] = 0;
+		if (!end && (end = strstr(buf, "\r\n\r\n"))) {
+			char *cl = strcasestr(buf, "Content-Length:");
+
+			if (!cl)
+				return -1;
+			need = (size_t)(end + 4 - buf) + strtoul(cl + 15, NULL, 10);
+		}
+		if (end && have >= need)
+			return have == need ? 0 : -1;
+		if (have + 1 >= cap)
+			return -1;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	char req[512], buf[65536];
+	int fd, one = 1, n;
+	uint64_t *lat;
+
+	if (argc != 5 || (n = atoi(argv[4])) <= 0) {
+		fprintf(stderr, "usage: httpclient HOST PORT PATH N\n");
+		return 2;
+	}
+	lat = calloc((size_t)n, sizeof(*lat));
+	sa.sin_port = htons((uint16_t)atoi(argv[2]));
+	inet_pton(AF_INET, argv[1], &sa.sin_addr);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (!lat || fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		perror("httpclient");
+		return 1;
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", argv[3], argv[1]);
+	for (int i = 0; i < n; i++) {
+		uint64_t t0 = now_ns();
+
+		if (write(fd, req, strlen(req)) != (ssize_t)strlen(req) ||
+		    read_response(fd, buf, sizeof(buf))) {
+			fprintf(stderr, "httpclient: request %d failed\n", i);
+			return 1;
+		}
+		lat[i] = now_ns() - t0;
+	}
+	qsort(lat, (size_t)n, sizeof(*lat), cmp);
+	printf("requests %d\np50_ns %llu\n", n, (unsigned long long)lat[(n - 1) / 2]);
+	return 0;
+}

@@ -1,0 +1,2 @@
+/* Test workload: shortlived.c built without frame pointers. */
+#include "shortlived.c"
