@@ -16,6 +16,7 @@
 
 #include "bpf/l7probes.h"
 #include "bpf/loadlog.h"
+#include "bpf/tracefs.h"
 #include "bpf/percpu.h"
 #include "bpf/targets.h"
 #include "l7.skel.h"
@@ -267,6 +268,7 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 			 "l7: the L7 capture needs root (BPF tracepoints and uprobes)");
 		goto fail;
 	}
+	tracefs_ensure(); /* the syscall probes are classic tracepoints */
 	p->skel = gt_l7__open();
 	if (!p->skel) {
 		snprintf(err, errlen, "l7: cannot open the BPF object: %s", strerror(errno));

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,6 +20,7 @@
 #include "bpf/probes.h"
 #include "bpf/loadlog.h"
 #include "bpf/targets.h"
+#include "bpf/tracefs.h"
 #include "profile.skel.h"
 
 #ifndef CAP_PERFMON
@@ -36,7 +36,6 @@
 #define DEFAULT_RINGBUF_DWARF (32u << 20) /* a record carries a stack copy of up to 16 KiB */
 #define PID_HEADROOM 1024    /* room for probes__add_pid */
 #define FOLLOW_HEADROOM 8192 /* room for followed children */
-#define TRACEFS "/sys/kernel/tracing"
 
 struct probes {
 	uint64_t polled, poll_deadline; /* records handled by this probes__poll, and until when */
@@ -119,12 +118,6 @@ static bool mem_use_btf(void)
 	found = btf__find_by_name_kind(btf, "btf_trace_page_fault_user", BTF_KIND_TYPEDEF) > 0;
 	btf__free(btf);
 	return found;
-}
-
-static void mount_tracefs(void)
-{
-	if (access(TRACEFS "/events", F_OK) && access("/sys/kernel/debug/tracing/events", F_OK))
-		mount("tracefs", TRACEFS, "tracefs", 0, NULL);
 }
 
 size_t probes_ringbuf_size(size_t want, bool dwarf)
@@ -224,7 +217,7 @@ static struct gt_profile *load_what_works(struct probes *p, const struct probe_o
 		skel = load_skel(o, kinds[i], mem_btf);
 		if (!skel && kinds[i] == PROBE_MEM && mem_btf) {
 			mem_btf = false;
-			mount_tracefs();
+			tracefs_ensure();
 			skel = load_skel(o, kinds[i], mem_btf);
 		}
 		if (skel) {
@@ -510,7 +503,7 @@ struct probes *probes__open(const struct probe_opts *o, probe_event_fn fn, void 
 	if (wanted & PROBE_MEM) {
 		mem_btf = mem_use_btf();
 		if (!mem_btf)
-			mount_tracefs();
+			tracefs_ensure();
 	}
 
 	p->types = wanted | PROBE_PROC;

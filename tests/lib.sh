@@ -3,7 +3,7 @@
 : "${GALATOP:=$(pwd)/build/asan/galatop}"
 : "${FIXTURES:=$(pwd)/../shared/fixtures}"
 TMP=$(mktemp -d /tmp/galatop-test.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT INT TERM
+trap 'tmux -L "$SOCK" kill-server 2>/dev/null; rm -rf "$TMP"' EXIT INT TERM
 pass() { echo "PASS: $1"; }
 fail() { echo "FAIL: $1${2:+: $2}"; }
 skip() { echo "SKIP: $1: $2"; }
@@ -39,9 +39,12 @@ wait_until() {
 # wait_file FILE [TENTHS]: waits (default 10 s) until FILE exists and is not empty.
 wait_file() { wait_until "${2:-100}" test -s "$1"; }
 # tmux on a server of the test's own; pane_wait TARGET TEXT [TENTHS]: polls the pane (default
-# 10 s) until it shows TEXT, leaving the last capture in $TMP/screen.
+# 10 s) until it shows TEXT, leaving the last capture in $TMP/screen. The server outlives its
+# last session (exit-empty off), so a new session right after a kill-session cannot meet a
+# server that is shutting down ("server exited unexpectedly"); tests kill-server on exit.
 SOCK=galatop-$(basename "$0" .sh)-$$
-tm() { tmux -L "$SOCK" -f /dev/null "$@"; }
+printf 'set -g exit-empty off\n' >"$TMP/tmux.conf"
+tm() { tmux -L "$SOCK" -f "$TMP/tmux.conf" "$@"; }
 pane_has() { tm capture-pane -p -t "$1" >"$TMP/screen" 2>/dev/null && grep -qF -- "$2" "$TMP/screen"; }
 pane_wait() { wait_until "${3:-100}" pane_has "$1" "$2"; }
 # tty_sane: the terminal modes a pane command saved in $TMP/stty (stty -a) are cooked again.

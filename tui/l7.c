@@ -478,15 +478,19 @@ static void l7_draw(struct view *v, struct tui_app *a, WINDOW *w, int top, int r
 	/* The capture starts when the pane is first shown, as the Containers pane does. */
 	if (!s->attached) {
 		s->attached = true;
-		if (a->src->ops->attach &&
-		    a->src->ops->attach(a->src->ctx, TUI_DATA_L7, s->attach_err,
-					sizeof(s->attach_err)) == 0)
-			s->attach_err[0] = 0;
-		else if (!a->src->ops->data || !a->src->ops->data(a->src->ctx, TUI_DATA_L7))
+		s->attach_err[0] = 0;
+		if (a->src->ops->attach) {
+			/* A live source: its error says why the capture could not start. */
+			if (a->src->ops->attach(a->src->ctx, TUI_DATA_L7, s->attach_err,
+						sizeof(s->attach_err)) == 0)
+				s->attach_err[0] = 0;
+			else if (!s->attach_err[0])
+				snprintf(s->attach_err, sizeof(s->attach_err),
+					 "the L7 capture could not start");
+		} else if (!a->src->ops->data || !a->src->ops->data(a->src->ctx, TUI_DATA_L7)) {
 			snprintf(s->attach_err, sizeof(s->attach_err),
 				 "no L7 tables in this data (record with --type l7)");
-		else
-			s->attach_err[0] = 0;
+		}
 	}
 	ensure(s, a);
 	if (!s->t) {

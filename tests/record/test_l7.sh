@@ -57,6 +57,19 @@ eq() { # NAME GOT WANT [WHAT]
 	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got $2, want $3${4:+ ($4)}"; fi
 }
 
+# --- A fresh machine boots without tracefs: the capture mounts it (its syscall probes are
+# classic tracepoints), instead of failing with "cannot attach syscalls/...".
+if mountpoint -q /sys/kernel/tracing && umount /sys/kernel/tracing 2>/dev/null; then
+	if "$GALATOP" record --type l7 -o "$TMP/tracefs.json" -- true 2>"$TMP/tracefs.err" &&
+		mountpoint -q /sys/kernel/tracing; then
+		pass l7_mounts_tracefs
+	else
+		fail l7_mounts_tracefs "$(head -2 "$TMP/tracefs.err")"
+	fi
+else
+	skip l7_mounts_tracefs "tracefs is busy or not at /sys/kernel/tracing"
+fi
+
 # --- Redis -------------------------------------------------------------------------------
 redis-server --port 18101 --bind 127.0.0.1 --save '' --appendonly no --dir "$TMP" \
 	--daemonize no >"$TMP/redis.log" 2>&1 &
