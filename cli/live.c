@@ -75,6 +75,8 @@ struct live {
 	struct stack_cap cap[PTYPE_MAX]; /* accumulate: --max-stacks; decay: drops faded nodes */
 	struct l7_engine *l7; /* the L7 capture, once the L7 pane opened (or --type l7) */
 	char l7_err[256];     /* why it could not start */
+	bool running;	      /* the view's loop drains or updates: its first frame is drawn */
+	bool updated;	      /* an update folded samples in (and they were drawn) */
 };
 
 static double cpu_sec(void)
@@ -91,6 +93,7 @@ static bool live_update(void *ctx)
 	struct live *l = ctx;
 	double now = clock_mono_s(), dt = now - l->last_update;
 
+	l->running = true;
 	session_poll(&l->s, 0);
 	if (l->s.tl)
 		tl_capture__refresh(l->s.tl);
@@ -115,6 +118,7 @@ static bool live_update(void *ctx)
 	}
 	collector__clear(l->s.col);
 	l->last_update = now;
+	l->updated = true;
 	return true;
 }
 
@@ -133,8 +137,9 @@ static void live_stats(void *ctx, struct tui_stats *out)
 	double now = clock_mono_s(), cpu = cpu_sec();
 
 	/* Keep the ring buffer drained even while the view is frozen: the collector holds what
-	 * arrives until the next update. */
-	session_poll(&l->s, 0);
+	 * arrives until the next update. Not before the loop runs: the first frame comes first. */
+	if (l->running)
+		session_poll(&l->s, 0);
 	memset(&ps, 0, sizeof(ps));
 	if (l->s.probes)
 		probes__stats(l->s.probes, &ps);
@@ -185,6 +190,11 @@ static void live_drain(void *ctx)
 {
 	struct live *l = ctx;
 
+	l->running = true;
+	/* The JVM scan reads every process's maps (and an attach can take a while): once the
+	 * first frame with samples is on the screen rather than before it. */
+	if (l->updated)
+		session_java_agent(&l->s);
 	session_poll(&l->s, 0);
 	if (l->l7)
 		l7_engine__poll(l->l7, 0);
@@ -292,6 +302,7 @@ int cmd_live(int argc, char **argv)
 	to.group = o.group < 0 ? GROUP_COMMAND : o.group;
 	o.group = GROUP_THREAD;
 	o.source_lines = true; /* the detail line shows file:line */
+	o.java_later = true;
 	ret = session_open(&l.s, &o);
 	if (ret)
 		return ret;

@@ -216,6 +216,9 @@ int session_open(struct session *s, struct record_opts *o)
 	s->sc = sym_cache__new();
 	if (s->sc)
 		sym_cache__set_lines(s->sc, o->source_lines);
+	/* kallsyms is read while the probes load, rather than when the first kernel stack comes. */
+	if (s->sc && !o->user_only)
+		sym_cache__kernel_preload(s->sc);
 	s->ic = ident_cache__new("/proc", "/");
 	co.threads = o->threads;
 	co.group = o->group < 0 ? GROUP_COMMAND : (enum group_by)o->group;
@@ -274,9 +277,8 @@ int session_open(struct session *s, struct record_opts *o)
 		cli_error("%s", err);
 		goto fail;
 	}
-	/* JVMs get the agent that names their JIT code, once the stack probes are in place. */
-	if (s->probes && !o->no_java_agent)
-		java_attach__targets(s->pids, s->npids);
+	if (!o->java_later)
+		session_java_agent(s);
 	/* Read the targets' maps now, so stacks resolve even if they exit early. */
 	for (size_t i = 0; i < s->npids; i++)
 		sym_cache__process_load(s->sc, s->pids[i]);
@@ -284,6 +286,14 @@ int session_open(struct session *s, struct record_opts *o)
 fail:
 	session_close(s, true);
 	return 1;
+}
+
+void session_java_agent(struct session *s)
+{
+	/* JVMs get the agent that names their JIT code, once the stack probes are in place. */
+	if (s->probes && !s->o->no_java_agent && !s->java_done)
+		java_attach__targets(s->pids, s->npids);
+	s->java_done = true;
 }
 
 /* Frame tables kept between renewals: at least this many frames, and twice what the last

@@ -703,7 +703,7 @@ void tui_locale(const struct tui_opts *o)
 	tui_text_init(o->ascii || !cs || (strcasecmp(cs, "UTF-8") && strcasecmp(cs, "utf8")));
 }
 
-#define FIRST_UPDATE_MS 250
+#define FIRST_UPDATE_MS 100
 
 /* The interactive loop on the real terminal. */
 static int run_terminal(struct tui_app *a)
