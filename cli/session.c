@@ -150,6 +150,7 @@ void session_probe_options(const struct session *s, struct probe_opts *po)
 
 	probe_opts__init(po);
 	po->types = o->types;
+	po->load_types = o->lazy_types & ~o->types;
 	po->freq = o->freq;
 	po->cpu = o->cpu;
 	po->kernel_stacks = !o->user_only;
@@ -277,8 +278,9 @@ int session_open(struct session *s, struct record_opts *o)
 		cli_error("%s", err);
 		goto fail;
 	}
-	if (!o->java_later)
-		session_java_agent(s);
+	/* JVMs get the agent that names their JIT code, once the stack probes are in place. */
+	if (s->probes && !o->no_java_agent)
+		java_attach__targets(s->pids, s->npids);
 	/* Read the targets' maps now, so stacks resolve even if they exit early. */
 	for (size_t i = 0; i < s->npids; i++)
 		sym_cache__process_load(s->sc, s->pids[i]);
@@ -286,14 +288,6 @@ int session_open(struct session *s, struct record_opts *o)
 fail:
 	session_close(s, true);
 	return 1;
-}
-
-void session_java_agent(struct session *s)
-{
-	/* JVMs get the agent that names their JIT code, once the stack probes are in place. */
-	if (s->probes && !s->o->no_java_agent && !s->java_done)
-		java_attach__targets(s->pids, s->npids);
-	s->java_done = true;
 }
 
 /* Frame tables kept between renewals: at least this many frames, and twice what the last
@@ -319,6 +313,20 @@ void session_renew_frames(struct session *s)
 	s->ft = ft;
 	s->st = st;
 	s->renewed_at = frames__count(ft);
+}
+
+int session_attach_probe(struct session *s, unsigned type, char *err, size_t errlen)
+{
+	int r;
+
+	if (!s->probes) {
+		snprintf(err, errlen, "no stack probes in this session");
+		return -ENOTSUP;
+	}
+	r = probes__attach(s->probes, type, err, errlen);
+	if (!r)
+		s->o->types |= type;
+	return r;
 }
 
 int session_threads_open(struct session *s, char *err, size_t errlen)

@@ -33,7 +33,6 @@ struct session {
 	int go_fd;    /* write end of the pipe the command waits on, -1 once started */
 	uint32_t renewed_at; /* frames in the table when it was last renewed */
 	int poll_err; /* the first error reading the ring buffer (-errno), said once; 0 if none */
-	bool java_done; /* session_java_agent ran */
 };
 
 /* Sets up everything for o (o->types must be set) and attaches the probes; a command is
@@ -56,9 +55,9 @@ int session_attach_sli(struct session *s, char *err, size_t errlen);
 void session_tick(struct session *s);
 /* Lets the -- CMD process exec (no-op without one). */
 void session_start_command(struct session *s);
-/* Attaches the JIT-naming agent to the JVMs among the targets (every JVM without targets), once;
- * session_open does it unless o->java_later. */
-void session_java_agent(struct session *s);
+/* Attaches a stack probe (PROBE_OFFCPU, ...) loaded at start through o->lazy_types; adds it to
+ * o->types. 0, or -errno with one line in err. */
+int session_attach_probe(struct session *s, unsigned type, char *err, size_t errlen);
 /* Drains every open probe family's ring buffer, waiting up to timeout_ms: the record count,
  * or -errno. An
  * interruption by a signal counts as 0 records; any other error is kept in s->poll_err (for
