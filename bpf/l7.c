@@ -246,8 +246,7 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 {
 	struct probe_opts none;
 	const struct probe_opts *t = o->targets;
-	loadlog_install();
-	struct l7_probes *p = calloc(1, sizeof(*p));
+	struct l7_probes *p = NULL;
 	struct bpf_program *prog;
 	size_t rbsize = ringbuf_size(o->ringbuf_bytes);
 	int ncpus = libbpf_num_possible_cpus(), rc;
@@ -256,18 +255,15 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 		probe_opts__init(&none);
 		t = &none;
 	}
-	loadlog_reset();
+	if (loader_begin("l7: ", err, errlen))
+		return NULL;
+	p = calloc(1, sizeof(*p));
 	if (!p) {
 		snprintf(err, errlen, "l7: out of memory");
-		goto fail;
+		return NULL;
 	}
 	p->fn = fn;
 	p->ctx = ctx;
-	if (geteuid() != 0) {
-		snprintf(err, errlen,
-			 "l7: the L7 capture needs root (BPF tracepoints and uprobes)");
-		goto fail;
-	}
 	tracefs_ensure(); /* the syscall probes are classic tracepoints */
 	p->skel = gt_l7__open();
 	if (!p->skel) {
