@@ -19,6 +19,7 @@
 #include "bpf/tracefs.h"
 #include "bpf/percpu.h"
 #include "bpf/targets.h"
+#include "util/grow.h"
 #include "l7.skel.h"
 
 #define WARNINGS_MAX 4096
@@ -130,15 +131,8 @@ static bool pid_seen(struct l7_probes *p, int pid)
 		else
 			hi = mid;
 	}
-	if (p->nseen == p->seen_cap) {
-		size_t ncap = p->seen_cap ? p->seen_cap * 2 : 512;
-		int *n = realloc(p->seen_pids, ncap * sizeof(*n));
-
-		if (!n)
-			return true; /* out of memory: do not rescan, nothing breaks */
-		p->seen_pids = n;
-		p->seen_cap = ncap;
-	}
+	if (ARRAY_GROW(p->seen_pids, p->seen_cap, p->nseen + 1))
+		return true; /* out of memory: do not rescan, nothing breaks */
 	memmove(p->seen_pids + lo + 1, p->seen_pids + lo, (p->nseen - lo) * sizeof(int));
 	p->seen_pids[lo] = pid;
 	p->nseen++;
