@@ -120,8 +120,8 @@ static bool session_passes(const struct l7v *s, const struct tui_app *a,
 	if (a->filter.comm[0] && strcmp(a->filter.comm, ss->comm))
 		return false;
 	if (a->filter.container[0] &&
-	    !tui_container_matches(ss->container, strlen(ss->container), a->filter.container) &&
-	    !tui_container_matches(ss->pod, strlen(ss->pod), a->filter.container))
+	    !filter_container_matches(ss->container, strlen(ss->container), a->filter.container) &&
+	    !filter_container_matches(ss->pod, strlen(ss->pod), a->filter.container))
 		return false;
 	return true;
 }
