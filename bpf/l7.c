@@ -272,8 +272,7 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 	p->skel->rodata->want_stacks = !o->no_stacks;
 	p->skel->rodata->wakeup_bytes = rbsize / 8;
 	p->skel->rodata->follow_children = t->follow_children;
-	if (!t->follow_children)
-		bpf_program__set_autoload(p->skel->progs.gt_l7_fork, false);
+	rc = t->follow_children ? 0 : bpf_program__set_autoload(p->skel->progs.gt_l7_fork, false);
 	p->tls = !o->no_tls;
 	if (t->npids && !t->ntids && !(t->comm && t->comm[0]) && !t->ncgroups &&
 	    !t->follow_children) {
@@ -284,13 +283,13 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 		}
 	}
 	if (!p->tls) {
-		bpf_program__set_autoload(p->skel->progs.gt_l7_ssl_read, false);
-		bpf_program__set_autoload(p->skel->progs.gt_l7_ssl_write, false);
-		bpf_program__set_autoload(p->skel->progs.gt_l7_ssl_read_ex, false);
-		bpf_program__set_autoload(p->skel->progs.gt_l7_ssl_write_ex, false);
-		bpf_program__set_autoload(p->skel->progs.gt_l7_ssl_ret, false);
+		rc = rc ?: bpf_program__set_autoload(p->skel->progs.gt_l7_ssl_read, false);
+		rc = rc ?: bpf_program__set_autoload(p->skel->progs.gt_l7_ssl_write, false);
+		rc = rc ?: bpf_program__set_autoload(p->skel->progs.gt_l7_ssl_read_ex, false);
+		rc = rc ?: bpf_program__set_autoload(p->skel->progs.gt_l7_ssl_write_ex, false);
+		rc = rc ?: bpf_program__set_autoload(p->skel->progs.gt_l7_ssl_ret, false);
 	}
-	rc = bpf_map__set_max_entries(p->skel->maps.gt_l7_events, rbsize);
+	rc = rc ?: bpf_map__set_max_entries(p->skel->maps.gt_l7_events, rbsize);
 	rc = rc ?: bpf_map__set_max_entries(p->skel->maps.gt_l7_scratch, ncpus > 0 ? ncpus : 1);
 	if (o->no_stacks)
 		rc = rc ?: bpf_map__set_max_entries(p->skel->maps.gt_l7_stacks, 1);

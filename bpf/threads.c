@@ -179,13 +179,13 @@ struct tl_probes *tl_probes__open(const struct tl_probe_opts *o, tl_record_fn fn
 	if (!ret && t)
 		ret = targets_size(p->skel->obj, t, PID_HEADROOM + (t->follow_children ? FOLLOW_HEADROOM : 0));
 	if (!(classes & TL_PROBE_ONCPU)) {
-		bpf_program__set_autoload(p->skel->progs.gt_tl_switch, false);
-		bpf_program__set_autoload(p->skel->progs.gt_tl_wakeup, false);
-		bpf_program__set_autoload(p->skel->progs.gt_tl_wakeup_new, false);
+		ret = ret ?: bpf_program__set_autoload(p->skel->progs.gt_tl_switch, false);
+		ret = ret ?: bpf_program__set_autoload(p->skel->progs.gt_tl_wakeup, false);
+		ret = ret ?: bpf_program__set_autoload(p->skel->progs.gt_tl_wakeup_new, false);
 	}
 	if (!(classes & ~TL_PROBE_ONCPU)) {
-		bpf_program__set_autoload(p->skel->progs.gt_tl_sys_enter, false);
-		bpf_program__set_autoload(p->skel->progs.gt_tl_sys_exit, false);
+		ret = ret ?: bpf_program__set_autoload(p->skel->progs.gt_tl_sys_enter, false);
+		ret = ret ?: bpf_program__set_autoload(p->skel->progs.gt_tl_sys_exit, false);
 	}
 	ret = ret ?: gt_threads__load(p->skel);
 	if (ret) {
