@@ -148,7 +148,7 @@ static void match_extend(struct tui_app *a, bool all)
 		a->bits_cap = cap;
 	}
 	if (from < n)
-		tui_match_frames(ft, a->match_by_name ? NULL : &a->re, a->match_name, a->bits,
+		frames__match(ft, a->match_by_name ? NULL : &a->re, a->match_name, a->bits,
 				 from, n);
 	a->nbits = n;
 }
@@ -159,6 +159,36 @@ static void filter_sync(struct tui_app *a)
 	a->filter.only_nbits = a->nbits;
 }
 
+uint32_t app_frame_carry(const struct tui_app *a, uint32_t id)
+{
+	return a->ft_prev ? frames__find_from(profile__frames(a->disp), a->ft_prev, id) : id;
+}
+
+/* The source renewed its frame table (a live view does, so that names of processes long gone
+ * do not pile up; the old table is valid until its next update): what holds frame or name ids
+ * carries them over by name. */
+static void carry_frames(struct tui_app *a)
+{
+	const struct frames *ft = profile__frames(a->base);
+
+	a->ft_prev = NULL;
+	if (a->base == a->empty)
+		return;
+	if (a->ft_seen && a->ft_seen != ft) {
+		a->ft_prev = a->ft_seen;
+		a->nbits = 0;
+		if (a->match_on && a->match_by_name &&
+		    a->match_name < strtab__count(frames__strtab(a->ft_prev))) {
+			const struct strtab *from = frames__strtab(a->ft_prev);
+
+			a->match_name = strtab__find(frames__strtab(ft),
+						     strtab__str(from, a->match_name),
+						     strtab__len(from, a->match_name));
+		}
+	}
+	a->ft_seen = ft;
+}
+
 void app_rebuild(struct tui_app *a)
 {
 	const struct profile *p = a->src->ops->profile(a->src->ctx, a->ptype);
@@ -167,20 +197,22 @@ void app_rebuild(struct tui_app *a)
 	profile__free(a->owned);
 	a->owned = NULL;
 	a->disp = a->base;
+	carry_frames(a);
 	match_extend(a, false);
 	filter_sync(a);
-	if (tui_filter_active(&a->filter)) {
-		a->owned = tui_filter_apply(a->base, &a->filter);
+	if (profile_filter__active(&a->filter)) {
+		a->owned = profile__filter(a->base, &a->filter);
 		if (a->owned)
 			a->disp = a->owned;
 		else
 			app_msg(a, ROLE_ERROR, "out of memory applying the filters");
 	}
-	a->matched = a->match_on ? tui_matched_total(a->disp, PROFILE_ROOT, a->bits, a->nbits) : 0;
+	a->matched = a->match_on ? profile__matched_total(a->disp, PROFILE_ROOT, a->bits, a->nbits) : 0;
 	a->gen++;
 	for (int i = 0; i < a->nviews; i++)
 		if (a->views[i]->changed)
 			a->views[i]->changed(a->views[i], a);
+	a->ft_prev = NULL;
 }
 
 static void match_clear(struct tui_app *a)
@@ -252,15 +284,15 @@ static bool prompt_accept(struct tui_app *a)
 	case PROMPT_PID:
 		if (!pr->len)
 			a->filter.pid = 0;
-		else if (tui_check_pid(pr->buf, &pid, &why) == 0)
+		else if (filter_check_pid(pr->buf, &pid, &why) == 0)
 			a->filter.pid = pid;
 		break;
 	case PROMPT_COMM:
-		if (!pr->len || tui_check_comm(pr->buf, &why) == 0)
+		if (!pr->len || filter_check_comm(pr->buf, &why) == 0)
 			snprintf(a->filter.comm, sizeof(a->filter.comm), "%.15s", pr->buf);
 		break;
 	case PROMPT_CONTAINER:
-		if (!pr->len || tui_check_container(pr->buf, &why) == 0)
+		if (!pr->len || filter_check_container(pr->buf, &why) == 0)
 			snprintf(a->filter.container, sizeof(a->filter.container), "%.64s", pr->buf);
 		break;
 	case PROMPT_SAVE:
@@ -396,7 +428,7 @@ static void global_action(struct tui_app *a, int action)
 			[GROUP_NONE] = "none (every process merged)",
 		};
 		enum group_by g = a->filter.regroup ? a->filter.group : GROUP_THREAD;
-		bool threads = tui_profile_has_threads(a->base);
+		bool threads = profile__has_threads(a->base);
 		size_t k = 0;
 
 		while (k < GROUP_MAX && cycle[k] != g)
