@@ -175,6 +175,24 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
+/* FNV-1a of the agent file: a JVM already holding a library of the same path gets that one
+ * again from dlopen, so each build of the agent is copied under a name of its own. */
+static int file_hash(const char *path, unsigned long long *h)
+{
+	unsigned char buf[65536];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	*h = 0xcbf29ce484222325ULL;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		for (ssize_t i = 0; i < n; i++)
+			*h = (*h ^ buf[i]) * 0x100000001b3ULL;
+	close(fd);
+	return n < 0 ? -EIO : 0;
+}
+
 /* Copies src to dst (created exclusively, 0644, owned by root: the JVM only reads it). */
 static int copy_file(const char *src, const char *dst)
 {
@@ -271,6 +289,7 @@ int java_attach(int pid, const char *agent, int timeout_ms, char *err, size_t er
 {
 	char root[64], sock[PATH_MAX], trig[PATH_MAX], copy[PATH_MAX], inside[64], map[64];
 	char reply[1024];
+	unsigned long long hash = 0;
 	int nspid = jitmap__ns_pid(pid), r, fd, code = -1, agent_rc = -1;
 	struct stat st;
 	uid_t uid = 0;
@@ -312,7 +331,12 @@ int java_attach(int pid, const char *agent, int timeout_ms, char *err, size_t er
 			return -1;
 		}
 	}
-	snprintf(inside, sizeof(inside), "/tmp/galatop-jvmti-%d.so", pid);
+	r = file_hash(agent, &hash);
+	if (r) {
+		snprintf(err, errlen, "java pid %d: cannot read the agent %s: %s", pid, agent, strerror(-r));
+		return -1;
+	}
+	snprintf(inside, sizeof(inside), "/tmp/galatop-jvmti-%d-%016llx.so", pid, hash);
 	snprintf(copy, sizeof(copy), "%s%s", root, inside);
 	r = copy_file(agent, copy);
 	if (r) {
