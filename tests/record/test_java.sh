@@ -102,7 +102,9 @@ stop_java
 # 5. A JVM that galatop starts itself (record -- java ...) is attached once it is ready.
 timeout 60 "$GALATOP" record -d 20 -F 499 -o "$TMP/j5.folded" -- \
 	"$JDK/java" -XX:+PreserveFramePointer -cp "$TMP" GtFormat 9 >/dev/null 2>"$TMP/j5.err"
-check java_command_attached grep -q 'GtFormat.main;GtFormat.formatPhase;java.lang.String.format' "$TMP/j5.folded"
+rc=$?
+if grep -q 'GtFormat.main;GtFormat.formatPhase;java.lang.String.format' "$TMP/j5.folded" 2>/dev/null
+then pass java_command_attached; else fail java_command_attached "rc=$rc $(cat "$TMP/j5.err")"; fi
 check java_command_no_warning sh -c "! grep -q 'warning: java' '$TMP/j5.err'"
 for m in /tmp/perf-*.map; do
 	p=${m#/tmp/perf-}; p=${p%.map}
