@@ -231,6 +231,7 @@ static void live_stats(void *ctx, struct tui_stats *out)
 	out->mode = l->mode;
 	out->window_s = l->window_s;
 	out->since = l->since;
+	out->hint = session_java_hint(&l->s);
 }
 
 static int live_set_mode(void *ctx, enum tui_mode m, double window_s)

@@ -30,6 +30,7 @@ struct tui_stats {
 	enum tui_mode mode;	/* the update mode in effect */
 	double window_s;	/* window length (MODE_WINDOW) or half-life (MODE_DECAY) */
 	double since;		/* wall-clock UNIX time the data starts at, 0 when unknown */
+	const char *hint;	/* one hint about what is being recorded, NULL when none */
 };
 
 /* Data kinds beyond profiles, each shown by its own pane and each from its own probe family:
