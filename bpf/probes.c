@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -18,6 +17,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf/probes.h"
+#include "bpf/drain.h"
 #include "bpf/loadlog.h"
 #include "bpf/targets.h"
 #include "bpf/tracefs.h"
@@ -38,18 +38,22 @@
 #define FOLLOW_HEADROOM 8192 /* room for followed children */
 
 struct probes {
-	uint64_t polled, poll_deadline; /* records handled by this probes__poll, and until when */
 	struct gt_profile *skel;
-	struct ring_buffer *rb;
+	struct drain *rb;
 	struct bpf_link **links;
 	size_t nlinks;
 	probe_event_fn fn;
 	void *ctx;
-	unsigned types; /* PROBE_* that attached */
+	unsigned types;	 /* PROBE_* that attached */
+	unsigned loaded; /* PROBE_* whose programs loaded (attached or not) */
+	unsigned lazy;	 /* PROBE_* loaded for probes__attach only */
+	unsigned freq;	 /* oncpu: Hz */
+	int cpu;	 /* oncpu: only this CPU, -1 = all */
 	bool pid_filter;
 	struct sideband *sb; /* NULL without task_fn or when perf events are refused */
 	uint64_t lost_user;
 	char warnings[WARNINGS_MAX];
+	char lazy_warning[512]; /* why a lazy probe did not load */
 };
 
 void probe_opts__init(struct probe_opts *o)
@@ -207,7 +211,11 @@ static struct gt_profile *load_what_works(struct probes *p, const struct probe_o
 			gt_profile__destroy(skel);
 			continue;
 		}
-		add_warning(p, "%s: cannot load: %s", probe_name(kinds[i]), strerror(errno));
+		if (kinds[i] & p->lazy) /* said if ever asked for (probes__attach) */
+			snprintf(p->lazy_warning, sizeof(p->lazy_warning), "%s: cannot load: %s",
+				 probe_name(kinds[i]), strerror(errno));
+		else
+			add_warning(p, "%s: cannot load: %s", probe_name(kinds[i]), strerror(errno));
 		*types &= ~kinds[i];
 	}
 	return *types ? load_skel(o, *types, mem_btf) : NULL;
@@ -268,9 +276,9 @@ static int online_cpus(bool *bits, int max)
 	return n;
 }
 
-/* The CPUs to watch (o->cpu, or every online one) as a calloc'ed array of *ncpus flags;
+/* The CPUs to watch (cpu, or every online one when -1) as a calloc'ed array of *ncpus flags;
  * NULL with *ncpus <= 0 as -errno. */
-static bool *cpu_set(const struct probe_opts *o, int *ncpus)
+static bool *cpu_set(int cpu, int *ncpus)
 {
 	bool *cpus;
 
@@ -282,9 +290,9 @@ static bool *cpu_set(const struct probe_opts *o, int *ncpus)
 		*ncpus = -ENOMEM;
 		return NULL;
 	}
-	if (o->cpu >= 0) {
-		if (o->cpu < *ncpus)
-			cpus[o->cpu] = true;
+	if (cpu >= 0) {
+		if (cpu < *ncpus)
+			cpus[cpu] = true;
 	} else if (online_cpus(cpus, *ncpus) <= 0) {
 		for (int c = 0; c < *ncpus; c++)
 			cpus[c] = true;
@@ -294,20 +302,20 @@ static bool *cpu_set(const struct probe_opts *o, int *ncpus)
 
 /* One CPU-clock perf event per CPU, each carrying the program; counts as attached if any CPU
  * did. The link owns the perf fd. */
-static int attach_oncpu(struct probes *p, const struct probe_opts *o)
+static int attach_oncpu(struct probes *p)
 {
 	struct perf_event_attr attr = {
 	    .type = PERF_TYPE_SOFTWARE,
 	    .config = PERF_COUNT_SW_CPU_CLOCK,
 	    .size = sizeof(attr),
 	    .freq = 1,
-	    .sample_freq = o->freq ? o->freq : 99,
+	    .sample_freq = p->freq,
 	};
 	int ncpus, attached = 0, err = -ENODEV;
 	bool *cpus;
 
 	loadlog_reset();
-	cpus = cpu_set(o, &ncpus);
+	cpus = cpu_set(p->cpu, &ncpus);
 	if (!cpus)
 		return ncpus ? ncpus : -ENODEV;
 	for (int c = 0; c < ncpus; c++) {
@@ -358,26 +366,10 @@ int probe_record_check(const void *data, size_t size)
 	return 0;
 }
 
-/* One probes__poll call handles records for at most this long past its wait: when records
- * come faster than they are handled (a high -F with DWARF unwinding on a small machine), the
- * caller still gets control back to stop, refresh or write its files. */
-#define POLL_BUDGET_NS 200000000ull
-#define POLL_CUT (-ECANCELED) /* on_record's way to end a drain early */
-
-static uint64_t poll_clock_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct probes *p = ctx;
 
-	/* libbpf has consumed this record before the call: handle it, then maybe stop. */
-	p->polled++;
 	if (probe_record_check(data, size)) {
 		p->lost_user++;
 		return 0;
@@ -385,62 +377,64 @@ static int on_record(void *ctx, void *data, size_t size)
 	if (p->sb)
 		sideband__until(p->sb, ((const struct gt_event *)data)->ts_ns);
 	p->fn(p->ctx, data);
-	return (p->polled & 255) == 0 && poll_clock_ns() > p->poll_deadline ? POLL_CUT : 0;
+	return 0;
 }
 
-/* Attaches every loaded program; drops from p->types the probes that could not attach. */
-static void attach_all(struct probes *p, const struct probe_opts *o)
+/* Attaches the loaded program of one probe type (PROBE_ONCPU, _OFFCPU or _MEM) and adds it to
+ * p->types; 0, or -errno with a warning line naming it. */
+static int attach_type(struct probes *p, unsigned type)
 {
 	struct gt_profile *s = p->skel;
 	int err;
 
-	if (p->types & PROBE_ONCPU) {
-		err = attach_oncpu(p, o);
-		if (err) {
-			add_warning(p, "oncpu: cannot open CPU-clock perf events at %u Hz: %s",
-				    o->freq ? o->freq : 99, strerror(-err));
-			p->types &= ~PROBE_ONCPU;
-		}
-	}
-	if (p->types & PROBE_OFFCPU) {
-		err = attach_prog(p, s->progs.gt_offcpu);
-		if (err) {
-			add_warning(p, "offcpu: cannot attach sched_switch: %s", strerror(-err));
-			p->types &= ~PROBE_OFFCPU;
-		}
-	}
-	if (p->types & PROBE_MEM) {
-		struct bpf_program *prog = bpf_program__autoload(s->progs.gt_mem_btf)
-					       ? s->progs.gt_mem_btf
-					       : s->progs.gt_mem_tp;
-
-		err = attach_prog(p, prog);
-		if (err) {
-			add_warning(p, "mem: cannot attach page_fault_user: %s", strerror(-err));
-			p->types &= ~PROBE_MEM;
-		}
-	}
-	if (p->types & PROBE_PROC) {
-		err = attach_prog(p, s->progs.gt_proc_exec);
-		err = err ?: attach_prog(p, s->progs.gt_proc_exit);
-		if (!err && o->follow_children)
-			err = attach_prog(p, s->progs.gt_proc_fork);
+	switch (type) {
+	case PROBE_ONCPU:
+		err = attach_oncpu(p);
 		if (err)
-			add_warning(p, "exec/exit: cannot attach sched_process_*: %s",
-				    strerror(-err));
+			add_warning(p, "oncpu: cannot open CPU-clock perf events at %u Hz: %s",
+				    p->freq, strerror(-err));
+		break;
+	case PROBE_OFFCPU:
+		err = attach_prog(p, s->progs.gt_offcpu);
+		if (err)
+			add_warning(p, "offcpu: cannot attach sched_switch: %s", strerror(-err));
+		break;
+	case PROBE_MEM:
+		err = attach_prog(p, bpf_program__autoload(s->progs.gt_mem_btf) ? s->progs.gt_mem_btf
+									  : s->progs.gt_mem_tp);
+		if (err)
+			add_warning(p, "mem: cannot attach page_fault_user: %s", strerror(-err));
+		break;
+	default:
+		return -EINVAL;
 	}
+	if (!err)
+		p->types |= type;
+	return err;
+}
+
+/* Attaches the exec/exit (and, following children, fork) tracepoints; a warning if not. */
+static void attach_proc(struct probes *p, const struct probe_opts *o)
+{
+	struct gt_profile *s = p->skel;
+	int err;
+
+	err = attach_prog(p, s->progs.gt_proc_exec);
+	err = err ?: attach_prog(p, s->progs.gt_proc_exit);
+	if (!err && o->follow_children)
+		err = attach_prog(p, s->progs.gt_proc_fork);
+	if (err)
+		add_warning(p, "exec/exit: cannot attach sched_process_*: %s", strerror(-err));
 }
 
 /* Mappings of every CPU (not only o->cpu: a process sampled there may have mapped its
  * libraries elsewhere); without them stacks resolve through /proc, as processes live. */
 static void open_sideband(struct probes *p, const struct probe_opts *o)
 {
-	struct probe_opts all = *o;
 	int ncpus;
 	bool *cpus;
 
-	all.cpu = -1;
-	cpus = cpu_set(&all, &ncpus);
+	cpus = cpu_set(-1, &ncpus);
 	if (cpus)
 		p->sb = sideband__open(o->task_fn, p->ctx, 0, cpus, ncpus);
 	if (!p->sb)
@@ -453,7 +447,8 @@ static void open_sideband(struct probes *p, const struct probe_opts *o)
 struct probes *probes__open(const struct probe_opts *o, probe_event_fn fn, void *ctx, char *err,
 			    size_t errlen)
 {
-	unsigned wanted;
+	const unsigned kinds[] = {PROBE_ONCPU, PROBE_OFFCPU, PROBE_MEM};
+	unsigned wanted, loadable;
 	struct probes *p = NULL;
 	struct probe_opts defaults;
 	bool mem_btf = true;
@@ -463,6 +458,7 @@ struct probes *probes__open(const struct probe_opts *o, probe_event_fn fn, void 
 		o = &defaults;
 	}
 	wanted = (o->types ? o->types : PROBE_ONCPU) & (PROBE_ONCPU | PROBE_OFFCPU | PROBE_MEM);
+	loadable = (wanted | o->load_types) & (PROBE_ONCPU | PROBE_OFFCPU | PROBE_MEM);
 	if (loader_begin("", err, errlen))
 		return NULL;
 	if (!wanted || !fn) {
@@ -477,14 +473,17 @@ struct probes *probes__open(const struct probe_opts *o, probe_event_fn fn, void 
 	p->fn = fn;
 	p->ctx = ctx;
 	p->pid_filter = o->npids || o->follow_children;
-	if (wanted & PROBE_MEM) {
+	p->freq = o->freq ? o->freq : 99;
+	p->cpu = o->cpu;
+	if (loadable & PROBE_MEM) {
 		mem_btf = mem_use_btf();
 		if (!mem_btf)
 			tracefs_ensure();
 	}
 
-	p->types = wanted | PROBE_PROC;
-	p->skel = load_what_works(p, o, &p->types, mem_btf);
+	p->lazy = loadable & ~wanted;
+	p->loaded = loadable | PROBE_PROC;
+	p->skel = load_what_works(p, o, &p->loaded, mem_btf);
 	if (!p->skel) {
 		snprintf(err, errlen, "cannot load BPF programs: %.*s",
 			 (int)strcspn(p->warnings, "\n"),
@@ -495,13 +494,17 @@ struct probes *probes__open(const struct probe_opts *o, probe_event_fn fn, void 
 		snprintf(err, errlen, "cannot fill the target maps: %s", strerror(errno));
 		goto cleanup;
 	}
-	attach_all(p, o);
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (wanted & p->loaded & kinds[i])
+			attach_type(p, kinds[i]);
+	if (p->loaded & PROBE_PROC)
+		attach_proc(p, o);
 	if (!(p->types & wanted)) {
 		snprintf(err, errlen, "no probe could start: %.*s", (int)strcspn(p->warnings, "\n"),
 			 p->warnings);
 		goto cleanup;
 	}
-	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.gt_events), on_record, p, NULL);
+	p->rb = drain__new(bpf_map__fd(p->skel->maps.gt_events), on_record, p);
 	if (!p->rb) {
 		snprintf(err, errlen, "cannot map the ring buffer: %s", strerror(errno));
 		goto cleanup;
@@ -527,36 +530,52 @@ unsigned probes__types(const struct probes *p)
 	return p->types & (PROBE_ONCPU | PROBE_OFFCPU | PROBE_MEM);
 }
 
+unsigned probes__loaded(const struct probes *p)
+{
+	return p->loaded & (PROBE_ONCPU | PROBE_OFFCPU | PROBE_MEM);
+}
+
+int probes__attach(struct probes *p, unsigned type, char *err, size_t errlen)
+{
+	const char *w;
+	int r;
+
+	if (p->types & type)
+		return 0;
+	if (!(p->loaded & type)) {
+		if (p->lazy_warning[0] && strstr(p->lazy_warning, probe_name(type)) == p->lazy_warning)
+			snprintf(err, errlen, "%s", p->lazy_warning);
+		else
+			snprintf(err, errlen, "%s: not loaded at start", probe_name(type));
+		return -ENOENT;
+	}
+	loadlog_install();
+	r = attach_type(p, type);
+	loadlog_reset();
+	if (r) {
+		w = strrchr(p->warnings, '\n');
+		w = w && w[1] ? w + 1 : p->warnings;
+		snprintf(err, errlen, "%s", w);
+	}
+	return r;
+}
+
 int probes__fd(const struct probes *p)
 {
-	return ring_buffer__epoll_fd(p->rb);
+	return drain__fd(p->rb);
 }
 
 int probes__poll(struct probes *p, int timeout_ms)
 {
-	int n = 0, m;
+	int n;
 
-	/* Records do not wake the reader until a quarter of the buffer waits (see
-	 * profile.bpf.c), so after the wait take whatever arrived without a wakeup. */
 	if (p->sb)
 		sideband__mark(p->sb);
-	p->polled = 0;
-	p->poll_deadline = poll_clock_ns() + (timeout_ms > 0 ? (uint64_t)timeout_ms * 1000000 : 0) +
-			   POLL_BUDGET_NS;
-	if (timeout_ms != 0) {
-		n = ring_buffer__poll(p->rb, timeout_ms);
-		if (n == POLL_CUT)
-			return (int)p->polled; /* the rest waits for the next call */
-		if (n < 0)
-			return n;
-	}
-	m = ring_buffer__consume(p->rb);
-	if (m == POLL_CUT)
-		m = (int)p->polled - n;
+	n = drain__poll(p->rb, timeout_ms);
 	/* Every record taken before the mark has been read: the side band can catch up. */
-	if (p->sb)
+	if (n >= 0 && !drain__cut(p->rb) && p->sb)
 		sideband__flush(p->sb);
-	return m < 0 ? m : n + m;
+	return n;
 }
 
 int probes__add_pid(struct probes *p, int tgid)
@@ -606,7 +625,7 @@ void probes__free(struct probes *p)
 {
 	if (!p)
 		return;
-	ring_buffer__free(p->rb);
+	drain__free(p->rb);
 	sideband__free(p->sb);
 	for (size_t i = 0; i < p->nlinks; i++)
 		bpf_link__destroy(p->links[i]);

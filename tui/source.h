@@ -63,6 +63,10 @@ struct tui_source_ops {
 	 * first opens). 0 when it runs (or already ran), else -errno with a one-line reason in
 	 * err. May be NULL (static data: -ENOTSUP). */
 	int (*attach)(void *ctx, enum tui_data d, char *err, size_t errlen);
+	/* Starts collecting profile type t, which profile() has none of yet (a live source attaches
+	 * that probe at the first `o` that reaches it). 0 when profile(t) exists from now on, else
+	 * -errno with a one-line reason in err (-ENOTSUP: not collectable here). May be NULL. */
+	int (*attach_ptype)(void *ctx, enum tui_ptype t, char *err, size_t errlen);
 };
 
 struct tui_source {
