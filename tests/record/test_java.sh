@@ -36,7 +36,9 @@ stop_java() { kill $jpid 2>/dev/null; wait $jpid 2>/dev/null; }
 run_java "$TMP/j1.out" -XX:+PreserveFramePointer -Dsun.reflect.inflationThreshold=2147483647
 before=$(tail -1 "$TMP/j1.out")
 timeout 60 "$GALATOP" record -p $jpid -d 10 -F 997 -o "$TMP/j1.folded" 2>"$TMP/j1.err"
+rc=$?
 after=$(tail -1 "$TMP/j1.out")
+[ -s "$TMP/j1.folded" ] || fail java_recorded "rc=$rc $(cat "$TMP/j1.err")"
 cp /tmp/perf-$jpid.map "$TMP/j1.map" 2>/dev/null
 # the same JVM again, its libjvm frames between Java frames hidden
 timeout 60 "$GALATOP" record -p $jpid -d 3 -F 997 --no-java-native -o "$TMP/j1n.folded" 2>"$TMP/j1n.err"
