@@ -28,6 +28,9 @@ __attribute__((format(printf, 4, 5))) static int fail(char *err, size_t errlen, 
 	va_end(ap);
 	if (!n)
 		n = strlen(at);
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)at[i] < 0x20 || at[i] == 0x7f)
+			n = i; /* the quote stays one printable line */
 	while (n && (at[n - 1] == ' ' || at[n - 1] == '\t'))
 		n--;
 	if (*at)
@@ -107,6 +110,9 @@ int trigger_parse(const char *text, struct trigger_expr *e, char *err, size_t er
 			s += 2;
 			continue;
 		}
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return fail(err, errlen, s, "expected && or || or the end, not byte 0x%02x",
+				    (unsigned char)*s);
 		return fail(err, errlen, s, "expected && or || or the end, not '%.1s'", s);
 	}
 }
