@@ -244,6 +244,7 @@ static void live_stats(void *ctx, struct tui_stats *out)
 	out->since = l->since;
 	out->cpus = l->cpus[0] ? l->cpus : NULL;
 	out->cpus_since = l->cpus_wall ? l->cpus_wall : l->since;
+	out->hint = session_java_hint(&l->s);
 }
 
 /* Says in l->cpus which CPUs the current step shows. */

@@ -33,6 +33,7 @@ struct tui_stats {
 	const char *cpus;	/* the CPUs shown, e.g. "CPU 1", "CPUs 0,2-3", "all CPUs"; NULL
 				 * when every CPU is shown from the start */
 	double cpus_since;	/* wall-clock UNIX time the CPU set took effect */
+	const char *hint;	/* one hint about what is being recorded, NULL when none */
 };
 
 /* Data kinds beyond profiles, each shown by its own pane and each from its own probe family:
