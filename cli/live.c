@@ -28,7 +28,8 @@ const char cmd_live_help[] =
 	"system at 99 Hz.\n"
 	"\n"
 	"  -d, --duration S  refresh every S seconds (default 1)\n"
-	"  --type T[,T]      probes to attach: oncpu (default), offcpu, mem; `o` cycles them;\n"
+	"  --type T[,T]      probes to attach at start: oncpu (default), offcpu, mem; the\n"
+	"                    others load too and attach at the first `o` that reaches them;\n"
 	"                    threads attaches the thread timeline at start (else when the\n"
 	"                    Threads pane, key 3, first opens); l7 opens the L7 pane (key 4)\n"
 	"                    at start, capture running;\n"
@@ -94,6 +95,7 @@ struct live {
 	bool single_cpu;      /* --cpu named one CPU: the cycle has no list step */
 	char cpus[64];	      /* what the status line says; "" = every CPU from the start */
 	double cpus_wall, cpus_mono; /* when the set took effect (0: from the start) */
+	bool running;	      /* the view's loop drains or updates: its first frame is drawn */
 };
 
 enum { CPU_LIST = -2, CPU_ALL = -1 };
@@ -162,6 +164,7 @@ static bool live_update(void *ctx)
 	struct live *l = ctx;
 	double now = clock_mono_s(), dt = now - l->last_update, window_s = l->window_s;
 
+	l->running = true;
 	frames__free(l->old_ft);
 	strtab__free(l->old_st);
 	l->old_ft = NULL;
@@ -212,8 +215,9 @@ static void live_stats(void *ctx, struct tui_stats *out)
 	double now = clock_mono_s(), cpu = cpu_sec();
 
 	/* Keep the ring buffer drained even while the view is frozen: the collector holds what
-	 * arrives until the next update. */
-	session_poll(&l->s, 0);
+	 * arrives until the next update. Not before the loop runs: the first frame comes first. */
+	if (l->running)
+		session_poll(&l->s, 0);
 	memset(&ps, 0, sizeof(ps));
 	if (l->s.probes)
 		probes__stats(l->s.probes, &ps);
@@ -360,6 +364,7 @@ static void live_drain(void *ctx)
 {
 	struct live *l = ctx;
 
+	l->running = true;
 	session_poll(&l->s, 0);
 	if (l->l7)
 		l7_engine__poll(l->l7, 0);
@@ -422,6 +427,52 @@ static int live_attach(void *ctx, enum tui_data d, char *err, size_t errlen)
 	}
 }
 
+/* Room in shown[t] and ring[t] for profile type t, named in the status bar; 0 or -ENOMEM. */
+static int live_add_ptype(struct live *l, enum tui_ptype t)
+{
+	enum value_kind kind = profile__kind(collector__profile(l->s.col, event_of[t]));
+
+	l->shown[t] = profile__new(l->s.ft, kind, false);
+	l->ring[t] = slices__new(l->s.ft, kind, RING_MAX, RING_BYTES);
+	if (!l->shown[t] || !l->ring[t]) {
+		profile__free(l->shown[t]);
+		slices__free(l->ring[t]);
+		l->shown[t] = NULL;
+		l->ring[t] = NULL;
+		return -ENOMEM;
+	}
+	slices__set_budget(l->ring[t], RING_BUDGET);
+	slices__set_fine(l->ring[t], l->mode == MODE_WINDOW ? l->window_s : 0);
+	stack_cap_init(&l->cap[t], l->s.o->max_stacks);
+	snprintf(l->probes + strlen(l->probes), sizeof(l->probes) - strlen(l->probes), "%s%s",
+		 l->probes[0] ? " " : "", tui_ptype_str(t));
+	return 0;
+}
+
+/* `o` reached a profile type not attached at start: its probe, loaded then, attaches now. */
+static int live_attach_ptype(void *ctx, enum tui_ptype t, char *err, size_t errlen)
+{
+	struct live *l = ctx;
+	int r;
+
+	if ((unsigned)t >= PTYPE_MAX)
+		return -EINVAL;
+	if (l->shown[t])
+		return 0;
+	if (!(l->s.o->lazy_types & probe_of[t])) {
+		snprintf(err, errlen, "%s: not collected by this galatop (--type)", tui_ptype_str(t));
+		return -ENOTSUP;
+	}
+	r = session_attach_probe(&l->s, probe_of[t], err, errlen);
+	if (r)
+		return r;
+	if (live_add_ptype(l, t)) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 static const struct tui_source_ops live_ops = {
 	.drain = live_drain,
 	.update = live_update,
@@ -431,6 +482,7 @@ static const struct tui_source_ops live_ops = {
 	.data = live_data,
 	.attach = live_attach,
 	.next_cpus = live_next_cpus,
+	.attach_ptype = live_attach_ptype,
 };
 
 static void live_free(struct live *l)
@@ -471,6 +523,10 @@ int cmd_live(int argc, char **argv)
 	}
 	if (!o.types)
 		o.types = PROBE_ONCPU;
+	/* The other stack probes are loaded now (the verifier's time is spent before the first
+	 * frame) and attached at the first `o` that reaches them: until then they cost nothing. */
+	if (o.types & (PROBE_ONCPU | PROBE_OFFCPU | PROBE_MEM))
+		o.lazy_types = PROBE_ONCPU | PROBE_OFFCPU | PROBE_MEM;
 	/* Recorded per thread so that `H` can show every grouping; the view starts with --group. */
 	to.regroup = true;
 	to.group = o.group < 0 ? GROUP_COMMAND : o.group;
@@ -488,23 +544,12 @@ int cmd_live(int argc, char **argv)
 		return ret;
 	}
 	for (int t = 0; t < PTYPE_MAX; t++) {
-		enum value_kind kind;
-
-		if (!(o.types & probe_of[t]))
-			continue;
-		kind = profile__kind(collector__profile(l.s.col, event_of[t]));
-		l.shown[t] = profile__new(l.s.ft, kind, false);
-		l.ring[t] = slices__new(l.s.ft, kind, RING_MAX, RING_BYTES);
-		if (!l.shown[t] || !l.ring[t]) {
+		if ((o.types & probe_of[t]) && live_add_ptype(&l, (enum tui_ptype)t)) {
 			cli_error("out of memory");
 			live_free(&l);
 			session_close(&l.s, true);
 			return 1;
 		}
-		slices__set_budget(l.ring[t], RING_BUDGET);
-		stack_cap_init(&l.cap[t], o.max_stacks);
-		snprintf(l.probes + strlen(l.probes), sizeof(l.probes) - strlen(l.probes), "%s%s",
-			 l.probes[0] ? " " : "", tui_ptype_str((enum tui_ptype)t));
 	}
 	if (l.s.tl)
 		snprintf(l.probes + strlen(l.probes), sizeof(l.probes) - strlen(l.probes), "%s%s",

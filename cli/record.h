@@ -91,6 +91,7 @@ struct record_opts {
 	/* The live view only: */
 	bool cpu_switch;	 /* the CPU set changes at run time (oncpu samples every CPU) */
 	bool source_lines;	 /* resolve file:line for the detail line (costs DWARF lookups) */
+	unsigned lazy_types;	 /* PROBE_* loaded at start, attached by session_attach_probe */
 	const char *theme;	 /* --theme NAME */
 	bool no_color;		 /* --no-color */
 	bool ascii;		 /* --ascii */

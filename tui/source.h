@@ -70,6 +70,10 @@ struct tui_source_ops {
 	 * changes its kernel filter and starts its profiles afresh, as they mixed CPUs). 0, or
 	 * -errno with a one-line reason in err (-ENOTSUP: static data). May be NULL. */
 	int (*next_cpus)(void *ctx, char *err, size_t errlen);
+	/* Starts collecting profile type t, which profile() has none of yet (a live source attaches
+	 * that probe at the first `o` that reaches it). 0 when profile(t) exists from now on, else
+	 * -errno with a one-line reason in err (-ENOTSUP: not collectable here). May be NULL. */
+	int (*attach_ptype)(void *ctx, enum tui_ptype t, char *err, size_t errlen);
 };
 
 struct tui_source {
