@@ -93,6 +93,10 @@ static void draw_status(struct tui_app *a)
 			seg(a, ROLE_STATUS_ALERT, buf);
 			seg(a, ROLE_STATUS, "  ");
 		}
+		if (st.trigger) {
+			seg(a, st.triggered ? ROLE_STATUS_ALERT : ROLE_STATUS, st.trigger);
+			seg(a, ROLE_STATUS, "  ");
+		}
 		snprintf(buf, sizeof(buf), "%.0f Hz  %.0f samples/s  ", st.hz, st.samples_per_s);
 		seg(a, ROLE_STATUS, buf);
 		if (st.sampling && st.sampling[0]) {
