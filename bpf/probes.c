@@ -285,9 +285,9 @@ static int online_cpus(bool *bits, int max)
 	return n;
 }
 
-/* The CPUs to watch (o->cpu, or every online one) as a calloc'ed array of *ncpus flags;
- * NULL with *ncpus <= 0 as -errno. */
-static bool *cpu_set(const struct probe_opts *o, int *ncpus)
+/* The CPUs to watch (cpu, or every online one when cpu < 0) as a calloc'ed array of *ncpus
+ * flags; NULL with *ncpus <= 0 as -errno. */
+static bool *cpu_set(int cpu, int *ncpus)
 {
 	bool *cpus;
 
@@ -299,9 +299,9 @@ static bool *cpu_set(const struct probe_opts *o, int *ncpus)
 		*ncpus = -ENOMEM;
 		return NULL;
 	}
-	if (o->cpu >= 0) {
-		if (o->cpu < *ncpus)
-			cpus[o->cpu] = true;
+	if (cpu >= 0) {
+		if (cpu < *ncpus)
+			cpus[cpu] = true;
 	} else if (online_cpus(cpus, *ncpus) <= 0) {
 		for (int c = 0; c < *ncpus; c++)
 			cpus[c] = true;
@@ -309,8 +309,45 @@ static bool *cpu_set(const struct probe_opts *o, int *ncpus)
 	return cpus;
 }
 
-/* One CPU-clock perf event per CPU, each carrying the program; counts as attached if any CPU
- * did. The link owns the perf fd. */
+int probe_attach_cpu_events(struct bpf_program *prog, struct perf_event_attr *attr, int cpu,
+			    struct bpf_link ***links, size_t *n)
+{
+	int ncpus, attached = 0, err = -ENODEV;
+	bool *cpus;
+
+	loadlog_reset();
+	cpus = cpu_set(cpu, &ncpus);
+	if (!cpus)
+		return ncpus ? ncpus : -ENODEV;
+	for (int c = 0; c < ncpus; c++) {
+		struct bpf_link *link;
+		int fd;
+
+		if (!cpus[c])
+			continue;
+		fd = syscall(SYS_perf_event_open, attr, -1, c, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0) {
+			err = -errno;
+			continue;
+		}
+		link = bpf_program__attach_perf_event(prog, fd);
+		if (!link) {
+			err = -errno;
+			close(fd);
+			continue;
+		}
+		if (probe_links_add(links, n, link)) {
+			attached = 0;
+			err = -ENOMEM;
+			break;
+		}
+		attached++;
+	}
+	free(cpus);
+	return attached ? 0 : err;
+}
+
+/* One CPU-clock perf event per CPU, each carrying the program. */
 static int attach_oncpu(struct probes *p, const struct probe_opts *o)
 {
 	struct perf_event_attr attr = {
@@ -320,37 +357,8 @@ static int attach_oncpu(struct probes *p, const struct probe_opts *o)
 	    .freq = 1,
 	    .sample_freq = o->freq ? o->freq : 99,
 	};
-	int ncpus, attached = 0, err = -ENODEV;
-	bool *cpus;
 
-	loadlog_reset();
-	cpus = cpu_set(o, &ncpus);
-	if (!cpus)
-		return ncpus ? ncpus : -ENODEV;
-	for (int c = 0; c < ncpus; c++) {
-		struct bpf_link *link;
-		int fd;
-
-		if (!cpus[c])
-			continue;
-		fd = syscall(SYS_perf_event_open, &attr, -1, c, -1, PERF_FLAG_FD_CLOEXEC);
-		if (fd < 0) {
-			err = -errno;
-			continue;
-		}
-		link = bpf_program__attach_perf_event(p->skel->progs.gt_oncpu, fd);
-		if (!link) {
-			err = -errno;
-			close(fd);
-			continue;
-		}
-		err = add_link(p, link);
-		if (err)
-			break;
-		attached++;
-	}
-	free(cpus);
-	return attached ? 0 : err;
+	return probe_attach_cpu_events(p->skel->progs.gt_oncpu, &attr, o->cpu, &p->links, &p->nlinks);
 }
 
 int probe_record_check(const void *data, size_t size)
@@ -452,12 +460,9 @@ static void attach_all(struct probes *p, const struct probe_opts *o)
  * libraries elsewhere); without them stacks resolve through /proc, as processes live. */
 static void open_sideband(struct probes *p, const struct probe_opts *o)
 {
-	struct probe_opts all = *o;
 	int ncpus;
-	bool *cpus;
+	bool *cpus = cpu_set(-1, &ncpus);
 
-	all.cpu = -1;
-	cpus = cpu_set(&all, &ncpus);
 	if (cpus)
 		p->sb = sideband__open(o->task_fn, p->ctx, 0, cpus, ncpus);
 	if (!p->sb)

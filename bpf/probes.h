@@ -76,6 +76,14 @@ struct bpf_link;
  * ENOMEM the link is destroyed. 0 or -ENOMEM. */
 int probe_links_add(struct bpf_link ***links, size_t *n, struct bpf_link *link);
 
+struct bpf_program;
+struct perf_event_attr;
+/* Opens a perf event of attr on cpu (-1: on every online CPU) and attaches prog to each,
+ * appending the links (they own the perf fds) to *links of *n. 0 when every link could be
+ * kept and at least one CPU attached, else -errno. */
+int probe_attach_cpu_events(struct bpf_program *prog, struct perf_event_attr *attr, int cpu,
+			    struct bpf_link ***links, size_t *n);
+
 /* Whether this process may load BPF programs: root, or CAP_BPF + CAP_PERFMON (or CAP_SYS_ADMIN). */
 bool probe_privileged(void);
 
