@@ -195,8 +195,8 @@ fi
 #    once with mem_swapin from delay accounting, once from the fallback (major faults on
 #    swap-backed memory, forced with GALATOP_SLI_SWAPIN=faults): its swap-ins are the major
 #    faults the kernel counted for the thread (getrusage), and they took time.
-swapin() { # NAME: records the anon workload into $TMP/NAME.json, its report in $TMP/NAME.txt
-	"$GALATOP" record --type sli -o "$TMP/$1.json" -- sh -c \
+swapin() { # NAME: records the anon workload into $TMP/NAME.{json,gtop}, its report in $TMP/NAME.txt
+	"$GALATOP" record --type sli -o "$TMP/$1.json" -o "$TMP/$1.gtop" -- sh -c \
 		"echo \$\$ > $M2/cgroup.procs; exec $W anon 48 3 > $TMP/$1.txt" 2>"$TMP/$1.err"
 }
 if ! [ -d "$MEM" ] || ! mkdir "$M2" 2>/dev/null; then
@@ -223,6 +223,12 @@ else
 		[ "${n:-0}" -ge $((mf * 9 / 10)) ] && grep -q 'mem_swapin: major faults on swap' "$TMP/swapf.json"
 	then pass mem_swapin_faults
 	else fail mem_swapin_faults "mem_swapin=$sw in $n faults, thread majflt=$mf; $(jq -r .notes "$TMP/swapf.json")"; cat "$TMP/swapf.err"; fi
+	# The pane says where mem_swapin comes from: the hook in the group's SLI table, the
+	# source in the status line.
+	LC_ALL=C.UTF-8 "$GALATOP" view --dump --size 200x30 --keys '\n' "$TMP/swapf.gtop" >"$TMP/swapf.screen" 2>&1
+	if grep -q "mem_swapin .*page_fault_user/kernel until the end of a major fault" "$TMP/swapf.screen" &&
+		grep -q "mem_swapin: major faults on swap" "$TMP/swapf.screen"; then pass pane_names_swapin_source
+	else fail pane_names_swapin_source "$(grep -E 'mem_swapin|swap' "$TMP/swapf.screen")"; fi
 fi
 
 # galatop put kernel.task_delayacct back and left no program behind.
