@@ -15,10 +15,12 @@
 #include <bpf/libbpf.h>
 
 #include "bpf/l7probes.h"
+#include "bpf/drain.h"
 #include "bpf/loadlog.h"
 #include "bpf/tracefs.h"
 #include "bpf/percpu.h"
 #include "bpf/targets.h"
+#include "util/grow.h"
 #include "l7.skel.h"
 
 #define WARNINGS_MAX 4096
@@ -40,7 +42,7 @@ struct tls_file {
 
 struct l7_probes {
 	struct gt_l7 *skel;
-	struct ring_buffer *rb;
+	struct drain *rb;
 	struct bpf_link **links;
 	size_t nlinks;
 	l7_event_fn fn;
@@ -130,15 +132,8 @@ static bool pid_seen(struct l7_probes *p, int pid)
 		else
 			hi = mid;
 	}
-	if (p->nseen == p->seen_cap) {
-		size_t ncap = p->seen_cap ? p->seen_cap * 2 : 512;
-		int *n = realloc(p->seen_pids, ncap * sizeof(*n));
-
-		if (!n)
-			return true; /* out of memory: do not rescan, nothing breaks */
-		p->seen_pids = n;
-		p->seen_cap = ncap;
-	}
+	if (ARRAY_GROW(p->seen_pids, p->seen_cap, p->nseen + 1))
+		return true; /* out of memory: do not rescan, nothing breaks */
 	memmove(p->seen_pids + lo + 1, p->seen_pids + lo, (p->nseen - lo) * sizeof(int));
 	p->seen_pids[lo] = pid;
 	p->nseen++;
@@ -246,8 +241,7 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 {
 	struct probe_opts none;
 	const struct probe_opts *t = o->targets;
-	loadlog_install();
-	struct l7_probes *p = calloc(1, sizeof(*p));
+	struct l7_probes *p = NULL;
 	struct bpf_program *prog;
 	size_t rbsize = ringbuf_size(o->ringbuf_bytes);
 	int ncpus = libbpf_num_possible_cpus(), rc;
@@ -256,18 +250,15 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 		probe_opts__init(&none);
 		t = &none;
 	}
-	loadlog_reset();
+	if (loader_begin("l7: ", err, errlen))
+		return NULL;
+	p = calloc(1, sizeof(*p));
 	if (!p) {
 		snprintf(err, errlen, "l7: out of memory");
-		goto fail;
+		return NULL;
 	}
 	p->fn = fn;
 	p->ctx = ctx;
-	if (geteuid() != 0) {
-		snprintf(err, errlen,
-			 "l7: the L7 capture needs root (BPF tracepoints and uprobes)");
-		goto fail;
-	}
 	tracefs_ensure(); /* the syscall probes are classic tracepoints */
 	p->skel = gt_l7__open();
 	if (!p->skel) {
@@ -282,8 +273,7 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 	p->skel->rodata->want_stacks = !o->no_stacks;
 	p->skel->rodata->wakeup_bytes = rbsize / 8;
 	p->skel->rodata->follow_children = t->follow_children;
-	if (!t->follow_children)
-		bpf_program__set_autoload(p->skel->progs.gt_l7_fork, false);
+	rc = t->follow_children ? 0 : bpf_program__set_autoload(p->skel->progs.gt_l7_fork, false);
 	p->tls = !o->no_tls;
 	if (t->npids && !t->ntids && !(t->comm && t->comm[0]) && !t->ncgroups &&
 	    !t->follow_children) {
@@ -294,13 +284,13 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 		}
 	}
 	if (!p->tls) {
-		bpf_program__set_autoload(p->skel->progs.gt_l7_ssl_read, false);
-		bpf_program__set_autoload(p->skel->progs.gt_l7_ssl_write, false);
-		bpf_program__set_autoload(p->skel->progs.gt_l7_ssl_read_ex, false);
-		bpf_program__set_autoload(p->skel->progs.gt_l7_ssl_write_ex, false);
-		bpf_program__set_autoload(p->skel->progs.gt_l7_ssl_ret, false);
+		rc = rc ?: bpf_program__set_autoload(p->skel->progs.gt_l7_ssl_read, false);
+		rc = rc ?: bpf_program__set_autoload(p->skel->progs.gt_l7_ssl_write, false);
+		rc = rc ?: bpf_program__set_autoload(p->skel->progs.gt_l7_ssl_read_ex, false);
+		rc = rc ?: bpf_program__set_autoload(p->skel->progs.gt_l7_ssl_write_ex, false);
+		rc = rc ?: bpf_program__set_autoload(p->skel->progs.gt_l7_ssl_ret, false);
 	}
-	rc = bpf_map__set_max_entries(p->skel->maps.gt_l7_events, rbsize);
+	rc = rc ?: bpf_map__set_max_entries(p->skel->maps.gt_l7_events, rbsize);
 	rc = rc ?: bpf_map__set_max_entries(p->skel->maps.gt_l7_scratch, ncpus > 0 ? ncpus : 1);
 	if (o->no_stacks)
 		rc = rc ?: bpf_map__set_max_entries(p->skel->maps.gt_l7_stacks, 1);
@@ -353,7 +343,7 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 			goto fail;
 		}
 	}
-	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.gt_l7_events), on_record, p, NULL);
+	p->rb = drain__new(bpf_map__fd(p->skel->maps.gt_l7_events), on_record, p);
 	if (!p->rb) {
 		snprintf(err, errlen, "l7: cannot set up the ring buffer: %s", strerror(errno));
 		goto fail;
@@ -381,13 +371,11 @@ const char *l7_probes__warnings(const struct l7_probes *p)
 
 int l7_probes__fd(const struct l7_probes *p)
 {
-	return ring_buffer__epoll_fd(p->rb);
+	return drain__fd(p->rb);
 }
 
 int l7_probes__poll(struct l7_probes *p, int timeout_ms)
 {
-	int n;
-
 	if (p->tls) {
 		double now = now_sec();
 
@@ -400,15 +388,7 @@ int l7_probes__poll(struct l7_probes *p, int timeout_ms)
 				p->next_all = now + RESCAN_ALL_S;
 		}
 	}
-	/* Records below the wakeup threshold signal nobody: poll waits for a wakeup (or the
-	 * timeout), then consume takes whatever is there. */
-	n = ring_buffer__poll(p->rb, timeout_ms);
-	if (n >= 0) {
-		int more = ring_buffer__consume(p->rb);
-
-		n = more < 0 ? more : n + more;
-	}
-	return n;
+	return drain__poll(p->rb, timeout_ms);
 }
 
 size_t l7_probes__stack(struct l7_probes *p, int32_t id, uint64_t *ips, size_t max)
@@ -455,7 +435,7 @@ void l7_probes__free(struct l7_probes *p)
 {
 	if (!p)
 		return;
-	ring_buffer__free(p->rb);
+	drain__free(p->rb);
 	for (size_t i = 0; i < p->nlinks; i++)
 		bpf_link__destroy(p->links[i]);
 	free(p->links);

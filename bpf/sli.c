@@ -16,6 +16,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "loadlog.h"
 #include "sli.skel.h"
 #include "symbols/hmap.h"
 #include "targets.h"
@@ -174,7 +175,7 @@ static bool attach_swapin_faults(struct sli_probes *p)
 			return false;
 		}
 	}
-	ret = probe_attach_cpu_events(p->skel->progs.gt_sli_majfault, &attr, -1, &p->links,
+	ret = probe_attach_cpu_events(p->skel->progs.gt_sli_majfault, &attr, NULL, 0, &p->links,
 				      &p->nlinks);
 	if (ret) {
 		warn(p, "mem_swapin: not measured: cannot count major page faults: %s",
@@ -195,11 +196,8 @@ struct sli_probes *sli_probes__open(const struct probe_opts *o, unsigned want,
 	size_t n;
 	int ret;
 
-	if (!probe_privileged()) {
-		snprintf(err, errlen, "not root: loading BPF programs needs CAP_BPF and CAP_PERFMON "
-				      "(run with sudo)");
+	if (loader_begin("", err, errlen))
 		return NULL;
-	}
 	if (!o) {
 		probe_opts__init(&none);
 		o = &none;

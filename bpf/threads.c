@@ -5,12 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/resource.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "bpf/threads.h"
+#include "bpf/drain.h"
+#include "bpf/loadlog.h"
 #include "bpf/targets.h"
 #include "threads.skel.h"
 
@@ -52,7 +53,7 @@ static bool rw_family(unsigned nr)
 
 struct tl_probes {
 	struct gt_threads *skel;
-	struct ring_buffer *rb;
+	struct drain *rb;
 	struct bpf_link *links[10];
 	size_t nlinks;
 	tl_record_fn fn;
@@ -136,18 +137,14 @@ static int attach(struct tl_probes *p, struct bpf_program *prog, const char *wha
 struct tl_probes *tl_probes__open(const struct tl_probe_opts *o, tl_record_fn fn, void *ctx,
 				  char *err, size_t errlen)
 {
-	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
 	unsigned classes = o->classes ? o->classes : TL_PROBE_ALL;
 	const struct probe_opts *t = o->targets;
 	struct tl_probes *p;
 	size_t rbsize;
 	int ret, attached = 0;
 
-	if (!probe_privileged()) {
-		snprintf(err, errlen,
-			 "not root: loading BPF programs needs CAP_BPF and CAP_PERFMON (run with sudo)");
+	if (loader_begin("", err, errlen))
 		return NULL;
-	}
 	p = calloc(1, sizeof(*p));
 	if (!p) {
 		snprintf(err, errlen, "out of memory");
@@ -156,7 +153,6 @@ struct tl_probes *tl_probes__open(const struct tl_probe_opts *o, tl_record_fn fn
 	p->fn = fn;
 	p->ctx = ctx;
 	p->pid_filter = t && targets_pid_filter(t);
-	setrlimit(RLIMIT_MEMLOCK, &unlimited);
 	p->skel = gt_threads__open();
 	if (!p->skel) {
 		snprintf(err, errlen, "cannot open the thread probes: %s", strerror(errno));
@@ -184,13 +180,13 @@ struct tl_probes *tl_probes__open(const struct tl_probe_opts *o, tl_record_fn fn
 	if (!ret && t)
 		ret = targets_size(p->skel->obj, t, PID_HEADROOM + (t->follow_children ? FOLLOW_HEADROOM : 0));
 	if (!(classes & TL_PROBE_ONCPU)) {
-		bpf_program__set_autoload(p->skel->progs.gt_tl_switch, false);
-		bpf_program__set_autoload(p->skel->progs.gt_tl_wakeup, false);
-		bpf_program__set_autoload(p->skel->progs.gt_tl_wakeup_new, false);
+		ret = ret ?: bpf_program__set_autoload(p->skel->progs.gt_tl_switch, false);
+		ret = ret ?: bpf_program__set_autoload(p->skel->progs.gt_tl_wakeup, false);
+		ret = ret ?: bpf_program__set_autoload(p->skel->progs.gt_tl_wakeup_new, false);
 	}
 	if (!(classes & ~TL_PROBE_ONCPU)) {
-		bpf_program__set_autoload(p->skel->progs.gt_tl_sys_enter, false);
-		bpf_program__set_autoload(p->skel->progs.gt_tl_sys_exit, false);
+		ret = ret ?: bpf_program__set_autoload(p->skel->progs.gt_tl_sys_enter, false);
+		ret = ret ?: bpf_program__set_autoload(p->skel->progs.gt_tl_sys_exit, false);
 	}
 	ret = ret ?: gt_threads__load(p->skel);
 	if (ret) {
@@ -219,7 +215,7 @@ struct tl_probes *tl_probes__open(const struct tl_probe_opts *o, tl_record_fn fn
 			 (int)strcspn(p->warnings, "\n"), p->warnings);
 		goto fail;
 	}
-	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.gt_tl_events), on_record, p, NULL);
+	p->rb = drain__new(bpf_map__fd(p->skel->maps.gt_tl_events), on_record, p);
 	if (!p->rb) {
 		snprintf(err, errlen, "cannot map the thread ring buffer: %s", strerror(errno));
 		goto fail;
@@ -237,20 +233,12 @@ const char *tl_probes__warnings(const struct tl_probes *p)
 
 int tl_probes__fd(const struct tl_probes *p)
 {
-	return ring_buffer__epoll_fd(p->rb);
+	return drain__fd(p->rb);
 }
 
 int tl_probes__poll(struct tl_probes *p, int timeout_ms)
 {
-	int n = 0, m;
-
-	if (timeout_ms != 0) {
-		n = ring_buffer__poll(p->rb, timeout_ms);
-		if (n < 0)
-			return n;
-	}
-	m = ring_buffer__consume(p->rb);
-	return m < 0 ? m : n + m;
+	return drain__poll(p->rb, timeout_ms);
 }
 
 int tl_probes__add_pid(struct tl_probes *p, int tgid)
@@ -377,7 +365,7 @@ void tl_probes__free(struct tl_probes *p)
 {
 	if (!p)
 		return;
-	ring_buffer__free(p->rb);
+	drain__free(p->rb);
 	for (size_t i = 0; i < p->nlinks; i++)
 		bpf_link__destroy(p->links[i]);
 	gt_threads__destroy(p->skel);

@@ -19,6 +19,7 @@
 #include "export/svg.h"
 #include "l7.h"
 #include "util/clock.h"
+#include "util/cpulist.h"
 #include "model/split.h"
 
 const char cmd_record_help[] =
@@ -40,7 +41,7 @@ const char cmd_record_help[] =
 	"  -a, --all-cpus    every CPU (the default; accepted as in perf)\n"
 	"  -g                stacks (always recorded; accepted as in perf)\n"
 	"  --call-graph M    perf's spelling of --unwind: fp or dwarf\n"
-	"  --cpu N           sample only CPU N\n"
+	"  --cpu LIST        only events on these CPUs, e.g. 1 or 0,2-3 (filtered in the kernel)\n"
 	"  --kernel          kernel stacks only          --user    user stacks only\n"
 	"  --no-idle         drop samples of the idle task\n"
 	"  --min-block US    offcpu: shortest block recorded, microseconds (default 1000)\n"
@@ -95,6 +96,8 @@ const char cmd_record_help[] =
 	"                    off: no system call hooks (they slow every system call down)\n"
 	"  --cgroup PATH     a cgroup target and row: v2 path, or v1 controller path\n"
 	"  --no-java-agent   do not load the JVMTI agent into Java targets (JIT frames unnamed)\n"
+	"  --no-java-native  hide the JVM's own frames (libjvm) between Java frames;\n"
+	"                    --java-native shows them (default; config key native_stack)\n"
 	"L7 (--type l7: requests of HTTP/1.x, PostgreSQL, MySQL, Redis, DNS; docs/l7.md):\n"
 	"  --protocols P,..  only these: http, pgsql, mysql, redis, dns (default all)\n"
 	"  --no-tls          no OpenSSL uprobes (HTTPS and other TLS traffic is not seen)\n"
@@ -203,6 +206,26 @@ static int add_name(const char *cmd, const char *opt, const char *arg, char (*li
 	return 0;
 }
 
+/* --cpu LIST: CPUs that exist on this machine, in the kernel's list syntax. */
+static int parse_cpu_list(const char *cmd, const char *arg, struct record_opts *o)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF), bad = -1;
+	uint8_t *set = calloc(n > 0 ? n : 1, 1);
+	int r;
+
+	if (!set)
+		return cli_usage_error(cmd, "out of memory");
+	r = cpulist_parse(arg, set, n > 0 ? (size_t)n : 1, &bad);
+	free(set);
+	if (r == -ERANGE)
+		return cli_usage_error(cmd, "--cpu: no CPU %ld on this machine (CPUs 0-%ld), in "
+				       "'%s'", bad, n - 1, arg);
+	if (r < 0 || strlen(arg) >= sizeof(o->cpu_list))
+		return cli_usage_error(cmd, "--cpu: bad CPU list '%s' (e.g. 1 or 0,2-3)", arg);
+	strcpy(o->cpu_list, arg);
+	return 0;
+}
+
 enum {
 	OPT_TYPE = 256, OPT_CPU, OPT_KERNEL, OPT_USER, OPT_NO_IDLE, OPT_MIN_BLOCK, OPT_MAX_BLOCK,
 	OPT_STATE, OPT_BYTES, OPT_COMM, OPT_CMDLINE, OPT_CONTAINER, OPT_POD, OPT_THREADS,
@@ -210,6 +233,7 @@ enum {
 	OPT_ASCII, OPT_UNWIND, OPT_STACK_SIZE, OPT_UNWIND_CACHE, OPT_EVENT_RATE, OPT_INCLUDE_SELF,
 	OPT_MAX_STACKS, OPT_LONGSYS, OPT_CGROUP, OPT_MIN_DUR, OPT_MIN_AGGR, OPT_TIMELINE_MEM,
 	OPT_PROTOCOLS, OPT_NO_TLS, OPT_L7_CAPTURE, OPT_NO_JAVA_AGENT, OPT_GROUP, OPT_CALL_GRAPH,
+	OPT_JAVA_NATIVE, OPT_NO_JAVA_NATIVE,
 };
 
 int record_parse_args(int argc, char **argv, struct record_opts *o, const char *cmd)
@@ -259,6 +283,8 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, const char *
 		{ "protocols", required_argument, NULL, OPT_PROTOCOLS },
 		{ "no-tls", no_argument, NULL, OPT_NO_TLS },
 		{ "no-java-agent", no_argument, NULL, OPT_NO_JAVA_AGENT },
+		{ "java-native", no_argument, NULL, OPT_JAVA_NATIVE },
+		{ "no-java-native", no_argument, NULL, OPT_NO_JAVA_NATIVE },
 		{ "l7-capture", required_argument, NULL, OPT_L7_CAPTURE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -345,10 +371,8 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, const char *
 				return EXIT_USAGE;
 			break;
 		case OPT_CPU:
-			if (cli_parse_long(cmd, "--cpu", optarg, 0, sysconf(_SC_NPROCESSORS_CONF) - 1,
-					   &l))
+			if (parse_cpu_list(cmd, optarg, o))
 				return EXIT_USAGE;
-			o->cpu = (int)l;
 			break;
 		case OPT_KERNEL:
 			o->kernel_only = true;
@@ -471,6 +495,10 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, const char *
 			break;
 		case OPT_NO_JAVA_AGENT:
 			o->no_java_agent = true;
+			break;
+		case OPT_JAVA_NATIVE:
+		case OPT_NO_JAVA_NATIVE:
+			o->no_java_native = c == OPT_NO_JAVA_NATIVE;
 			break;
 		case OPT_L7_CAPTURE:
 			if (cli_parse_long(cmd, "--l7-capture", optarg, 64, L7_CAPTURE_MAX, &l))

@@ -35,6 +35,7 @@ enum global_action {
 	G_FREEZE,
 	G_MODE,
 	G_PTYPE,
+	G_CPUS,
 	G_SAVE,
 	G_THEME,
 	G_REDRAW,
@@ -63,6 +64,8 @@ static const struct tui_key global_keys[] = {
 	{ { 'z' }, G_FREEZE, "freeze the display; collection goes on", "Freeze" },
 	{ { 'm' }, G_MODE, "cycle update mode: accumulate, sliding window, decay", NULL },
 	{ { 'o' }, G_PTYPE, "cycle profile type: oncpu, offcpu, mem", NULL },
+	{ { 'u' }, G_CPUS, "cycle the CPUs shown: all, CPU 0, CPU 1, ... (kernel filter; restarts "
+			   "the profiles)", NULL },
 	{ { 's' }, G_SAVE, "save what is shown (zoom and filters) to files", "Save" },
 	{ { 'T' }, G_THEME, "cycle color theme", NULL },
 	{ { TUI_CTRL('l') }, G_REDRAW, "redraw the screen", NULL },
@@ -148,7 +151,7 @@ static void match_extend(struct tui_app *a, bool all)
 		a->bits_cap = cap;
 	}
 	if (from < n)
-		tui_match_frames(ft, a->match_by_name ? NULL : &a->re, a->match_name, a->bits,
+		frames__match(ft, a->match_by_name ? NULL : &a->re, a->match_name, a->bits,
 				 from, n);
 	a->nbits = n;
 }
@@ -159,6 +162,36 @@ static void filter_sync(struct tui_app *a)
 	a->filter.only_nbits = a->nbits;
 }
 
+uint32_t app_frame_carry(const struct tui_app *a, uint32_t id)
+{
+	return a->ft_prev ? frames__find_from(profile__frames(a->disp), a->ft_prev, id) : id;
+}
+
+/* The source renewed its frame table (a live view does, so that names of processes long gone
+ * do not pile up; the old table is valid until its next update): what holds frame or name ids
+ * carries them over by name. */
+static void carry_frames(struct tui_app *a)
+{
+	const struct frames *ft = profile__frames(a->base);
+
+	a->ft_prev = NULL;
+	if (a->base == a->empty)
+		return;
+	if (a->ft_seen && a->ft_seen != ft) {
+		a->ft_prev = a->ft_seen;
+		a->nbits = 0;
+		if (a->match_on && a->match_by_name &&
+		    a->match_name < strtab__count(frames__strtab(a->ft_prev))) {
+			const struct strtab *from = frames__strtab(a->ft_prev);
+
+			a->match_name = strtab__find(frames__strtab(ft),
+						     strtab__str(from, a->match_name),
+						     strtab__len(from, a->match_name));
+		}
+	}
+	a->ft_seen = ft;
+}
+
 void app_rebuild(struct tui_app *a)
 {
 	const struct profile *p = a->src->ops->profile(a->src->ctx, a->ptype);
@@ -167,20 +200,22 @@ void app_rebuild(struct tui_app *a)
 	profile__free(a->owned);
 	a->owned = NULL;
 	a->disp = a->base;
+	carry_frames(a);
 	match_extend(a, false);
 	filter_sync(a);
-	if (tui_filter_active(&a->filter)) {
-		a->owned = tui_filter_apply(a->base, &a->filter);
+	if (profile_filter__active(&a->filter)) {
+		a->owned = profile__filter(a->base, &a->filter);
 		if (a->owned)
 			a->disp = a->owned;
 		else
 			app_msg(a, ROLE_ERROR, "out of memory applying the filters");
 	}
-	a->matched = a->match_on ? tui_matched_total(a->disp, PROFILE_ROOT, a->bits, a->nbits) : 0;
+	a->matched = a->match_on ? profile__matched_total(a->disp, PROFILE_ROOT, a->bits, a->nbits) : 0;
 	a->gen++;
 	for (int i = 0; i < a->nviews; i++)
 		if (a->views[i]->changed)
 			a->views[i]->changed(a->views[i], a);
+	a->ft_prev = NULL;
 }
 
 static void match_clear(struct tui_app *a)
@@ -252,15 +287,15 @@ static bool prompt_accept(struct tui_app *a)
 	case PROMPT_PID:
 		if (!pr->len)
 			a->filter.pid = 0;
-		else if (tui_check_pid(pr->buf, &pid, &why) == 0)
+		else if (filter_check_pid(pr->buf, &pid, &why) == 0)
 			a->filter.pid = pid;
 		break;
 	case PROMPT_COMM:
-		if (!pr->len || tui_check_comm(pr->buf, &why) == 0)
+		if (!pr->len || filter_check_comm(pr->buf, &why) == 0)
 			snprintf(a->filter.comm, sizeof(a->filter.comm), "%.15s", pr->buf);
 		break;
 	case PROMPT_CONTAINER:
-		if (!pr->len || tui_check_container(pr->buf, &why) == 0)
+		if (!pr->len || filter_check_container(pr->buf, &why) == 0)
 			snprintf(a->filter.container, sizeof(a->filter.container), "%.64s", pr->buf);
 		break;
 	case PROMPT_SAVE:
@@ -396,7 +431,7 @@ static void global_action(struct tui_app *a, int action)
 			[GROUP_NONE] = "none (every process merged)",
 		};
 		enum group_by g = a->filter.regroup ? a->filter.group : GROUP_THREAD;
-		bool threads = tui_profile_has_threads(a->base);
+		bool threads = profile__has_threads(a->base);
 		size_t k = 0;
 
 		while (k < GROUP_MAX && cycle[k] != g)
@@ -446,22 +481,57 @@ static void global_action(struct tui_app *a, int action)
 	}
 	case G_PTYPE: {
 		int t = a->ptype;
+		bool attached = false;
+		char why[256] = "";
 
+		/* The next type with data, or the next one the source can start collecting now. */
 		for (int i = 1; i < PTYPE_MAX; i++) {
-			int c = (a->ptype + i) % PTYPE_MAX;
+			enum tui_ptype c = (enum tui_ptype)((a->ptype + i) % PTYPE_MAX);
 
-			if (a->src->ops->profile(a->src->ctx, (enum tui_ptype)c)) {
+			if (a->src->ops->profile(a->src->ctx, c)) {
 				t = c;
+				break;
+			}
+			if (a->src->ops->attach_ptype &&
+			    !a->src->ops->attach_ptype(a->src->ctx, c, why, sizeof(why))) {
+				t = c;
+				attached = true;
 				break;
 			}
 		}
 		if (t == (int)a->ptype) {
-			app_msg(a, ROLE_STATUS_ALERT, "only %s data in this source", tui_ptype_str(a->ptype));
+			if (why[0])
+				app_msg(a, ROLE_ERROR, "%s", why);
+			else
+				app_msg(a, ROLE_STATUS_ALERT, "only %s data in this source",
+					tui_ptype_str(a->ptype));
 			break;
 		}
 		a->ptype = (enum tui_ptype)t;
 		app_rebuild(a);
-		app_msg(a, ROLE_STATUS, "profile: %s", tui_ptype_str(a->ptype));
+		if (attached)
+			app_msg(a, ROLE_STATUS, "profile: %s (probe attached now: samples from here on)",
+				tui_ptype_str(a->ptype));
+		else
+			app_msg(a, ROLE_STATUS, "profile: %s", tui_ptype_str(a->ptype));
+		break;
+	}
+	case G_CPUS: {
+		char err[160] = "";
+
+		r = a->src->ops->next_cpus ? a->src->ops->next_cpus(a->src->ctx, err, sizeof(err))
+					   : -ENOTSUP;
+		if (r == -ENOTSUP && !err[0]) {
+			app_msg(a, ROLE_STATUS_ALERT, "the CPU filter applies to live data, not to a file");
+			break;
+		}
+		if (r) {
+			app_msg(a, ROLE_ERROR, "%s", err[0] ? err : strerror(-r));
+			break;
+		}
+		app_rebuild(a);
+		a->src->ops->stats(a->src->ctx, &st);
+		app_msg(a, ROLE_STATUS, "showing %s from now on", st.cpus ? st.cpus : "all CPUs");
 		break;
 	}
 	case G_SAVE: {
@@ -703,7 +773,7 @@ void tui_locale(const struct tui_opts *o)
 	tui_text_init(o->ascii || !cs || (strcasecmp(cs, "UTF-8") && strcasecmp(cs, "utf8")));
 }
 
-#define FIRST_UPDATE_MS 250
+#define FIRST_UPDATE_MS 100
 
 /* The interactive loop on the real terminal. */
 static int run_terminal(struct tui_app *a)

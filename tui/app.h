@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "filter.h"
+#include "model/filter.h"
 #include "keys.h"
 #include "source.h"
 #include "theme.h"
@@ -67,7 +67,10 @@ struct tui_app {
 	struct strtab *empty_st;
 	struct frames *empty_ft;
 	unsigned long gen;	     /* bumped each time disp changes */
-	struct tui_filter filter;
+	const struct frames *ft_seen; /* the frame table of the last source profile shown */
+	const struct frames *ft_prev; /* during changed(): the table before the source's renewed
+				       * one (still valid), else NULL */
+	struct profile_filter filter;
 	bool match_filter;	     /* `\`: keep only stacks with matches */
 
 	/* Search: matching frames as a bitset over frame ids. */
@@ -150,12 +153,15 @@ bool app_show_key(struct tui_app *a, int key);
  * (0: the flame view). False, changing nothing, when no view has that key. */
 bool app_show_filtered(struct tui_app *a, int key, enum tui_ptype t, const char *container,
 		       uint32_t pid);
+/* During a view's changed(): the id in disp's frame table of a frame id the view kept from
+ * before (the source may have renewed its table); PROFILE_NONE when that frame is gone. */
+uint32_t app_frame_carry(const struct tui_app *a, uint32_t id);
 /* Rebuilds the display profile from the source and the filters. */
 void app_rebuild(struct tui_app *a);
 /* True when frame id matches the current search. */
 static inline bool app_matches(const struct tui_app *a, uint32_t frame)
 {
-	return a->match_on && tui_bit(a->bits, a->nbits, frame);
+	return a->match_on && bits_test(a->bits, a->nbits, frame);
 }
 
 /* Chrome (chrome.c): header, status bar, detail line, key bar, help overlay, small-terminal

@@ -5,6 +5,7 @@
 
 #include "app.h"
 #include "text.h"
+#include "util/grow.h"
 
 enum top_action { T_UP = 1, T_DOWN, T_PGUP, T_PGDN, T_HOME, T_END, T_JUMP, T_SORT_NEXT,
 		  T_SORT_PREV };
@@ -134,15 +135,8 @@ static void compute(struct top *t, struct tui_app *a)
 	}
 	for (uint32_t i = 0; i < nnames; i++)
 		if (acc[i].total > 0 || acc[i].self > 0) {
-			if (t->n == t->cap) {
-				size_t nc = t->cap ? t->cap * 2 : 256;
-				struct top_row *nr = realloc(t->rows, nc * sizeof(*nr));
-
-				if (!nr)
-					break;
-				t->rows = nr;
-				t->cap = nc;
-			}
+			if (ARRAY_GROW(t->rows, t->cap, t->n + 1))
+				break;
 			t->rows[t->n++] = acc[i];
 		}
 	sort_rows(t);
@@ -352,7 +346,17 @@ static void top_detail(struct view *v, struct tui_app *a, WINDOW *w, int y)
 
 static void top_changed(struct view *v, struct tui_app *a)
 {
-	((struct top *)v->state)->ok = false;
+	struct top *t = v->state;
+
+	t->ok = false;
+	/* The source renewed its frame table: carry the name over. */
+	if (a->ft_prev && t->st && t->sel_name < strtab__count(t->st)) {
+		const struct strtab *st = frames__strtab(profile__frames(a->disp));
+
+		t->sel_name = strtab__find(st, strtab__str(t->st, t->sel_name),
+					   strtab__len(t->st, t->sel_name));
+		t->st = st;
+	}
 }
 
 static void top_free(struct view *v)
