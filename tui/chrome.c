@@ -144,11 +144,8 @@ static void draw_status(struct tui_app *a)
 			snprintf(buf + n, sizeof(buf) - (size_t)n, " matches-only");
 		seg(a, ROLE_STATUS_ALERT, buf);
 	}
-	size_t zn;
-
-	flame_view_zoom(a->views[VIEW_FLAME], &zn);
-	if (zn) {
-		snprintf(buf, sizeof(buf), "  zoom depth %zu", zn);
+	if (a->zoom.n) {
+		snprintf(buf, sizeof(buf), "  zoom depth %zu", a->zoom.n);
 		seg(a, ROLE_STATUS, buf);
 	}
 	if (a->match_on) {
