@@ -62,7 +62,7 @@ static int svg_fn(FILE *f, const struct profile *p, struct tui_app *a)
 	snprintf(title, sizeof(title), "galatop %s: %s", tui_ptype_str(a->ptype),
 		 st.origin ? st.origin : "");
 	o.title = title;
-	o.inverted = flame_view_inverted(a->views[VIEW_FLAME]);
+	o.inverted = !a->flame;
 	o.hash = a->hash_colors;
 	o.countname = value_kind_str(profile__kind(p));
 	return svg_write(f, p, &o);
@@ -220,7 +220,8 @@ void export_save(struct tui_app *a, const char *name)
 		if (len > el && !strcmp(name + len - el, exporters[i].ext))
 			only = &exporters[i];
 	}
-	zoom.prefix = flame_view_zoom(a->views[VIEW_FLAME], &zoom.prefix_n);
+	zoom.prefix = a->zoom.v;
+	zoom.prefix_n = a->zoom.n;
 	if (zoom.prefix_n) {
 		zp = profile__filter(a->disp, &zoom);
 		if (!zp) {
