@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "history.h"
 #include "l7.h"
 #include "model/slices.h"
 #include "model/stack_cap.h"
@@ -37,15 +38,14 @@ const char cmd_live_help[] =
 	"  --no-color        attributes only (NO_COLOR is honoured too)\n"
 	"  --ascii           ASCII glyphs only\n"
 	"  --out-dir DIR     where `s` saves snapshots (default: the current directory)\n"
+	"  --history S       seconds of per-second history kept for the heatmap (`6`),\n"
+	"                    ranges and snapshots (default 600; coarser past 64 MiB)\n"
 	"\n"
 	"Every probe and target option of `galatop record` applies: -F, -p, -t, --comm,\n"
 	"--cmdline, --container, --pod, --cpu, --kernel, --user, --no-idle, --min-block,\n"
 	"--max-block, --state, --bytes, --annotate, --config; see `galatop help record`.\n"
 	"Update modes (`m`): accumulate everything, a sliding window of the last 10 s, or an\n"
 	"exponential decay with a 10 s half-life.\n";
-
-#define RING_MAX 128 /* slices kept per profile type; older ones merge into coarser ones */
-#define RING_BYTES (64u << 20) /* and their memory per profile type */
 
 _Static_assert((int)MODE_ACCUMULATE == FOLD_ACCUMULATE && (int)MODE_WINDOW == FOLD_WINDOW &&
 		       (int)MODE_DECAY == FOLD_DECAY && (int)MODE_MAX == FOLD_MODE_MAX,
@@ -62,11 +62,11 @@ struct live {
 	struct session s;
 	double refresh;			  /* seconds between updates */
 	struct profile *shown[PTYPE_MAX]; /* what the TUI reads; NULL for probes not attached */
-	struct slices *ring[PTYPE_MAX];	  /* one slice per update, for the sliding window */
+	struct history hist; /* one slice per update per type: the window mode, the heat map, and
+			      * the history snapshots carry; PTYPE_* index it */
 	enum tui_mode mode;
 	double window_s;
 	double last_update;
-	double since; /* wall-clock start, for snapshots */
 	/* Rates for the status bar, over the time between two stats() calls. */
 	double rate_t, rate_cpu, samples_per_s, own_cpu;
 	uint64_t rate_events;
@@ -103,8 +103,10 @@ static bool live_update(void *ctx)
 	for (int t = 0; t < PTYPE_MAX; t++) {
 		if (!l->shown[t])
 			continue;
-		if (slices__fold(l->ring[t], l->shown[t], (enum fold_mode)l->mode, l->window_s,
-				 collector__profile(l->s.col, event_of[t]), l->last_update, now))
+		history_heat(&l->hist, &l->s, t);
+		if (slices__fold(l->hist.ring[t], l->shown[t], (enum fold_mode)l->mode, l->window_s,
+				 collector__profile(l->s.col, event_of[t]),
+				 l->last_update - l->hist.mono0, now - l->hist.mono0))
 			return false; /* out of memory: keep showing what there is */
 		/* Bounded memory: what accumulates is capped, what decays is let go once faded
 		 * far below anything a view can show. */
@@ -162,7 +164,7 @@ static void live_stats(void *ctx, struct tui_stats *out)
 	out->own_cpu = l->own_cpu;
 	out->mode = l->mode;
 	out->window_s = l->window_s;
-	out->since = l->since;
+	out->since = l->hist.wall0;
 }
 
 static int live_set_mode(void *ctx, enum tui_mode m, double window_s)
@@ -176,8 +178,8 @@ static int live_set_mode(void *ctx, enum tui_mode m, double window_s)
 	l->mode = m;
 	l->window_s = window_s;
 	for (int t = 0; t < PTYPE_MAX; t++)
-		if (l->ring[t])
-			slices__set_fine(l->ring[t], m == MODE_WINDOW ? window_s : 0);
+		if (l->hist.ring[t])
+			slices__set_fine(l->hist.ring[t], m == MODE_WINDOW ? window_s : 0);
 	return 0;
 }
 
@@ -247,7 +249,15 @@ static int live_attach(void *ctx, enum tui_data d, char *err, size_t errlen)
 	}
 }
 
+static const struct slices *live_history(void *ctx, enum tui_ptype t)
+{
+	struct live *l = ctx;
+
+	return (unsigned)t < PTYPE_MAX ? l->hist.ring[t] : NULL;
+}
+
 static const struct tui_source_ops live_ops = {
+	.history = live_history,
 	.drain = live_drain,
 	.update = live_update,
 	.profile = live_profile,
@@ -261,10 +271,9 @@ static void live_free(struct live *l)
 {
 	l7_engine__free(l->l7);
 	l->l7 = NULL;
-	for (int t = 0; t < PTYPE_MAX; t++) {
+	for (int t = 0; t < PTYPE_MAX; t++)
 		profile__free(l->shown[t]);
-		slices__free(l->ring[t]);
-	}
+	history_free(&l->hist);
 }
 
 int cmd_live(int argc, char **argv)
@@ -295,6 +304,13 @@ int cmd_live(int argc, char **argv)
 	ret = session_open(&l.s, &o);
 	if (ret)
 		return ret;
+	if (history_open(&l.hist, &l.s, o.history ? o.history : HISTORY_DEFAULT_S,
+			 (size_t)((o.history ? o.history : HISTORY_DEFAULT_S) / l.refresh) + 2,
+			 false)) {
+		cli_error("out of memory");
+		session_close(&l.s, true);
+		return 1;
+	}
 	for (int t = 0; t < PTYPE_MAX; t++) {
 		enum value_kind kind;
 
@@ -302,8 +318,7 @@ int cmd_live(int argc, char **argv)
 			continue;
 		kind = profile__kind(collector__profile(l.s.col, event_of[t]));
 		l.shown[t] = profile__new(l.s.ft, kind, false);
-		l.ring[t] = slices__new(l.s.ft, kind, RING_MAX, RING_BYTES);
-		if (!l.shown[t] || !l.ring[t]) {
+		if (!l.shown[t]) {
 			cli_error("out of memory");
 			live_free(&l);
 			session_close(&l.s, true);
@@ -316,7 +331,6 @@ int cmd_live(int argc, char **argv)
 	if (l.s.tl)
 		snprintf(l.probes + strlen(l.probes), sizeof(l.probes) - strlen(l.probes), "%s%s",
 			 l.probes[0] ? " " : "", "threads");
-	l.since = clock_wall_s();
 	l.last_update = l.rate_t = clock_mono_s();
 	l.rate_cpu = cpu_sec();
 	session_start_command(&l.s);
@@ -333,7 +347,7 @@ int cmd_live(int argc, char **argv)
 	session_poll_report(&l.s);
 	if (l.s.poll_err)
 		ret = 1;
-	live_free(&l);
+	live_free(&l); /* before the frame table its profiles use */
 	session_close(&l.s, true);
 	return ret;
 }

@@ -64,6 +64,8 @@ struct record_opts {
 	size_t npods;
 	const char *outputs[RECORD_MAX_OUTPUTS]; /* -o FILE, format from the extension */
 	size_t noutputs;
+	double history;		 /* --history S: seconds of per-second slices kept (live and .gtop;
+				  * 0 = the default: 600 live, all of a recording) */
 	double period;		 /* --period S: write every S seconds (periodic mode) */
 	char out_dir[4096];	 /* --out-dir DIR (periodic mode, default ".") */
 	char svg_dir[4096];	 /* from --config svg_dir: SVGs go here (else out_dir) */

@@ -149,6 +149,7 @@ struct loaded {
 	struct snapshot snap;
 	struct l7_table *l7; /* L7 tables of a .json file (record --type l7 -o x.json) */
 	const struct profile *p[PTYPE_MAX];
+	const struct slices *h[PTYPE_MAX]; /* a snapshot's per-second histories */
 };
 
 static int load_snapshot(const char *path, const char *buf, size_t len, struct frames *ft,
@@ -167,8 +168,10 @@ static int load_snapshot(const char *path, const char *buf, size_t len, struct f
 		for (int k = 0; t < 0 && k < PTYPE_MAX; k++)
 			if (!l->p[(first + k) % PTYPE_MAX])
 				t = (first + k) % PTYPE_MAX;
-		if (t >= 0 && !l->p[t])
+		if (t >= 0 && !l->p[t]) {
 			l->p[t] = l->snap.profiles[i].p;
+			l->h[t] = l->snap.profiles[i].history;
+		}
 	}
 	return 0;
 }
@@ -390,8 +393,13 @@ int cmd_view(int argc, char **argv)
 		snprintf(origin, sizeof(origin), "%s", argv[optind]);
 	}
 	tui_static_source_init(&src, origin);
-	for (int k = 0; k < PTYPE_MAX; k++)
+	for (int k = 0; k < PTYPE_MAX; k++) {
 		tui_static_source_set(&src, (enum tui_ptype)k, diff ? dp[k] : l.p[k]);
+		if (!diff)
+			tui_static_source_set_history(&src, (enum tui_ptype)k, l.h[k]);
+	}
+	if (!diff)
+		src.since = l.snap.meta.start;
 	if (l.snap.timeline) {
 		tui_static_source_set_data(&src, TUI_DATA_TIMELINE, l.snap.timeline);
 		if (!l.snap.nprofiles)

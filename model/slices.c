@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/grow.h"
 #include "slices.h"
 
 struct slices {
@@ -11,9 +12,14 @@ struct slices {
 	enum value_kind kind;
 	size_t max, max_bytes;
 	size_t n;
-	double fine_s;
+	double fine_s, keep_s;
 	struct slice *v; /* max entries, oldest first */
+	double *heat;	 /* heat buckets heat_first .. heat_first + heat_n - 1 */
+	size_t heat_n, heat_cap;
+	int64_t heat_first;
 };
+
+static void enforce_cap(struct slices *s);
 
 struct slices *slices__new(struct frames *ft, enum value_kind kind, size_t max_slices,
 			   size_t max_bytes)
@@ -42,6 +48,7 @@ void slices__clear(struct slices *s)
 	for (size_t i = 0; i < s->n; i++)
 		profile__free(s->v[i].p);
 	s->n = 0;
+	s->heat_n = 0;
 }
 
 void slices__free(struct slices *s)
@@ -49,6 +56,7 @@ void slices__free(struct slices *s)
 	if (!s)
 		return;
 	slices__clear(s);
+	free(s->heat);
 	free(s->v);
 	free(s);
 }
@@ -56,6 +64,90 @@ void slices__free(struct slices *s)
 void slices__set_fine(struct slices *s, double seconds)
 {
 	s->fine_s = seconds > 0 ? seconds : 0;
+}
+
+void slices__set_keep(struct slices *s, double seconds)
+{
+	s->keep_s = seconds > 0 ? seconds : 0;
+}
+
+/* Drops the heat buckets before bucket b. */
+static void heat_trim(struct slices *s, int64_t b)
+{
+	size_t drop;
+
+	if (!s->heat_n || b <= s->heat_first)
+		return;
+	drop = b - s->heat_first >= (int64_t)s->heat_n ? s->heat_n : (size_t)(b - s->heat_first);
+	memmove(s->heat, s->heat + drop, (s->heat_n - drop) * sizeof(*s->heat));
+	s->heat_n -= drop;
+	s->heat_first = b;
+}
+
+int slices__heat_add(struct slices *s, double t, double value)
+{
+	size_t cap0 = s->heat_cap;
+	int64_t b;
+
+	if (!isfinite(t) || t < 0 || t > 1e12 || isnan(value))
+		return -EINVAL;
+	b = (int64_t)floor(t / SLICES_BUCKET_S);
+	if (!s->heat_n) {
+		if (ARRAY_GROW(s->heat, s->heat_cap, 1))
+			return -ENOMEM;
+		s->heat_first = b;
+		s->heat[0] = 0;
+		s->heat_n = 1;
+	}
+	if (b < s->heat_first) {
+		size_t pre = (size_t)(s->heat_first - b);
+
+		if (pre + s->heat_n > SLICES_HEAT_MAX)
+			return -ERANGE;
+		if (ARRAY_GROW(s->heat, s->heat_cap, s->heat_n + pre))
+			return -ENOMEM;
+		memmove(s->heat + pre, s->heat, s->heat_n * sizeof(*s->heat));
+		memset(s->heat, 0, pre * sizeof(*s->heat));
+		s->heat_n += pre;
+		s->heat_first = b;
+	} else if (b >= s->heat_first + (int64_t)s->heat_n) {
+		size_t old = s->heat_n;
+
+		/* The oldest buckets go first when the map would pass its cap. */
+		heat_trim(s, b - (SLICES_HEAT_MAX - 1));
+		if (!s->heat_n) {
+			s->heat_first = b;
+			old = 0;
+		}
+		if (ARRAY_GROW(s->heat, s->heat_cap, (size_t)(b - s->heat_first) + 1))
+			return -ENOMEM;
+		s->heat_n = (size_t)(b - s->heat_first) + 1;
+		memset(s->heat + old, 0, (s->heat_n - old) * sizeof(*s->heat));
+	}
+	s->heat[b - s->heat_first] += value;
+	if (s->heat_cap != cap0)
+		enforce_cap(s);
+	return 0;
+}
+
+const double *slices__heat(const struct slices *s, int64_t *first, size_t *n)
+{
+	*first = s->heat_first;
+	*n = s->heat_n;
+	return s->heat_n ? s->heat : NULL;
+}
+
+double slices__heat_sum(const struct slices *s, double from, double to)
+{
+	double sum = 0;
+
+	for (size_t i = 0; i < s->heat_n; i++) {
+		double t = (double)(s->heat_first + (int64_t)i) * SLICES_BUCKET_S;
+
+		if (t >= from - 1e-9 && t < to - 1e-9)
+			sum += s->heat[i];
+	}
+	return sum;
 }
 
 size_t slices__count(const struct slices *s)
@@ -80,7 +172,7 @@ double slices__end(const struct slices *s)
 
 size_t slices__mem(const struct slices *s)
 {
-	size_t m = 0;
+	size_t m = s->heat_cap * sizeof(*s->heat);
 
 	for (size_t i = 0; i < s->n; i++)
 		m += profile__mem(s->v[i].p);
@@ -121,6 +213,16 @@ static int merge_pair(struct slices *s, size_t i)
 	return 0;
 }
 
+/* The memory cap: merging shares the nodes two slices have in common. A single slice over the
+ * cap stays (it is what is being shown). */
+static void enforce_cap(struct slices *s)
+{
+	if (s->max_bytes)
+		while (s->n > 2 && slices__mem(s) > s->max_bytes)
+			if (merge_pair(s, pick_pair(s)))
+				break; /* still consistent, just over the cap until memory returns */
+}
+
 int slices__push(struct slices *s, double t0, double t1, const struct profile *p)
 {
 	struct profile *copy;
@@ -137,12 +239,17 @@ int slices__push(struct slices *s, double t0, double t1, const struct profile *p
 		return -ENOMEM;
 	}
 	s->v[s->n++] = (struct slice){ t0, t1, copy };
-	/* The memory cap: merging shares the nodes two slices have in common. A single slice
-	 * over the cap stays (it is what is being shown). */
-	if (s->max_bytes)
-		while (s->n > 2 && slices__mem(s) > s->max_bytes)
-			if (merge_pair(s, pick_pair(s)))
-				break; /* still consistent, just over the cap until memory returns */
+	if (s->keep_s) {
+		double from = t1 - s->keep_s;
+		size_t drop = 0;
+
+		while (drop + 1 < s->n && s->v[drop].t1 <= from)
+			profile__free(s->v[drop++].p);
+		memmove(s->v, s->v + drop, (s->n - drop) * sizeof(*s->v));
+		s->n -= drop;
+		heat_trim(s, (int64_t)floor(from / SLICES_BUCKET_S));
+	}
+	enforce_cap(s);
 	return 0;
 }
 
