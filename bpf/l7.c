@@ -19,6 +19,7 @@
 #include "bpf/tracefs.h"
 #include "bpf/percpu.h"
 #include "bpf/targets.h"
+#include "util/grow.h"
 #include "l7.skel.h"
 
 #define WARNINGS_MAX 4096
@@ -130,15 +131,8 @@ static bool pid_seen(struct l7_probes *p, int pid)
 		else
 			hi = mid;
 	}
-	if (p->nseen == p->seen_cap) {
-		size_t ncap = p->seen_cap ? p->seen_cap * 2 : 512;
-		int *n = realloc(p->seen_pids, ncap * sizeof(*n));
-
-		if (!n)
-			return true; /* out of memory: do not rescan, nothing breaks */
-		p->seen_pids = n;
-		p->seen_cap = ncap;
-	}
+	if (ARRAY_GROW(p->seen_pids, p->seen_cap, p->nseen + 1))
+		return true; /* out of memory: do not rescan, nothing breaks */
 	memmove(p->seen_pids + lo + 1, p->seen_pids + lo, (p->nseen - lo) * sizeof(int));
 	p->seen_pids[lo] = pid;
 	p->nseen++;
@@ -246,8 +240,7 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 {
 	struct probe_opts none;
 	const struct probe_opts *t = o->targets;
-	loadlog_install();
-	struct l7_probes *p = calloc(1, sizeof(*p));
+	struct l7_probes *p = NULL;
 	struct bpf_program *prog;
 	size_t rbsize = ringbuf_size(o->ringbuf_bytes);
 	int ncpus = libbpf_num_possible_cpus(), rc;
@@ -256,18 +249,15 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 		probe_opts__init(&none);
 		t = &none;
 	}
-	loadlog_reset();
+	if (loader_begin("l7: ", err, errlen))
+		return NULL;
+	p = calloc(1, sizeof(*p));
 	if (!p) {
 		snprintf(err, errlen, "l7: out of memory");
-		goto fail;
+		return NULL;
 	}
 	p->fn = fn;
 	p->ctx = ctx;
-	if (geteuid() != 0) {
-		snprintf(err, errlen,
-			 "l7: the L7 capture needs root (BPF tracepoints and uprobes)");
-		goto fail;
-	}
 	tracefs_ensure(); /* the syscall probes are classic tracepoints */
 	p->skel = gt_l7__open();
 	if (!p->skel) {
@@ -282,8 +272,7 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 	p->skel->rodata->want_stacks = !o->no_stacks;
 	p->skel->rodata->wakeup_bytes = rbsize / 8;
 	p->skel->rodata->follow_children = t->follow_children;
-	if (!t->follow_children)
-		bpf_program__set_autoload(p->skel->progs.gt_l7_fork, false);
+	rc = t->follow_children ? 0 : bpf_program__set_autoload(p->skel->progs.gt_l7_fork, false);
 	p->tls = !o->no_tls;
 	if (t->npids && !t->ntids && !(t->comm && t->comm[0]) && !t->ncgroups &&
 	    !t->follow_children) {
@@ -294,13 +283,13 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 		}
 	}
 	if (!p->tls) {
-		bpf_program__set_autoload(p->skel->progs.gt_l7_ssl_read, false);
-		bpf_program__set_autoload(p->skel->progs.gt_l7_ssl_write, false);
-		bpf_program__set_autoload(p->skel->progs.gt_l7_ssl_read_ex, false);
-		bpf_program__set_autoload(p->skel->progs.gt_l7_ssl_write_ex, false);
-		bpf_program__set_autoload(p->skel->progs.gt_l7_ssl_ret, false);
+		rc = rc ?: bpf_program__set_autoload(p->skel->progs.gt_l7_ssl_read, false);
+		rc = rc ?: bpf_program__set_autoload(p->skel->progs.gt_l7_ssl_write, false);
+		rc = rc ?: bpf_program__set_autoload(p->skel->progs.gt_l7_ssl_read_ex, false);
+		rc = rc ?: bpf_program__set_autoload(p->skel->progs.gt_l7_ssl_write_ex, false);
+		rc = rc ?: bpf_program__set_autoload(p->skel->progs.gt_l7_ssl_ret, false);
 	}
-	rc = bpf_map__set_max_entries(p->skel->maps.gt_l7_events, rbsize);
+	rc = rc ?: bpf_map__set_max_entries(p->skel->maps.gt_l7_events, rbsize);
 	rc = rc ?: bpf_map__set_max_entries(p->skel->maps.gt_l7_scratch, ncpus > 0 ? ncpus : 1);
 	if (o->no_stacks)
 		rc = rc ?: bpf_map__set_max_entries(p->skel->maps.gt_l7_stacks, 1);

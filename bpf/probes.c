@@ -86,23 +86,6 @@ static void add_warning(struct probes *p, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Root, or CAP_BPF + CAP_PERFMON (or CAP_SYS_ADMIN) in the effective set. */
-bool probe_privileged(void)
-{
-	struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
-	struct __user_cap_data_struct data[2] = {0};
-	uint64_t eff;
-
-	if (geteuid() == 0)
-		return true;
-	if (syscall(SYS_capget, &hdr, data))
-		return false;
-	eff = (uint64_t)data[1].effective << 32 | data[0].effective;
-	if (eff & (1ull << CAP_SYS_ADMIN))
-		return true;
-	return (eff & (1ull << CAP_BPF)) && (eff & (1ull << CAP_PERFMON));
-}
-
 /* The mem probe prefers tp_btf; kernels without btf_trace_page_fault_user (or
  * GALATOP_MEM_CLASSIC_TP=1) get the classic tracepoint, which needs tracefs. */
 static bool mem_use_btf(void)
@@ -480,12 +463,8 @@ struct probes *probes__open(const struct probe_opts *o, probe_event_fn fn, void 
 		o = &defaults;
 	}
 	wanted = (o->types ? o->types : PROBE_ONCPU) & (PROBE_ONCPU | PROBE_OFFCPU | PROBE_MEM);
-	if (!probe_privileged()) {
-		snprintf(
-		    err, errlen,
-		    "not root: loading BPF programs needs CAP_BPF and CAP_PERFMON (run with sudo)");
+	if (loader_begin("", err, errlen))
 		return NULL;
-	}
 	if (!wanted || !fn) {
 		snprintf(err, errlen, "no probe requested");
 		return NULL;
@@ -498,8 +477,6 @@ struct probes *probes__open(const struct probe_opts *o, probe_event_fn fn, void 
 	p->fn = fn;
 	p->ctx = ctx;
 	p->pid_filter = o->npids || o->follow_children;
-	loadlog_install();
-	loadlog_reset();
 	if (wanted & PROBE_MEM) {
 		mem_btf = mem_use_btf();
 		if (!mem_btf)

@@ -76,9 +76,6 @@ struct bpf_link;
  * ENOMEM the link is destroyed. 0 or -ENOMEM. */
 int probe_links_add(struct bpf_link ***links, size_t *n, struct bpf_link *link);
 
-/* Whether this process may load BPF programs: root, or CAP_BPF + CAP_PERFMON (or CAP_SYS_ADMIN). */
-bool probe_privileged(void);
-
 /* Fills o with the defaults: oncpu at 99 Hz on all CPUs, kernel and user stacks, offcpu blocks
  * of 1 ms and more in any state, no targets. */
 void probe_opts__init(struct probe_opts *o);

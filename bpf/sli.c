@@ -14,6 +14,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "loadlog.h"
 #include "sli.skel.h"
 #include "symbols/hmap.h"
 #include "targets.h"
@@ -150,11 +151,8 @@ struct sli_probes *sli_probes__open(const struct probe_opts *o, unsigned want,
 	size_t n;
 	int ret;
 
-	if (!probe_privileged()) {
-		snprintf(err, errlen, "not root: loading BPF programs needs CAP_BPF and CAP_PERFMON "
-				      "(run with sudo)");
+	if (loader_begin("", err, errlen))
 		return NULL;
-	}
 	if (!o) {
 		probe_opts__init(&none);
 		o = &none;

@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/resource.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "bpf/threads.h"
+#include "bpf/loadlog.h"
 #include "bpf/targets.h"
 #include "threads.skel.h"
 
@@ -136,18 +136,14 @@ static int attach(struct tl_probes *p, struct bpf_program *prog, const char *wha
 struct tl_probes *tl_probes__open(const struct tl_probe_opts *o, tl_record_fn fn, void *ctx,
 				  char *err, size_t errlen)
 {
-	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
 	unsigned classes = o->classes ? o->classes : TL_PROBE_ALL;
 	const struct probe_opts *t = o->targets;
 	struct tl_probes *p;
 	size_t rbsize;
 	int ret, attached = 0;
 
-	if (!probe_privileged()) {
-		snprintf(err, errlen,
-			 "not root: loading BPF programs needs CAP_BPF and CAP_PERFMON (run with sudo)");
+	if (loader_begin("", err, errlen))
 		return NULL;
-	}
 	p = calloc(1, sizeof(*p));
 	if (!p) {
 		snprintf(err, errlen, "out of memory");
@@ -156,7 +152,6 @@ struct tl_probes *tl_probes__open(const struct tl_probe_opts *o, tl_record_fn fn
 	p->fn = fn;
 	p->ctx = ctx;
 	p->pid_filter = t && targets_pid_filter(t);
-	setrlimit(RLIMIT_MEMLOCK, &unlimited);
 	p->skel = gt_threads__open();
 	if (!p->skel) {
 		snprintf(err, errlen, "cannot open the thread probes: %s", strerror(errno));
@@ -184,13 +179,13 @@ struct tl_probes *tl_probes__open(const struct tl_probe_opts *o, tl_record_fn fn
 	if (!ret && t)
 		ret = targets_size(p->skel->obj, t, PID_HEADROOM + (t->follow_children ? FOLLOW_HEADROOM : 0));
 	if (!(classes & TL_PROBE_ONCPU)) {
-		bpf_program__set_autoload(p->skel->progs.gt_tl_switch, false);
-		bpf_program__set_autoload(p->skel->progs.gt_tl_wakeup, false);
-		bpf_program__set_autoload(p->skel->progs.gt_tl_wakeup_new, false);
+		ret = ret ?: bpf_program__set_autoload(p->skel->progs.gt_tl_switch, false);
+		ret = ret ?: bpf_program__set_autoload(p->skel->progs.gt_tl_wakeup, false);
+		ret = ret ?: bpf_program__set_autoload(p->skel->progs.gt_tl_wakeup_new, false);
 	}
 	if (!(classes & ~TL_PROBE_ONCPU)) {
-		bpf_program__set_autoload(p->skel->progs.gt_tl_sys_enter, false);
-		bpf_program__set_autoload(p->skel->progs.gt_tl_sys_exit, false);
+		ret = ret ?: bpf_program__set_autoload(p->skel->progs.gt_tl_sys_enter, false);
+		ret = ret ?: bpf_program__set_autoload(p->skel->progs.gt_tl_sys_exit, false);
 	}
 	ret = ret ?: gt_threads__load(p->skel);
 	if (ret) {

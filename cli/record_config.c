@@ -294,40 +294,62 @@ static int parse_check_cmd(struct cfg *c, json_t *v, const char *path, const str
 	return ret;
 }
 
-/* gala-gopher's sliprobe ranges: cpu, mem, io pick the SLI families; node and container are
- * the levels it reports, which galatop always shows (the host row and the group rows). */
-static const struct {
+/* A gala-gopher probe name and the galatop bits it selects. */
+struct probe_word {
 	const char *name;
-	unsigned family;
-} sli_words[] = {
-	{ "cpu", RECORD_SLI_CPU }, { "mem", RECORD_SLI_MEM }, { "io", RECORD_SLI_IO },
-	{ "node", 0 },		   { "container", 0 },
+	unsigned bits;
 };
 
-static int parse_sli_probes(struct cfg *c, json_t *v, const char *path)
+/* The probe names one kind of gala-gopher request takes. An entry with no bits is a probe
+ * galatop lacks (an error naming what it has), unless zero_ok: then it is a name galatop
+ * accepts and always honours (sliprobe's reporting levels). */
+struct probe_words {
+	const char *kind;  /* "" or "sli " ..., as the messages say it */
+	const char *known; /* the names listed when one is unknown */
+	const char *has;   /* what galatop has, when a known name is one it lacks */
+	bool zero_ok;
+	size_t n;
+	const struct probe_word *w;
+};
+
+/* The bits of the names in the array v at path, or an error naming the first bad one. */
+static int map_probe_words(struct cfg *c, json_t *v, const char *path,
+			   const struct probe_words *pw, unsigned *bits)
 {
 	char sub[PATH_LEN], shown[SHOW_LEN + 8];
-	unsigned fam = 0;
 	const char *s;
 	size_t i, p;
 	json_t *e;
 	int ret;
 
+	*bits = 0;
 	json_array_foreach(v, i, e) {
 		index_path(sub, path, i);
 		ret = get_string(c, e, sub, (size_t)-1, &s);
 		if (ret)
 			return ret;
-		for (p = 0; p < ARRAY_SIZE(sli_words) && strcasecmp(sli_words[p].name, s); p++)
+		for (p = 0; p < pw->n && strcasecmp(pw->w[p].name, s); p++)
 			;
-		if (p == ARRAY_SIZE(sli_words))
-			return fail(c, sub, "unknown sli probe \"%s\" (cpu, mem, io, node, container)",
-				    show(s, shown, sizeof(shown)));
-		fam |= sli_words[p].family;
+		show(s, shown, sizeof(shown));
+		if (p == pw->n)
+			return fail(c, sub, "unknown %sprobe \"%s\" (%s)", pw->kind, shown, pw->known);
+		if (!pw->w[p].bits && !pw->zero_ok)
+			return fail(c, sub, "galatop has no \"%s\" %sprobe (it has %s)", shown, pw->kind,
+				    pw->has);
+		*bits |= pw->w[p].bits;
 	}
-	c->o->sli_families = fam;
 	return 0;
 }
+
+/* gala-gopher's sliprobe ranges: cpu, mem, io pick the SLI families; node and container are
+ * the levels it reports, which galatop always shows (the host row and the group rows). */
+static const struct probe_word sli_words[] = {
+	{ "cpu", RECORD_SLI_CPU }, { "mem", RECORD_SLI_MEM }, { "io", RECORD_SLI_IO },
+	{ "node", 0 },		   { "container", 0 },
+};
+static const struct probe_words sli_probes = {
+	"sli ", "cpu, mem, io, node, container", NULL, true, ARRAY_SIZE(sli_words), sli_words,
+};
 
 /* Whether a request is an sli one: --type sli came first, or cmd.probe names a range only
  * the sli probe has ("mem" and "io" are flamegraph ranges too). */
@@ -348,47 +370,35 @@ static bool is_sli_request(const struct record_opts *o, json_t *root)
 	return false;
 }
 
-/* gala-gopher's tprofiling probes: the thread timeline's classes. */
-static const struct {
-	const char *name;
-	unsigned cls; /* TL_PROBE_*; 0: a tprofiling probe galatop does not have */
-} tprof_words[] = {
+/* gala-gopher's tprofiling probes: the thread timeline's classes (TL_PROBE_*). */
+static const struct probe_word tprof_words[] = {
 	{ "oncpu", TL_PROBE_ONCPU },	    { "syscall_file", TL_PROBE_FILE },
 	{ "syscall_net", TL_PROBE_NET },    { "syscall_lock", TL_PROBE_LOCK },
 	{ "syscall_sched", TL_PROBE_SCHED }, { "python_gc", 0 },
 	{ "pthrd_sync", 0 },		    { "mem_glibc", 0 },
 	{ "mem_pymem", 0 },		    { "offcpu", 0 },
 };
+static const struct probe_words tprof_probes = {
+	"tprofiling ", "oncpu, syscall_file, syscall_net, syscall_lock, syscall_sched",
+	"oncpu, syscall_file, syscall_net, syscall_lock, syscall_sched", false,
+	ARRAY_SIZE(tprof_words), tprof_words,
+};
 
-static int parse_tprof_probes(struct cfg *c, json_t *v, const char *path)
-{
-	char sub[PATH_LEN], shown[SHOW_LEN + 8];
-	unsigned cls = 0;
-	const char *s;
-	size_t i, p;
-	json_t *e;
-	int ret;
-
-	json_array_foreach(v, i, e) {
-		index_path(sub, path, i);
-		ret = get_string(c, e, sub, (size_t)-1, &s);
-		if (ret)
-			return ret;
-		for (p = 0; p < ARRAY_SIZE(tprof_words) && strcasecmp(tprof_words[p].name, s); p++)
-			;
-		show(s, shown, sizeof(shown));
-		if (p == ARRAY_SIZE(tprof_words))
-			return fail(c, sub, "unknown tprofiling probe \"%s\" (oncpu, syscall_file, "
-				    "syscall_net, syscall_lock, syscall_sched)", shown);
-		if (!tprof_words[p].cls)
-			return fail(c, sub, "galatop has no \"%s\" tprofiling probe (it has oncpu, "
-				    "syscall_file, syscall_net, syscall_lock, syscall_sched)", shown);
-		cls |= tprof_words[p].cls;
-	}
-	c->o->types = PROBE_THREADS;
-	c->o->tl_classes = cls;
-	return 0;
-}
+/* gala-gopher's flamegraph probes; its l7 probe's metrics and per-request traces come from
+ * one capture. */
+static const struct probe_word flame_words[] = {
+	{ "oncpu", PROBE_ONCPU },
+	{ "offcpu", PROBE_OFFCPU },
+	{ "mem", PROBE_MEM },
+	{ "io", 0 },
+	{ "l7_bytes_metrics", RECORD_TYPE_L7 },
+	{ "l7_rpc_metrics", RECORD_TYPE_L7 },
+	{ "l7_rpc_trace", RECORD_TYPE_L7 },
+};
+static const struct probe_words flame_probes = {
+	"", "galatop has oncpu, offcpu, mem, l7_bytes_metrics, l7_rpc_metrics, l7_rpc_trace",
+	"oncpu, offcpu, mem", false, ARRAY_SIZE(flame_words), flame_words,
+};
 
 /* Whether a request is a tprofiling one: --type threads came first, or cmd.probe names a
  * syscall_* probe (only tprofiling has those). */
@@ -427,51 +437,29 @@ static int parse_tprof_dur(struct cfg *c, json_t *v, const char *path, const str
 
 static int parse_probes(struct cfg *c, json_t *v, const char *path, const struct key *k)
 {
-	static const struct {
-		const char *name;
-		unsigned type; /* 0: a gala-gopher flamegraph probe galatop does not have */
-	} probes[] = {
-		{ "oncpu", PROBE_ONCPU },
-		{ "offcpu", PROBE_OFFCPU },
-		{ "mem", PROBE_MEM },
-		{ "io", 0 },
-		/* gala-gopher's l7 probe: metrics and per-request traces come from one capture */
-		{ "l7_bytes_metrics", RECORD_TYPE_L7 },
-		{ "l7_rpc_metrics", RECORD_TYPE_L7 },
-		{ "l7_rpc_trace", RECORD_TYPE_L7 },
-	};
-	char sub[PATH_LEN], shown[SHOW_LEN + 8];
-	unsigned types = 0;
-	const char *s;
-	size_t i, p;
-	json_t *e;
+	unsigned bits;
 	int ret = expect(c, v, JSON_ARRAY, path);
 
 	if (ret)
 		return ret;
-	if (c->sli)
-		return parse_sli_probes(c, v, path);
-	if (c->tprof)
-		return parse_tprof_probes(c, v, path);
-	json_array_foreach(v, i, e) {
-		index_path(sub, path, i);
-		ret = get_string(c, e, sub, (size_t)-1, &s);
-		if (ret)
-			return ret;
-		for (p = 0; p < ARRAY_SIZE(probes) && strcasecmp(probes[p].name, s); p++)
-			;
-		show(s, shown, sizeof(shown));
-		if (p == ARRAY_SIZE(probes))
-			return fail(c, sub, "unknown probe \"%s\" (galatop has oncpu, offcpu, mem, "
-				    "l7_bytes_metrics, l7_rpc_metrics, l7_rpc_trace)", shown);
-		if (!probes[p].type)
-			return fail(c, sub, "galatop has no \"%s\" probe (it has oncpu, offcpu, "
-				    "mem)", shown);
-		types |= probes[p].type;
+	if (c->sli) {
+		ret = map_probe_words(c, v, path, &sli_probes, &bits);
+		if (!ret)
+			c->o->sli_families = bits;
+		return ret;
 	}
-	if (types)
-		c->o->types = types;
-	return 0;
+	if (c->tprof) {
+		ret = map_probe_words(c, v, path, &tprof_probes, &bits);
+		if (!ret) {
+			c->o->types = PROBE_THREADS;
+			c->o->tl_classes = bits;
+		}
+		return ret;
+	}
+	ret = map_probe_words(c, v, path, &flame_probes, &bits);
+	if (!ret && bits)
+		c->o->types = bits;
+	return ret;
 }
 
 /* snoopers.* */

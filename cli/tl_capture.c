@@ -583,7 +583,9 @@ int tl_capture__poll(struct tl_capture *c, int timeout_ms)
 
 void tl_capture__refresh(struct tl_capture *c)
 {
-	tl_probes__poll(c->p, 0);
+	/* Drains what is queued; a failing ring buffer is reported by tl_capture__poll, which
+	 * the loop calls next. */
+	(void)tl_probes__poll(c->p, 0);
 	timeline__set_now(c->tl, clock_mono_ns());
 	timeline__open_clear(c->tl);
 	tl_probes__in_progress(c->p, on_open, c);

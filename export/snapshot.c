@@ -20,6 +20,7 @@
 #include "snapshot_l7.h"
 #include "snapshot_timeline.h"
 #include "sli.h"
+#include "util/grow.h"
 
 
 /* Everything snapshot_read allocates besides profiles, freed together. */
@@ -49,16 +50,9 @@ static void *store_keep(struct reader *r, void *p)
 {
 	struct store *st = r->store;
 
-	if (p && st->n == st->cap) {
-		size_t ncap = st->cap ? st->cap * 2 : 64;
-		void **v = realloc(st->ptr, ncap * sizeof(*v));
-
-		if (!v) {
-			free(p);
-			return NULL;
-		}
-		st->ptr = v;
-		st->cap = ncap;
+	if (p && ARRAY_GROW(st->ptr, st->cap, st->n + 1)) {
+		free(p);
+		return NULL;
 	}
 	if (p)
 		st->ptr[st->n++] = p;
@@ -301,15 +295,8 @@ static int read_frames(struct reader *r)
 	int more;
 
 	while ((more = json_in__arr_next(&r->s, &first)) == 1) {
-		if (r->nframes == r->fcap) {
-			size_t ncap = r->fcap ? r->fcap * 2 : 1024;
-			uint32_t *v = realloc(r->fmap, ncap * sizeof(*v));
-
-			if (!v)
-				return oom(r);
-			r->fmap = v;
-			r->fcap = ncap;
-		}
+		if (ARRAY_GROW(r->fmap, r->fcap, r->nframes + 1))
+			return oom(r);
 		json_in__where(&r->s, 0, "frames", r->nframes);
 		if (read_frame(r, &r->fmap[r->nframes]))
 			return -EINVAL;

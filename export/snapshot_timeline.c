@@ -1,4 +1,5 @@
 #include "snapshot_timeline.h"
+#include "util/grow.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -126,15 +127,8 @@ static int read_strings(struct tl_reader *r)
 		id = timeline__intern(r->tl, str, len);
 		if (id == UINT32_MAX)
 			return -ENOMEM;
-		if (r->nstr == cap) {
-			size_t nc = cap ? cap * 2 : 256;
-			uint32_t *m = realloc(r->smap, nc * sizeof(*m));
-
-			if (!m)
-				return -ENOMEM;
-			r->smap = m;
-			cap = nc;
-		}
+		if (ARRAY_GROW(r->smap, cap, r->nstr + 1))
+			return -ENOMEM;
 		r->smap[r->nstr++] = id;
 	}
 	return more < 0 ? -EINVAL : 0;

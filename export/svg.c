@@ -8,6 +8,7 @@
 
 #include "svg_script.h"
 #include "../model/sanitize.h"
+#include "util/grow.h"
 
 /* flamegraph.pl's fixed geometry: side padding and the gap between frame rows. */
 #define XPAD 10
@@ -323,23 +324,6 @@ static double self_value(const struct layout *l, uint32_t id)
 	return l->two ? profile__self2(l->p, id) : profile__node(l->p, id)->self;
 }
 
-static int grow(void **v, size_t *cap, size_t need, size_t size)
-{
-	size_t n = *cap ? *cap : 256;
-	void *nv;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	nv = realloc(*v, n * size);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = n;
-	return 0;
-}
-
 /* Depth-first from the root, with an explicit stack (stacks can be arbitrarily deep): a
  * frame's own value first, then its children left to right; frames narrower than the minimum
  * are dropped with everything under them. */
@@ -351,7 +335,7 @@ static int layout_frames(struct layout *l)
 	int err = 0;
 
 	if (value(l, PROFILE_ROOT) >= l->minvalue) {
-		err = grow((void **)&stack, &cap_stack, 1, sizeof(*stack));
+		err = ARRAY_GROW(stack, cap_stack, 1);
 		if (err)
 			return err;
 		stack[n_stack++] = (struct item){ PROFILE_ROOT, 0, 0 };
@@ -361,7 +345,7 @@ static int layout_frames(struct layout *l)
 		size_t n, pushed = 0;
 		double x;
 
-		err = grow((void **)&l->items, &cap_items, l->n_items + 1, sizeof(*l->items));
+		err = ARRAY_GROW(l->items, cap_items, l->n_items + 1);
 		if (err)
 			break;
 		l->items[l->n_items++] = it;
@@ -371,9 +355,9 @@ static int layout_frames(struct layout *l)
 		n = profile__child_count(l->p, it.node);
 		if (!n)
 			continue;
-		err = grow((void **)&kids, &cap_kids, n, sizeof(*kids));
+		err = ARRAY_GROW(kids, cap_kids, n);
 		if (!err)
-			err = grow((void **)&stack, &cap_stack, n_stack + n, sizeof(*stack));
+			err = ARRAY_GROW(stack, cap_stack, n_stack + n);
 		if (err)
 			break;
 		n = profile__children(l->p, it.node, l->order, kids);

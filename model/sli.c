@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sanitize.h"
+#include "util/grow.h"
 
 static const char *const names[SLI_MAX] = {
 	"cpu_wait",    "cpu_rundelay", "cpu_sleep", "cpu_block",  "cpu_iowait",
@@ -124,15 +125,8 @@ struct sli_group *sli__group(struct sli *s, const char *id, const char *name, en
 
 	if (g)
 		return g;
-	if (s->n == s->cap) {
-		size_t nc = s->cap ? s->cap * 2 : 16;
-		struct sli_group **ng = realloc(s->groups, nc * sizeof(*ng));
-
-		if (!ng)
-			return NULL;
-		s->groups = ng;
-		s->cap = nc;
-	}
+	if (ARRAY_GROW(s->groups, s->cap, s->n + 1))
+		return NULL;
 	g = calloc(1, sizeof(*g));
 	if (!g)
 		return NULL;
@@ -213,15 +207,8 @@ int sli_group__add_thread(struct sli_group *g, uint32_t tid, uint32_t tgid, cons
 		memset(t, 0, sizeof(*t));
 	}
 	if (!t) {
-		if (g->nthreads == g->capthreads) {
-			size_t nc = g->capthreads ? g->capthreads * 2 : 8;
-			struct sli_thread *nt = realloc(g->threads, nc * sizeof(*nt));
-
-			if (!nt)
-				return -ENOMEM;
-			g->threads = nt;
-			g->capthreads = nc;
-		}
+		if (ARRAY_GROW(g->threads, g->capthreads, g->nthreads + 1))
+			return -ENOMEM;
 		t = &g->threads[g->nthreads++];
 		memset(t, 0, sizeof(*t));
 	}

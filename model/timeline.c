@@ -7,6 +7,7 @@
 
 #include "hash.h"
 #include "sanitize.h"
+#include "util/grow.h"
 
 #define NONE UINT32_MAX
 
@@ -158,15 +159,8 @@ long timeline__thread_get(struct timeline *tl, uint32_t pid, uint32_t tid, const
 	}
 	if ((tl->nthreads + 1) * 2 > tl->index_mask + 1 && index_grow(tl))
 		return -ENOMEM;
-	if (tl->nthreads == tl->tcap) {
-		size_t cap = tl->tcap ? tl->tcap * 2 : 64;
-		struct tl_thread *nt = realloc(tl->threads, cap * sizeof(*nt));
-
-		if (!nt)
-			return -ENOMEM;
-		tl->threads = nt;
-		tl->tcap = cap;
-	}
+	if (ARRAY_GROW(tl->threads, tl->tcap, tl->nthreads + 1))
+		return -ENOMEM;
 	t = &tl->threads[tl->nthreads];
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
@@ -212,15 +206,8 @@ int timeline__process_set(struct timeline *tl, uint32_t pid, const char *name,
 	if (n == NONE || c == NONE || cid == NONE)
 		return -ENOMEM;
 	if (!p) {
-		if (tl->nprocs == tl->pcap) {
-			size_t cap = tl->pcap ? tl->pcap * 2 : 32;
-			struct tl_process *np = realloc(tl->procs, cap * sizeof(*np));
-
-			if (!np)
-				return -ENOMEM;
-			tl->procs = np;
-			tl->pcap = cap;
-		}
+		if (ARRAY_GROW(tl->procs, tl->pcap, tl->nprocs + 1))
+			return -ENOMEM;
 		p = &tl->procs[tl->nprocs++];
 		p->pid = pid;
 	}
@@ -297,15 +284,8 @@ int timeline__add(struct timeline *tl, size_t i, const struct tl_event *ev)
 	if (i >= tl->nthreads || !valid(tl, ev))
 		return -EINVAL;
 	t = &tl->threads[i];
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 16;
-		struct tl_event *ne = realloc(t->ev, cap * sizeof(*ne));
-
-		if (!ne)
-			return -ENOMEM;
-		t->ev = ne;
-		t->cap = cap;
-	}
+	if (ARRAY_GROW(t->ev, t->cap, t->n + 1))
+		return -ENOMEM;
 	/* Records arrive almost in order: insertion from the end. */
 	pos = t->n;
 	while (pos > t->lo && t->ev[pos - 1].start > ev->start)
@@ -349,15 +329,8 @@ int timeline__open_add(struct timeline *tl, size_t i, const struct tl_event *ev)
 			.start = 0, .end = 0, .kind = ev->kind, .name = ev->name,
 			.attr = ev->attr, .stack = ev->stack }))
 		return -EINVAL;
-	if (tl->nopen == tl->ocap) {
-		size_t cap = tl->ocap ? tl->ocap * 2 : 64;
-		struct tl_open *no = realloc(tl->open, cap * sizeof(*no));
-
-		if (!no)
-			return -ENOMEM;
-		tl->open = no;
-		tl->ocap = cap;
-	}
+	if (ARRAY_GROW(tl->open, tl->ocap, tl->nopen + 1))
+		return -ENOMEM;
 	tl->open[tl->nopen].thread = (uint32_t)i;
 	tl->open[tl->nopen].ev = *ev;
 	tl->open[tl->nopen].ev.flags |= TL_EV_OPEN;

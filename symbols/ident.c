@@ -19,6 +19,7 @@
 #include "hmap.h"
 #include "ident.h"
 #include "util/file.h"
+#include "util/grow.h"
 
 #define POD_LEN 128
 #define WALK_MAX_DEPTH 64
@@ -469,15 +470,8 @@ struct cg_list {
 
 static int cg_list_push(struct cg_list *l, uint64_t ino, const struct cg_names *n)
 {
-	struct cg_dir *v;
-
-	if (l->n == l->cap) {
-		l->cap = l->cap ? l->cap * 2 : 64;
-		v = realloc(l->v, l->cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		l->v = v;
-	}
+	if (ARRAY_GROW(l->v, l->cap, l->n + 1))
+		return -ENOMEM;
 	l->v[l->n].ino = ino;
 	l->v[l->n].n = *n;
 	l->n++;

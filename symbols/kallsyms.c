@@ -7,6 +7,7 @@
 
 #include "kallsyms.h"
 #include "symtab.h"
+#include "util/grow.h"
 
 #define KSYM_MAX_GAP (256 * 1024)
 
@@ -31,21 +32,13 @@ void kallsyms__free(struct kallsyms *ks)
  * checked first), or -1 on ENOMEM. */
 static long module_tag(struct kallsyms *ks, const char *name, size_t len)
 {
-	char **p;
 	char *s;
 
 	for (size_t i = ks->nmodules; i-- > 0;)
 		if (strlen(ks->modules[i]) == len && !memcmp(ks->modules[i], name, len))
 			return i;
-	if (ks->nmodules == ks->cap) {
-		size_t n = ks->cap ? ks->cap * 2 : 64;
-
-		p = realloc(ks->modules, n * sizeof(*p));
-		if (!p)
-			return -1;
-		ks->modules = p;
-		ks->cap = n;
-	}
+	if (ARRAY_GROW(ks->modules, ks->cap, ks->nmodules + 1))
+		return -1;
 	s = strndup(name, len);
 	if (!s)
 		return -1;

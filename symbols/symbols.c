@@ -25,6 +25,7 @@
 #include "symbols.h"
 #include "symtab.h"
 #include "util/clock.h"
+#include "util/grow.h"
 
 #define NSEC 1000000000ULL
 #define MAPS_REFRESH_NS (200 * 1000000ULL)  /* re-read maps / JIT map at most this often */
@@ -214,17 +215,9 @@ static struct elf_obj *obj_new(struct sym_cache *sc, struct elf_syms *syms, cons
 {
 	struct elf_obj *o = calloc(1, sizeof(*o));
 
-	if (o && sc->nobjs == sc->objs_cap) {
-		size_t n = sc->objs_cap ? sc->objs_cap * 2 : 64;
-		struct elf_obj **p = realloc(sc->objs, n * sizeof(*p));
-
-		if (!p) {
-			free(o);
-			o = NULL;
-		} else {
-			sc->objs = p;
-			sc->objs_cap = n;
-		}
+	if (o && ARRAY_GROW(sc->objs, sc->objs_cap, sc->nobjs + 1)) {
+		free(o);
+		o = NULL;
 	}
 	if (!o) {
 		elf_syms__free(syms);

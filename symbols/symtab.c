@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "symtab.h"
+#include "util/grow.h"
 
 struct sym_table {
 	struct sym_entry *syms;
@@ -26,23 +27,6 @@ void sym_table__free(struct sym_table *t)
 	free(t);
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t n = *cap ? *cap : 64;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	q = realloc(*p, n * elem);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
 int sym_table__add(struct sym_table *t, uint64_t start, uint64_t size, const char *name, size_t len,
 		   uint32_t tag, uint32_t prio)
 {
@@ -50,8 +34,8 @@ int sym_table__add(struct sym_table *t, uint64_t start, uint64_t size, const cha
 
 	if (t->used + len + 1 > UINT32_MAX)
 		return -ENOMEM;
-	if (grow((void **)&t->syms, &t->cap, t->count + 1, sizeof(*t->syms)) ||
-	    grow((void **)&t->arena, &t->arena_cap, t->used + len + 1, 1))
+	if (ARRAY_GROW(t->syms, t->cap, t->count + 1) ||
+	    ARRAY_GROW(t->arena, t->arena_cap, t->used + len + 1))
 		return -ENOMEM;
 	e = &t->syms[t->count++];
 	e->start = start;

@@ -148,7 +148,7 @@ static void match_extend(struct tui_app *a, bool all)
 		a->bits_cap = cap;
 	}
 	if (from < n)
-		tui_match_frames(ft, a->match_by_name ? NULL : &a->re, a->match_name, a->bits,
+		frames__match(ft, a->match_by_name ? NULL : &a->re, a->match_name, a->bits,
 				 from, n);
 	a->nbits = n;
 }
@@ -169,14 +169,14 @@ void app_rebuild(struct tui_app *a)
 	a->disp = a->base;
 	match_extend(a, false);
 	filter_sync(a);
-	if (tui_filter_active(&a->filter)) {
-		a->owned = tui_filter_apply(a->base, &a->filter);
+	if (profile_filter__active(&a->filter)) {
+		a->owned = profile__filter(a->base, &a->filter);
 		if (a->owned)
 			a->disp = a->owned;
 		else
 			app_msg(a, ROLE_ERROR, "out of memory applying the filters");
 	}
-	a->matched = a->match_on ? tui_matched_total(a->disp, PROFILE_ROOT, a->bits, a->nbits) : 0;
+	a->matched = a->match_on ? profile__matched_total(a->disp, PROFILE_ROOT, a->bits, a->nbits) : 0;
 	a->gen++;
 	for (int i = 0; i < a->nviews; i++)
 		if (a->views[i]->changed)
@@ -252,15 +252,15 @@ static bool prompt_accept(struct tui_app *a)
 	case PROMPT_PID:
 		if (!pr->len)
 			a->filter.pid = 0;
-		else if (tui_check_pid(pr->buf, &pid, &why) == 0)
+		else if (filter_check_pid(pr->buf, &pid, &why) == 0)
 			a->filter.pid = pid;
 		break;
 	case PROMPT_COMM:
-		if (!pr->len || tui_check_comm(pr->buf, &why) == 0)
+		if (!pr->len || filter_check_comm(pr->buf, &why) == 0)
 			snprintf(a->filter.comm, sizeof(a->filter.comm), "%.15s", pr->buf);
 		break;
 	case PROMPT_CONTAINER:
-		if (!pr->len || tui_check_container(pr->buf, &why) == 0)
+		if (!pr->len || filter_check_container(pr->buf, &why) == 0)
 			snprintf(a->filter.container, sizeof(a->filter.container), "%.64s", pr->buf);
 		break;
 	case PROMPT_SAVE:
@@ -396,7 +396,7 @@ static void global_action(struct tui_app *a, int action)
 			[GROUP_NONE] = "none (every process merged)",
 		};
 		enum group_by g = a->filter.regroup ? a->filter.group : GROUP_THREAD;
-		bool threads = tui_profile_has_threads(a->base);
+		bool threads = profile__has_threads(a->base);
 		size_t k = 0;
 
 		while (k < GROUP_MAX && cycle[k] != g)

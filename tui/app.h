@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "filter.h"
+#include "model/filter.h"
 #include "keys.h"
 #include "source.h"
 #include "theme.h"
@@ -67,7 +67,7 @@ struct tui_app {
 	struct strtab *empty_st;
 	struct frames *empty_ft;
 	unsigned long gen;	     /* bumped each time disp changes */
-	struct tui_filter filter;
+	struct profile_filter filter;
 	bool match_filter;	     /* `\`: keep only stacks with matches */
 
 	/* Search: matching frames as a bitset over frame ids. */
@@ -155,7 +155,7 @@ void app_rebuild(struct tui_app *a);
 /* True when frame id matches the current search. */
 static inline bool app_matches(const struct tui_app *a, uint32_t frame)
 {
-	return a->match_on && tui_bit(a->bits, a->nbits, frame);
+	return a->match_on && bits_test(a->bits, a->nbits, frame);
 }
 
 /* Chrome (chrome.c): header, status bar, detail line, key bar, help overlay, small-terminal

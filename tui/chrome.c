@@ -74,7 +74,7 @@ static void draw_status(struct tui_app *a)
 {
 	struct tui_stats st;
 	char buf[256];
-	const struct tui_filter *f = &a->filter;
+	const struct profile_filter *f = &a->filter;
 
 	a->src->ops->stats(a->src->ctx, &st);
 	wmove(a->w, 1, 0);

@@ -213,7 +213,7 @@ void export_default_name(const struct tui_app *a, char *buf, size_t n)
 
 void export_save(struct tui_app *a, const char *name)
 {
-	struct tui_filter zoom = { 0 };
+	struct profile_filter zoom = { 0 };
 	struct profile *zp = NULL;
 	const struct profile *p = a->disp;
 	const struct exporter *only = NULL;
@@ -228,7 +228,7 @@ void export_save(struct tui_app *a, const char *name)
 	}
 	zoom.prefix = flame_view_zoom(a->views[VIEW_FLAME], &zoom.prefix_n);
 	if (zoom.prefix_n) {
-		zp = tui_filter_apply(a->disp, &zoom);
+		zp = profile__filter(a->disp, &zoom);
 		if (!zp) {
 			app_msg(a, ROLE_ERROR, "out of memory");
 			return;

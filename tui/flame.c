@@ -8,6 +8,7 @@
 #include "app.h"
 #include "text.h"
 #include "model/hash.h"
+#include "util/grow.h"
 
 enum flame_action {
 	F_UP = 1,
@@ -81,23 +82,6 @@ struct flame {
 	size_t wcap;
 };
 
-static bool grow(void **v, size_t *cap, size_t need, size_t size)
-{
-	if (need <= *cap)
-		return true;
-	size_t nc = *cap ? *cap : 64;
-
-	while (nc < need)
-		nc *= 2;
-	void *nv = realloc(*v, nc * size);
-
-	if (!nv)
-		return false;
-	*v = nv;
-	*cap = nc;
-	return true;
-}
-
 /* Sets path to the frames from the root down to node. */
 static bool path_of(struct path *pa, const struct profile *p, uint32_t node)
 {
@@ -105,7 +89,7 @@ static bool path_of(struct path *pa, const struct profile *p, uint32_t node)
 
 	for (uint32_t x = node; x != PROFILE_ROOT && x != PROFILE_NONE; x = profile__node(p, x)->parent)
 		n++;
-	if (!grow((void **)&pa->v, &pa->cap, n, sizeof(*pa->v)))
+	if (ARRAY_GROW(pa->v, pa->cap, n))
 		return false;
 	pa->n = n;
 	for (uint32_t x = node; x != PROFILE_ROOT && x != PROFILE_NONE; x = profile__node(p, x)->parent)
@@ -167,7 +151,7 @@ static void layout(struct flame *f, const struct profile *p, int cols)
 		if (d > f->maxdelta)
 			f->maxdelta = d;
 	}
-	if (!grow((void **)&f->wk, &f->wcap, 1, sizeof(*f->wk)))
+	if (ARRAY_GROW(f->wk, f->wcap, 1))
 		return;
 	f->wk[nw++] = (struct work){ f->zoom_node, 0, 0 };
 	while (nw) {
@@ -180,15 +164,15 @@ static void layout(struct flame *f, const struct profile *p, int cols)
 		}
 		if (x1 > cols)
 			x1 = cols;
-		if (x1 - x0 < 1 || !grow((void **)&f->r, &f->rcap, f->nr + 1, sizeof(*f->r)))
+		if (x1 - x0 < 1 || ARRAY_GROW(f->r, f->rcap, f->nr + 1))
 			continue;
 		f->r[f->nr++] = (struct rect){ it.node, it.depth, x0, x1 - x0 };
 		if (it.depth > f->max_depth)
 			f->max_depth = it.depth;
 		size_t nk = profile__child_count(p, it.node);
 
-		if (!nk || !grow((void **)&f->kids, &f->kcap, nk, sizeof(*f->kids)) ||
-		    !grow((void **)&f->wk, &f->wcap, nw + nk, sizeof(*f->wk)))
+		if (!nk || ARRAY_GROW(f->kids, f->kcap, nk) ||
+		    ARRAY_GROW(f->wk, f->wcap, nw + nk))
 			continue;
 		/* Only frames at least a column wide are visited: a narrow frame hides its subtree. */
 		nk = profile__children(p, it.node, ORDER_NAME, f->kids);
@@ -315,7 +299,7 @@ static bool move_vertical(struct flame *f, struct tui_app *a, bool to_parent)
 	}
 	size_t nk = profile__child_count(p, f->sel_node);
 
-	if (nk && grow((void **)&f->kids, &f->kcap, nk, sizeof(*f->kids))) {
+	if (nk && !ARRAY_GROW(f->kids, f->kcap, nk)) {
 		nk = profile__children(p, f->sel_node, ORDER_WEIGHT, f->kids);
 		for (size_t i = 0; i < nk; i++)
 			if (rect_of(f, f->kids[i]) >= 0) {

@@ -1,4 +1,5 @@
 #include "keys.h"
+#include "util/grow.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -64,15 +65,8 @@ void tui_key_label(const struct tui_key *k, char *buf, size_t n)
 
 static int push(struct tui_input **v, size_t *n, size_t *cap, struct tui_input in)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 32;
-		struct tui_input *nv = realloc(*v, nc * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		*v = nv;
-		*cap = nc;
-	}
+	if (array_grow(v, cap, *n + 1, sizeof(**v)))
+		return -ENOMEM;
 	(*v)[(*n)++] = in;
 	return 0;
 }

@@ -9,6 +9,7 @@
 #include "text.h"
 #include "export/l7.h"
 #include "model/l7/table.h"
+#include "util/grow.h"
 
 enum l7_action { L_UP = 1, L_DOWN, L_PGUP, L_PGDN, L_HOME, L_END, L_ENTER, L_BACK, L_GROUP,
 		 L_SORT_NEXT, L_SORT_PREV, L_PROTO, L_FLAME, L_THREADS };
@@ -85,15 +86,8 @@ static struct row *add_row(struct l7v *s)
 {
 	struct row *r;
 
-	if (s->n == s->cap) {
-		size_t nc = s->cap ? s->cap * 2 : 64;
-		struct row *nr = realloc(s->rows, nc * sizeof(*nr));
-
-		if (!nr)
-			return NULL;
-		s->rows = nr;
-		s->cap = nc;
-	}
+	if (ARRAY_GROW(s->rows, s->cap, s->n + 1))
+		return NULL;
 	r = &s->rows[s->n++];
 	memset(r, 0, sizeof(*r));
 	r->session = r->endpoint = -1;
@@ -126,8 +120,8 @@ static bool session_passes(const struct l7v *s, const struct tui_app *a,
 	if (a->filter.comm[0] && strcmp(a->filter.comm, ss->comm))
 		return false;
 	if (a->filter.container[0] &&
-	    !tui_container_matches(ss->container, strlen(ss->container), a->filter.container) &&
-	    !tui_container_matches(ss->pod, strlen(ss->pod), a->filter.container))
+	    !filter_container_matches(ss->container, strlen(ss->container), a->filter.container) &&
+	    !filter_container_matches(ss->pod, strlen(ss->pod), a->filter.container))
 		return false;
 	return true;
 }

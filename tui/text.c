@@ -161,3 +161,34 @@ int tui_printf(WINDOW *w, int cols, const char *fmt, ...)
 		n = sizeof(buf) - 1;
 	return tui_put(w, buf, (size_t)n, cols);
 }
+
+void tui_fmt_value(enum value_kind k, double v, char *buf, size_t n)
+{
+	static const char *const bunits[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double ns;
+	int u = 0;
+
+	switch (k) {
+	case VALUE_NANOSECONDS:
+	case VALUE_MICROSECONDS:
+		ns = k == VALUE_MICROSECONDS ? v * 1e3 : v;
+		if (ns < 1e3)
+			snprintf(buf, n, "%.0f ns", ns);
+		else if (ns < 1e6)
+			snprintf(buf, n, "%.1f us", ns / 1e3);
+		else if (ns < 1e9)
+			snprintf(buf, n, "%.1f ms", ns / 1e6);
+		else
+			snprintf(buf, n, "%.2f s", ns / 1e9);
+		return;
+	case VALUE_BYTES:
+		while (v >= 1024 && u < 4) {
+			v /= 1024;
+			u++;
+		}
+		snprintf(buf, n, u ? "%.1f %s" : "%.0f %s", v, bunits[u]);
+		return;
+	default:
+		snprintf(buf, n, "%.0f", v);
+	}
+}

@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "model/profile.h"
+
 /* Glyphs that differ between UTF-8 and ASCII terminals. */
 struct tui_glyphs {
 	const char *hline, *vline, *tl, *tr, *bl, *br; /* help box border */
@@ -32,5 +34,13 @@ int tui_put_fit(WINDOW *w, const char *s, size_t len, int cols);
 void tui_pad(WINDOW *w, int n);
 /* printf into a line of at most cols columns at the cursor (output goes through tui_put). */
 int tui_printf(WINDOW *w, int cols, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Formats value v of kind k for humans ("1234", "12.5 ms", "3.0 MiB") into buf. */
+void tui_fmt_value(enum value_kind k, double v, char *buf, size_t n);
+/* Percent of v in total, 0 when total is 0. */
+static inline double tui_pct(double v, double total)
+{
+	return total > 0 ? 100.0 * v / total : 0;
+}
 
 #endif

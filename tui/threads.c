@@ -11,6 +11,7 @@
 #include "text.h"
 #include "../model/lockhint.h"
 #include "../model/timeline.h"
+#include "util/grow.h"
 
 enum th_action { H_UP = 1, H_DOWN, H_LEFT, H_RIGHT, H_PGUP, H_PGDN, H_HOME, H_END, H_ZOOM_IN,
 		 H_ZOOM_OUT, H_INSPECT, H_CLOSE, H_SORT, H_FLAME };
@@ -191,15 +192,8 @@ static int cmp_rows(const void *x, const void *y)
 
 static int add_row(struct threads *t, struct row r)
 {
-	if (t->nrows == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		struct row *nr = realloc(t->rows, cap * sizeof(*nr));
-
-		if (!nr)
-			return -ENOMEM;
-		t->rows = nr;
-		t->cap = cap;
-	}
+	if (ARRAY_GROW(t->rows, t->cap, t->nrows + 1))
+		return -ENOMEM;
 	t->rows[t->nrows++] = r;
 	return 0;
 }

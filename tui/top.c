@@ -5,6 +5,7 @@
 
 #include "app.h"
 #include "text.h"
+#include "util/grow.h"
 
 enum top_action { T_UP = 1, T_DOWN, T_PGUP, T_PGDN, T_HOME, T_END, T_JUMP, T_SORT_NEXT,
 		  T_SORT_PREV };
@@ -134,15 +135,8 @@ static void compute(struct top *t, struct tui_app *a)
 	}
 	for (uint32_t i = 0; i < nnames; i++)
 		if (acc[i].total > 0 || acc[i].self > 0) {
-			if (t->n == t->cap) {
-				size_t nc = t->cap ? t->cap * 2 : 256;
-				struct top_row *nr = realloc(t->rows, nc * sizeof(*nr));
-
-				if (!nr)
-					break;
-				t->rows = nr;
-				t->cap = nc;
-			}
+			if (ARRAY_GROW(t->rows, t->cap, t->n + 1))
+				break;
 			t->rows[t->n++] = acc[i];
 		}
 	sort_rows(t);

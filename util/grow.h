@@ -33,7 +33,22 @@ static inline int array_grow(void *pptr, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
-/* array_grow for an array variable arr with a size_t capacity variable cap. */
+/* array_grow that also zeroes the items it adds. */
+static inline int array_grow_zero(void *pptr, size_t *cap, size_t need, size_t elem)
+{
+	size_t old = *cap;
+	char *p;
+
+	if (array_grow(pptr, cap, need, elem))
+		return -ENOMEM;
+	memcpy(&p, pptr, sizeof(p));
+	if (*cap > old)
+		memset(p + old * elem, 0, (*cap - old) * elem);
+	return 0;
+}
+
+/* array_grow (or array_grow_zero) for an array variable arr with a size_t capacity cap. */
 #define ARRAY_GROW(arr, cap, need) array_grow(&(arr), &(cap), (need), sizeof(*(arr)))
+#define ARRAY_GROW_ZERO(arr, cap, need) array_grow_zero(&(arr), &(cap), (need), sizeof(*(arr)))
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "model/hash.h"
 #include "model/sanitize.h"
+#include "util/grow.h"
 
 /* An open-addressing index over one of the row arrays: slots hold row index + 1. */
 struct index {
@@ -26,25 +27,6 @@ struct l7_table {
 	struct index sidx, eidx, pidx;
 	uint64_t gen, records;
 };
-
-static int grow(void **arr, size_t *cap, size_t need, size_t size)
-{
-	size_t ncap;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 64;
-	while (ncap < need)
-		ncap *= 2;
-	n = realloc(*arr, ncap * size);
-	if (!n)
-		return -ENOMEM;
-	memset((char *)n + *cap * size, 0, (ncap - *cap) * size);
-	*arr = n;
-	*cap = ncap;
-	return 0;
-}
 
 /* Finds the row with hash h for which eq(ctx, row) holds; returns its index or -1, and the
  * free slot to use in *slot. */
@@ -201,7 +183,7 @@ int l7_table__session(struct l7_table *t, const struct l7_session_key *k, const 
 		*idx = (uint32_t)found;
 		return 0;
 	}
-	if (grow((void **)&t->sessions, &t->sessions_cap, t->nsessions + 1, sizeof(*s)) ||
+	if (ARRAY_GROW_ZERO(t->sessions, t->sessions_cap, t->nsessions + 1) ||
 	    index_insert(&t->sidx, h, (uint32_t)t->nsessions, t->nsessions))
 		return -ENOMEM;
 	s = &t->sessions[t->nsessions];
@@ -290,7 +272,7 @@ static long endpoint_get(struct l7_table *t, uint8_t proto, uint8_t role, const 
 		return found;
 	if (t->nendpoints >= L7_MAX_ENDPOINTS && strcmp(name, "(other)"))
 		return endpoint_get(t, proto, role, "(other)");
-	if (grow((void **)&t->endpoints, &t->endpoints_cap, t->nendpoints + 1, sizeof(*e)) ||
+	if (ARRAY_GROW_ZERO(t->endpoints, t->endpoints_cap, t->nendpoints + 1) ||
 	    index_insert(&t->eidx, h, (uint32_t)t->nendpoints, t->nendpoints))
 		return -1;
 	e = &t->endpoints[t->nendpoints];
@@ -323,7 +305,7 @@ static long pair_get(struct l7_table *t, uint32_t s, uint32_t e)
 
 	if (found >= 0)
 		return found;
-	if (grow((void **)&t->pairs, &t->pairs_cap, t->npairs + 1, sizeof(*p)) ||
+	if (ARRAY_GROW_ZERO(t->pairs, t->pairs_cap, t->npairs + 1) ||
 	    index_insert(&t->pidx, h, (uint32_t)t->npairs, t->npairs))
 		return -1;
 	p = &t->pairs[t->npairs];

@@ -1,12 +1,14 @@
 /* Unit tests of the TUI's non-drawing parts: key scripts and names, theme files, filters,
- * prompt checks, search totals and value formatting. */
+ * and value formatting (the filters are tested in tests/model/test_filter.c). */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "harness.h"
+#include "profile_fixture.h"
 #include "../model/profile.h"
-#include "../tui/filter.h"
+#include "../model/filter.h"
 #include "../tui/keys.h"
+#include "../tui/text.h"
 #include "../tui/theme.h"
 #include "../tui/tui.h"
 
@@ -16,17 +18,7 @@ static struct frames *ft;
 /* Adds folded-style stack "a;b;c" with value v. */
 static void add(struct profile *p, const char *stack, double v)
 {
-	uint32_t fr[64];
-	size_t n = 0;
-	const char *s = stack;
-
-	while (*s) {
-		size_t k = strcspn(s, ";");
-
-		fr[n++] = frames__intern_name(ft, s, k);
-		s += k + (s[k] == ';');
-	}
-	profile__add_stack(p, fr, n, v);
+	fx_add_stack(ft, p, stack, strlen(stack), v, -1);
 }
 
 static struct profile *sample(void)
@@ -139,108 +131,6 @@ TEST_CASE(theme_files_load)
 	CHECK(memcmp(builtin.style, file.style, sizeof(builtin.style)) == 0);
 	CHECK(tui_theme_load("../etc", &file, err, sizeof(err)) != 0);
 	CHECK(tui_theme_load("nosuch", &file, err, sizeof(err)) == -ENOENT);
-}
-
-TEST_CASE(prompt_checks)
-{
-	const char *why = NULL;
-	uint32_t pid = 0;
-
-	CHECK(tui_check_pid("1", &pid, &why) == 0 && pid == 1);
-	CHECK(tui_check_pid("4194304", &pid, &why) == 0 && pid == 4194304);
-	CHECK(tui_check_pid("4194305", &pid, &why) == -EINVAL);
-	CHECK(tui_check_pid("0", &pid, &why) == -EINVAL);
-	CHECK(tui_check_pid("-1", &pid, &why) == -EINVAL);
-	CHECK(tui_check_pid("12a", &pid, &why) == -EINVAL);
-	CHECK(tui_check_pid("99999999999999999999", &pid, &why) == -EINVAL);
-	CHECK(tui_check_comm("nginx", &why) == 0);
-	CHECK(tui_check_comm("123456789012345", &why) == 0);
-	CHECK(tui_check_comm("1234567890123456", &why) == -EINVAL);
-	CHECK(tui_check_comm("a\tb", &why) == -EINVAL);
-	CHECK(tui_check_container("web", &why) == 0);
-	CHECK(tui_check_container("0123456789ab", &why) == 0);
-	CHECK(tui_check_container("0123ab", &why) == -EINVAL);
-	CHECK(tui_check_container("a b", &why) == -EINVAL);
-	CHECK(tui_check_container("", &why) == -EINVAL);
-}
-
-TEST_CASE(filters)
-{
-	struct profile *p = sample(), *q;
-	struct tui_filter f = { 0 };
-
-	CHECK(!tui_filter_active(&f));
-	f.pid = 10;
-	q = tui_filter_apply(p, &f);
-	CHECK_NUM(profile__total(q), 6);
-	profile__free(q);
-	f.pid = 40; /* perf script's comm-PID/TID roots count too */
-	q = tui_filter_apply(p, &f);
-	CHECK_NUM(profile__total(q), 5);
-	profile__free(q);
-	f.pid = 0;
-	snprintf(f.comm, sizeof(f.comm), "redis");
-	q = tui_filter_apply(p, &f);
-	CHECK_NUM(profile__total(q), 3);
-	profile__free(q);
-	f.comm[0] = 0;
-	snprintf(f.container, sizeof(f.container), "0123456789ab");
-	q = tui_filter_apply(p, &f);
-	CHECK_NUM(profile__total(q), 1);
-	profile__free(q);
-	f.container[0] = 0;
-	f.hide_kernel = true;
-	q = tui_filter_apply(p, &f);
-	CHECK_NUM(profile__total(q), 15);
-	CHECK(profile__node_count(q) == profile__node_count(p) - 1);
-	profile__free(q);
-	f.hide_kernel = false;
-	uint32_t prefix[2] = { frames__intern_name(ft, "[10]nginx", 9),
-			       frames__intern_name(ft, "main", 4) };
-
-	f.prefix = prefix;
-	f.prefix_n = 2;
-	q = tui_filter_apply(p, &f);
-	CHECK_NUM(profile__total(q), 6);
-	profile__free(q);
-	profile__free(p);
-}
-
-TEST_CASE(threads)
-{
-	struct profile *p = profile__new(ft, VALUE_SAMPLES, false), *q;
-	struct frame th = { .name = strtab__intern(st, "t1", 2), .kind = FRAME_THREAD };
-	uint32_t fr[3] = { frames__intern_name(ft, "[10]nginx", 9), frames__intern(ft, &th),
-			   frames__intern_name(ft, "main", 4) };
-	struct tui_filter f = { .regroup = true, .group = GROUP_PROCESS };
-
-	CHECK(!tui_profile_has_threads(p));
-	profile__add_stack(p, fr, 3, 2);
-	CHECK(tui_profile_has_threads(p));
-	q = tui_filter_apply(p, &f);
-	CHECK(profile__node_count(q) == 3);
-	CHECK(!tui_profile_has_threads(q));
-	profile__free(q);
-	profile__free(p);
-}
-
-TEST_CASE(match_totals)
-{
-	struct profile *p = sample();
-	uint32_t n = frames__count(ft);
-	uint8_t *bits = calloc(n / 8 + 1, 1);
-	regex_t re;
-
-	CHECK(regcomp(&re, "^(rec|work)$", REG_EXTENDED | REG_NOSUB) == 0);
-	tui_match_frames(ft, &re, 0, bits, 0, n);
-	/* rec under rec counts once; work's total includes read_[k]. */
-	CHECK_NUM(tui_matched_total(p, PROFILE_ROOT, bits, n), 9);
-	regfree(&re);
-	tui_match_frames(ft, NULL, strtab__find(st, "main", 4), bits, 0, n);
-	CHECK_NUM(tui_matched_total(p, PROFILE_ROOT, bits, n), 9);
-	CHECK_NUM(tui_matched_total(p, PROFILE_ROOT, NULL, 0), 0);
-	free(bits);
-	profile__free(p);
 }
 
 TEST_CASE(values)
@@ -366,10 +256,6 @@ int main(void)
 	RUN(key_names);
 	RUN(theme_parse);
 	RUN(theme_files_load);
-	RUN(prompt_checks);
-	RUN(filters);
-	RUN(threads);
-	RUN(match_totals);
 	RUN(values);
 	RUN(live_source);
 	frames__free(ft);

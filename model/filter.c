@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool tui_filter_active(const struct tui_filter *f)
+bool profile_filter__active(const struct profile_filter *f)
 {
 	return f->hide_kernel || f->regroup || f->pid || f->comm[0] || f->container[0] ||
 	       f->only || f->prefix_n;
@@ -64,7 +64,7 @@ static bool is_hex(const char *s, size_t len)
 	return len > 0;
 }
 
-bool tui_container_matches(const char *name, size_t len, const char *want)
+bool filter_container_matches(const char *name, size_t len, const char *want)
 {
 	size_t wl = strlen(want);
 
@@ -77,7 +77,7 @@ bool tui_container_matches(const char *name, size_t len, const char *want)
 }
 
 struct apply_ctx {
-	const struct tui_filter *f;
+	const struct profile_filter *f;
 	struct profile *dst;
 	struct frames *ft;
 	uint32_t *buf;
@@ -89,7 +89,7 @@ struct apply_ctx {
  * filters. */
 static bool identity_ok(const struct apply_ctx *c, const uint32_t *frames, size_t depth)
 {
-	const struct tui_filter *f = c->f;
+	const struct profile_filter *f = c->f;
 	bool pid_ok = !f->pid, comm_ok = !f->comm[0], con_ok = !f->container[0];
 
 	for (size_t i = 0; i < depth; i++) {
@@ -100,7 +100,7 @@ static bool identity_ok(const struct apply_ctx *c, const uint32_t *frames, size_
 
 		if (fr->kind == FRAME_POD || fr->kind == FRAME_CONTAINER) {
 			if (!con_ok)
-				con_ok = tui_container_matches(name + 5, len - 5, f->container);
+				con_ok = filter_container_matches(name + 5, len - 5, f->container);
 			continue;
 		}
 		if (fr->kind == FRAME_THREAD)
@@ -122,7 +122,7 @@ static int apply_one(void *vctx, const uint32_t *frames, size_t depth, double se
 		     double self2)
 {
 	struct apply_ctx *c = vctx;
-	const struct tui_filter *f = c->f;
+	const struct profile_filter *f = c->f;
 	size_t n = 0;
 
 	if ((f->pid || f->comm[0] || f->container[0]) && !identity_ok(c, frames, depth))
@@ -134,7 +134,7 @@ static int apply_one(void *vctx, const uint32_t *frames, size_t depth, double se
 		bool hit = false;
 
 		for (size_t i = 0; i < depth && !hit; i++)
-			hit = tui_bit(f->only, f->only_nbits, frames[i]);
+			hit = bits_test(f->only, f->only_nbits, frames[i]);
 		if (!hit)
 			return 0;
 	}
@@ -164,7 +164,7 @@ static int apply_one(void *vctx, const uint32_t *frames, size_t depth, double se
 	return 0;
 }
 
-struct profile *tui_filter_apply(const struct profile *src, const struct tui_filter *f)
+struct profile *profile__filter(const struct profile *src, const struct profile_filter *f)
 {
 	struct apply_ctx c = { .f = f, .ft = profile__frames(src) };
 
@@ -180,7 +180,7 @@ struct profile *tui_filter_apply(const struct profile *src, const struct tui_fil
 	return c.dst;
 }
 
-bool tui_profile_has_threads(const struct profile *p)
+bool profile__has_threads(const struct profile *p)
 {
 	const struct frames *ft = profile__frames(p);
 	uint32_t n = profile__node_count(p);
@@ -191,7 +191,7 @@ bool tui_profile_has_threads(const struct profile *p)
 	return false;
 }
 
-int tui_check_pid(const char *s, uint32_t *pid, const char **why)
+int filter_check_pid(const char *s, uint32_t *pid, const char **why)
 {
 	uint64_t v = 0;
 
@@ -201,7 +201,7 @@ int tui_check_pid(const char *s, uint32_t *pid, const char **why)
 	}
 	for (; *s; s++)
 		v = v * 10 + (uint64_t)(*s - '0');
-	if (v < 1 || v > TUI_PID_MAX) {
+	if (v < 1 || v > FILTER_PID_MAX) {
 		*why = "a pid is 1..4194304";
 		return -EINVAL;
 	}
@@ -209,7 +209,7 @@ int tui_check_pid(const char *s, uint32_t *pid, const char **why)
 	return 0;
 }
 
-int tui_check_comm(const char *s, const char **why)
+int filter_check_comm(const char *s, const char **why)
 {
 	size_t len = strlen(s);
 
@@ -225,7 +225,7 @@ int tui_check_comm(const char *s, const char **why)
 	return 0;
 }
 
-int tui_check_container(const char *s, const char **why)
+int filter_check_container(const char *s, const char **why)
 {
 	size_t len = strlen(s);
 
@@ -250,7 +250,7 @@ int tui_check_container(const char *s, const char **why)
 	return 0;
 }
 
-void tui_match_frames(const struct frames *ft, const regex_t *re, uint32_t name_id,
+void frames__match(const struct frames *ft, const regex_t *re, uint32_t name_id,
 		      uint8_t *bits, uint32_t from, uint32_t to)
 {
 	for (uint32_t id = from; id < to; id++) {
@@ -269,7 +269,7 @@ void tui_match_frames(const struct frames *ft, const regex_t *re, uint32_t name_
 	}
 }
 
-double tui_matched_total(const struct profile *p, uint32_t node, const uint8_t *bits,
+double profile__matched_total(const struct profile *p, uint32_t node, const uint8_t *bits,
 			 uint32_t nbits)
 {
 	uint32_t n = profile__node_count(p), top = 0, *stack;
@@ -284,7 +284,7 @@ double tui_matched_total(const struct profile *p, uint32_t node, const uint8_t *
 	while (top) {
 		const struct profile_node *nd = profile__node(p, stack[--top]);
 
-		if (tui_bit(bits, nbits, nd->frame)) {
+		if (bits_test(bits, nbits, nd->frame)) {
 			sum += nd->total;
 			continue;
 		}
@@ -294,35 +294,4 @@ double tui_matched_total(const struct profile *p, uint32_t node, const uint8_t *
 	}
 	free(stack);
 	return sum;
-}
-
-void tui_fmt_value(enum value_kind k, double v, char *buf, size_t n)
-{
-	static const char *const bunits[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	double ns;
-	int u = 0;
-
-	switch (k) {
-	case VALUE_NANOSECONDS:
-	case VALUE_MICROSECONDS:
-		ns = k == VALUE_MICROSECONDS ? v * 1e3 : v;
-		if (ns < 1e3)
-			snprintf(buf, n, "%.0f ns", ns);
-		else if (ns < 1e6)
-			snprintf(buf, n, "%.1f us", ns / 1e3);
-		else if (ns < 1e9)
-			snprintf(buf, n, "%.1f ms", ns / 1e6);
-		else
-			snprintf(buf, n, "%.2f s", ns / 1e9);
-		return;
-	case VALUE_BYTES:
-		while (v >= 1024 && u < 4) {
-			v /= 1024;
-			u++;
-		}
-		snprintf(buf, n, u ? "%.1f %s" : "%.0f %s", v, bunits[u]);
-		return;
-	default:
-		snprintf(buf, n, "%.0f", v);
-	}
 }

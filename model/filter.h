@@ -1,20 +1,21 @@
-/* What the views show of a profile: filters that rebuild a display tree (hide kernel
- * frames, regroup the roots (thread/process/command/none), keep one pid/comm/container, keep stacks with search matches),
- * frame matching for search, and value formatting. No ncurses here: unit-tested directly. */
-#ifndef GALATOP_TUI_FILTER_H
-#define GALATOP_TUI_FILTER_H
+/* What a view shows of a profile: a filter that rebuilds a display tree (hide kernel frames,
+ * regroup the roots (thread/process/command/none), keep one pid/comm/container, keep a zoom's
+ * prefix, keep stacks with search matches), the checks of the values a person types for it,
+ * and frame matching for search. */
+#ifndef GALATOP_MODEL_FILTER_H
+#define GALATOP_MODEL_FILTER_H
 
 #include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../model/group.h"
-#include "../model/profile.h"
+#include "group.h"
+#include "profile.h"
 
-#define TUI_PID_MAX 4194304u /* PID_MAX_LIMIT on 64-bit Linux */
+#define FILTER_PID_MAX 4194304u /* PID_MAX_LIMIT on 64-bit Linux */
 
-struct tui_filter {
+struct profile_filter {
 	bool hide_kernel;     /* drop kernel frames */
 	bool regroup;	      /* rewrite the identity roots for group (false: as recorded) */
 	enum group_by group;  /* thread, process, command or none (model/group.h) */
@@ -28,40 +29,32 @@ struct tui_filter {
 };
 
 /* True when f changes anything (the display tree must be rebuilt). */
-bool tui_filter_active(const struct tui_filter *f);
+bool profile_filter__active(const struct profile_filter *f);
 /* Returns a new profile over src's frame table holding the stacks of src that f keeps,
  * transformed as f says. Caller frees with profile__free. NULL on ENOMEM. */
-struct profile *tui_filter_apply(const struct profile *src, const struct tui_filter *f);
+struct profile *profile__filter(const struct profile *src, const struct profile_filter *f);
 /* True when any frame of the profile is a thread frame (H has something to do). */
-bool tui_profile_has_threads(const struct profile *p);
+bool profile__has_threads(const struct profile *p);
 
 /* Input checks for the prompts: 0 when s is valid, else -EINVAL with the reason in why. */
-int tui_check_pid(const char *s, uint32_t *pid, const char **why);
-int tui_check_comm(const char *s, const char **why);
-int tui_check_container(const char *s, const char **why);
+int filter_check_pid(const char *s, uint32_t *pid, const char **why);
+int filter_check_comm(const char *s, const char **why);
+int filter_check_container(const char *s, const char **why);
 /* Whether the container or pod called name[0..len) is the one the prompt asked for (want):
  * the same name, or hex ids of 12 digits or more where one is a prefix of the other. */
-bool tui_container_matches(const char *name, size_t len, const char *want);
+bool filter_container_matches(const char *name, size_t len, const char *want);
 
 /* Sets bit id of bits for each frame id in [from, to) whose name matches re (when re) or
  * whose name string id equals name_id (when re is NULL). bits must hold to bits. */
-void tui_match_frames(const struct frames *ft, const regex_t *re, uint32_t name_id,
+void frames__match(const struct frames *ft, const regex_t *re, uint32_t name_id,
 		      uint8_t *bits, uint32_t from, uint32_t to);
-static inline bool tui_bit(const uint8_t *bits, uint32_t nbits, uint32_t i)
+static inline bool bits_test(const uint8_t *bits, uint32_t nbits, uint32_t i)
 {
 	return bits && i < nbits && (bits[i >> 3] >> (i & 7) & 1);
 }
 /* Value under node covered by matching frames, each stack counted once (a match under a
  * match adds nothing). */
-double tui_matched_total(const struct profile *p, uint32_t node, const uint8_t *bits,
+double profile__matched_total(const struct profile *p, uint32_t node, const uint8_t *bits,
 			 uint32_t nbits);
-
-/* Formats value v of kind k for humans ("1234", "12.5 ms", "3.0 MiB") into buf. */
-void tui_fmt_value(enum value_kind k, double v, char *buf, size_t n);
-/* Percent of v in total, 0 when total is 0. */
-static inline double tui_pct(double v, double total)
-{
-	return total > 0 ? 100.0 * v / total : 0;
-}
 
 #endif
