@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -18,6 +17,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf/probes.h"
+#include "bpf/drain.h"
 #include "bpf/loadlog.h"
 #include "bpf/targets.h"
 #include "bpf/tracefs.h"
@@ -38,9 +38,8 @@
 #define FOLLOW_HEADROOM 8192 /* room for followed children */
 
 struct probes {
-	uint64_t polled, poll_deadline; /* records handled by this probes__poll, and until when */
 	struct gt_profile *skel;
-	struct ring_buffer *rb;
+	struct drain *rb;
 	struct bpf_link **links;
 	size_t nlinks;
 	probe_event_fn fn;
@@ -358,26 +357,10 @@ int probe_record_check(const void *data, size_t size)
 	return 0;
 }
 
-/* One probes__poll call handles records for at most this long past its wait: when records
- * come faster than they are handled (a high -F with DWARF unwinding on a small machine), the
- * caller still gets control back to stop, refresh or write its files. */
-#define POLL_BUDGET_NS 200000000ull
-#define POLL_CUT (-ECANCELED) /* on_record's way to end a drain early */
-
-static uint64_t poll_clock_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct probes *p = ctx;
 
-	/* libbpf has consumed this record before the call: handle it, then maybe stop. */
-	p->polled++;
 	if (probe_record_check(data, size)) {
 		p->lost_user++;
 		return 0;
@@ -385,7 +368,7 @@ static int on_record(void *ctx, void *data, size_t size)
 	if (p->sb)
 		sideband__until(p->sb, ((const struct gt_event *)data)->ts_ns);
 	p->fn(p->ctx, data);
-	return (p->polled & 255) == 0 && poll_clock_ns() > p->poll_deadline ? POLL_CUT : 0;
+	return 0;
 }
 
 /* Attaches every loaded program; drops from p->types the probes that could not attach. */
@@ -501,7 +484,7 @@ struct probes *probes__open(const struct probe_opts *o, probe_event_fn fn, void 
 			 p->warnings);
 		goto cleanup;
 	}
-	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.gt_events), on_record, p, NULL);
+	p->rb = drain__new(bpf_map__fd(p->skel->maps.gt_events), on_record, p);
 	if (!p->rb) {
 		snprintf(err, errlen, "cannot map the ring buffer: %s", strerror(errno));
 		goto cleanup;
@@ -529,34 +512,20 @@ unsigned probes__types(const struct probes *p)
 
 int probes__fd(const struct probes *p)
 {
-	return ring_buffer__epoll_fd(p->rb);
+	return drain__fd(p->rb);
 }
 
 int probes__poll(struct probes *p, int timeout_ms)
 {
-	int n = 0, m;
+	int n;
 
-	/* Records do not wake the reader until a quarter of the buffer waits (see
-	 * profile.bpf.c), so after the wait take whatever arrived without a wakeup. */
 	if (p->sb)
 		sideband__mark(p->sb);
-	p->polled = 0;
-	p->poll_deadline = poll_clock_ns() + (timeout_ms > 0 ? (uint64_t)timeout_ms * 1000000 : 0) +
-			   POLL_BUDGET_NS;
-	if (timeout_ms != 0) {
-		n = ring_buffer__poll(p->rb, timeout_ms);
-		if (n == POLL_CUT)
-			return (int)p->polled; /* the rest waits for the next call */
-		if (n < 0)
-			return n;
-	}
-	m = ring_buffer__consume(p->rb);
-	if (m == POLL_CUT)
-		m = (int)p->polled - n;
+	n = drain__poll(p->rb, timeout_ms);
 	/* Every record taken before the mark has been read: the side band can catch up. */
-	if (p->sb)
+	if (n >= 0 && !drain__cut(p->rb) && p->sb)
 		sideband__flush(p->sb);
-	return m < 0 ? m : n + m;
+	return n;
 }
 
 int probes__add_pid(struct probes *p, int tgid)
@@ -606,7 +575,7 @@ void probes__free(struct probes *p)
 {
 	if (!p)
 		return;
-	ring_buffer__free(p->rb);
+	drain__free(p->rb);
 	sideband__free(p->sb);
 	for (size_t i = 0; i < p->nlinks; i++)
 		bpf_link__destroy(p->links[i]);

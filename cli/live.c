@@ -2,6 +2,7 @@
  * through a tui_source that folds each refresh's samples into what is shown. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -39,13 +40,18 @@ const char cmd_live_help[] =
 	"  --ascii           ASCII glyphs only\n"
 	"  --out-dir DIR     where `s` saves snapshots (default: the current directory)\n"
 	"  --history S       seconds of per-second history kept for the heatmap (`6`),\n"
-	"                    ranges and snapshots (default 600; coarser past 64 MiB)\n"
+	"                    ranges and snapshots (default 600; coarser past the memory cap)\n"
 	"\n"
 	"Every probe and target option of `galatop record` applies: -F, -p, -t, --comm,\n"
 	"--cmdline, --container, --pod, --cpu, --kernel, --user, --no-idle, --min-block,\n"
 	"--max-block, --state, --bytes, --annotate, --config; see `galatop help record`.\n"
 	"Update modes (`m`): accumulate everything, a sliding window of the last 10 s, or an\n"
 	"exponential decay with a 10 s half-life.\n";
+
+#define RING_BUDGET 32 /* and about this many average slices' memory: a steady state in 32 s */
+/* The frame table is renewed once it holds this many frames and twice what it held after the
+ * last renewal: names of processes long gone do not pile up over a long run. */
+#define RENEW_FRAMES_MIN 16384
 
 _Static_assert((int)MODE_ACCUMULATE == FOLD_ACCUMULATE && (int)MODE_WINDOW == FOLD_WINDOW &&
 		       (int)MODE_DECAY == FOLD_DECAY && (int)MODE_MAX == FOLD_MODE_MAX,
@@ -73,6 +79,10 @@ struct live {
 	char probes[64];
 	char sampling[64];
 	struct stack_cap cap[PTYPE_MAX]; /* accumulate: --max-stacks; decay: drops faded nodes */
+	uint32_t renew_min;    /* RENEW_FRAMES_MIN, or GALATOP_RENEW_FRAMES (tests) */
+	unsigned renewals;
+	struct strtab *old_st; /* the tables before the last renewal, kept until the next update */
+	struct frames *old_ft; /* (the TUI carries its frame ids over with them) */
 	struct l7_engine *l7; /* the L7 capture, once the L7 pane opened (or --type l7) */
 	char l7_err[256];     /* why it could not start */
 };
@@ -86,11 +96,65 @@ static double cpu_sec(void)
 	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
+/* Moves what is shown and the history onto a fresh frame table once the table has grown
+ * enough (the collector's profiles are empty between updates). The old tables stay until the
+ * next update, for the TUI to carry its frame ids over. Nothing changes on ENOMEM. */
+static void live_renew_frames(struct live *l)
+{
+	struct profile *shown[PTYPE_MAX] = { NULL };
+	struct slices *ring[PTYPE_MAX] = { NULL };
+	struct strtab *st;
+	struct frames *ft;
+	uint32_t n = frames__count(l->s.ft);
+	int t;
+
+	if (n < l->renew_min || n < 2 * l->s.renewed_at)
+		return;
+	st = strtab__new();
+	ft = st ? frames__new(st) : NULL;
+	if (!ft)
+		goto fail;
+	for (t = 0; t < PTYPE_MAX; t++) {
+		if (!l->shown[t])
+			continue;
+		shown[t] = profile__new(ft, profile__kind(l->shown[t]), false);
+		ring[t] = slices__copy(l->hist.ring[t], ft);
+		if (!shown[t] || !ring[t] || profile__merge(shown[t], l->shown[t]))
+			goto fail;
+	}
+	if (collector__set_frames(l->s.col, ft))
+		goto fail;
+	for (t = 0; t < PTYPE_MAX; t++) {
+		profile__free(l->shown[t]);
+		slices__free(l->hist.ring[t]);
+		l->shown[t] = shown[t];
+		l->hist.ring[t] = ring[t];
+	}
+	l->old_ft = l->s.ft;
+	l->old_st = l->s.st;
+	l->s.ft = ft;
+	l->s.st = st;
+	l->s.renewed_at = frames__count(ft);
+	l->renewals++;
+	return;
+fail:
+	for (t = 0; t < PTYPE_MAX; t++) {
+		profile__free(shown[t]);
+		slices__free(ring[t]);
+	}
+	frames__free(ft);
+	strtab__free(st);
+}
+
 static bool live_update(void *ctx)
 {
 	struct live *l = ctx;
 	double now = clock_mono_s(), dt = now - l->last_update;
 
+	frames__free(l->old_ft);
+	strtab__free(l->old_st);
+	l->old_ft = NULL;
+	l->old_st = NULL;
 	session_poll(&l->s, 0);
 	if (l->s.tl)
 		tl_capture__refresh(l->s.tl);
@@ -109,13 +173,14 @@ static bool live_update(void *ctx)
 				 l->last_update - l->hist.mono0, now - l->hist.mono0))
 			return false; /* out of memory: keep showing what there is */
 		/* Bounded memory: what accumulates is capped, what decays is let go once faded
-		 * far below anything a view can show. */
+		 * below anything a view can show (the top view's 0.01%). */
 		if (l->mode == MODE_ACCUMULATE)
 			stack_cap_apply(&l->cap[t], l->shown[t]);
 		else if (l->mode == MODE_DECAY)
-			stack_cap_decayed(&l->cap[t], l->shown[t], profile__total(l->shown[t]) * 1e-5);
+			stack_cap_decayed(&l->cap[t], l->shown[t], profile__total(l->shown[t]) * 1e-4);
 	}
 	collector__clear(l->s.col);
+	live_renew_frames(l);
 	l->last_update = now;
 	return true;
 }
@@ -165,6 +230,7 @@ static void live_stats(void *ctx, struct tui_stats *out)
 	out->mode = l->mode;
 	out->window_s = l->window_s;
 	out->since = l->hist.wall0;
+	out->hint = session_java_hint(&l->s);
 }
 
 static int live_set_mode(void *ctx, enum tui_mode m, double window_s)
@@ -177,9 +243,17 @@ static int live_set_mode(void *ctx, enum tui_mode m, double window_s)
 	 * keeps each slice's times, so a window of any length starts from the slices it covers. */
 	l->mode = m;
 	l->window_s = window_s;
-	for (int t = 0; t < PTYPE_MAX; t++)
-		if (l->hist.ring[t])
-			slices__set_fine(l->hist.ring[t], m == MODE_WINDOW ? window_s : 0);
+	for (int t = 0; t < PTYPE_MAX; t++) {
+		if (!l->hist.ring[t])
+			continue;
+		slices__set_fine(l->hist.ring[t], m == MODE_WINDOW ? window_s : 0);
+		/* Each mode's own schedule: decay prunes from its first update on, the cap looks
+		 * once the tree could hold --max-stacks. */
+		if (m == MODE_DECAY)
+			l->cap[t].next_check = 0;
+		else
+			stack_cap_init(&l->cap[t], l->cap[t].max);
+	}
 	return 0;
 }
 
@@ -271,9 +345,12 @@ static void live_free(struct live *l)
 {
 	l7_engine__free(l->l7);
 	l->l7 = NULL;
-	for (int t = 0; t < PTYPE_MAX; t++)
+	for (int t = 0; t < PTYPE_MAX; t++) {
 		profile__free(l->shown[t]);
+	}
 	history_free(&l->hist);
+	frames__free(l->old_ft);
+	strtab__free(l->old_st);
 }
 
 int cmd_live(int argc, char **argv)
@@ -289,6 +366,9 @@ int cmd_live(int argc, char **argv)
 	if (ret)
 		return ret;
 	l.refresh = o.duration > 0 ? o.duration : 1;
+	l.renew_min = RENEW_FRAMES_MIN;
+	if (getenv("GALATOP_RENEW_FRAMES"))
+		l.renew_min = (uint32_t)strtoul(getenv("GALATOP_RENEW_FRAMES"), NULL, 10);
 	o.duration = 0;
 	if (o.types & RECORD_TYPE_L7) {
 		to.first_view = "L7"; /* the capture attaches when the app opens the pane */
@@ -324,6 +404,7 @@ int cmd_live(int argc, char **argv)
 			session_close(&l.s, true);
 			return 1;
 		}
+		slices__set_budget(l.hist.ring[t], RING_BUDGET);
 		stack_cap_init(&l.cap[t], o.max_stacks);
 		snprintf(l.probes + strlen(l.probes), sizeof(l.probes) - strlen(l.probes), "%s%s",
 			 l.probes[0] ? " " : "", tui_ptype_str((enum tui_ptype)t));
@@ -344,10 +425,12 @@ int cmd_live(int argc, char **argv)
 	if (o.sli)
 		to.first_view = "Containers";
 	ret = tui_run(&src, &to);
+	if (getenv("GALATOP_RENEW_FRAMES")) /* tests: say that renewals happened */
+		fprintf(stderr, "galatop: frame table renewed %u times\n", l.renewals);
 	session_poll_report(&l.s);
 	if (l.s.poll_err)
 		ret = 1;
-	live_free(&l); /* before the frame table its profiles use */
+	live_free(&l);
 	session_close(&l.s, true);
 	return ret;
 }

@@ -99,6 +99,8 @@ const char cmd_record_help[] =
 	"                    off: no system call hooks (they slow every system call down)\n"
 	"  --cgroup PATH     a cgroup target and row: v2 path, or v1 controller path\n"
 	"  --no-java-agent   do not load the JVMTI agent into Java targets (JIT frames unnamed)\n"
+	"  --no-java-native  hide the JVM's own frames (libjvm) between Java frames;\n"
+	"                    --java-native shows them (default; config key native_stack)\n"
 	"L7 (--type l7: requests of HTTP/1.x, PostgreSQL, MySQL, Redis, DNS; docs/l7.md):\n"
 	"  --protocols P,..  only these: http, pgsql, mysql, redis, dns (default all)\n"
 	"  --no-tls          no OpenSSL uprobes (HTTPS and other TLS traffic is not seen)\n"
@@ -213,7 +215,8 @@ enum {
 	OPT_ANNOTATE, OPT_PERIOD, OPT_OUT_DIR, OPT_MULTI, OPT_CONFIG, OPT_THEME, OPT_NO_COLOR,
 	OPT_ASCII, OPT_UNWIND, OPT_STACK_SIZE, OPT_UNWIND_CACHE, OPT_EVENT_RATE, OPT_INCLUDE_SELF,
 	OPT_MAX_STACKS, OPT_LONGSYS, OPT_CGROUP, OPT_MIN_DUR, OPT_MIN_AGGR, OPT_TIMELINE_MEM,
-	OPT_PROTOCOLS, OPT_NO_TLS, OPT_L7_CAPTURE, OPT_NO_JAVA_AGENT, OPT_GROUP, OPT_CALL_GRAPH, OPT_HISTORY,
+	OPT_PROTOCOLS, OPT_NO_TLS, OPT_L7_CAPTURE, OPT_NO_JAVA_AGENT, OPT_GROUP, OPT_CALL_GRAPH,
+	OPT_JAVA_NATIVE, OPT_NO_JAVA_NATIVE, OPT_HISTORY,
 };
 
 int record_parse_args(int argc, char **argv, struct record_opts *o, const char *cmd)
@@ -264,6 +267,8 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, const char *
 		{ "protocols", required_argument, NULL, OPT_PROTOCOLS },
 		{ "no-tls", no_argument, NULL, OPT_NO_TLS },
 		{ "no-java-agent", no_argument, NULL, OPT_NO_JAVA_AGENT },
+		{ "java-native", no_argument, NULL, OPT_JAVA_NATIVE },
+		{ "no-java-native", no_argument, NULL, OPT_NO_JAVA_NATIVE },
 		{ "l7-capture", required_argument, NULL, OPT_L7_CAPTURE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -476,6 +481,10 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, const char *
 			break;
 		case OPT_NO_JAVA_AGENT:
 			o->no_java_agent = true;
+			break;
+		case OPT_JAVA_NATIVE:
+		case OPT_NO_JAVA_NATIVE:
+			o->no_java_native = c == OPT_NO_JAVA_NATIVE;
 			break;
 		case OPT_L7_CAPTURE:
 			if (cli_parse_long(cmd, "--l7-capture", optarg, 64, L7_CAPTURE_MAX, &l))

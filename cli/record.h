@@ -87,6 +87,8 @@ struct record_opts {
 	unsigned l7_protocols;	 /* --protocols: bit 1 << enum l7_proto each, 0 = all */
 	bool no_tls;		 /* --no-tls: no OpenSSL uprobes */
 	bool no_java_agent;	 /* --no-java-agent: JVMs are not attached */
+	bool no_java_native;	 /* --no-java-native, native_stack 0: libjvm frames between Java
+				  * frames are dropped */
 	unsigned l7_capture;	 /* --l7-capture: bytes copied per message, 0 = 4096 */
 	/* The live view only: */
 	bool source_lines;	 /* resolve file:line for the detail line (costs DWARF lookups) */

@@ -36,6 +36,10 @@ struct session {
 	int go_fd;    /* write end of the pipe the command waits on, -1 once started */
 	uint32_t renewed_at; /* frames in the table when it was last renewed */
 	int poll_err; /* the first error reading the ring buffer (-errno), said once; 0 if none */
+	bool java_child; /* the -- CMD process is to be attached once it runs a ready JVM */
+	double java_check; /* when it was last looked at (clock_mono_s) */
+	char java_hint[256]; /* the PreserveFramePointer hint, once made; "" when none */
+	uint32_t java_hint_pid; /* the JVM java_hint was decided for (0: none yet) */
 };
 
 /* Sets up everything for o (o->types must be set) and attaches the probes; a command is
@@ -70,6 +74,9 @@ bool session_done(struct session *s);
 /* What the kernel samples now (--event-rate) into buf: "" when every event is taken, else
  * e.g. "mem 1/16" (brief, for the status line) or a sentence for the summary. */
 void session_sampling(const struct session *s, bool brief, char *buf, size_t len);
+/* The hint for a JVM whose Java stacks stop in JIT code for want of frame pointers (it runs
+ * without -XX:+PreserveFramePointer), or NULL when there is none; owned by s. */
+const char *session_java_hint(struct session *s);
 /* Prints the one-line summary of what was recorded in secs seconds. */
 void session_summary(struct session *s, double secs);
 /* Detaches and frees everything; the command is killed if interrupted, then reaped. */

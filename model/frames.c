@@ -81,6 +81,42 @@ void frames__free(struct frames *ft)
 	free(ft);
 }
 
+uint32_t frames__find(const struct frames *ft, const struct frame *f)
+{
+	uint32_t i = frame_hash(f) & ft->mask;
+
+	for (;;) {
+		uint32_t id = ft->slots[i];
+
+		if (id == EMPTY_SLOT || frame_eq(&ft->v[id], f))
+			return id;
+		i = (i + 1) & ft->mask;
+	}
+}
+
+/* The id in to of string id of from, or EMPTY_SLOT. */
+static uint32_t str_in(const struct strtab *to, const struct strtab *from, uint32_t id)
+{
+	return strtab__find(to, strtab__str(from, id), strtab__len(from, id));
+}
+
+uint32_t frames__find_from(const struct frames *ft, const struct frames *from, uint32_t id)
+{
+	const struct frame *f;
+	struct frame key;
+
+	if (ft == from)
+		return id;
+	if (id >= from->count)
+		return EMPTY_SLOT;
+	f = &from->v[id];
+	key = (struct frame){ .name = str_in(ft->st, from->st, f->name), .kind = f->kind };
+	key.module = f->module ? str_in(ft->st, from->st, f->module) : 0;
+	if (key.name == EMPTY_SLOT || key.module == EMPTY_SLOT)
+		return EMPTY_SLOT;
+	return frames__find(ft, &key);
+}
+
 uint32_t frames__intern(struct frames *ft, const struct frame *f)
 {
 	uint32_t h = frame_hash(f), i = h & ft->mask;

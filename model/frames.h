@@ -39,6 +39,11 @@ void frames__free(struct frames *ft);
 /* Returns the id of the frame with this name, module and kind, adding it (with f's file and
  * line) if new; (uint32_t)-1 on ENOMEM. */
 uint32_t frames__intern(struct frames *ft, const struct frame *f);
+/* The id of the frame with f's name, module and kind, or (uint32_t)-1 if never interned. */
+uint32_t frames__find(const struct frames *ft, const struct frame *f);
+/* The id in ft of the frame that is id in the table from (which may use another strtab), or
+ * (uint32_t)-1 if ft has no such frame: carries ids across a renewed frame table. */
+uint32_t frames__find_from(const struct frames *ft, const struct frames *from, uint32_t id);
 /* Interns name[0..len) as a frame whose kind is guessed from its text the way folded files
  * mark it (suffixes _[k] _[j] _[i], prefixes [Pod] [Con] [PID]); (uint32_t)-1 on ENOMEM. */
 uint32_t frames__intern_name(struct frames *ft, const char *name, size_t len);

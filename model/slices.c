@@ -1,6 +1,7 @@
 /* Time slices: see slices.h. */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,14 +13,16 @@ struct slices {
 	enum value_kind kind;
 	size_t max, max_bytes;
 	size_t n;
-	double fine_s, keep_s;
+	double fine_s;
+	size_t budget;	 /* memory cap in average slices; 0 = none */
+	double avg_mem;	 /* moving average of a pushed slice's memory */
+	uint64_t dropped; /* slices dropped for the memory cap */
 	struct slice *v; /* max entries, oldest first */
+	double keep_s;	 /* history older than this goes (0: kept) */
 	double *heat;	 /* heat buckets heat_first .. heat_first + heat_n - 1 */
 	size_t heat_n, heat_cap;
 	int64_t heat_first;
 };
-
-static void enforce_cap(struct slices *s);
 
 struct slices *slices__new(struct frames *ft, enum value_kind kind, size_t max_slices,
 			   size_t max_bytes)
@@ -41,6 +44,39 @@ struct slices *slices__new(struct frames *ft, enum value_kind kind, size_t max_s
 	s->max = max_slices;
 	s->max_bytes = max_bytes;
 	return s;
+}
+
+struct slices *slices__copy(const struct slices *s, struct frames *ft)
+{
+	struct slices *c = slices__new(ft, s->kind, s->max, s->max_bytes);
+
+	if (!c)
+		return NULL;
+	c->fine_s = s->fine_s;
+	c->budget = s->budget;
+	c->avg_mem = s->avg_mem;
+	c->dropped = s->dropped;
+	c->keep_s = s->keep_s;
+	if (s->heat_n) {
+		if (ARRAY_GROW(c->heat, c->heat_cap, s->heat_n)) {
+			slices__free(c);
+			return NULL;
+		}
+		memcpy(c->heat, s->heat, s->heat_n * sizeof(*s->heat));
+		c->heat_n = s->heat_n;
+		c->heat_first = s->heat_first;
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		struct profile *p = profile__new(ft, s->kind, false);
+
+		if (!p || profile__merge(p, s->v[i].p)) {
+			profile__free(p);
+			slices__free(c);
+			return NULL;
+		}
+		c->v[c->n++] = (struct slice){ s->v[i].t0, s->v[i].t1, p };
+	}
+	return c;
 }
 
 void slices__clear(struct slices *s)
@@ -66,6 +102,16 @@ void slices__set_fine(struct slices *s, double seconds)
 	s->fine_s = seconds > 0 ? seconds : 0;
 }
 
+void slices__set_budget(struct slices *s, size_t slices)
+{
+	s->budget = slices;
+}
+
+uint64_t slices__dropped(const struct slices *s)
+{
+	return s->dropped;
+}
+
 void slices__set_keep(struct slices *s, double seconds)
 {
 	s->keep_s = seconds > 0 ? seconds : 0;
@@ -86,7 +132,6 @@ static void heat_trim(struct slices *s, int64_t b)
 
 int slices__heat_add(struct slices *s, double t, double value)
 {
-	size_t cap0 = s->heat_cap;
 	int64_t b;
 
 	if (!isfinite(t) || t < 0 || t > 1e12 || isnan(value))
@@ -125,8 +170,6 @@ int slices__heat_add(struct slices *s, double t, double value)
 		memset(s->heat + old, 0, (s->heat_n - old) * sizeof(*s->heat));
 	}
 	s->heat[b - s->heat_first] += value;
-	if (s->heat_cap != cap0)
-		enforce_cap(s);
 	return 0;
 }
 
@@ -168,6 +211,17 @@ double slices__start(const struct slices *s)
 double slices__end(const struct slices *s)
 {
 	return s->n ? s->v[s->n - 1].t1 : 0;
+}
+
+/* Bytes of the slices' profiles: what the memory cap bounds (the heat map is bounded by the
+ * keep horizon and SLICES_HEAT_MAX). */
+static size_t profiles_mem(const struct slices *s)
+{
+	size_t m = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		m += profile__mem(s->v[i].p);
+	return m;
 }
 
 size_t slices__mem(const struct slices *s)
@@ -213,19 +267,40 @@ static int merge_pair(struct slices *s, size_t i)
 	return 0;
 }
 
-/* The memory cap: merging shares the nodes two slices have in common. A single slice over the
- * cap stays (it is what is being shown). */
-static void enforce_cap(struct slices *s)
+/* The memory cap in force: max_bytes, and budget times the average slice. */
+static size_t mem_cap(const struct slices *s)
 {
-	if (s->max_bytes)
-		while (s->n > 2 && slices__mem(s) > s->max_bytes)
-			if (merge_pair(s, pick_pair(s)))
-				break; /* still consistent, just over the cap until memory returns */
+	size_t cap = s->max_bytes;
+
+	if (s->budget) {
+		double b = (double)s->budget * s->avg_mem;
+
+		if (!cap || b < (double)cap)
+			cap = (size_t)b;
+	}
+	return cap;
+}
+
+/* True when slice i ends before the fine period (it may merge or go). */
+static bool coarse(const struct slices *s, size_t i)
+{
+	return s->v[i].t1 <= s->v[s->n - 1].t1 - s->fine_s;
+}
+
+/* Drops the oldest slice. */
+static void drop_oldest(struct slices *s)
+{
+	profile__free(s->v[0].p);
+	memmove(&s->v[0], &s->v[1], (s->n - 1) * sizeof(*s->v));
+	s->n--;
+	s->dropped++;
 }
 
 int slices__push(struct slices *s, double t0, double t1, const struct profile *p)
 {
 	struct profile *copy;
+	size_t cap;
+	bool helps = true;
 
 	if (!(t1 > t0) || !isfinite(t0) || !isfinite(t1))
 		return -EINVAL;
@@ -239,6 +314,27 @@ int slices__push(struct slices *s, double t0, double t1, const struct profile *p
 		return -ENOMEM;
 	}
 	s->v[s->n++] = (struct slice){ t0, t1, copy };
+	s->avg_mem = s->avg_mem ? s->avg_mem + ((double)profile__mem(copy) - s->avg_mem) / 8
+				: (double)profile__mem(copy);
+	/* The memory cap: merging shares the nodes two slices have in common, so history that
+	 * repeats itself stays long. History that does not (new processes all the time) cannot
+	 * shrink by merging: once a merge shares less than a quarter of the nodes of the slice
+	 * merged away, the oldest slices go instead. Slices of the fine period stay (they are shown). */
+	cap = mem_cap(s);
+	while (cap && s->n > 1 && profiles_mem(s) > cap) {
+		if (helps && s->n > 2 && coarse(s, 1)) {
+			size_t i = pick_pair(s);
+			uint32_t a = profile__node_count(s->v[i].p), b = profile__node_count(s->v[i + 1].p);
+
+			if (merge_pair(s, i))
+				break; /* consistent, over the cap until memory returns */
+			helps = a + b - profile__node_count(s->v[i].p) >= b / 4;
+		} else if (coarse(s, 0)) {
+			drop_oldest(s);
+		} else {
+			break;
+		}
+	}
 	if (s->keep_s) {
 		double from = t1 - s->keep_s;
 		size_t drop = 0;
@@ -249,7 +345,6 @@ int slices__push(struct slices *s, double t0, double t1, const struct profile *p
 		s->n -= drop;
 		heat_trim(s, (int64_t)floor(from / SLICES_BUCKET_S));
 	}
-	enforce_cap(s);
 	return 0;
 }
 

@@ -1,12 +1,14 @@
 /* Time slices: a bounded ring of profiles, each covering [t0, t1) seconds, oldest first, and
  * the folding of new slices into what a view shows (accumulate, sliding window, decay).
  * The ring is the one history every time-based view builds on: when it reaches its slice
- * or memory cap, adjacent old slices merge into coarser ones (resolution proportional to
- * age), so it never grows without bound and never drops a sample. */
+ * cap, adjacent old slices merge into coarser ones (resolution proportional to age); when it
+ * reaches its memory cap, old slices merge as long as a quarter of them are left, then the
+ * oldest go. It never grows without bound, and the history it keeps is exact. */
 #ifndef GALATOP_MODEL_SLICES_H
 #define GALATOP_MODEL_SLICES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "profile.h"
 
@@ -32,11 +34,20 @@ struct slices *slices__new(struct frames *ft, enum value_kind kind, size_t max_s
 			   size_t max_bytes);
 /* Frees the ring and its slices; NULL is a no-op. */
 void slices__free(struct slices *s);
+/* A copy of the ring (slices, caps, settings) whose profiles use ft, which may be another
+ * frame table: how a renewed frame table takes the history over. NULL on ENOMEM. */
+struct slices *slices__copy(const struct slices *s, struct frames *ft);
 /* Drops every slice. */
 void slices__clear(struct slices *s);
 /* Slices ending within the newest `seconds` keep their resolution when the caps force a
  * merge (as long as other slices can merge instead): a sliding window stays exact. */
 void slices__set_fine(struct slices *s, double seconds);
+/* Caps the ring's memory, besides max_bytes, at about n times the memory of an average new
+ * slice (0: no such cap), so that it reaches its steady state after about n pushes whatever
+ * the data rate: a churning workload keeps a history that long, a repeating one longer. */
+void slices__set_budget(struct slices *s, size_t n);
+/* Slices dropped so far for the memory cap. */
+uint64_t slices__dropped(const struct slices *s);
 
 /* Appends a copy of p as the slice [t0, t1) (t0 >= the newest slice's t1 is expected, not
  * required), merging older slices first if a cap is reached. 0, -EINVAL (t1 <= t0, NaN) or

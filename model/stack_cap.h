@@ -24,9 +24,9 @@ void stack_cap_init(struct stack_cap *c, size_t max);
  * cap themselves, all go into one root [other]. Returns the number of stacks folded, or
  * -ENOMEM (p may then have lost stacks). */
 long stack_cap_apply(struct stack_cap *c, struct profile *p);
-/* For decaying profiles: once the tree has doubled since the last time, drops the nodes whose
- * total decayed below min_total (their weight stays in their parents). Returns the nodes
- * dropped, or -ENOMEM. Uses c->next_check only. */
+/* For decaying profiles: once the tree has grown by an eighth since the last time, drops the
+ * nodes whose total decayed below min_total (their weight stays in their parents). Returns the
+ * nodes dropped, or -ENOMEM. Uses c->next_check only. */
 long stack_cap_decayed(struct stack_cap *c, struct profile *p, double min_total);
 
 #endif

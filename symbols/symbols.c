@@ -56,6 +56,8 @@ struct proc {
 	uint64_t maps_ns; /* when maps were last read (or tried) */
 	struct sym_table *jit;
 	uint64_t jit_ns;
+	uint32_t jit_gen; /* JIT map reads that found one */
+	off_t jit_size;	  /* its size then: an unchanged map (maps only grow) is not read again */
 	bool tracked;	  /* maps kept from side-band events since its exec: /proc not read */
 	char root[48];	  /* "/proc/PID/root" */
 };
@@ -501,12 +503,18 @@ static int proc_set_maps(struct sym_cache *sc, struct proc *p, struct proc_map *
 
 static void proc_load_jit(struct sym_cache *sc, struct proc *p)
 {
+	struct stat st;
+	off_t size;
 	struct sym_table *t;
 	char path[PATH_MAX];
 	int err;
 
 	p->jit_ns = clock_mono_ns();
 	if (jitmap__path(p->pid, path, sizeof(path)))
+		return;
+	/* sized before the read, so lines appended meanwhile make the next size differ */
+	size = !lstat(path, &st) && S_ISREG(st.st_mode) ? st.st_size : -1;
+	if (p->jit && size >= 0 && size == p->jit_size)
 		return;
 	err = jitmap__load(path, &t);
 	if (err == -ELOOP || err == -EFTYPE_NOTREG || err == -EFBIG) {
@@ -519,6 +527,8 @@ static void proc_load_jit(struct sym_cache *sc, struct proc *p)
 		return; /* gone or no JIT: what was read before stays */
 	sym_table__free(p->jit);
 	p->jit = t;
+	p->jit_gen++;
+	p->jit_size = size;
 }
 
 /* Re-reads p's maps (and JIT map); with eager, resolves every mapping's symbols now. */
@@ -547,6 +557,13 @@ static int proc_refresh(struct sym_cache *sc, struct proc *p, int eager)
 static struct proc *proc_get(struct sym_cache *sc, int pid)
 {
 	return hmap__get(sc->procs, &pid, sizeof(pid));
+}
+
+uint32_t sym_cache__jit_gen(struct sym_cache *sc, int pid)
+{
+	struct proc *p = proc_get(sc, pid);
+
+	return p ? p->jit_gen : 0;
 }
 
 /* pid's state read from /proc now; NULL when pid is gone (nothing is kept for it: a process

@@ -57,6 +57,9 @@ int sym_cache__user(struct sym_cache *sc, int pid, uint64_t addr, struct sym_inf
 /* (Re)reads /proc/PID/maps and the JIT map now and loads the symbols of every executable mapping,
  * e.g. at exec, so short-lived processes resolve after they exit. 0 or -errno (-ESRCH: gone). */
 int sym_cache__process_load(struct sym_cache *sc, int pid);
+/* How many times pid's JIT map was read (0 when never): names of JIT addresses found before
+ * may have changed when it moves (code freed, other code in its place). */
+uint32_t sym_cache__jit_gen(struct sym_cache *sc, int pid);
 /* Drops per-process state (maps, JIT symbols); shared ELF caches are kept. Unknown pid: no-op. */
 void sym_cache__process_exit(struct sym_cache *sc, int pid);
 /* Mappings kept from the kernel's own reports (bpf/sideband.h) rather than read from

@@ -2,14 +2,17 @@
 # Soak: galatop's memory over a long run with a churning workload (new processes all the time,
 # page faults, sleeps). Runs `galatop record --period 10` and the live view in decay and window
 # modes side by side at 999 Hz with oncpu,offcpu,mem for SOAK_MIN minutes (default 4), samples
-# their RSS every 10 s and prints the slope after the first minute of warm-up, and the growth
-# it projects over an hour. The full test is SOAK_MIN=60 (see docs/probes.md). Needs root.
+# their RSS every 10 s and prints the slope after SOAK_WARMUP seconds (default 60) of warm-up,
+# the growth it projects over an hour, and pass or FAIL against the bound of 10% (the exit
+# status is 1 when one fails). The full test is SOAK_MIN=60 (see docs/probes.md). Needs root.
 # SOAK_SYSTEM=1 samples the whole system instead of each galatop's own churn.
 cd "$(dirname "$0")/.." || exit 1
 O=${O:-build}; case $O in /*) ;; *) O="$PWD/$O";; esac
 BIN=${BIN:-galatop}; case $BIN in /*) ;; *) BIN="$PWD/$BIN";; esac
 TOOLS=$O/tools
 MIN=${SOAK_MIN:-4}
+WARM=${SOAK_WARMUP:-60}
+BOUND=10 # % of RSS an hour may add
 [ "$(id -u)" = 0 ] || { echo "soak: needs root"; exit 1; }
 command -v tmux >/dev/null 2>&1 || { echo "soak: needs tmux"; exit 1; }
 T=$(mktemp -d /tmp/galatop-soak.XXXXXX)
@@ -57,24 +60,32 @@ while [ $t -le $secs ]; do
 	sleep 10
 	t=$((t + 10))
 done
-# slope (kB/min) by least squares over t >= 60 s, and the projected growth over an hour
-report() { # column name
-	awk -v c="$1" -v name="$2" '
+# slope (kB/min) by least squares over t >= WARM, the growth it projects over an hour, and for
+# the RSS itself (not its anonymous part, shown for diagnosis) pass or FAIL against BOUND
+fails=0
+report() { # column name bounded
+	awk -v c="$1" -v name="$2" -v bounded="$3" -v w="$WARM" -v bound="$BOUND" '
 		$c == 0 { dead = 1 }
-		$1 >= 60 { n++; x = $1 / 60; y = $c; sx += x; sy += y; sxx += x * x; sxy += x * y
+		$1 >= w { n++; x = $1 / 60; y = $c; sx += x; sy += y; sxx += x * x; sxy += x * y
 			if (!first) first = y; last = y }
 		END {
-			if (dead) { print name ": EXITED during the soak"; exit }
-			if (n < 2) { print name ": too short"; exit }
+			if (dead) { print name ": EXITED during the soak (FAIL)"; exit 1 }
+			if (n < 2) { print name ": too short"; exit 0 }
 			b = (n * sxy - sx * sy) / (n * sxx - sx * sx); a = (sy - b * sx) / n
-			printf "%-24s RSS %6.1f -> %6.1f MB, slope %+7.1f kB/min, projected over 1 h: %+5.1f%%\n",
-				name, first / 1024, last / 1024, b, 100 * b * 60 / (a + b)
-		}' "$T/rss"
+			g = 100 * b * 60 / (a + b * w / 60)
+			v = !bounded ? "" : (g <= bound && g >= -bound ? "  pass" : "  FAIL")
+			printf "%-24s RSS %6.1f -> %6.1f MB, slope %+7.1f kB/min, projected over 1 h: %+5.1f%%%s\n",
+				name, first / 1024, last / 1024, b, g, v
+			exit v == "  FAIL"
+		}' "$T/rss" || fails=$((fails + 1))
 }
-report 2 "record --period 10"
-report 3 "  of which anonymous"
-report 4 "live view, decay mode"
-report 5 "  of which anonymous"
-report 6 "live view, window mode"
-report 7 "  of which anonymous"
+echo "slopes after ${WARM} s of warm-up; bound: RSS within ${BOUND}% over an hour"
+report 2 "record --period 10" 1
+report 3 "  of which anonymous" 0
+report 4 "live view, decay mode" 1
+report 5 "  of which anonymous" 0
+report 6 "live view, window mode" 1
+report 7 "  of which anonymous" 0
 tail -n 4 "$T/rec.err" 2>/dev/null | grep -v recording
+[ $fails = 0 ] || { echo "soak: $fails over the bound"; exit 1; }
+echo "soak: pass"

@@ -159,6 +159,36 @@ static void filter_sync(struct tui_app *a)
 	a->filter.only_nbits = a->nbits;
 }
 
+uint32_t app_frame_carry(const struct tui_app *a, uint32_t id)
+{
+	return a->ft_prev ? frames__find_from(profile__frames(a->disp), a->ft_prev, id) : id;
+}
+
+/* The source renewed its frame table (a live view does, so that names of processes long gone
+ * do not pile up; the old table is valid until its next update): what holds frame or name ids
+ * carries them over by name. */
+static void carry_frames(struct tui_app *a)
+{
+	const struct frames *ft = profile__frames(a->base);
+
+	a->ft_prev = NULL;
+	if (a->base == a->empty)
+		return;
+	if (a->ft_seen && a->ft_seen != ft) {
+		a->ft_prev = a->ft_seen;
+		a->nbits = 0;
+		if (a->match_on && a->match_by_name &&
+		    a->match_name < strtab__count(frames__strtab(a->ft_prev))) {
+			const struct strtab *from = frames__strtab(a->ft_prev);
+
+			a->match_name = strtab__find(frames__strtab(ft),
+						     strtab__str(from, a->match_name),
+						     strtab__len(from, a->match_name));
+		}
+	}
+	a->ft_seen = ft;
+}
+
 void app_rebuild(struct tui_app *a)
 {
 	const struct profile *p = a->src->ops->profile(a->src->ctx, a->ptype);
@@ -167,6 +197,7 @@ void app_rebuild(struct tui_app *a)
 	profile__free(a->owned);
 	a->owned = NULL;
 	a->disp = a->base;
+	carry_frames(a);
 	match_extend(a, false);
 	filter_sync(a);
 	if (profile_filter__active(&a->filter)) {
@@ -181,6 +212,7 @@ void app_rebuild(struct tui_app *a)
 	for (int i = 0; i < a->nviews; i++)
 		if (a->views[i]->changed)
 			a->views[i]->changed(a->views[i], a);
+	a->ft_prev = NULL;
 }
 
 static void match_clear(struct tui_app *a)

@@ -67,6 +67,9 @@ struct tui_app {
 	struct strtab *empty_st;
 	struct frames *empty_ft;
 	unsigned long gen;	     /* bumped each time disp changes */
+	const struct frames *ft_seen; /* the frame table of the last source profile shown */
+	const struct frames *ft_prev; /* during changed(): the table before the source's renewed
+				       * one (still valid), else NULL */
 	struct profile_filter filter;
 	bool match_filter;	     /* `\`: keep only stacks with matches */
 
@@ -150,6 +153,9 @@ bool app_show_key(struct tui_app *a, int key);
  * (0: the flame view). False, changing nothing, when no view has that key. */
 bool app_show_filtered(struct tui_app *a, int key, enum tui_ptype t, const char *container,
 		       uint32_t pid);
+/* During a view's changed(): the id in disp's frame table of a frame id the view kept from
+ * before (the source may have renewed its table); PROFILE_NONE when that frame is gone. */
+uint32_t app_frame_carry(const struct tui_app *a, uint32_t id);
 /* Rebuilds the display profile from the source and the filters. */
 void app_rebuild(struct tui_app *a);
 /* True when frame id matches the current search. */

@@ -97,6 +97,10 @@ static void draw_status(struct tui_app *a)
 			snprintf(buf, sizeof(buf), "  cpu %.1f%%", st.own_cpu);
 			seg(a, ROLE_STATUS, buf);
 		}
+		if (st.hint) {
+			snprintf(buf, sizeof(buf), "  hint: %s", st.hint);
+			seg(a, ROLE_STATUS_ALERT, buf);
+		}
 	} else {
 		snprintf(buf, sizeof(buf), "file  %u nodes  %u frames",
 			 profile__node_count(a->disp) - 1, frames__count(profile__frames(a->disp)) - 1);

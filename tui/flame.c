@@ -121,10 +121,26 @@ static void select_node(struct flame *f, const struct profile *p, uint32_t node)
 	f->follow = true;
 }
 
+/* Carries path's frame ids over a renewed frame table (cut where a frame is gone). */
+static void path_carry(struct path *pa, const struct tui_app *a)
+{
+	for (size_t i = 0; i < pa->n; i++) {
+		pa->v[i] = app_frame_carry(a, pa->v[i]);
+		if (pa->v[i] == PROFILE_NONE) {
+			pa->n = i;
+			break;
+		}
+	}
+}
+
 static void flame_changed(struct view *v, struct tui_app *a)
 {
 	struct flame *f = v->state;
 
+	if (a->ft_prev) {
+		path_carry(&f->zoom, a);
+		path_carry(&f->sel, a);
+	}
 	f->zoom_node = path_resolve(&f->zoom, a->disp);
 	f->sel_node = path_resolve(&f->sel, a->disp);
 	/* The selection stays inside the zoomed subtree. */

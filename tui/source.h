@@ -32,6 +32,7 @@ struct tui_stats {
 	enum tui_mode mode;	/* the update mode in effect */
 	double window_s;	/* window length (MODE_WINDOW) or half-life (MODE_DECAY) */
 	double since;		/* wall-clock UNIX time the data starts at, 0 when unknown */
+	const char *hint;	/* one hint about what is being recorded, NULL when none */
 };
 
 /* Data kinds beyond profiles, each shown by its own pane and each from its own probe family:
@@ -42,7 +43,9 @@ enum tui_data { TUI_DATA_TIMELINE = 0, TUI_DATA_L7, TUI_DATA_SLI, TUI_DATA_MAX }
 struct tui_source_ops {
 	/* Takes in what was collected since the last call; returns true when any profile changed.
 	 * Profiles returned by profile() before stay valid until this call: the TUI does not call
-	 * it while frozen. May be NULL (static data). */
+	 * it while frozen. A call that returns true may move the profiles onto a new frame table
+	 * (the old one stays valid until the next call, for the views to carry their frame ids
+	 * over: app_frame_carry). May be NULL (static data). */
 	bool (*update)(void *ctx);
 	/* The profile of type t, or NULL when the source has none; owned by the source. All
 	 * profiles of a source share one frame table. */

@@ -346,7 +346,17 @@ static void top_detail(struct view *v, struct tui_app *a, WINDOW *w, int y)
 
 static void top_changed(struct view *v, struct tui_app *a)
 {
-	((struct top *)v->state)->ok = false;
+	struct top *t = v->state;
+
+	t->ok = false;
+	/* The source renewed its frame table: carry the name over. */
+	if (a->ft_prev && t->st && t->sel_name < strtab__count(t->st)) {
+		const struct strtab *st = frames__strtab(profile__frames(a->disp));
+
+		t->sel_name = strtab__find(st, strtab__str(t->st, t->sel_name),
+					   strtab__len(t->st, t->sel_name));
+		t->st = st;
+	}
 }
 
 static void top_free(struct view *v)

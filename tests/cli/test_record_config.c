@@ -184,6 +184,8 @@ TEST_CASE(periods_map_to_options)
 	CHECK(parse_param("svg_period", 600) == 0);
 	CHECK_NUM(opts.period, 600);
 	CHECK(parse_param("multi_instance", 0) == 0 && !opts.multi_instance);
+	CHECK(parse_param("native_stack", 0) == 0 && opts.no_java_native);
+	CHECK(parse_param("native_stack", 1) == 0 && !opts.no_java_native);
 }
 
 TEST_CASE(applies_on_top_of_command_line)

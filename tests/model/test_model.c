@@ -95,6 +95,39 @@ TEST_CASE(frames_intern_by_function)
 	strtab__free(st);
 }
 
+/* A renewed table holds a subset of the frames under other ids (and another strtab):
+ * frames__find_from carries ids over by name, module and kind. */
+TEST_CASE(frames_find_from_another_table)
+{
+	struct strtab *st = strtab__new(), *st2 = strtab__new();
+	struct frames *ft = frames__new(st), *ft2 = frames__new(st2);
+	struct frame f = { .name = strtab__intern(st, "read", 4),
+			   .module = strtab__intern(st, "/lib/libc.so.6", 14), .kind = FRAME_USER };
+	uint32_t gone = frames__intern_name(ft, "[123]gone", 9), a = frames__intern(ft, &f), b, k;
+
+	CHECK(frames__find(ft, &f) == a);
+	f.kind = FRAME_KERNEL;
+	CHECK(frames__find(ft, &f) == UINT32_MAX);
+	k = frames__intern(ft, &f);
+	/* ft2 interns other names first, so ids differ. */
+	frames__intern_name(ft2, "other", 5);
+	frames__intern_name(ft2, "more", 4);
+	b = frames__intern(ft2, &(struct frame){ .name = strtab__intern(st2, "read", 4),
+						 .module = strtab__intern(st2, "/lib/libc.so.6", 14),
+						 .kind = FRAME_USER });
+	CHECK(b != a);
+	CHECK(frames__find_from(ft2, ft, a) == b);
+	CHECK(frames__find_from(ft2, ft, k) == UINT32_MAX); /* the kernel one is not in ft2 */
+	CHECK(frames__find_from(ft2, ft, gone) == UINT32_MAX);
+	CHECK(frames__find_from(ft2, ft, 0) == 0);
+	CHECK(frames__find_from(ft2, ft, 99999) == UINT32_MAX);
+	CHECK(frames__find_from(ft, ft, gone) == gone);
+	frames__free(ft);
+	frames__free(ft2);
+	strtab__free(st);
+	strtab__free(st2);
+}
+
 /* Adds "a;b;c" to p, one of fx's profiles or another over fx's frames. */
 static void add(struct fixture *fx, struct profile *p, const char *stack, double v)
 {
@@ -352,6 +385,7 @@ int main(void)
 	RUN(strtab_grows_to_many_strings);
 	RUN(frame_kinds_are_guessed);
 	RUN(frames_intern_by_function);
+	RUN(frames_find_from_another_table);
 	RUN(profile_totals_and_selfs);
 	RUN(profile_child_order);
 	RUN(profile_chart_merges_only_adjacent);

@@ -108,7 +108,7 @@ TEST_CASE(cap_with_many_processes)
 	strtab__free(st);
 }
 
-/* Decayed nodes go once the tree has doubled; heavy ones stay; the total barely moves. */
+/* Decayed nodes go once the tree has grown by an eighth; heavy ones stay; the total barely moves. */
 TEST_CASE(decayed_nodes_are_dropped)
 {
 	struct strtab *st = strtab__new();
