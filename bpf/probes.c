@@ -44,11 +44,16 @@ struct probes {
 	size_t nlinks;
 	probe_event_fn fn;
 	void *ctx;
-	unsigned types; /* PROBE_* that attached */
+	unsigned types;	 /* PROBE_* that attached */
+	unsigned loaded; /* PROBE_* whose programs loaded (attached or not) */
+	unsigned lazy;	 /* PROBE_* loaded for probes__attach only */
+	unsigned freq;	 /* oncpu: Hz */
+	int cpu;	 /* oncpu: only this CPU, -1 = all */
 	bool pid_filter;
 	struct sideband *sb; /* NULL without task_fn or when perf events are refused */
 	uint64_t lost_user;
 	char warnings[WARNINGS_MAX];
+	char lazy_warning[512]; /* why a lazy probe did not load */
 };
 
 void probe_opts__init(struct probe_opts *o)
@@ -206,7 +211,11 @@ static struct gt_profile *load_what_works(struct probes *p, const struct probe_o
 			gt_profile__destroy(skel);
 			continue;
 		}
-		add_warning(p, "%s: cannot load: %s", probe_name(kinds[i]), strerror(errno));
+		if (kinds[i] & p->lazy) /* said if ever asked for (probes__attach) */
+			snprintf(p->lazy_warning, sizeof(p->lazy_warning), "%s: cannot load: %s",
+				 probe_name(kinds[i]), strerror(errno));
+		else
+			add_warning(p, "%s: cannot load: %s", probe_name(kinds[i]), strerror(errno));
 		*types &= ~kinds[i];
 	}
 	return *types ? load_skel(o, *types, mem_btf) : NULL;
@@ -267,9 +276,9 @@ static int online_cpus(bool *bits, int max)
 	return n;
 }
 
-/* The CPUs to watch (o->cpu, or every online one) as a calloc'ed array of *ncpus flags;
+/* The CPUs to watch (cpu, or every online one when -1) as a calloc'ed array of *ncpus flags;
  * NULL with *ncpus <= 0 as -errno. */
-static bool *cpu_set(const struct probe_opts *o, int *ncpus)
+static bool *cpu_set(int cpu, int *ncpus)
 {
 	bool *cpus;
 
@@ -281,9 +290,9 @@ static bool *cpu_set(const struct probe_opts *o, int *ncpus)
 		*ncpus = -ENOMEM;
 		return NULL;
 	}
-	if (o->cpu >= 0) {
-		if (o->cpu < *ncpus)
-			cpus[o->cpu] = true;
+	if (cpu >= 0) {
+		if (cpu < *ncpus)
+			cpus[cpu] = true;
 	} else if (online_cpus(cpus, *ncpus) <= 0) {
 		for (int c = 0; c < *ncpus; c++)
 			cpus[c] = true;
@@ -293,20 +302,20 @@ static bool *cpu_set(const struct probe_opts *o, int *ncpus)
 
 /* One CPU-clock perf event per CPU, each carrying the program; counts as attached if any CPU
  * did. The link owns the perf fd. */
-static int attach_oncpu(struct probes *p, const struct probe_opts *o)
+static int attach_oncpu(struct probes *p)
 {
 	struct perf_event_attr attr = {
 	    .type = PERF_TYPE_SOFTWARE,
 	    .config = PERF_COUNT_SW_CPU_CLOCK,
 	    .size = sizeof(attr),
 	    .freq = 1,
-	    .sample_freq = o->freq ? o->freq : 99,
+	    .sample_freq = p->freq,
 	};
 	int ncpus, attached = 0, err = -ENODEV;
 	bool *cpus;
 
 	loadlog_reset();
-	cpus = cpu_set(o, &ncpus);
+	cpus = cpu_set(p->cpu, &ncpus);
 	if (!cpus)
 		return ncpus ? ncpus : -ENODEV;
 	for (int c = 0; c < ncpus; c++) {
@@ -371,59 +380,61 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* Attaches every loaded program; drops from p->types the probes that could not attach. */
-static void attach_all(struct probes *p, const struct probe_opts *o)
+/* Attaches the loaded program of one probe type (PROBE_ONCPU, _OFFCPU or _MEM) and adds it to
+ * p->types; 0, or -errno with a warning line naming it. */
+static int attach_type(struct probes *p, unsigned type)
 {
 	struct gt_profile *s = p->skel;
 	int err;
 
-	if (p->types & PROBE_ONCPU) {
-		err = attach_oncpu(p, o);
-		if (err) {
-			add_warning(p, "oncpu: cannot open CPU-clock perf events at %u Hz: %s",
-				    o->freq ? o->freq : 99, strerror(-err));
-			p->types &= ~PROBE_ONCPU;
-		}
-	}
-	if (p->types & PROBE_OFFCPU) {
-		err = attach_prog(p, s->progs.gt_offcpu);
-		if (err) {
-			add_warning(p, "offcpu: cannot attach sched_switch: %s", strerror(-err));
-			p->types &= ~PROBE_OFFCPU;
-		}
-	}
-	if (p->types & PROBE_MEM) {
-		struct bpf_program *prog = bpf_program__autoload(s->progs.gt_mem_btf)
-					       ? s->progs.gt_mem_btf
-					       : s->progs.gt_mem_tp;
-
-		err = attach_prog(p, prog);
-		if (err) {
-			add_warning(p, "mem: cannot attach page_fault_user: %s", strerror(-err));
-			p->types &= ~PROBE_MEM;
-		}
-	}
-	if (p->types & PROBE_PROC) {
-		err = attach_prog(p, s->progs.gt_proc_exec);
-		err = err ?: attach_prog(p, s->progs.gt_proc_exit);
-		if (!err && o->follow_children)
-			err = attach_prog(p, s->progs.gt_proc_fork);
+	switch (type) {
+	case PROBE_ONCPU:
+		err = attach_oncpu(p);
 		if (err)
-			add_warning(p, "exec/exit: cannot attach sched_process_*: %s",
-				    strerror(-err));
+			add_warning(p, "oncpu: cannot open CPU-clock perf events at %u Hz: %s",
+				    p->freq, strerror(-err));
+		break;
+	case PROBE_OFFCPU:
+		err = attach_prog(p, s->progs.gt_offcpu);
+		if (err)
+			add_warning(p, "offcpu: cannot attach sched_switch: %s", strerror(-err));
+		break;
+	case PROBE_MEM:
+		err = attach_prog(p, bpf_program__autoload(s->progs.gt_mem_btf) ? s->progs.gt_mem_btf
+									  : s->progs.gt_mem_tp);
+		if (err)
+			add_warning(p, "mem: cannot attach page_fault_user: %s", strerror(-err));
+		break;
+	default:
+		return -EINVAL;
 	}
+	if (!err)
+		p->types |= type;
+	return err;
+}
+
+/* Attaches the exec/exit (and, following children, fork) tracepoints; a warning if not. */
+static void attach_proc(struct probes *p, const struct probe_opts *o)
+{
+	struct gt_profile *s = p->skel;
+	int err;
+
+	err = attach_prog(p, s->progs.gt_proc_exec);
+	err = err ?: attach_prog(p, s->progs.gt_proc_exit);
+	if (!err && o->follow_children)
+		err = attach_prog(p, s->progs.gt_proc_fork);
+	if (err)
+		add_warning(p, "exec/exit: cannot attach sched_process_*: %s", strerror(-err));
 }
 
 /* Mappings of every CPU (not only o->cpu: a process sampled there may have mapped its
  * libraries elsewhere); without them stacks resolve through /proc, as processes live. */
 static void open_sideband(struct probes *p, const struct probe_opts *o)
 {
-	struct probe_opts all = *o;
 	int ncpus;
 	bool *cpus;
 
-	all.cpu = -1;
-	cpus = cpu_set(&all, &ncpus);
+	cpus = cpu_set(-1, &ncpus);
 	if (cpus)
 		p->sb = sideband__open(o->task_fn, p->ctx, 0, cpus, ncpus);
 	if (!p->sb)
@@ -436,7 +447,8 @@ static void open_sideband(struct probes *p, const struct probe_opts *o)
 struct probes *probes__open(const struct probe_opts *o, probe_event_fn fn, void *ctx, char *err,
 			    size_t errlen)
 {
-	unsigned wanted;
+	const unsigned kinds[] = {PROBE_ONCPU, PROBE_OFFCPU, PROBE_MEM};
+	unsigned wanted, loadable;
 	struct probes *p = NULL;
 	struct probe_opts defaults;
 	bool mem_btf = true;
@@ -446,6 +458,7 @@ struct probes *probes__open(const struct probe_opts *o, probe_event_fn fn, void 
 		o = &defaults;
 	}
 	wanted = (o->types ? o->types : PROBE_ONCPU) & (PROBE_ONCPU | PROBE_OFFCPU | PROBE_MEM);
+	loadable = (wanted | o->load_types) & (PROBE_ONCPU | PROBE_OFFCPU | PROBE_MEM);
 	if (loader_begin("", err, errlen))
 		return NULL;
 	if (!wanted || !fn) {
@@ -460,14 +473,17 @@ struct probes *probes__open(const struct probe_opts *o, probe_event_fn fn, void 
 	p->fn = fn;
 	p->ctx = ctx;
 	p->pid_filter = o->npids || o->follow_children;
-	if (wanted & PROBE_MEM) {
+	p->freq = o->freq ? o->freq : 99;
+	p->cpu = o->cpu;
+	if (loadable & PROBE_MEM) {
 		mem_btf = mem_use_btf();
 		if (!mem_btf)
 			tracefs_ensure();
 	}
 
-	p->types = wanted | PROBE_PROC;
-	p->skel = load_what_works(p, o, &p->types, mem_btf);
+	p->lazy = loadable & ~wanted;
+	p->loaded = loadable | PROBE_PROC;
+	p->skel = load_what_works(p, o, &p->loaded, mem_btf);
 	if (!p->skel) {
 		snprintf(err, errlen, "cannot load BPF programs: %.*s",
 			 (int)strcspn(p->warnings, "\n"),
@@ -478,7 +494,11 @@ struct probes *probes__open(const struct probe_opts *o, probe_event_fn fn, void 
 		snprintf(err, errlen, "cannot fill the target maps: %s", strerror(errno));
 		goto cleanup;
 	}
-	attach_all(p, o);
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (wanted & p->loaded & kinds[i])
+			attach_type(p, kinds[i]);
+	if (p->loaded & PROBE_PROC)
+		attach_proc(p, o);
 	if (!(p->types & wanted)) {
 		snprintf(err, errlen, "no probe could start: %.*s", (int)strcspn(p->warnings, "\n"),
 			 p->warnings);
@@ -508,6 +528,36 @@ const char *probes__warnings(const struct probes *p)
 unsigned probes__types(const struct probes *p)
 {
 	return p->types & (PROBE_ONCPU | PROBE_OFFCPU | PROBE_MEM);
+}
+
+unsigned probes__loaded(const struct probes *p)
+{
+	return p->loaded & (PROBE_ONCPU | PROBE_OFFCPU | PROBE_MEM);
+}
+
+int probes__attach(struct probes *p, unsigned type, char *err, size_t errlen)
+{
+	const char *w;
+	int r;
+
+	if (p->types & type)
+		return 0;
+	if (!(p->loaded & type)) {
+		if (p->lazy_warning[0] && strstr(p->lazy_warning, probe_name(type)) == p->lazy_warning)
+			snprintf(err, errlen, "%s", p->lazy_warning);
+		else
+			snprintf(err, errlen, "%s: not loaded at start", probe_name(type));
+		return -ENOENT;
+	}
+	loadlog_install();
+	r = attach_type(p, type);
+	loadlog_reset();
+	if (r) {
+		w = strrchr(p->warnings, '\n');
+		w = w && w[1] ? w + 1 : p->warnings;
+		snprintf(err, errlen, "%s", w);
+	}
+	return r;
 }
 
 int probes__fd(const struct probes *p)

@@ -29,6 +29,7 @@ enum probe_type {
  * probes__open; the caller keeps ownership. */
 struct probe_opts {
 	unsigned types;	       /* PROBE_* mask; 0 = PROBE_ONCPU */
+	unsigned load_types;   /* PROBE_* loaded at open too but attached by probes__attach only */
 	unsigned freq;	       /* oncpu samples per second per CPU; 0 = 99 */
 	int cpu;	       /* oncpu: only this CPU; -1 = all online CPUs (0 is CPU 0) */
 	bool kernel_stacks;    /* capture kernel stacks (oncpu, offcpu) */
@@ -99,12 +100,18 @@ size_t probes_ringbuf_size(size_t want, bool dwarf);
 struct probes *probes__open(const struct probe_opts *o, probe_event_fn fn, void *ctx, char *err,
 			    size_t errlen);
 
+/* Attaches a probe type loaded at open (probe_opts.load_types) but not attached: a few ms, no
+ * verifier. 0 (also when attached already), or -errno with one line in err naming it. */
+int probes__attach(struct probes *p, unsigned type, char *err, size_t errlen);
+
 /* Newline-separated warnings from probes__open, one line per probe that could not run, quoting
  * libbpf's reason; "" if none. Owned by p. */
 const char *probes__warnings(const struct probes *p);
 
 /* Probe types that actually attached (PROBE_* mask). */
 unsigned probes__types(const struct probes *p);
+/* Probe types whose programs loaded, attached or not (PROBE_* mask). */
+unsigned probes__loaded(const struct probes *p);
 
 /* An epoll fd that becomes readable when records wait, for an outer poll loop; owned by p. */
 int probes__fd(const struct probes *p);

@@ -25,27 +25,42 @@ void history_free(struct history *h)
 	}
 }
 
+int history_add(struct history *h, struct session *s, int i)
+{
+	enum value_kind kind;
+
+	if (h->ring[i])
+		return 0;
+	kind = profile__kind(collector__profile(s->col, types[i]));
+	h->ring[i] = slices__new(s->ft, kind, h->max_slices < 2 ? 2 : h->max_slices,
+				 HISTORY_BYTES);
+	if (h->totals && h->ring[i])
+		h->total[i] = profile__new(s->ft, kind, false);
+	if (!h->ring[i] || (h->totals && !h->total[i])) {
+		slices__free(h->ring[i]);
+		h->ring[i] = NULL;
+		return -ENOMEM;
+	}
+	slices__set_keep(h->ring[i], h->keep_s);
+	return 0;
+}
+
 int history_open(struct history *h, struct session *s, double keep_s, size_t max_slices,
 		 bool totals)
 {
 	memset(h, 0, sizeof(*h));
 	h->mono0 = clock_mono_s();
 	h->wall0 = clock_wall_s();
+	h->keep_s = keep_s;
+	h->max_slices = max_slices;
+	h->totals = totals;
 	for (int i = 0; i < HISTORY_TYPES; i++) {
-		enum value_kind kind;
-
 		if (!(s->o->types & bits[i]) || !s->col)
 			continue;
-		kind = profile__kind(collector__profile(s->col, types[i]));
-		h->ring[i] = slices__new(s->ft, kind, max_slices < 2 ? 2 : max_slices,
-					 HISTORY_BYTES);
-		if (totals)
-			h->total[i] = profile__new(s->ft, kind, false);
-		if (!h->ring[i] || (totals && !h->total[i])) {
+		if (history_add(h, s, i)) {
 			history_free(h);
 			return -ENOMEM;
 		}
-		slices__set_keep(h->ring[i], keep_s);
 	}
 	return 0;
 }

@@ -21,6 +21,9 @@ struct history {
 	struct profile *total[HISTORY_TYPES]; /* record: what came before the current slice */
 	double mono0, wall0; /* time 0 on CLOCK_MONOTONIC and as UNIX time, in seconds */
 	double last;	     /* end of the last slice (history_cut), seconds from time 0 */
+	double keep_s;	     /* as history_open was given */
+	size_t max_slices;
+	bool totals;
 };
 
 /* The stack type at index i (0..HISTORY_TYPES-1). */
@@ -30,6 +33,9 @@ enum gt_event_type history_type(int i);
  * sum of the slices (record). Time 0 is now. 0 or -ENOMEM (h then freed). */
 int history_open(struct history *h, struct session *s, double keep_s, size_t max_slices,
 		 bool totals);
+/* A ring (and total) for type i, collected from now on (a probe attached late); a no-op when
+ * it has one. 0 or -ENOMEM. */
+int history_add(struct history *h, struct session *s, int i);
 /* Adds the sample times of the collector's type-i records since its last clear to ring i's
  * heat map. */
 void history_heat(struct history *h, struct session *s, int i);

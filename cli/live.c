@@ -27,7 +27,8 @@ const char cmd_live_help[] =
 	"system at 99 Hz.\n"
 	"\n"
 	"  -d, --duration S  refresh every S seconds (default 1)\n"
-	"  --type T[,T]      probes to attach: oncpu (default), offcpu, mem; `o` cycles them;\n"
+	"  --type T[,T]      probes to attach at start: oncpu (default), offcpu, mem; the\n"
+	"                    others load too and attach at the first `o` that reaches them;\n"
 	"                    threads attaches the thread timeline at start (else when the\n"
 	"                    Threads pane, key 3, first opens); l7 opens the L7 pane (key 4)\n"
 	"                    at start, capture running;\n"
@@ -57,6 +58,10 @@ _Static_assert((int)MODE_ACCUMULATE == FOLD_ACCUMULATE && (int)MODE_WINDOW == FO
 		       (int)MODE_DECAY == FOLD_DECAY && (int)MODE_MAX == FOLD_MODE_MAX,
 	       "the TUI's update modes are the model's fold modes");
 
+_Static_assert(PTYPE_MAX == HISTORY_TYPES && PTYPE_ONCPU == 0 && PTYPE_OFFCPU == 1 &&
+		       PTYPE_MEM == 2,
+	       "the TUI's profile types index the history's rings");
+
 static const enum gt_event_type event_of[PTYPE_MAX] = {
 	[PTYPE_ONCPU] = GT_EV_ONCPU, [PTYPE_OFFCPU] = GT_EV_OFFCPU, [PTYPE_MEM] = GT_EV_MEM,
 };
@@ -85,6 +90,7 @@ struct live {
 	struct frames *old_ft; /* (the TUI carries its frame ids over with them) */
 	struct l7_engine *l7; /* the L7 capture, once the L7 pane opened (or --type l7) */
 	char l7_err[256];     /* why it could not start */
+	bool running;	      /* the view's loop drains or updates: its first frame is drawn */
 };
 
 static double cpu_sec(void)
@@ -151,6 +157,7 @@ static bool live_update(void *ctx)
 	struct live *l = ctx;
 	double now = clock_mono_s(), dt = now - l->last_update;
 
+	l->running = true;
 	frames__free(l->old_ft);
 	strtab__free(l->old_st);
 	l->old_ft = NULL;
@@ -200,8 +207,9 @@ static void live_stats(void *ctx, struct tui_stats *out)
 	double now = clock_mono_s(), cpu = cpu_sec();
 
 	/* Keep the ring buffer drained even while the view is frozen: the collector holds what
-	 * arrives until the next update. */
-	session_poll(&l->s, 0);
+	 * arrives until the next update. Not before the loop runs: the first frame comes first. */
+	if (l->running)
+		session_poll(&l->s, 0);
 	memset(&ps, 0, sizeof(ps));
 	if (l->s.probes)
 		probes__stats(l->s.probes, &ps);
@@ -261,6 +269,7 @@ static void live_drain(void *ctx)
 {
 	struct live *l = ctx;
 
+	l->running = true;
 	session_poll(&l->s, 0);
 	if (l->l7)
 		l7_engine__poll(l->l7, 0);
@@ -330,6 +339,50 @@ static const struct slices *live_history(void *ctx, enum tui_ptype t)
 	return (unsigned)t < PTYPE_MAX ? l->hist.ring[t] : NULL;
 }
 
+/* Room in shown[t] and the history ring of profile type t, named in the status bar; 0 or
+ * -ENOMEM. */
+static int live_add_ptype(struct live *l, enum tui_ptype t)
+{
+	enum value_kind kind = profile__kind(collector__profile(l->s.col, event_of[t]));
+
+	l->shown[t] = profile__new(l->s.ft, kind, false);
+	if (!l->shown[t] || history_add(&l->hist, &l->s, t)) {
+		profile__free(l->shown[t]);
+		l->shown[t] = NULL;
+		return -ENOMEM;
+	}
+	slices__set_budget(l->hist.ring[t], RING_BUDGET);
+	slices__set_fine(l->hist.ring[t], l->mode == MODE_WINDOW ? l->window_s : 0);
+	stack_cap_init(&l->cap[t], l->s.o->max_stacks);
+	snprintf(l->probes + strlen(l->probes), sizeof(l->probes) - strlen(l->probes), "%s%s",
+		 l->probes[0] ? " " : "", tui_ptype_str(t));
+	return 0;
+}
+
+/* `o` reached a profile type not attached at start: its probe, loaded then, attaches now. */
+static int live_attach_ptype(void *ctx, enum tui_ptype t, char *err, size_t errlen)
+{
+	struct live *l = ctx;
+	int r;
+
+	if ((unsigned)t >= PTYPE_MAX)
+		return -EINVAL;
+	if (l->shown[t])
+		return 0;
+	if (!(l->s.o->lazy_types & probe_of[t])) {
+		snprintf(err, errlen, "%s: not collected by this galatop (--type)", tui_ptype_str(t));
+		return -ENOTSUP;
+	}
+	r = session_attach_probe(&l->s, probe_of[t], err, errlen);
+	if (r)
+		return r;
+	if (live_add_ptype(l, t)) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 static const struct tui_source_ops live_ops = {
 	.history = live_history,
 	.drain = live_drain,
@@ -339,6 +392,7 @@ static const struct tui_source_ops live_ops = {
 	.set_mode = live_set_mode,
 	.data = live_data,
 	.attach = live_attach,
+	.attach_ptype = live_attach_ptype,
 };
 
 static void live_free(struct live *l)
@@ -376,6 +430,10 @@ int cmd_live(int argc, char **argv)
 	}
 	if (!o.types)
 		o.types = PROBE_ONCPU;
+	/* The other stack probes are loaded now (the verifier's time is spent before the first
+	 * frame) and attached at the first `o` that reaches them: until then they cost nothing. */
+	if (o.types & (PROBE_ONCPU | PROBE_OFFCPU | PROBE_MEM))
+		o.lazy_types = PROBE_ONCPU | PROBE_OFFCPU | PROBE_MEM;
 	/* Recorded per thread so that `H` can show every grouping; the view starts with --group. */
 	to.regroup = true;
 	to.group = o.group < 0 ? GROUP_COMMAND : o.group;
@@ -392,22 +450,12 @@ int cmd_live(int argc, char **argv)
 		return 1;
 	}
 	for (int t = 0; t < PTYPE_MAX; t++) {
-		enum value_kind kind;
-
-		if (!(o.types & probe_of[t]))
-			continue;
-		kind = profile__kind(collector__profile(l.s.col, event_of[t]));
-		l.shown[t] = profile__new(l.s.ft, kind, false);
-		if (!l.shown[t]) {
+		if ((o.types & probe_of[t]) && live_add_ptype(&l, (enum tui_ptype)t)) {
 			cli_error("out of memory");
 			live_free(&l);
 			session_close(&l.s, true);
 			return 1;
 		}
-		slices__set_budget(l.hist.ring[t], RING_BUDGET);
-		stack_cap_init(&l.cap[t], o.max_stacks);
-		snprintf(l.probes + strlen(l.probes), sizeof(l.probes) - strlen(l.probes), "%s%s",
-			 l.probes[0] ? " " : "", tui_ptype_str((enum tui_ptype)t));
 	}
 	if (l.s.tl)
 		snprintf(l.probes + strlen(l.probes), sizeof(l.probes) - strlen(l.probes), "%s%s",

@@ -92,6 +92,7 @@ struct record_opts {
 	unsigned l7_capture;	 /* --l7-capture: bytes copied per message, 0 = 4096 */
 	/* The live view only: */
 	bool source_lines;	 /* resolve file:line for the detail line (costs DWARF lookups) */
+	unsigned lazy_types;	 /* PROBE_* loaded at start, attached by session_attach_probe */
 	const char *theme;	 /* --theme NAME */
 	bool no_color;		 /* --no-color */
 	bool ascii;		 /* --ascii */

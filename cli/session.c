@@ -152,6 +152,7 @@ void session_probe_options(const struct session *s, struct probe_opts *po)
 
 	probe_opts__init(po);
 	po->types = o->types;
+	po->load_types = o->lazy_types & ~o->types;
 	po->freq = o->freq;
 	po->cpu = o->cpu;
 	po->kernel_stacks = !o->user_only;
@@ -218,6 +219,9 @@ int session_open(struct session *s, struct record_opts *o)
 	s->sc = sym_cache__new();
 	if (s->sc)
 		sym_cache__set_lines(s->sc, o->source_lines);
+	/* kallsyms is read while the probes load, rather than when the first kernel stack comes. */
+	if (s->sc && !o->user_only)
+		sym_cache__kernel_preload(s->sc);
 	s->ic = ident_cache__new("/proc", "/");
 	co.threads = o->threads;
 	co.group = o->group < 0 ? GROUP_COMMAND : (enum group_by)o->group;
@@ -314,6 +318,20 @@ void session_renew_frames(struct session *s)
 	s->ft = ft;
 	s->st = st;
 	s->renewed_at = frames__count(ft);
+}
+
+int session_attach_probe(struct session *s, unsigned type, char *err, size_t errlen)
+{
+	int r;
+
+	if (!s->probes) {
+		snprintf(err, errlen, "no stack probes in this session");
+		return -ENOTSUP;
+	}
+	r = probes__attach(s->probes, type, err, errlen);
+	if (!r)
+		s->o->types |= type;
+	return r;
 }
 
 int session_threads_open(struct session *s, char *err, size_t errlen)

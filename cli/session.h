@@ -62,6 +62,9 @@ int session_attach_sli(struct session *s, char *err, size_t errlen);
 void session_tick(struct session *s);
 /* Lets the -- CMD process exec (no-op without one). */
 void session_start_command(struct session *s);
+/* Attaches a stack probe (PROBE_OFFCPU, ...) loaded at start through o->lazy_types; adds it to
+ * o->types. 0, or -errno with one line in err. */
+int session_attach_probe(struct session *s, unsigned type, char *err, size_t errlen);
 /* Drains every open probe family's ring buffer, waiting up to timeout_ms: the record count,
  * or -errno. An
  * interruption by a signal counts as 0 records; any other error is kept in s->poll_err (for

@@ -5,6 +5,8 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +77,9 @@ struct sym_cache {
 	struct kallsyms *ks;
 	uint64_t ks_ns;
 	int ks_tried;
+	bool ks_pending;	   /* a preload thread is reading kallsyms into ks_pre */
+	pthread_t ks_thread;
+	struct kallsyms *ks_pre;
 	char *debug_root, *kallsyms_path;
 	size_t maps_reads, elf_opens, evictions;
 	size_t hostile;		      /* files a process controls that were refused */
@@ -844,13 +849,63 @@ int sym_cache__module(struct sym_cache *sc, int pid, uint64_t addr, bool open_fi
 
 /* ---- kernel ---- */
 
+static const char *kallsyms_file(const struct sym_cache *sc)
+{
+	return sc->kallsyms_path ? sc->kallsyms_path : "/proc/kallsyms";
+}
+
+/* The preload thread: touches nothing of sc but ks_pre (kallsyms_path is not changed while
+ * it runs: every writer joins first). */
+static void *kernel_preload_run(void *arg)
+{
+	struct sym_cache *sc = arg;
+
+	if (kallsyms__load(kallsyms_file(sc), &sc->ks_pre))
+		sc->ks_pre = NULL;
+	return NULL;
+}
+
+int sym_cache__kernel_preload(struct sym_cache *sc)
+{
+	sigset_t all, old;
+	int err;
+
+	if (sc->ks_tried || sc->ks_pending)
+		return 0;
+	/* Signals stay with the main thread, whose loop watches for them. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&sc->ks_thread, NULL, kernel_preload_run, sc);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err)
+		return -err;
+	sc->ks_pending = true;
+	sc->ks_ns = clock_mono_ns();
+	return 0;
+}
+
+/* Waits for a preload, if one runs, and takes what it read. */
+static void kernel_join(struct sym_cache *sc)
+{
+	if (!sc->ks_pending)
+		return;
+	pthread_join(sc->ks_thread, NULL);
+	sc->ks_pending = false;
+	sc->ks_tried = 1;
+	if (sc->ks_pre) {
+		kallsyms__free(sc->ks);
+		sc->ks = sc->ks_pre;
+		sc->ks_pre = NULL;
+	}
+}
+
 static void kernel_load(struct sym_cache *sc)
 {
 	struct kallsyms *ks;
 
 	sc->ks_tried = 1;
 	sc->ks_ns = clock_mono_ns();
-	if (kallsyms__load(sc->kallsyms_path ? sc->kallsyms_path : "/proc/kallsyms", &ks))
+	if (kallsyms__load(kallsyms_file(sc), &ks))
 		return; /* keep what we had */
 	kallsyms__free(sc->ks);
 	sc->ks = ks;
@@ -861,6 +916,7 @@ int sym_cache__kernel(struct sym_cache *sc, uint64_t addr, struct sym_info *out)
 	const char *name = NULL, *module = NULL;
 	uint64_t off = 0;
 
+	kernel_join(sc);
 	if (!sc->ks_tried || (!sc->ks && clock_mono_ns() - sc->ks_ns >= KSYMS_RELOAD_NS))
 		kernel_load(sc);
 	if (sc->ks)
@@ -900,7 +956,10 @@ int sym_cache__set_debug_root(struct sym_cache *sc, const char *dir)
 
 int sym_cache__set_kallsyms_path(struct sym_cache *sc, const char *path)
 {
-	int err = set_path(&sc->kallsyms_path, path);
+	int err;
+
+	kernel_join(sc);
+	err = set_path(&sc->kallsyms_path, path);
 
 	if (!err)
 		sc->ks_tried = 0; /* read the new file at the next lookup */
@@ -991,6 +1050,7 @@ void sym_cache__free(struct sym_cache *sc)
 		free(sc->objs[i]);
 	}
 	free(sc->objs);
+	kernel_join(sc);
 	kallsyms__free(sc->ks);
 	hmap__free(sc->procs);
 	hmap__free(sc->files);

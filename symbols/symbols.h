@@ -50,6 +50,10 @@ void sym_cache__free(struct sym_cache *sc);
  * few seconds when an address is not covered). 0, or -ENOENT when unknown (out still filled with
  * a printable name); -ENOMEM. */
 int sym_cache__kernel(struct sym_cache *sc, uint64_t addr, struct sym_info *out);
+/* Starts reading kallsyms on a thread of its own (a few hundred ms of kernel time), so that the
+ * first sym_cache__kernel only waits for what is left of it. No-op once loaded or started.
+ * 0 or -errno (nothing started; the first lookup reads it then). */
+int sym_cache__kernel_preload(struct sym_cache *sc);
 /* Resolves a user address of pid through its mappings (read on first use, re-read at most every
  * 200 ms when addr is in no known mapping). 0, or -ENOENT when unknown (out still filled with
  * "module+0xOFF" or "[unknown]"); -ENOMEM. */

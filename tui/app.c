@@ -478,22 +478,39 @@ static void global_action(struct tui_app *a, int action)
 	}
 	case G_PTYPE: {
 		int t = a->ptype;
+		bool attached = false;
+		char why[256] = "";
 
+		/* The next type with data, or the next one the source can start collecting now. */
 		for (int i = 1; i < PTYPE_MAX; i++) {
-			int c = (a->ptype + i) % PTYPE_MAX;
+			enum tui_ptype c = (enum tui_ptype)((a->ptype + i) % PTYPE_MAX);
 
-			if (a->src->ops->profile(a->src->ctx, (enum tui_ptype)c)) {
+			if (a->src->ops->profile(a->src->ctx, c)) {
 				t = c;
+				break;
+			}
+			if (a->src->ops->attach_ptype &&
+			    !a->src->ops->attach_ptype(a->src->ctx, c, why, sizeof(why))) {
+				t = c;
+				attached = true;
 				break;
 			}
 		}
 		if (t == (int)a->ptype) {
-			app_msg(a, ROLE_STATUS_ALERT, "only %s data in this source", tui_ptype_str(a->ptype));
+			if (why[0])
+				app_msg(a, ROLE_ERROR, "%s", why);
+			else
+				app_msg(a, ROLE_STATUS_ALERT, "only %s data in this source",
+					tui_ptype_str(a->ptype));
 			break;
 		}
 		a->ptype = (enum tui_ptype)t;
 		app_rebuild(a);
-		app_msg(a, ROLE_STATUS, "profile: %s", tui_ptype_str(a->ptype));
+		if (attached)
+			app_msg(a, ROLE_STATUS, "profile: %s (probe attached now: samples from here on)",
+				tui_ptype_str(a->ptype));
+		else
+			app_msg(a, ROLE_STATUS, "profile: %s", tui_ptype_str(a->ptype));
 		break;
 	}
 	case G_SAVE: {
@@ -735,7 +752,7 @@ void tui_locale(const struct tui_opts *o)
 	tui_text_init(o->ascii || !cs || (strcasecmp(cs, "UTF-8") && strcasecmp(cs, "utf8")));
 }
 
-#define FIRST_UPDATE_MS 250
+#define FIRST_UPDATE_MS 100
 
 /* The interactive loop on the real terminal. */
 static int run_terminal(struct tui_app *a)

@@ -69,6 +69,10 @@ struct tui_source_ops {
 	 * or NULL when the source keeps none; owned by the source, valid until the next update.
 	 * May be NULL. */
 	const struct slices *(*history)(void *ctx, enum tui_ptype t);
+	/* Starts collecting profile type t, which profile() has none of yet (a live source attaches
+	 * that probe at the first `o` that reaches it). 0 when profile(t) exists from now on, else
+	 * -errno with a one-line reason in err (-ENOTSUP: not collectable here). May be NULL. */
+	int (*attach_ptype)(void *ctx, enum tui_ptype t, char *err, size_t errlen);
 };
 
 struct tui_source {

@@ -363,6 +363,50 @@ TEST_CASE(offcpu_sleep)
 	free(r.v);
 }
 
+/* load_types: offcpu loaded but not attached records nothing; probes__attach starts it, and
+ * the ~200 ms sleeps show from then on. mem was never loaded: attaching it says so. */
+TEST_CASE(offcpu_attached_later)
+{
+	struct child c = spawn("gt_sleep", sleeper, 200000);
+	struct recs r = {0};
+	struct probe_opts o;
+	struct probes *p;
+	size_t before, good = 0;
+	char err[256] = "";
+
+	probe_opts__init(&o);
+	o.types = PROBE_ONCPU;
+	o.load_types = PROBE_OFFCPU;
+	o.pids = &c.pid;
+	o.npids = 1;
+	p = open_or_fail(&o, &r);
+	CHECK(p != NULL);
+	if (p) {
+		CHECK(probes__types(p) == PROBE_ONCPU);
+		CHECK(probes__loaded(p) == (PROBE_ONCPU | PROBE_OFFCPU));
+		start(&c);
+		poll_for(p, 0.7);
+		before = r.n;
+		for (size_t i = 0; i < r.n; i++)
+			CHECK(r.v[i].type != GT_EV_OFFCPU);
+		CHECK(probes__attach(p, PROBE_OFFCPU, err, sizeof(err)) == 0);
+		CHECK(probes__types(p) == (PROBE_ONCPU | PROBE_OFFCPU));
+		CHECK(probes__attach(p, PROBE_OFFCPU, err, sizeof(err)) == 0); /* again: a no-op */
+		poll_for(p, 1.35);
+		for (size_t i = before; i < r.n; i++)
+			good += r.v[i].type == GT_EV_OFFCPU && r.v[i].value >= 180000 &&
+				r.v[i].value <= 220000;
+		printf("  %zu records before the attach, %zu blocks of ~200 ms after\n", before, good);
+		CHECK(good >= 4);
+		CHECK(probes__attach(p, PROBE_MEM, err, sizeof(err)) == -ENOENT);
+		printf("  mem: %s\n", err);
+		CHECK(strstr(err, "mem") != NULL);
+	}
+	probes__free(p);
+	reap(&c);
+	free(r.v);
+}
+
 /* 100 us sleeps are under the default 1 ms minimum (bar scheduling delays); an
  * uninterruptible-only filter rejects 2 ms sleeps (interruptible). */
 TEST_CASE(offcpu_filters)
@@ -742,6 +786,7 @@ int main(void)
 	    "oncpu_kernel_stacks",
 	    "offcpu_sleep",
 	    "offcpu_filters",
+	    "offcpu_attached_later",
 	    "mem_faults",
 	    "mem_faults_classic_tracepoint",
 	    "comm_and_tid_filters",
@@ -769,6 +814,7 @@ int main(void)
 	RUN(oncpu_cpu_and_no_idle);
 	RUN(offcpu_sleep);
 	RUN(offcpu_filters);
+	RUN(offcpu_attached_later);
 	RUN(mem_faults);
 	RUN(mem_faults_classic_tracepoint);
 	RUN(comm_and_tid_filters);
