@@ -22,6 +22,7 @@
 #include "bpf/targets.h"
 #include "bpf/tracefs.h"
 #include "profile.skel.h"
+#include "util/cpulist.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38
@@ -48,7 +49,8 @@ struct probes {
 	unsigned loaded; /* PROBE_* whose programs loaded (attached or not) */
 	unsigned lazy;	 /* PROBE_* loaded for probes__attach only */
 	unsigned freq;	 /* oncpu: Hz */
-	int cpu;	 /* oncpu: only this CPU, -1 = all */
+	uint8_t *oncpu_cpus; /* oncpu: the CPUs it samples, ncpus flags */
+	int ncpus;
 	bool pid_filter;
 	struct sideband *sb; /* NULL without task_fn or when perf events are refused */
 	uint64_t lost_user;
@@ -61,7 +63,6 @@ void probe_opts__init(struct probe_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->types = PROBE_ONCPU;
 	o->freq = 99;
-	o->cpu = -1;
 	o->kernel_stacks = true;
 	o->user_stacks = true;
 	o->min_block_us = 1000;
@@ -177,6 +178,7 @@ static struct gt_profile *load_skel(const struct probe_opts *o, unsigned types, 
 	err = err ?: bpf_map__set_value_size(skel->maps.gt_offcpu_start,
 					     sizeof(struct gt_event) +
 						 (ustack ? sizeof(struct gt_uregs) + ustack : 0));
+	err = err ?: bpf_map__set_max_entries(skel->maps.gt_cpus, libbpf_num_possible_cpus());
 	err = err ?: targets_size(skel->obj, o, extra_pids);
 	err = err ?: gt_profile__load(skel);
 	if (err) {
@@ -250,37 +252,11 @@ static int attach_prog(struct probes *p, struct bpf_program *prog)
 	return add_link(p, link);
 }
 
-/* Fills bits[] with the online CPUs from /sys; returns how many, or -errno. */
-static int online_cpus(bool *bits, int max)
+/* The CPUs to watch as a calloc'ed array of *ncpus flags: o->cpus (unless all is set), or every
+ * online one; NULL with *ncpus <= 0 as -errno. */
+static uint8_t *cpu_set(const struct probe_opts *o, bool all, int *ncpus)
 {
-	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
-	int a, b, n = 0;
-	char sep;
-
-	if (!f)
-		return -errno;
-	while (fscanf(f, "%d", &a) == 1) {
-		b = a;
-		if (fscanf(f, "%c", &sep) == 1 && sep == '-') {
-			if (fscanf(f, "%d", &b) != 1)
-				break;
-			if (fscanf(f, "%c", &sep) != 1)
-				sep = '\n';
-		}
-		for (int c = a; c <= b && c < max; c++, n++)
-			bits[c] = true;
-		if (sep != ',')
-			break;
-	}
-	fclose(f);
-	return n;
-}
-
-/* The CPUs to watch (cpu, or every online one when -1) as a calloc'ed array of *ncpus flags;
- * NULL with *ncpus <= 0 as -errno. */
-static bool *cpu_set(int cpu, int *ncpus)
-{
-	bool *cpus;
+	uint8_t *cpus;
 
 	*ncpus = libbpf_num_possible_cpus();
 	if (*ncpus <= 0)
@@ -290,14 +266,40 @@ static bool *cpu_set(int cpu, int *ncpus)
 		*ncpus = -ENOMEM;
 		return NULL;
 	}
-	if (cpu >= 0) {
-		if (cpu < *ncpus)
-			cpus[cpu] = true;
-	} else if (online_cpus(cpus, *ncpus) <= 0) {
-		for (int c = 0; c < *ncpus; c++)
-			cpus[c] = true;
+	if (o->cpus && !all) {
+		for (size_t c = 0; c < o->ncpus && c < (size_t)*ncpus; c++)
+			cpus[c] = o->cpus[c] != 0;
+	} else if (cpulist_online(cpus, *ncpus) <= 0) {
+		memset(cpus, 1, *ncpus);
 	}
 	return cpus;
+}
+
+/* Writes the CPU set into the gt_cpus map (every possible CPU has an entry). */
+static int fill_cpus(struct probes *p, const uint8_t *cpus, size_t n)
+{
+	int ncpus = libbpf_num_possible_cpus();
+
+	if (ncpus <= 0)
+		return ncpus ? ncpus : -ENODEV;
+	for (__u32 c = 0; c < (__u32)ncpus; c++) {
+		__u8 on = !cpus || (c < n && cpus[c]);
+		int err = bpf_map__update_elem(p->skel->maps.gt_cpus, &c, sizeof(c), &on,
+					       sizeof(on), BPF_ANY);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int probes__set_cpus(struct probes *p, const uint8_t *cpus, size_t n)
+{
+	bool any = !cpus;
+
+	for (size_t c = 0; c < n && !any; c++)
+		any = cpus[c] != 0;
+	return any ? fill_cpus(p, cpus, n) : -EINVAL;
 }
 
 /* One CPU-clock perf event per CPU, each carrying the program; counts as attached if any CPU
@@ -311,14 +313,11 @@ static int attach_oncpu(struct probes *p)
 	    .freq = 1,
 	    .sample_freq = p->freq,
 	};
-	int ncpus, attached = 0, err = -ENODEV;
-	bool *cpus;
+	const uint8_t *cpus = p->oncpu_cpus;
+	int attached = 0, err = -ENODEV;
 
 	loadlog_reset();
-	cpus = cpu_set(p->cpu, &ncpus);
-	if (!cpus)
-		return ncpus ? ncpus : -ENODEV;
-	for (int c = 0; c < ncpus; c++) {
+	for (int c = 0; c < p->ncpus; c++) {
 		struct bpf_link *link;
 		int fd;
 
@@ -340,7 +339,6 @@ static int attach_oncpu(struct probes *p)
 			break;
 		attached++;
 	}
-	free(cpus);
 	return attached ? 0 : err;
 }
 
@@ -427,14 +425,14 @@ static void attach_proc(struct probes *p, const struct probe_opts *o)
 		add_warning(p, "exec/exit: cannot attach sched_process_*: %s", strerror(-err));
 }
 
-/* Mappings of every CPU (not only o->cpu: a process sampled there may have mapped its
+/* Mappings of every CPU (not only o->cpus: a process sampled there may have mapped its
  * libraries elsewhere); without them stacks resolve through /proc, as processes live. */
 static void open_sideband(struct probes *p, const struct probe_opts *o)
 {
 	int ncpus;
-	bool *cpus;
+	uint8_t *cpus;
 
-	cpus = cpu_set(-1, &ncpus);
+	cpus = cpu_set(o, true, &ncpus);
 	if (cpus)
 		p->sb = sideband__open(o->task_fn, p->ctx, 0, cpus, ncpus);
 	if (!p->sb)
@@ -452,6 +450,7 @@ struct probes *probes__open(const struct probe_opts *o, probe_event_fn fn, void 
 	struct probes *p = NULL;
 	struct probe_opts defaults;
 	bool mem_btf = true;
+	int ret;
 
 	if (!o) {
 		probe_opts__init(&defaults);
@@ -474,7 +473,12 @@ struct probes *probes__open(const struct probe_opts *o, probe_event_fn fn, void 
 	p->ctx = ctx;
 	p->pid_filter = o->npids || o->follow_children;
 	p->freq = o->freq ? o->freq : 99;
-	p->cpu = o->cpu;
+	p->oncpu_cpus = cpu_set(o, o->cpus_switchable, &p->ncpus);
+	if (!p->oncpu_cpus) {
+		snprintf(err, errlen, "cannot list the CPUs: %s",
+			 strerror(p->ncpus ? -p->ncpus : ENODEV));
+		goto cleanup;
+	}
 	if (loadable & PROBE_MEM) {
 		mem_btf = mem_use_btf();
 		if (!mem_btf)
@@ -492,6 +496,11 @@ struct probes *probes__open(const struct probe_opts *o, probe_event_fn fn, void 
 	}
 	if (targets_fill(p->skel->obj, o)) {
 		snprintf(err, errlen, "cannot fill the target maps: %s", strerror(errno));
+		goto cleanup;
+	}
+	ret = fill_cpus(p, o->cpus, o->ncpus);
+	if (ret) {
+		snprintf(err, errlen, "cannot fill the CPU map: %s", strerror(-ret));
 		goto cleanup;
 	}
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
@@ -631,5 +640,6 @@ void probes__free(struct probes *p)
 		bpf_link__destroy(p->links[i]);
 	free(p->links);
 	gt_profile__destroy(p->skel);
+	free(p->oncpu_cpus);
 	free(p);
 }

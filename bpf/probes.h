@@ -24,14 +24,18 @@ enum probe_type {
 #define PROBE_STATE_UNINTERRUPTIBLE 2u
 
 /* Start from probe_opts__init(), then set what you need. Zero numeric fields mean the
- * documented defaults; but a zeroed struct asks for no stacks and CPU 0 only. Targets (pids, tids,
+ * documented defaults; but a zeroed struct asks for no stacks. Targets (pids, tids,
  * comm, cgroup_ids) combine as a union; none means every task. Arrays are copied during
  * probes__open; the caller keeps ownership. */
 struct probe_opts {
 	unsigned types;	       /* PROBE_* mask; 0 = PROBE_ONCPU */
 	unsigned load_types;   /* PROBE_* loaded at open too but attached by probes__attach only */
 	unsigned freq;	       /* oncpu samples per second per CPU; 0 = 99 */
-	int cpu;	       /* oncpu: only this CPU; -1 = all online CPUs (0 is CPU 0) */
+	const uint8_t *cpus;   /* events on CPU c are taken when cpus[c] != 0 (c < ncpus);
+				* NULL = every CPU; oncpu samples only these CPUs */
+	size_t ncpus;
+	bool cpus_switchable;  /* probes__set_cpus may widen the set later: oncpu samples every
+				* online CPU and the kernel drops what the set leaves out */
 	bool kernel_stacks;    /* capture kernel stacks (oncpu, offcpu) */
 	bool user_stacks;      /* capture user stacks */
 	bool no_idle;	       /* oncpu: drop samples of the idle task (pid 0) */
@@ -123,6 +127,11 @@ int probes__poll(struct probes *p, int timeout_ms);
 /* Adds a target process at run time. Returns 0, -EINVAL if the pid filter is off (open with
  * pids or follow_children), -E2BIG if the set is full, or another -errno. */
 int probes__add_pid(struct probes *p, int tgid);
+
+/* Takes events only on the CPUs c with cpus[c] != 0 (c < n) from now on; cpus NULL = every
+ * CPU. Events already in the ring buffer stay. oncpu samples only the CPUs it was opened on
+ * (every online one with cpus_switchable). 0, -EINVAL (no CPU in the set) or -errno. */
+int probes__set_cpus(struct probes *p, const uint8_t *cpus, size_t n);
 
 /* Sums the per-CPU counters into st. */
 void probes__stats(const struct probes *p, struct probe_stats *st);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -17,6 +18,7 @@
 #include "tl_capture.h"
 #include "tui/tui.h"
 #include "util/clock.h"
+#include "util/cpulist.h"
 
 const char cmd_live_help[] =
 	"Usage: sudo galatop [OPTIONS] [-- CMD [ARGS]]\n"
@@ -90,8 +92,18 @@ struct live {
 	struct frames *old_ft; /* (the TUI carries its frame ids over with them) */
 	struct l7_engine *l7; /* the L7 capture, once the L7 pane opened (or --type l7) */
 	char l7_err[256];     /* why it could not start */
+	/* The CPU set (`u` cycles it): the --cpu list, every CPU, or one online CPU. */
+	uint8_t *cpu_set;     /* ncpus flags handed to the probes */
+	uint8_t *online;      /* the online CPUs, the cycle's steps */
+	size_t ncpus;
+	int cpu_step;	      /* CPU_LIST, CPU_ALL, or the one CPU shown */
+	bool single_cpu;      /* --cpu named one CPU: the cycle has no list step */
+	char cpus[64];	      /* what the status line says; "" = every CPU from the start */
+	double cpus_wall, cpus_mono; /* when the set took effect (0: from the start) */
 	bool running;	      /* the view's loop drains or updates: its first frame is drawn */
 };
+
+enum { CPU_LIST = -2, CPU_ALL = -1 };
 
 static double cpu_sec(void)
 {
@@ -155,7 +167,7 @@ fail:
 static bool live_update(void *ctx)
 {
 	struct live *l = ctx;
-	double now = clock_mono_s(), dt = now - l->last_update;
+	double now = clock_mono_s(), dt = now - l->last_update, window_s = l->window_s;
 
 	l->running = true;
 	frames__free(l->old_ft);
@@ -171,11 +183,14 @@ static bool live_update(void *ctx)
 		l7_engine__poll(l->l7, 0);
 	if (l->s.sli)
 		sli_collector__close(l->s.sli);
+	/* A window does not reach back past a change of CPUs: what is shown is one CPU set. */
+	if (l->mode == MODE_WINDOW && l->cpus_mono > 0 && now - l->cpus_mono < window_s)
+		window_s = now - l->cpus_mono;
 	for (int t = 0; t < PTYPE_MAX; t++) {
 		if (!l->shown[t])
 			continue;
 		history_heat(&l->hist, &l->s, t);
-		if (slices__fold(l->hist.ring[t], l->shown[t], (enum fold_mode)l->mode, l->window_s,
+		if (slices__fold(l->hist.ring[t], l->shown[t], (enum fold_mode)l->mode, window_s,
 				 collector__profile(l->s.col, event_of[t]),
 				 l->last_update - l->hist.mono0, now - l->hist.mono0))
 			return false; /* out of memory: keep showing what there is */
@@ -238,7 +253,94 @@ static void live_stats(void *ctx, struct tui_stats *out)
 	out->mode = l->mode;
 	out->window_s = l->window_s;
 	out->since = l->hist.wall0;
+	out->cpus = l->cpus[0] ? l->cpus : NULL;
+	out->cpus_since = l->cpus_wall ? l->cpus_wall : l->hist.wall0;
 	out->hint = session_java_hint(&l->s);
+}
+
+/* Says in l->cpus which CPUs the current step shows. */
+static void live_describe_cpus(struct live *l)
+{
+	char list[48];
+
+	if (l->cpu_step == CPU_ALL) {
+		snprintf(l->cpus, sizeof(l->cpus), "all CPUs");
+	} else if (l->cpu_step >= 0) {
+		snprintf(l->cpus, sizeof(l->cpus), "CPU %d", l->cpu_step);
+	} else {
+		cpulist_format(l->cpu_set, l->ncpus, list, sizeof(list));
+		snprintf(l->cpus, sizeof(l->cpus), "CPUs %s", list);
+	}
+}
+
+/* The cycle: the --cpu list (when it named several CPUs), every CPU, then each online CPU. */
+static int live_next_cpus(void *ctx, char *err, size_t errlen)
+{
+	struct live *l = ctx;
+	int step = l->cpu_step, r;
+
+	if (!l->s.probes) {
+		snprintf(err, errlen, "no stack probes run: the CPU filter applies to oncpu, offcpu, mem");
+		return -ENOTSUP;
+	}
+	if (step == CPU_LIST) {
+		step = CPU_ALL;
+	} else {
+		do
+			step++;
+		while ((size_t)step < l->ncpus && !l->online[step]);
+		if ((size_t)step >= l->ncpus)
+			step = l->s.o->cpu_list[0] && !l->single_cpu ? CPU_LIST : CPU_ALL;
+	}
+	if (step == CPU_LIST)
+		cpulist_parse(l->s.o->cpu_list, l->cpu_set, l->ncpus, NULL);
+	else if (step == CPU_ALL)
+		memset(l->cpu_set, 1, l->ncpus);
+	else {
+		memset(l->cpu_set, 0, l->ncpus);
+		l->cpu_set[step] = 1;
+	}
+	r = probes__set_cpus(l->s.probes, l->cpu_set, l->ncpus);
+	if (r) {
+		snprintf(err, errlen, "cannot change the CPU filter: %s", strerror(-r));
+		return r;
+	}
+	l->cpu_step = step;
+	live_describe_cpus(l);
+	/* What was collected under the old set goes: the profiles start afresh on the new one. */
+	session_poll(&l->s, 0);
+	collector__clear(l->s.col);
+	for (int t = 0; t < PTYPE_MAX; t++)
+		if (l->shown[t])
+			profile__clear(l->shown[t]);
+	l->last_update = l->cpus_mono = clock_mono_s();
+	l->cpus_wall = clock_wall_s();
+	return 0;
+}
+
+/* Sets up the CPU cycle from --cpu (the probes open with a switchable set). 0 or -ENOMEM. */
+static int live_cpus_init(struct live *l, const struct record_opts *o)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+
+	l->ncpus = n > 0 ? (size_t)n : 1;
+	l->cpu_set = calloc(l->ncpus, 1);
+	l->online = calloc(l->ncpus, 1);
+	if (!l->cpu_set || !l->online)
+		return -ENOMEM;
+	if (cpulist_online(l->online, l->ncpus) <= 0)
+		memset(l->online, 1, l->ncpus);
+	l->cpu_step = CPU_ALL;
+	if (!o->cpu_list[0])
+		return 0;
+	if (cpulist_parse(o->cpu_list, l->cpu_set, l->ncpus, NULL) == 1) {
+		l->single_cpu = true;
+		l->cpu_step = (int)((uint8_t *)memchr(l->cpu_set, 1, l->ncpus) - l->cpu_set);
+	} else {
+		l->cpu_step = CPU_LIST;
+	}
+	live_describe_cpus(l);
+	return 0;
 }
 
 static int live_set_mode(void *ctx, enum tui_mode m, double window_s)
@@ -392,6 +494,7 @@ static const struct tui_source_ops live_ops = {
 	.set_mode = live_set_mode,
 	.data = live_data,
 	.attach = live_attach,
+	.next_cpus = live_next_cpus,
 	.attach_ptype = live_attach_ptype,
 };
 
@@ -399,6 +502,9 @@ static void live_free(struct live *l)
 {
 	l7_engine__free(l->l7);
 	l->l7 = NULL;
+	free(l->cpu_set);
+	free(l->online);
+	l->cpu_set = l->online = NULL;
 	for (int t = 0; t < PTYPE_MAX; t++) {
 		profile__free(l->shown[t]);
 	}
@@ -439,13 +545,22 @@ int cmd_live(int argc, char **argv)
 	to.group = o.group < 0 ? GROUP_COMMAND : o.group;
 	o.group = GROUP_THREAD;
 	o.source_lines = true; /* the detail line shows file:line */
+	o.cpu_switch = true;   /* `u` changes the CPUs at run time */
+	if (live_cpus_init(&l, &o)) {
+		cli_error("out of memory");
+		live_free(&l);
+		return 1;
+	}
 	ret = session_open(&l.s, &o);
-	if (ret)
+	if (ret) {
+		live_free(&l);
 		return ret;
+	}
 	if (history_open(&l.hist, &l.s, o.history ? o.history : HISTORY_DEFAULT_S,
 			 (size_t)((o.history ? o.history : HISTORY_DEFAULT_S) / l.refresh) + 2,
 			 false)) {
 		cli_error("out of memory");
+		live_free(&l);
 		session_close(&l.s, true);
 		return 1;
 	}

@@ -20,6 +20,7 @@
 #include "export/svg.h"
 #include "l7.h"
 #include "util/clock.h"
+#include "util/cpulist.h"
 #include "model/split.h"
 
 const char cmd_record_help[] =
@@ -41,7 +42,7 @@ const char cmd_record_help[] =
 	"  -a, --all-cpus    every CPU (the default; accepted as in perf)\n"
 	"  -g                stacks (always recorded; accepted as in perf)\n"
 	"  --call-graph M    perf's spelling of --unwind: fp or dwarf\n"
-	"  --cpu N           sample only CPU N\n"
+	"  --cpu LIST        only events on these CPUs, e.g. 1 or 0,2-3 (filtered in the kernel)\n"
 	"  --kernel          kernel stacks only          --user    user stacks only\n"
 	"  --no-idle         drop samples of the idle task\n"
 	"  --min-block US    offcpu: shortest block recorded, microseconds (default 1000)\n"
@@ -209,6 +210,26 @@ static int add_name(const char *cmd, const char *opt, const char *arg, char (*li
 	return 0;
 }
 
+/* --cpu LIST: CPUs that exist on this machine, in the kernel's list syntax. */
+static int parse_cpu_list(const char *cmd, const char *arg, struct record_opts *o)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF), bad = -1;
+	uint8_t *set = calloc(n > 0 ? n : 1, 1);
+	int r;
+
+	if (!set)
+		return cli_usage_error(cmd, "out of memory");
+	r = cpulist_parse(arg, set, n > 0 ? (size_t)n : 1, &bad);
+	free(set);
+	if (r == -ERANGE)
+		return cli_usage_error(cmd, "--cpu: no CPU %ld on this machine (CPUs 0-%ld), in "
+				       "'%s'", bad, n - 1, arg);
+	if (r < 0 || strlen(arg) >= sizeof(o->cpu_list))
+		return cli_usage_error(cmd, "--cpu: bad CPU list '%s' (e.g. 1 or 0,2-3)", arg);
+	strcpy(o->cpu_list, arg);
+	return 0;
+}
+
 enum {
 	OPT_TYPE = 256, OPT_CPU, OPT_KERNEL, OPT_USER, OPT_NO_IDLE, OPT_MIN_BLOCK, OPT_MAX_BLOCK,
 	OPT_STATE, OPT_BYTES, OPT_COMM, OPT_CMDLINE, OPT_CONTAINER, OPT_POD, OPT_THREADS,
@@ -355,10 +376,8 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, const char *
 				return EXIT_USAGE;
 			break;
 		case OPT_CPU:
-			if (cli_parse_long(cmd, "--cpu", optarg, 0, sysconf(_SC_NPROCESSORS_CONF) - 1,
-					   &l))
+			if (parse_cpu_list(cmd, optarg, o))
 				return EXIT_USAGE;
-			o->cpu = (int)l;
 			break;
 		case OPT_KERNEL:
 			o->kernel_only = true;

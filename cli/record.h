@@ -32,7 +32,7 @@ struct record_opts {
 	unsigned types;		 /* PROBE_* mask from bpf/probes.h; 0 = oncpu */
 	unsigned freq;		 /* -F: samples per second per CPU (default 99) */
 	double duration;	 /* -d: seconds; 0 = until SIGINT or the command exits */
-	int cpu;		 /* --cpu: -1 = all */
+	char cpu_list[256];	 /* --cpu LIST ("0,2-3"), checked; "" = every CPU */
 	bool kernel_only;	 /* --kernel: kernel stacks only */
 	bool user_only;		 /* --user: user stacks only */
 	bool no_idle;		 /* --no-idle */
@@ -91,6 +91,7 @@ struct record_opts {
 				  * frames are dropped */
 	unsigned l7_capture;	 /* --l7-capture: bytes copied per message, 0 = 4096 */
 	/* The live view only: */
+	bool cpu_switch;	 /* the CPU set changes at run time (oncpu samples every CPU) */
 	bool source_lines;	 /* resolve file:line for the detail line (costs DWARF lookups) */
 	unsigned lazy_types;	 /* PROBE_* loaded at start, attached by session_attach_probe */
 	const char *theme;	 /* --theme NAME */

@@ -840,7 +840,6 @@ void record_opts_init(struct record_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->freq = 99;
-	o->cpu = -1;
 	o->group = -1;
 	o->min_block_us = 1000;
 	o->event_rate = RECORD_EVENT_RATE;

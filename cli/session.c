@@ -15,6 +15,7 @@
 #include "util/clock.h"
 #include "util/file.h"
 #include "tl_capture.h"
+#include "util/cpulist.h"
 
 static bool cmdline_matches(const struct ident_cache *ic, const regex_t *re, int pid)
 {
@@ -154,7 +155,9 @@ void session_probe_options(const struct session *s, struct probe_opts *po)
 	po->types = o->types;
 	po->load_types = o->lazy_types & ~o->types;
 	po->freq = o->freq;
-	po->cpu = o->cpu;
+	po->cpus = s->cpus;
+	po->ncpus = s->ncpus;
+	po->cpus_switchable = o->cpu_switch;
 	po->kernel_stacks = !o->user_only;
 	po->user_stacks = !o->kernel_only;
 	po->no_idle = o->no_idle;
@@ -174,6 +177,24 @@ void session_probe_options(const struct session *s, struct probe_opts *po)
 	po->task_fn = on_task;
 	po->include_self = o->include_self;
 	po->event_rate = o->event_rate;
+}
+
+/* --cpu: the list (checked when parsed) as one flag per configured CPU. */
+static int cpu_targets(struct session *s)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+
+	s->ncpus = n > 0 ? (size_t)n : 1;
+	s->cpus = calloc(s->ncpus, 1);
+	if (!s->cpus) {
+		cli_error("out of memory");
+		return -1;
+	}
+	if (cpulist_parse(s->o->cpu_list, s->cpus, s->ncpus, NULL) <= 0) {
+		cli_error("--cpu: bad CPU list '%s'", s->o->cpu_list);
+		return -1;
+	}
+	return 0;
 }
 
 /* --cgroup: a v2 cgroup becomes a cgroup target, a v1 cgroup's processes pid targets. */
@@ -238,6 +259,8 @@ int session_open(struct session *s, struct record_opts *o)
 		goto fail;
 	}
 	if (resolve_groups(s->ic, o, &s->cgroups, &s->ncgroups))
+		goto fail;
+	if (o->cpu_list[0] && cpu_targets(s))
 		goto fail;
 	memcpy(s->pids, o->pids, o->npids * sizeof(int));
 	s->npids = o->npids;
@@ -615,6 +638,7 @@ void session_close(struct session *s, bool interrupted)
 	frames__free(s->ft);
 	strtab__free(s->st);
 	free(s->cgroups);
+	free(s->cpus);
 	memset(s, 0, sizeof(*s));
 	s->child = -1;
 	s->go_fd = -1;

@@ -30,6 +30,8 @@ struct session {
 	bool have_re;
 	uint64_t *cgroups;
 	size_t ncgroups;
+	uint8_t *cpus;	     /* --cpu as flags per CPU, NULL = every CPU */
+	size_t ncpus;
 	int pids[RECORD_MAX_TARGETS + 1];
 	size_t npids;
 	pid_t child;  /* the -- CMD process, -1 when none or reaped */

@@ -35,6 +35,7 @@ enum global_action {
 	G_FREEZE,
 	G_MODE,
 	G_PTYPE,
+	G_CPUS,
 	G_SAVE,
 	G_THEME,
 	G_REDRAW,
@@ -63,6 +64,8 @@ static const struct tui_key global_keys[] = {
 	{ { 'z' }, G_FREEZE, "freeze the display; collection goes on", "Freeze" },
 	{ { 'm' }, G_MODE, "cycle update mode: accumulate, sliding window, decay", NULL },
 	{ { 'o' }, G_PTYPE, "cycle profile type: oncpu, offcpu, mem", NULL },
+	{ { 'u' }, G_CPUS, "cycle the CPUs shown: all, CPU 0, CPU 1, ... (kernel filter; restarts "
+			   "the profiles)", NULL },
 	{ { 's' }, G_SAVE, "save what is shown (zoom and filters) to files", "Save" },
 	{ { 'T' }, G_THEME, "cycle color theme", NULL },
 	{ { TUI_CTRL('l') }, G_REDRAW, "redraw the screen", NULL },
@@ -511,6 +514,24 @@ static void global_action(struct tui_app *a, int action)
 				tui_ptype_str(a->ptype));
 		else
 			app_msg(a, ROLE_STATUS, "profile: %s", tui_ptype_str(a->ptype));
+		break;
+	}
+	case G_CPUS: {
+		char err[160] = "";
+
+		r = a->src->ops->next_cpus ? a->src->ops->next_cpus(a->src->ctx, err, sizeof(err))
+					   : -ENOTSUP;
+		if (r == -ENOTSUP && !err[0]) {
+			app_msg(a, ROLE_STATUS_ALERT, "the CPU filter applies to live data, not to a file");
+			break;
+		}
+		if (r) {
+			app_msg(a, ROLE_ERROR, "%s", err[0] ? err : strerror(-r));
+			break;
+		}
+		app_rebuild(a);
+		a->src->ops->stats(a->src->ctx, &st);
+		app_msg(a, ROLE_STATUS, "showing %s from now on", st.cpus ? st.cpus : "all CPUs");
 		break;
 	}
 	case G_SAVE: {
