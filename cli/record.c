@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "history.h"
 #include "record_threads.h"
+#include "record_trigger.h"
 #include "session.h"
 #include "bpf/collector.h"
 #include "bpf/probes.h"
@@ -84,6 +85,14 @@ const char cmd_record_help[] =
 	"  --annotate        suffix kernel frames with _[k] and JIT frames with _[j]\n"
 	"  --history S       keep the last S seconds of per-second slices in .gtop files\n"
 	"                    (default: all; coarser past the memory cap, docs/history.md)\n"
+	"  --trigger EXPR    trigger mode: keep a rolling window and, each time EXPR holds\n"
+	"                    (e.g. 'cpu>80', 'cpu1>90', 'load>4', joined by && and ||; cpu is\n"
+	"                    the host's busy %, or with -p/CMD the targets' CPU %), write a\n"
+	"                    snapshot of the seconds around it: -o's .gtop/.svg/.folded with\n"
+	"                    the time in their names, else --out-dir/galatop-trigger-TIME.gtop\n"
+	"  --trigger-before S, --trigger-after S, --trigger-cooldown S\n"
+	"                    seconds captured before (10) and after (5) the moment; quiet\n"
+	"                    seconds after each capture (30). docs/trigger.md\n"
 	"  --period S        periodic mode: every S seconds write timestamped .svg and\n"
 	"                    .folded files into --out-dir, then start afresh\n"
 	"  --out-dir DIR     where periodic files go (default .)\n"
@@ -237,6 +246,7 @@ enum {
 	OPT_ASCII, OPT_UNWIND, OPT_STACK_SIZE, OPT_UNWIND_CACHE, OPT_EVENT_RATE, OPT_INCLUDE_SELF,
 	OPT_MAX_STACKS, OPT_LONGSYS, OPT_CGROUP, OPT_MIN_DUR, OPT_MIN_AGGR, OPT_TIMELINE_MEM,
 	OPT_PROTOCOLS, OPT_NO_TLS, OPT_L7_CAPTURE, OPT_NO_JAVA_AGENT, OPT_GROUP, OPT_CALL_GRAPH,
+	OPT_TRIGGER, OPT_TRIGGER_BEFORE, OPT_TRIGGER_AFTER, OPT_TRIGGER_COOLDOWN,
 	OPT_JAVA_NATIVE, OPT_NO_JAVA_NATIVE, OPT_HISTORY,
 };
 
@@ -275,6 +285,10 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, const char *
 		{ "output", required_argument, NULL, 'o' },
 		{ "period", required_argument, NULL, OPT_PERIOD },
 		{ "history", required_argument, NULL, OPT_HISTORY },
+		{ "trigger", required_argument, NULL, OPT_TRIGGER },
+		{ "trigger-before", required_argument, NULL, OPT_TRIGGER_BEFORE },
+		{ "trigger-after", required_argument, NULL, OPT_TRIGGER_AFTER },
+		{ "trigger-cooldown", required_argument, NULL, OPT_TRIGGER_COOLDOWN },
 		{ "out-dir", required_argument, NULL, OPT_OUT_DIR },
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "theme", required_argument, NULL, OPT_THEME },
@@ -515,6 +529,30 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, const char *
 				return EXIT_USAGE;
 			o->history = d;
 			break;
+		case OPT_TRIGGER: {
+			struct trigger_expr e;
+			char why[256];
+
+			if (trigger_parse(optarg, &e, why, sizeof(why)))
+				return cli_usage_error(cmd, "--trigger: %s", why);
+			if (strlen(optarg) >= sizeof(o->trigger))
+				return cli_usage_error(cmd, "--trigger: condition too long");
+			strcpy(o->trigger, optarg);
+			break;
+		}
+		case OPT_TRIGGER_BEFORE:
+			if (cli_parse_double(cmd, "--trigger-before", optarg, 0, 3600, &o->trigger_before))
+				return EXIT_USAGE;
+			break;
+		case OPT_TRIGGER_AFTER:
+			if (cli_parse_double(cmd, "--trigger-after", optarg, 0, 3600, &o->trigger_after))
+				return EXIT_USAGE;
+			break;
+		case OPT_TRIGGER_COOLDOWN:
+			if (cli_parse_double(cmd, "--trigger-cooldown", optarg, 0, 86400,
+					     &o->trigger_cooldown))
+				return EXIT_USAGE;
+			break;
 		case OPT_PERIOD:
 			if (cli_parse_double(cmd, "--period", optarg, 1, 86400, &d))
 				return EXIT_USAGE;
@@ -561,6 +599,8 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, const char *
 		return cli_usage_error(cmd, "--multi-instance needs --period");
 	if (o->multi_instance && o->group < 0)
 		o->group = GROUP_PROCESS; /* one file per process, as gala-gopher's stackprobe */
+	if (o->trigger[0] && record_trigger_check(o, cmd))
+		return EXIT_USAGE;
 	if (o->types & RECORD_TYPE_L7) {
 		if (o->sli)
 			return cli_usage_error(cmd, "--type l7 and --type sli record apart");
@@ -620,8 +660,7 @@ static void svg_setup(struct svg_opts *so, enum gt_event_type t, const struct pr
 	}
 }
 
-/* Writes p to path in the format its extension names. Returns 0 or 1 after reporting. */
-static int write_profile(const char *path, enum gt_event_type t, const struct profile *p)
+int record_write_profile(const char *path, enum gt_event_type t, const struct profile *p)
 {
 	const char *ext = strrchr(path, '.');
 	FILE *f = cli_open_out(path);
@@ -697,11 +736,11 @@ static int write_period(struct session *s, enum gt_event_type t, const char *sta
 		}
 		if (s->o->periodic_svg) {
 			snprintf(path, sizeof(path), "%s/%s-%s.svg", svg_dir, prefix, stamp);
-			ret |= write_profile(path, t, parts[i].p);
+			ret |= record_write_profile(path, t, parts[i].p);
 		}
 		if (s->o->periodic_folded) {
 			snprintf(path, sizeof(path), "%s/%s-%s.folded", fold_dir, prefix, stamp);
-			ret |= write_profile(path, t, parts[i].p);
+			ret |= record_write_profile(path, t, parts[i].p);
 		}
 	}
 	if (s->o->multi_instance)
@@ -749,7 +788,7 @@ static int write_all(struct session *s, unsigned types, bool periodic, double st
 			    is_gtop(s->o->outputs[j]))
 				continue;
 			output_name(path, sizeof(path), s->o->outputs[j], t, several);
-			ret |= write_profile(path, t, p);
+			ret |= record_write_profile(path, t, p);
 		}
 	}
 	/* One snapshot holds every type (with threads, record_threads_write writes it). */
@@ -798,6 +837,14 @@ int cmd_record(int argc, char **argv)
 		s.hist = &hist;
 	}
 	session_start_command(&s);
+	if (o.trigger[0]) {
+		start = clock_mono_s();
+		ret = record_trigger_run(&s, &stop_signal);
+		session_poll_report(&s);
+		session_summary(&s, clock_mono_s() - start);
+		session_close(&s, stop_signal != 0);
+		return ret;
+	}
 	start = clock_mono_s();
 	start_unix = clock_wall_s();
 	next_period = start + o.period;

@@ -843,6 +843,9 @@ void record_opts_init(struct record_opts *o)
 	o->group = -1;
 	o->min_block_us = 1000;
 	o->event_rate = RECORD_EVENT_RATE;
+	o->trigger_before = TRIGGER_BEFORE_S;
+	o->trigger_after = TRIGGER_AFTER_S;
+	o->trigger_cooldown = TRIGGER_COOLDOWN_S;
 	o->max_stacks = RECORD_MAX_STACKS;
 	o->periodic_svg = true;
 	o->periodic_folded = true;
