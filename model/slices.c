@@ -359,6 +359,14 @@ int slices__fold_range(const struct slices *s, double from, double to, struct pr
 	return 0;
 }
 
+int slices__fold_overlap(const struct slices *s, double from, double to, struct profile *out)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].t0 < to && s->v[i].t1 > from && profile__merge(out, s->v[i].p))
+			return -ENOMEM;
+	return 0;
+}
+
 int slices__fold(struct slices *ring, struct profile *shown, enum fold_mode mode, double window_s,
 		 const struct profile *slice, double t0, double t1)
 {

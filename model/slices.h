@@ -86,6 +86,10 @@ double slices__heat_sum(const struct slices *s, double from, double to);
  * or not at all). 0 or -ENOMEM. */
 int slices__fold_range(const struct slices *s, double from, double to, struct profile *out);
 
+/* Merges into out every slice that overlaps [from, to) (a range picked by a person: a short
+ * one still shows the slice it falls in). 0 or -ENOMEM. */
+int slices__fold_overlap(const struct slices *s, double from, double to, struct profile *out);
+
 /* Folds the new slice [t0, t1) into shown the way mode says, window_s being the window length
  * or the half-life, and, when ring is not NULL, pushes it into ring (window mode needs the
  * ring). 0, -EINVAL or -ENOMEM (shown then holds part of the update). */
