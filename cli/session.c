@@ -475,9 +475,10 @@ void session_summary(struct session *s, double secs)
 		GT_MAX_STACK);
 	if (cs.unwound)
 		fprintf(stderr,
-			"galatop: unwound %llu user stacks (%.1f us each): %llu [truncated] "
-			"(raise --stack-size), %llu [unwind error]\n",
+			"galatop: unwound %llu user stacks (%.1f us each, %llu replayed from "
+			"memory): %llu [truncated] (raise --stack-size), %llu [unwind error]\n",
 			(unsigned long long)cs.unwound, cs.unwind_ns / 1e3 / (double)cs.unwound,
+			(unsigned long long)cs.unwind_replays,
 			(unsigned long long)cs.unwind_truncated,
 			(unsigned long long)cs.unwind_errors);
 	if (ps.sb_lost)
