@@ -11,12 +11,15 @@
 #include "model/sanitize.h"
 #include "model/stack_cap.h"
 #include "symbols/hmap.h"
+#include "symbols/jitmap.h"
 #include "symbols/unwind.h"
 #include "util/clock.h"
 
 #define NTYPES 3
 #define EMPTY UINT32_MAX
 #define MAX_FRAMES (2 * GT_MAX_STACK + 8)
+#define CHAIN_BIT 0x80000000u
+#define MAX_CHAIN 64 /* frames one JIT address names at most (its inlining depth) */
 
 /* address -> frame id of one process (pid 0: the kernel), so each address is symbolized once;
  * a process's table goes as a whole when it exits or execs: O(its own entries). */
@@ -28,6 +31,11 @@ struct addr_entry {
 struct addr_table {
 	struct addr_entry *slots;
 	size_t used, mask;
+	/* Frames of the addresses that name several (JIT code with inlined methods): an entry's
+	 * frame with CHAIN_BIT set is an offset here, of the count followed by the frames. */
+	uint32_t *chains;
+	size_t nchains, chains_cap;
+	uint32_t jit_gen; /* the symbol cache's JIT map generation the entries were made from */
 	bool loaded; /* the process's mappings and symbols were read since its exec */
 	bool no_ident; /* its identity could not be read (gone): the record's comm serves */
 };
@@ -43,6 +51,7 @@ struct collector {
 	struct hmap *tables;	     /* pid -> struct addr_table */
 	struct addr_table *last;     /* the table of last_pid, or NULL */
 	uint32_t last_pid;
+	uint32_t cur_pid; /* the process of the stack being named */
 	struct collector_stats stats;
 	long page_size;
 	struct unwinder *uw; /* created on the first record with a user stack copy */
@@ -72,9 +81,20 @@ const char *collector_type_name(enum gt_event_type type)
 
 static void table_free(struct addr_table *t)
 {
-	if (t)
+	if (t) {
 		free(t->slots);
+		free(t->chains);
+	}
 	free(t);
+}
+
+/* Forgets every address of t (its JIT map changed under it), keeping the memory. */
+static void table_clear(struct addr_table *t)
+{
+	for (size_t i = 0; t->slots && i <= t->mask; i++)
+		t->slots[i].frame = EMPTY;
+	t->used = 0;
+	t->nchains = 0;
 }
 
 static void table_free_cb(const void *key, size_t len, void *val, void *arg)
@@ -222,39 +242,119 @@ static void cache_insert(struct addr_table *t, uint64_t addr, uint32_t frame)
 	t->used++;
 }
 
-/* Returns the frame for addr in pid (0 = kernel), symbolizing it on first sight. */
-static uint32_t addr_frame(struct collector *c, uint32_t pid, uint64_t addr)
+/* Stores the frames f[0..n) as a chain of t; its cache value, or EMPTY without memory. */
+static uint32_t chain_add(struct addr_table *t, const uint32_t *f, size_t n)
+{
+	size_t at = t->nchains;
+
+	if (at + n + 1 >= CHAIN_BIT)
+		return EMPTY;
+	if (at + n + 1 > t->chains_cap) {
+		size_t cap = t->chains_cap ? t->chains_cap * 2 : 256;
+		uint32_t *g;
+
+		while (cap < at + n + 1)
+			cap *= 2;
+		g = realloc(t->chains, cap * sizeof(*g));
+		if (!g)
+			return EMPTY;
+		t->chains = g;
+		t->chains_cap = cap;
+	}
+	t->chains[at] = (uint32_t)n;
+	memcpy(t->chains + at + 1, f, n * sizeof(*f));
+	t->nchains = at + n + 1;
+	return CHAIN_BIT | (uint32_t)at;
+}
+
+/* Interns the frames of a JIT symbol into f (room for MAX_CHAIN): one, or for an inlining
+ * chain "outer->inlined->innermost" (symbols/jitmap.h) the compiled method then each method
+ * inlined in it, innermost last, as FRAME_INLINED frames. Returns how many (0: ENOMEM). */
+static size_t jit_frames(struct collector *c, const struct sym_info *si, uint32_t *f)
+{
+	const char *p = si->name, *sep;
+	size_t n = 0;
+	char name[1100];
+	int len;
+
+	for (;;) {
+		sep = n + 1 < MAX_CHAIN ? strstr(p, JITMAP_INLINE_SEP) : NULL;
+		len = sep ? (int)(sep - p) : (int)strlen(p);
+		if (c->o.annotate) {
+			len = snprintf(name, sizeof(name), "%.*s%s", len > 1000 ? 1000 : len, p,
+				       n ? "_[i]" : "_[j]");
+			f[n] = intern(c, name, (size_t)len, si->module, n ? FRAME_INLINED : FRAME_JIT,
+				      NULL, 0);
+		} else {
+			f[n] = intern(c, p, (size_t)len, si->module, n ? FRAME_INLINED : FRAME_JIT,
+				      NULL, 0);
+		}
+		if (f[n++] == EMPTY)
+			return 0;
+		if (!sep)
+			return n;
+		p = sep + strlen(JITMAP_INLINE_SEP);
+	}
+}
+
+/* Writes the frames for addr in pid (0 = kernel) into out (room for MAX_CHAIN), symbolizing
+ * it on first sight: one frame, or several for JIT code with inlined methods. Returns how
+ * many; 0 on ENOMEM. */
+static size_t addr_frames(struct collector *c, uint32_t pid, uint64_t addr, uint32_t *out)
 {
 	struct addr_table *t = table_of(c, pid);
 	uint32_t f = t ? cache_find(t, addr) : EMPTY;
 	struct sym_info si;
 	char name[1100];
 	const char *n;
+	size_t count = 1;
 	int len, err;
 
-	if (f != EMPTY)
-		return f;
+	if (f != EMPTY && (f & CHAIN_BIT)) {
+		count = t->chains[f & ~CHAIN_BIT];
+		memcpy(out, t->chains + (f & ~CHAIN_BIT) + 1, count * sizeof(*out));
+		return count;
+	}
+	if (f != EMPTY) {
+		out[0] = f;
+		return 1;
+	}
 	err = pid ? sym_cache__user(c->sc, (int)pid, addr, &si)
 		  : sym_cache__kernel(c->sc, addr, &si);
 	if (err == -ENOMEM)
-		return EMPTY;
+		return 0;
 	if (err)
 		c->stats.unknown_frames++;
-	n = si.name;
-	len = (int)strlen(n);
-	if (c->o.annotate && (si.kind == FRAME_KERNEL || si.kind == FRAME_JIT)) {
-		len = snprintf(name, sizeof(name), "%.1000s%s", si.name,
-			       si.kind == FRAME_KERNEL ? "_[k]" : "_[j]");
-		n = name;
+	if (si.kind == FRAME_JIT) {
+		count = jit_frames(c, &si, out);
+		if (!count)
+			return 0;
+		f = count > 1 && t ? chain_add(t, out, count) : out[0];
+	} else {
+		n = si.name;
+		len = (int)strlen(n);
+		if (c->o.annotate && si.kind == FRAME_KERNEL) {
+			len = snprintf(name, sizeof(name), "%.1000s_[k]", si.name);
+			n = name;
+		}
+		f = out[0] = intern(c, n, (size_t)len, si.module, si.kind, si.file, si.line);
+		if (f == EMPTY)
+			return 0;
 	}
-	f = intern(c, n, (size_t)len, si.module, si.kind, si.file, si.line);
-	if (f == EMPTY)
-		return EMPTY;
 	/* A user address in no known mapping may be in a library mapped after the maps were
 	 * read (the sym_cache re-reads them at most every 200 ms): ask again next time. */
-	if (!(err && pid && si.kind == FRAME_SPECIAL) && (t = table_of(c, pid)))
+	if (f != EMPTY && !(err && pid && si.kind == FRAME_SPECIAL) && (t = table_of(c, pid)))
 		cache_insert(t, addr, f);
-	return f;
+	return count;
+}
+
+/* The frame for addr in pid (0 = kernel): the innermost one when it names several. */
+static uint32_t addr_frame(struct collector *c, uint32_t pid, uint64_t addr)
+{
+	uint32_t f[MAX_CHAIN];
+	size_t n = addr_frames(c, pid, addr, f);
+
+	return n ? f[n - 1] : EMPTY;
 }
 
 /* Reads pid's mappings and symbols on its first sample rather than at every exec in the
@@ -323,6 +423,29 @@ static size_t identity_frames(struct collector *c, const struct gt_event *ev, ui
 	return n;
 }
 
+/* Appends the frames of the user address addr of pid to out (with the scratch f of room
+ * MAX_CHAIN), keeping room for the left addresses still to come after the used frames
+ * already in the stack: a chain of inlined methods too long keeps its innermost frames.
+ * Returns how many were appended. */
+static size_t user_frames(struct collector *c, uint32_t pid, uint64_t addr, size_t left,
+			  size_t used, uint32_t *out, uint32_t *f)
+{
+	size_t n = addr_frames(c, pid, addr, f), room = GT_MAX_STACK + 1 - used - left;
+
+	if (!n) {
+		out[0] = EMPTY;
+		return 1;
+	}
+	if (room < 1)
+		room = 1;
+	if (n > room) {
+		memmove(f, f + n - room, room * sizeof(*f));
+		n = room;
+	}
+	memcpy(out, f, n * sizeof(*f));
+	return n;
+}
+
 /* Unwinds the user stack copy of ev and appends its frames, outermost first, to out (a
  * [truncated] or [unwind error] frame before them when the walk was cut short). Returns the
  * number of frames added. */
@@ -344,6 +467,7 @@ static size_t unwound_frames(struct collector *c, const struct gt_event *ev, uin
 	uint64_t pcs[GT_MAX_STACK], t0;
 	enum unwind_status st;
 	size_t n, k = 0;
+	uint32_t f[MAX_CHAIN];
 
 	if (!c->uw)
 		c->uw = unwinder__new(c->o.unwind_cache, c->sc);
@@ -367,7 +491,7 @@ static size_t unwound_frames(struct collector *c, const struct gt_event *ev, uin
 		out[k++] = intern(c, markers[st], strlen(markers[st]), NULL, FRAME_SPECIAL, NULL, 0);
 	}
 	while (n-- > 0)
-		out[k++] = addr_frame(c, ev->pid, pcs[n]);
+		k += user_frames(c, ev->pid, pcs[n], n, k, out + k, f);
 	return k;
 }
 
@@ -380,23 +504,97 @@ static void process_forget(struct collector *c, uint32_t pid)
 		unwinder__process_exit(c->uw, (int)pid);
 }
 
+/* Drops pid's cached addresses when its JIT map was read again: code there may have been
+ * freed and other code put in its place (the newest lines name it). */
+static void jit_check(struct collector *c, uint32_t pid)
+{
+	struct addr_table *t = table_of(c, pid);
+	uint32_t gen = sym_cache__jit_gen(c->sc, (int)pid);
+
+	if (t && t->jit_gen != gen) {
+		table_clear(t);
+		t->jit_gen = gen;
+	}
+}
+
+static bool is_java(const struct frame *fr)
+{
+	return fr && (fr->kind == FRAME_JIT || fr->kind == FRAME_INLINED);
+}
+
+/* Whether frame fr comes from the JVM's own library. */
+static bool is_libjvm(struct collector *c, const struct frame *fr)
+{
+	static const char lib[] = "/libjvm.so";
+	const char *m;
+	size_t len;
+
+	if (!fr || fr->kind != FRAME_USER || !fr->module)
+		return false;
+	m = strtab__str(c->st, fr->module);
+	len = m ? strlen(m) : 0;
+	return len >= sizeof(lib) - 1 && !strcmp(m + len - (sizeof(lib) - 1), lib);
+}
+
+/* Counts user stacks with Java frames (JIT code) and those whose outermost frame is one (the
+ * walk stopped in JIT code: no frame pointers there); with no_java_native, drops the frames
+ * of libjvm between two Java frames of frames[0..*n). */
+static void java_frames(struct collector *c, uint32_t *frames, size_t *n)
+{
+	size_t first = SIZE_MAX, last = 0, root = SIZE_MAX, k = 0;
+
+	for (size_t i = 0; i < *n; i++) {
+		const struct frame *fr = frames[i] == EMPTY ? NULL : frames__get(c->ft, frames[i]);
+
+		if (root == SIZE_MAX && fr && fr->kind != FRAME_SPECIAL)
+			root = i;
+		else if (root == SIZE_MAX && fr && !strcmp(frames__name(c->ft, frames[i]), "[truncated]"))
+			root = SIZE_MAX - 1; /* cut by the size of the stack copy, not in JIT code */
+		if (is_java(fr)) {
+			if (first == SIZE_MAX)
+				first = i;
+			last = i;
+		}
+	}
+	if (first == SIZE_MAX)
+		return;
+	c->stats.java_stacks++;
+	if (root == first) {
+		c->stats.java_cut++;
+		c->stats.java_cut_pid = c->cur_pid;
+	}
+	if (!c->o.no_java_native || last <= first + 1)
+		return;
+	for (size_t i = 0; i < *n; i++)
+		if (i <= first || i >= last || frames[i] == EMPTY ||
+		    !is_libjvm(c, frames__get(c->ft, frames[i])))
+			frames[k++] = frames[i];
+	*n = k;
+}
+
 size_t collector__stack(struct collector *c, const struct gt_event *ev, uint32_t *frames)
 {
 	unsigned klen = ev->kstack_len, ulen = ev->ustack_len;
+	uint32_t f[MAX_CHAIN];
 	size_t n = 0;
 
 	if (klen > GT_MAX_STACK)
 		klen = GT_MAX_STACK;
 	if (ulen > GT_MAX_STACK)
 		ulen = GT_MAX_STACK;
-	if (ev->pid && !c->o.no_user)
+	c->cur_pid = ev->pid;
+	if (ev->pid && !c->o.no_user) {
 		load_once(c, ev->pid);
+		jit_check(c, ev->pid);
+	}
 	/* Stacks arrive innermost first: walk them backwards so the root comes first. */
 	if (!c->o.no_user && ev->pid && (ev->flags & GT_EVF_UREGS))
 		n += unwound_frames(c, ev, frames + n);
 	else if (!c->o.no_user && ev->pid)
 		for (unsigned i = ulen; i-- > 0;)
-			frames[n++] = addr_frame(c, ev->pid, ev->stack[klen + i]);
+			n += user_frames(c, ev->pid, ev->stack[klen + i], i, n, frames + n, f);
+	if (n)
+		java_frames(c, frames, &n);
 	if (!c->o.no_kernel)
 		for (unsigned i = klen; i-- > 0;)
 			frames[n++] = addr_frame(c, 0, ev->stack[i]);

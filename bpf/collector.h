@@ -21,6 +21,7 @@ struct collector_opts {
 	bool mem_bytes;	  /* mem values in bytes (faults x page size) instead of faults */
 	bool no_kernel;	  /* drop kernel frames */
 	bool no_user;	  /* drop user frames */
+	bool no_java_native; /* drop the JVM's own frames (libjvm) between two Java frames */
 	unsigned unwind_cache; /* processes whose DWARF unwinding state is kept; 0 = 64 */
 	size_t max_stacks;     /* distinct stacks per profile before the rarest are folded into
 				* [other] (model/stack_cap.h); 0 = no limit */
@@ -39,6 +40,10 @@ struct collector_stats {
 	uint64_t unwind_replays;/* of those, replayed from a remembered walk (same registers and
 				 * stack words) */
 	uint64_t folded;	/* stacks folded into [other] by the --max-stacks cap */
+	uint64_t java_stacks;	/* user stacks with Java frames (JIT code) */
+	uint64_t java_cut;	/* of those, whose outermost frame is Java: the walk stopped in
+				 * JIT code (a JVM without -XX:+PreserveFramePointer) */
+	uint32_t java_cut_pid;	/* the process of the last such stack */
 };
 
 struct collector;

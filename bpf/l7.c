@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf/l7probes.h"
+#include "bpf/drain.h"
 #include "bpf/loadlog.h"
 #include "bpf/tracefs.h"
 #include "bpf/percpu.h"
@@ -41,7 +42,7 @@ struct tls_file {
 
 struct l7_probes {
 	struct gt_l7 *skel;
-	struct ring_buffer *rb;
+	struct drain *rb;
 	struct bpf_link **links;
 	size_t nlinks;
 	l7_event_fn fn;
@@ -342,7 +343,7 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 			goto fail;
 		}
 	}
-	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.gt_l7_events), on_record, p, NULL);
+	p->rb = drain__new(bpf_map__fd(p->skel->maps.gt_l7_events), on_record, p);
 	if (!p->rb) {
 		snprintf(err, errlen, "l7: cannot set up the ring buffer: %s", strerror(errno));
 		goto fail;
@@ -370,13 +371,11 @@ const char *l7_probes__warnings(const struct l7_probes *p)
 
 int l7_probes__fd(const struct l7_probes *p)
 {
-	return ring_buffer__epoll_fd(p->rb);
+	return drain__fd(p->rb);
 }
 
 int l7_probes__poll(struct l7_probes *p, int timeout_ms)
 {
-	int n;
-
 	if (p->tls) {
 		double now = now_sec();
 
@@ -389,15 +388,7 @@ int l7_probes__poll(struct l7_probes *p, int timeout_ms)
 				p->next_all = now + RESCAN_ALL_S;
 		}
 	}
-	/* Records below the wakeup threshold signal nobody: poll waits for a wakeup (or the
-	 * timeout), then consume takes whatever is there. */
-	n = ring_buffer__poll(p->rb, timeout_ms);
-	if (n >= 0) {
-		int more = ring_buffer__consume(p->rb);
-
-		n = more < 0 ? more : n + more;
-	}
-	return n;
+	return drain__poll(p->rb, timeout_ms);
 }
 
 size_t l7_probes__stack(struct l7_probes *p, int32_t id, uint64_t *ips, size_t max)
@@ -444,7 +435,7 @@ void l7_probes__free(struct l7_probes *p)
 {
 	if (!p)
 		return;
-	ring_buffer__free(p->rb);
+	drain__free(p->rb);
 	for (size_t i = 0; i < p->nlinks; i++)
 		bpf_link__destroy(p->links[i]);
 	free(p->links);

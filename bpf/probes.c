@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -18,10 +17,12 @@
 #include <bpf/libbpf.h>
 
 #include "bpf/probes.h"
+#include "bpf/drain.h"
 #include "bpf/loadlog.h"
 #include "bpf/targets.h"
 #include "bpf/tracefs.h"
 #include "profile.skel.h"
+#include "util/cpulist.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38
@@ -38,18 +39,23 @@
 #define FOLLOW_HEADROOM 8192 /* room for followed children */
 
 struct probes {
-	uint64_t polled, poll_deadline; /* records handled by this probes__poll, and until when */
 	struct gt_profile *skel;
-	struct ring_buffer *rb;
+	struct drain *rb;
 	struct bpf_link **links;
 	size_t nlinks;
 	probe_event_fn fn;
 	void *ctx;
-	unsigned types; /* PROBE_* that attached */
+	unsigned types;	 /* PROBE_* that attached */
+	unsigned loaded; /* PROBE_* whose programs loaded (attached or not) */
+	unsigned lazy;	 /* PROBE_* loaded for probes__attach only */
+	unsigned freq;	 /* oncpu: Hz */
+	uint8_t *oncpu_cpus; /* oncpu: the CPUs it samples, ncpus flags */
+	int ncpus;
 	bool pid_filter;
 	struct sideband *sb; /* NULL without task_fn or when perf events are refused */
 	uint64_t lost_user;
 	char warnings[WARNINGS_MAX];
+	char lazy_warning[512]; /* why a lazy probe did not load */
 };
 
 void probe_opts__init(struct probe_opts *o)
@@ -57,7 +63,6 @@ void probe_opts__init(struct probe_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->types = PROBE_ONCPU;
 	o->freq = 99;
-	o->cpu = -1;
 	o->kernel_stacks = true;
 	o->user_stacks = true;
 	o->min_block_us = 1000;
@@ -173,6 +178,7 @@ static struct gt_profile *load_skel(const struct probe_opts *o, unsigned types, 
 	err = err ?: bpf_map__set_value_size(skel->maps.gt_offcpu_start,
 					     sizeof(struct gt_event) +
 						 (ustack ? sizeof(struct gt_uregs) + ustack : 0));
+	err = err ?: bpf_map__set_max_entries(skel->maps.gt_cpus, libbpf_num_possible_cpus());
 	err = err ?: targets_size(skel->obj, o, extra_pids);
 	err = err ?: gt_profile__load(skel);
 	if (err) {
@@ -207,7 +213,11 @@ static struct gt_profile *load_what_works(struct probes *p, const struct probe_o
 			gt_profile__destroy(skel);
 			continue;
 		}
-		add_warning(p, "%s: cannot load: %s", probe_name(kinds[i]), strerror(errno));
+		if (kinds[i] & p->lazy) /* said if ever asked for (probes__attach) */
+			snprintf(p->lazy_warning, sizeof(p->lazy_warning), "%s: cannot load: %s",
+				 probe_name(kinds[i]), strerror(errno));
+		else
+			add_warning(p, "%s: cannot load: %s", probe_name(kinds[i]), strerror(errno));
 		*types &= ~kinds[i];
 	}
 	return *types ? load_skel(o, *types, mem_btf) : NULL;
@@ -242,37 +252,11 @@ static int attach_prog(struct probes *p, struct bpf_program *prog)
 	return add_link(p, link);
 }
 
-/* Fills bits[] with the online CPUs from /sys; returns how many, or -errno. */
-static int online_cpus(bool *bits, int max)
+/* The CPUs to watch as a calloc'ed array of *ncpus flags: o->cpus (unless all is set), or every
+ * online one; NULL with *ncpus <= 0 as -errno. */
+static uint8_t *cpu_set(const struct probe_opts *o, bool all, int *ncpus)
 {
-	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
-	int a, b, n = 0;
-	char sep;
-
-	if (!f)
-		return -errno;
-	while (fscanf(f, "%d", &a) == 1) {
-		b = a;
-		if (fscanf(f, "%c", &sep) == 1 && sep == '-') {
-			if (fscanf(f, "%d", &b) != 1)
-				break;
-			if (fscanf(f, "%c", &sep) != 1)
-				sep = '\n';
-		}
-		for (int c = a; c <= b && c < max; c++, n++)
-			bits[c] = true;
-		if (sep != ',')
-			break;
-	}
-	fclose(f);
-	return n;
-}
-
-/* The CPUs to watch (o->cpu, or every online one) as a calloc'ed array of *ncpus flags;
- * NULL with *ncpus <= 0 as -errno. */
-static bool *cpu_set(const struct probe_opts *o, int *ncpus)
-{
-	bool *cpus;
+	uint8_t *cpus;
 
 	*ncpus = libbpf_num_possible_cpus();
 	if (*ncpus <= 0)
@@ -282,58 +266,99 @@ static bool *cpu_set(const struct probe_opts *o, int *ncpus)
 		*ncpus = -ENOMEM;
 		return NULL;
 	}
-	if (o->cpu >= 0) {
-		if (o->cpu < *ncpus)
-			cpus[o->cpu] = true;
-	} else if (online_cpus(cpus, *ncpus) <= 0) {
-		for (int c = 0; c < *ncpus; c++)
-			cpus[c] = true;
+	if (o->cpus && !all) {
+		for (size_t c = 0; c < o->ncpus && c < (size_t)*ncpus; c++)
+			cpus[c] = o->cpus[c] != 0;
+	} else if (cpulist_online(cpus, *ncpus) <= 0) {
+		memset(cpus, 1, *ncpus);
 	}
 	return cpus;
 }
 
-/* One CPU-clock perf event per CPU, each carrying the program; counts as attached if any CPU
- * did. The link owns the perf fd. */
-static int attach_oncpu(struct probes *p, const struct probe_opts *o)
+/* Writes the CPU set into the gt_cpus map (every possible CPU has an entry). */
+static int fill_cpus(struct probes *p, const uint8_t *cpus, size_t n)
 {
-	struct perf_event_attr attr = {
-	    .type = PERF_TYPE_SOFTWARE,
-	    .config = PERF_COUNT_SW_CPU_CLOCK,
-	    .size = sizeof(attr),
-	    .freq = 1,
-	    .sample_freq = o->freq ? o->freq : 99,
-	};
-	int ncpus, attached = 0, err = -ENODEV;
-	bool *cpus;
+	int ncpus = libbpf_num_possible_cpus();
 
-	loadlog_reset();
-	cpus = cpu_set(o, &ncpus);
-	if (!cpus)
+	if (ncpus <= 0)
 		return ncpus ? ncpus : -ENODEV;
+	for (__u32 c = 0; c < (__u32)ncpus; c++) {
+		__u8 on = !cpus || (c < n && cpus[c]);
+		int err = bpf_map__update_elem(p->skel->maps.gt_cpus, &c, sizeof(c), &on,
+					       sizeof(on), BPF_ANY);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int probes__set_cpus(struct probes *p, const uint8_t *cpus, size_t n)
+{
+	bool any = !cpus;
+
+	for (size_t c = 0; c < n && !any; c++)
+		any = cpus[c] != 0;
+	return any ? fill_cpus(p, cpus, n) : -EINVAL;
+}
+
+int probe_attach_cpu_events(struct bpf_program *prog, struct perf_event_attr *attr,
+			    const uint8_t *cpus, int ncpus, struct bpf_link ***links, size_t *n)
+{
+	uint8_t *online = NULL;
+	int attached = 0, err = -ENODEV;
+
+	if (!cpus) {
+		ncpus = libbpf_num_possible_cpus();
+		if (ncpus <= 0)
+			return ncpus ? ncpus : -ENODEV;
+		online = calloc(ncpus, 1);
+		if (!online)
+			return -ENOMEM;
+		if (cpulist_online(online, ncpus) <= 0)
+			memset(online, 1, ncpus);
+		cpus = online;
+	}
+	loadlog_reset();
 	for (int c = 0; c < ncpus; c++) {
 		struct bpf_link *link;
 		int fd;
 
 		if (!cpus[c])
 			continue;
-		fd = syscall(SYS_perf_event_open, &attr, -1, c, -1, PERF_FLAG_FD_CLOEXEC);
+		fd = syscall(SYS_perf_event_open, attr, -1, c, -1, PERF_FLAG_FD_CLOEXEC);
 		if (fd < 0) {
 			err = -errno;
 			continue;
 		}
-		link = bpf_program__attach_perf_event(p->skel->progs.gt_oncpu, fd);
+		link = bpf_program__attach_perf_event(prog, fd);
 		if (!link) {
 			err = -errno;
 			close(fd);
 			continue;
 		}
-		err = add_link(p, link);
+		err = probe_links_add(links, n, link);
 		if (err)
 			break;
 		attached++;
 	}
-	free(cpus);
+	free(online);
 	return attached ? 0 : err;
+}
+
+/* One CPU-clock perf event per CPU, each carrying the program. */
+static int attach_oncpu(struct probes *p)
+{
+	struct perf_event_attr attr = {
+	    .type = PERF_TYPE_SOFTWARE,
+	    .config = PERF_COUNT_SW_CPU_CLOCK,
+	    .size = sizeof(attr),
+	    .freq = 1,
+	    .sample_freq = p->freq,
+	};
+
+	return probe_attach_cpu_events(p->skel->progs.gt_oncpu, &attr, p->oncpu_cpus, p->ncpus,
+				       &p->links, &p->nlinks);
 }
 
 int probe_record_check(const void *data, size_t size)
@@ -358,26 +383,10 @@ int probe_record_check(const void *data, size_t size)
 	return 0;
 }
 
-/* One probes__poll call handles records for at most this long past its wait: when records
- * come faster than they are handled (a high -F with DWARF unwinding on a small machine), the
- * caller still gets control back to stop, refresh or write its files. */
-#define POLL_BUDGET_NS 200000000ull
-#define POLL_CUT (-ECANCELED) /* on_record's way to end a drain early */
-
-static uint64_t poll_clock_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct probes *p = ctx;
 
-	/* libbpf has consumed this record before the call: handle it, then maybe stop. */
-	p->polled++;
 	if (probe_record_check(data, size)) {
 		p->lost_user++;
 		return 0;
@@ -385,62 +394,64 @@ static int on_record(void *ctx, void *data, size_t size)
 	if (p->sb)
 		sideband__until(p->sb, ((const struct gt_event *)data)->ts_ns);
 	p->fn(p->ctx, data);
-	return (p->polled & 255) == 0 && poll_clock_ns() > p->poll_deadline ? POLL_CUT : 0;
+	return 0;
 }
 
-/* Attaches every loaded program; drops from p->types the probes that could not attach. */
-static void attach_all(struct probes *p, const struct probe_opts *o)
+/* Attaches the loaded program of one probe type (PROBE_ONCPU, _OFFCPU or _MEM) and adds it to
+ * p->types; 0, or -errno with a warning line naming it. */
+static int attach_type(struct probes *p, unsigned type)
 {
 	struct gt_profile *s = p->skel;
 	int err;
 
-	if (p->types & PROBE_ONCPU) {
-		err = attach_oncpu(p, o);
-		if (err) {
-			add_warning(p, "oncpu: cannot open CPU-clock perf events at %u Hz: %s",
-				    o->freq ? o->freq : 99, strerror(-err));
-			p->types &= ~PROBE_ONCPU;
-		}
-	}
-	if (p->types & PROBE_OFFCPU) {
-		err = attach_prog(p, s->progs.gt_offcpu);
-		if (err) {
-			add_warning(p, "offcpu: cannot attach sched_switch: %s", strerror(-err));
-			p->types &= ~PROBE_OFFCPU;
-		}
-	}
-	if (p->types & PROBE_MEM) {
-		struct bpf_program *prog = bpf_program__autoload(s->progs.gt_mem_btf)
-					       ? s->progs.gt_mem_btf
-					       : s->progs.gt_mem_tp;
-
-		err = attach_prog(p, prog);
-		if (err) {
-			add_warning(p, "mem: cannot attach page_fault_user: %s", strerror(-err));
-			p->types &= ~PROBE_MEM;
-		}
-	}
-	if (p->types & PROBE_PROC) {
-		err = attach_prog(p, s->progs.gt_proc_exec);
-		err = err ?: attach_prog(p, s->progs.gt_proc_exit);
-		if (!err && o->follow_children)
-			err = attach_prog(p, s->progs.gt_proc_fork);
+	switch (type) {
+	case PROBE_ONCPU:
+		err = attach_oncpu(p);
 		if (err)
-			add_warning(p, "exec/exit: cannot attach sched_process_*: %s",
-				    strerror(-err));
+			add_warning(p, "oncpu: cannot open CPU-clock perf events at %u Hz: %s",
+				    p->freq, strerror(-err));
+		break;
+	case PROBE_OFFCPU:
+		err = attach_prog(p, s->progs.gt_offcpu);
+		if (err)
+			add_warning(p, "offcpu: cannot attach sched_switch: %s", strerror(-err));
+		break;
+	case PROBE_MEM:
+		err = attach_prog(p, bpf_program__autoload(s->progs.gt_mem_btf) ? s->progs.gt_mem_btf
+									  : s->progs.gt_mem_tp);
+		if (err)
+			add_warning(p, "mem: cannot attach page_fault_user: %s", strerror(-err));
+		break;
+	default:
+		return -EINVAL;
 	}
+	if (!err)
+		p->types |= type;
+	return err;
 }
 
-/* Mappings of every CPU (not only o->cpu: a process sampled there may have mapped its
+/* Attaches the exec/exit (and, following children, fork) tracepoints; a warning if not. */
+static void attach_proc(struct probes *p, const struct probe_opts *o)
+{
+	struct gt_profile *s = p->skel;
+	int err;
+
+	err = attach_prog(p, s->progs.gt_proc_exec);
+	err = err ?: attach_prog(p, s->progs.gt_proc_exit);
+	if (!err && o->follow_children)
+		err = attach_prog(p, s->progs.gt_proc_fork);
+	if (err)
+		add_warning(p, "exec/exit: cannot attach sched_process_*: %s", strerror(-err));
+}
+
+/* Mappings of every CPU (not only o->cpus: a process sampled there may have mapped its
  * libraries elsewhere); without them stacks resolve through /proc, as processes live. */
 static void open_sideband(struct probes *p, const struct probe_opts *o)
 {
-	struct probe_opts all = *o;
 	int ncpus;
-	bool *cpus;
+	uint8_t *cpus;
 
-	all.cpu = -1;
-	cpus = cpu_set(&all, &ncpus);
+	cpus = cpu_set(o, true, &ncpus);
 	if (cpus)
 		p->sb = sideband__open(o->task_fn, p->ctx, 0, cpus, ncpus);
 	if (!p->sb)
@@ -453,16 +464,19 @@ static void open_sideband(struct probes *p, const struct probe_opts *o)
 struct probes *probes__open(const struct probe_opts *o, probe_event_fn fn, void *ctx, char *err,
 			    size_t errlen)
 {
-	unsigned wanted;
+	const unsigned kinds[] = {PROBE_ONCPU, PROBE_OFFCPU, PROBE_MEM};
+	unsigned wanted, loadable;
 	struct probes *p = NULL;
 	struct probe_opts defaults;
 	bool mem_btf = true;
+	int ret;
 
 	if (!o) {
 		probe_opts__init(&defaults);
 		o = &defaults;
 	}
 	wanted = (o->types ? o->types : PROBE_ONCPU) & (PROBE_ONCPU | PROBE_OFFCPU | PROBE_MEM);
+	loadable = (wanted | o->load_types) & (PROBE_ONCPU | PROBE_OFFCPU | PROBE_MEM);
 	if (loader_begin("", err, errlen))
 		return NULL;
 	if (!wanted || !fn) {
@@ -477,14 +491,22 @@ struct probes *probes__open(const struct probe_opts *o, probe_event_fn fn, void 
 	p->fn = fn;
 	p->ctx = ctx;
 	p->pid_filter = o->npids || o->follow_children;
-	if (wanted & PROBE_MEM) {
+	p->freq = o->freq ? o->freq : 99;
+	p->oncpu_cpus = cpu_set(o, o->cpus_switchable, &p->ncpus);
+	if (!p->oncpu_cpus) {
+		snprintf(err, errlen, "cannot list the CPUs: %s",
+			 strerror(p->ncpus ? -p->ncpus : ENODEV));
+		goto cleanup;
+	}
+	if (loadable & PROBE_MEM) {
 		mem_btf = mem_use_btf();
 		if (!mem_btf)
 			tracefs_ensure();
 	}
 
-	p->types = wanted | PROBE_PROC;
-	p->skel = load_what_works(p, o, &p->types, mem_btf);
+	p->lazy = loadable & ~wanted;
+	p->loaded = loadable | PROBE_PROC;
+	p->skel = load_what_works(p, o, &p->loaded, mem_btf);
 	if (!p->skel) {
 		snprintf(err, errlen, "cannot load BPF programs: %.*s",
 			 (int)strcspn(p->warnings, "\n"),
@@ -495,13 +517,22 @@ struct probes *probes__open(const struct probe_opts *o, probe_event_fn fn, void 
 		snprintf(err, errlen, "cannot fill the target maps: %s", strerror(errno));
 		goto cleanup;
 	}
-	attach_all(p, o);
+	ret = fill_cpus(p, o->cpus, o->ncpus);
+	if (ret) {
+		snprintf(err, errlen, "cannot fill the CPU map: %s", strerror(-ret));
+		goto cleanup;
+	}
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (wanted & p->loaded & kinds[i])
+			attach_type(p, kinds[i]);
+	if (p->loaded & PROBE_PROC)
+		attach_proc(p, o);
 	if (!(p->types & wanted)) {
 		snprintf(err, errlen, "no probe could start: %.*s", (int)strcspn(p->warnings, "\n"),
 			 p->warnings);
 		goto cleanup;
 	}
-	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.gt_events), on_record, p, NULL);
+	p->rb = drain__new(bpf_map__fd(p->skel->maps.gt_events), on_record, p);
 	if (!p->rb) {
 		snprintf(err, errlen, "cannot map the ring buffer: %s", strerror(errno));
 		goto cleanup;
@@ -527,36 +558,52 @@ unsigned probes__types(const struct probes *p)
 	return p->types & (PROBE_ONCPU | PROBE_OFFCPU | PROBE_MEM);
 }
 
+unsigned probes__loaded(const struct probes *p)
+{
+	return p->loaded & (PROBE_ONCPU | PROBE_OFFCPU | PROBE_MEM);
+}
+
+int probes__attach(struct probes *p, unsigned type, char *err, size_t errlen)
+{
+	const char *w;
+	int r;
+
+	if (p->types & type)
+		return 0;
+	if (!(p->loaded & type)) {
+		if (p->lazy_warning[0] && strstr(p->lazy_warning, probe_name(type)) == p->lazy_warning)
+			snprintf(err, errlen, "%s", p->lazy_warning);
+		else
+			snprintf(err, errlen, "%s: not loaded at start", probe_name(type));
+		return -ENOENT;
+	}
+	loadlog_install();
+	r = attach_type(p, type);
+	loadlog_reset();
+	if (r) {
+		w = strrchr(p->warnings, '\n');
+		w = w && w[1] ? w + 1 : p->warnings;
+		snprintf(err, errlen, "%s", w);
+	}
+	return r;
+}
+
 int probes__fd(const struct probes *p)
 {
-	return ring_buffer__epoll_fd(p->rb);
+	return drain__fd(p->rb);
 }
 
 int probes__poll(struct probes *p, int timeout_ms)
 {
-	int n = 0, m;
+	int n;
 
-	/* Records do not wake the reader until a quarter of the buffer waits (see
-	 * profile.bpf.c), so after the wait take whatever arrived without a wakeup. */
 	if (p->sb)
 		sideband__mark(p->sb);
-	p->polled = 0;
-	p->poll_deadline = poll_clock_ns() + (timeout_ms > 0 ? (uint64_t)timeout_ms * 1000000 : 0) +
-			   POLL_BUDGET_NS;
-	if (timeout_ms != 0) {
-		n = ring_buffer__poll(p->rb, timeout_ms);
-		if (n == POLL_CUT)
-			return (int)p->polled; /* the rest waits for the next call */
-		if (n < 0)
-			return n;
-	}
-	m = ring_buffer__consume(p->rb);
-	if (m == POLL_CUT)
-		m = (int)p->polled - n;
+	n = drain__poll(p->rb, timeout_ms);
 	/* Every record taken before the mark has been read: the side band can catch up. */
-	if (p->sb)
+	if (n >= 0 && !drain__cut(p->rb) && p->sb)
 		sideband__flush(p->sb);
-	return m < 0 ? m : n + m;
+	return n;
 }
 
 int probes__add_pid(struct probes *p, int tgid)
@@ -606,11 +653,12 @@ void probes__free(struct probes *p)
 {
 	if (!p)
 		return;
-	ring_buffer__free(p->rb);
+	drain__free(p->rb);
 	sideband__free(p->sb);
 	for (size_t i = 0; i < p->nlinks; i++)
 		bpf_link__destroy(p->links[i]);
 	free(p->links);
 	gt_profile__destroy(p->skel);
+	free(p->oncpu_cpus);
 	free(p);
 }

@@ -24,13 +24,18 @@ enum probe_type {
 #define PROBE_STATE_UNINTERRUPTIBLE 2u
 
 /* Start from probe_opts__init(), then set what you need. Zero numeric fields mean the
- * documented defaults; but a zeroed struct asks for no stacks and CPU 0 only. Targets (pids, tids,
+ * documented defaults; but a zeroed struct asks for no stacks. Targets (pids, tids,
  * comm, cgroup_ids) combine as a union; none means every task. Arrays are copied during
  * probes__open; the caller keeps ownership. */
 struct probe_opts {
 	unsigned types;	       /* PROBE_* mask; 0 = PROBE_ONCPU */
+	unsigned load_types;   /* PROBE_* loaded at open too but attached by probes__attach only */
 	unsigned freq;	       /* oncpu samples per second per CPU; 0 = 99 */
-	int cpu;	       /* oncpu: only this CPU; -1 = all online CPUs (0 is CPU 0) */
+	const uint8_t *cpus;   /* events on CPU c are taken when cpus[c] != 0 (c < ncpus);
+				* NULL = every CPU; oncpu samples only these CPUs */
+	size_t ncpus;
+	bool cpus_switchable;  /* probes__set_cpus may widen the set later: oncpu samples every
+				* online CPU and the kernel drops what the set leaves out */
 	bool kernel_stacks;    /* capture kernel stacks (oncpu, offcpu) */
 	bool user_stacks;      /* capture user stacks */
 	bool no_idle;	       /* oncpu: drop samples of the idle task (pid 0) */
@@ -76,6 +81,14 @@ struct bpf_link;
  * ENOMEM the link is destroyed. 0 or -ENOMEM. */
 int probe_links_add(struct bpf_link ***links, size_t *n, struct bpf_link *link);
 
+struct bpf_program;
+struct perf_event_attr;
+/* Opens a perf event of attr on each CPU whose flag is set in cpus[ncpus] (cpus NULL: every
+ * online CPU) and attaches prog to it, appending the links (they own the perf fds) to *links of
+ * *n. Attached if any CPU did: 0, else -errno of the last failure. */
+int probe_attach_cpu_events(struct bpf_program *prog, struct perf_event_attr *attr,
+			    const uint8_t *cpus, int ncpus, struct bpf_link ***links, size_t *n);
+
 /* Fills o with the defaults: oncpu at 99 Hz on all CPUs, kernel and user stacks, offcpu blocks
  * of 1 ms and more in any state, no targets. */
 void probe_opts__init(struct probe_opts *o);
@@ -99,12 +112,18 @@ size_t probes_ringbuf_size(size_t want, bool dwarf);
 struct probes *probes__open(const struct probe_opts *o, probe_event_fn fn, void *ctx, char *err,
 			    size_t errlen);
 
+/* Attaches a probe type loaded at open (probe_opts.load_types) but not attached: a few ms, no
+ * verifier. 0 (also when attached already), or -errno with one line in err naming it. */
+int probes__attach(struct probes *p, unsigned type, char *err, size_t errlen);
+
 /* Newline-separated warnings from probes__open, one line per probe that could not run, quoting
  * libbpf's reason; "" if none. Owned by p. */
 const char *probes__warnings(const struct probes *p);
 
 /* Probe types that actually attached (PROBE_* mask). */
 unsigned probes__types(const struct probes *p);
+/* Probe types whose programs loaded, attached or not (PROBE_* mask). */
+unsigned probes__loaded(const struct probes *p);
 
 /* An epoll fd that becomes readable when records wait, for an outer poll loop; owned by p. */
 int probes__fd(const struct probes *p);
@@ -116,6 +135,11 @@ int probes__poll(struct probes *p, int timeout_ms);
 /* Adds a target process at run time. Returns 0, -EINVAL if the pid filter is off (open with
  * pids or follow_children), -E2BIG if the set is full, or another -errno. */
 int probes__add_pid(struct probes *p, int tgid);
+
+/* Takes events only on the CPUs c with cpus[c] != 0 (c < n) from now on; cpus NULL = every
+ * CPU. Events already in the ring buffer stay. oncpu samples only the CPUs it was opened on
+ * (every online one with cpus_switchable). 0, -EINVAL (no CPU in the set) or -errno. */
+int probes__set_cpus(struct probes *p, const uint8_t *cpus, size_t n);
 
 /* Sums the per-CPU counters into st. */
 void probes__stats(const struct probes *p, struct probe_stats *st);

@@ -2,7 +2,8 @@
 /* galatop's kernel side: on-CPU sampling, off-CPU blocking, user page faults and process
  * exec/exit, all filtered in the kernel before any stack is taken, all writing variable-length
  * struct gt_event records into one ring buffer. User space (bpf/probes.c) picks the programs
- * to load with autoload and sets the const volatile knobs below before load. */
+ * to load with autoload and sets the const volatile knobs below before load; the CPU set
+ * (gt_cpus) is a map it may change while the probes run. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -81,6 +82,15 @@ struct {
 	__uint(value_size, sizeof(struct gt_event));
 } gt_offcpu_start SEC(".maps");
 
+/* The CPUs whose events are taken (value 1), one entry per possible CPU, sized and filled by
+ * user space. A map, not rodata: the live view changes it at run time (probes__set_cpus). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u8);
+} gt_cpus SEC(".maps");
+
 /* Per-CPU event sampling state, [GT_RATE_OFFCPU] and [GT_RATE_MEM]. */
 struct gt_rate {
 	__u64 win_start; /* start of the current window */
@@ -100,6 +110,14 @@ struct {
 struct task_struct___old {
 	long state;
 } __attribute__((preserve_access_index));
+
+static __always_inline bool cpu_passes(void)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u8 *on = bpf_map_lookup_elem(&gt_cpus, &cpu);
+
+	return on && *on;
+}
 
 static __always_inline struct gt_counters *counters(void)
 {
@@ -251,7 +269,7 @@ int gt_oncpu(struct bpf_perf_event_data *ctx)
 	struct gt_event *e;
 
 	COUNT(c, total);
-	if ((no_idle && !tid) || !current_passes(tgid, tid)) {
+	if ((no_idle && !tid) || !cpu_passes() || !current_passes(tgid, tid)) {
 		COUNT(c, filtered);
 		return 0;
 	}
@@ -305,7 +323,8 @@ int BPF_PROG(gt_offcpu, bool preempt, struct task_struct *prev, struct task_stru
 		return 0;
 	COUNT(c, total);
 	tgid = BPF_CORE_READ(prev, tgid);
-	if ((state_filter && !(state & state_filter)) || !current_passes(tgid, tid)) {
+	if ((state_filter && !(state & state_filter)) || !cpu_passes() ||
+	    !current_passes(tgid, tid)) {
 		COUNT(c, filtered);
 		return 0;
 	}
@@ -332,7 +351,7 @@ static __always_inline int on_fault(void *ctx, __u64 address)
 	struct gt_event *e;
 
 	COUNT(c, total);
-	if (!current_passes(pid_tgid >> 32, (__u32)pid_tgid)) {
+	if (!cpu_passes() || !current_passes(pid_tgid >> 32, (__u32)pid_tgid)) {
 		COUNT(c, filtered);
 		return 0;
 	}

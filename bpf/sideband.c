@@ -85,7 +85,7 @@ static int open_cpu(struct ring *r, int cpu, size_t pages)
 	return 0;
 }
 
-struct sideband *sideband__open(sideband_fn fn, void *ctx, unsigned ring_kb, const bool *cpus,
+struct sideband *sideband__open(sideband_fn fn, void *ctx, unsigned ring_kb, const uint8_t *cpus,
 				 int ncpus)
 {
 	struct sideband *sb = calloc(1, sizeof(*sb));

@@ -33,7 +33,7 @@ struct sideband;
 
 /* Opens the side band on the CPUs c with cpus[c] set, c < ncpus (a ring of ring_kb KiB each;
  * 0 = 2048). NULL with errno set when no CPU's event could be opened. */
-struct sideband *sideband__open(sideband_fn fn, void *ctx, unsigned ring_kb, const bool *cpus,
+struct sideband *sideband__open(sideband_fn fn, void *ctx, unsigned ring_kb, const uint8_t *cpus,
 				 int ncpus);
 /* Hands out, in time order, every side-band event that happened up to ts_ns (reading the
  * rings first when they were last read before ts_ns). */

@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf/threads.h"
+#include "bpf/drain.h"
 #include "bpf/loadlog.h"
 #include "bpf/targets.h"
 #include "threads.skel.h"
@@ -52,7 +53,7 @@ static bool rw_family(unsigned nr)
 
 struct tl_probes {
 	struct gt_threads *skel;
-	struct ring_buffer *rb;
+	struct drain *rb;
 	struct bpf_link *links[10];
 	size_t nlinks;
 	tl_record_fn fn;
@@ -214,7 +215,7 @@ struct tl_probes *tl_probes__open(const struct tl_probe_opts *o, tl_record_fn fn
 			 (int)strcspn(p->warnings, "\n"), p->warnings);
 		goto fail;
 	}
-	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.gt_tl_events), on_record, p, NULL);
+	p->rb = drain__new(bpf_map__fd(p->skel->maps.gt_tl_events), on_record, p);
 	if (!p->rb) {
 		snprintf(err, errlen, "cannot map the thread ring buffer: %s", strerror(errno));
 		goto fail;
@@ -232,20 +233,12 @@ const char *tl_probes__warnings(const struct tl_probes *p)
 
 int tl_probes__fd(const struct tl_probes *p)
 {
-	return ring_buffer__epoll_fd(p->rb);
+	return drain__fd(p->rb);
 }
 
 int tl_probes__poll(struct tl_probes *p, int timeout_ms)
 {
-	int n = 0, m;
-
-	if (timeout_ms != 0) {
-		n = ring_buffer__poll(p->rb, timeout_ms);
-		if (n < 0)
-			return n;
-	}
-	m = ring_buffer__consume(p->rb);
-	return m < 0 ? m : n + m;
+	return drain__poll(p->rb, timeout_ms);
 }
 
 int tl_probes__add_pid(struct tl_probes *p, int tgid)
@@ -372,7 +365,7 @@ void tl_probes__free(struct tl_probes *p)
 {
 	if (!p)
 		return;
-	ring_buffer__free(p->rb);
+	drain__free(p->rb);
 	for (size_t i = 0; i < p->nlinks; i++)
 		bpf_link__destroy(p->links[i]);
 	gt_threads__destroy(p->skel);

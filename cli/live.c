@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -16,6 +17,7 @@
 #include "tl_capture.h"
 #include "tui/tui.h"
 #include "util/clock.h"
+#include "util/cpulist.h"
 
 const char cmd_live_help[] =
 	"Usage: sudo galatop [OPTIONS] [-- CMD [ARGS]]\n"
@@ -26,7 +28,8 @@ const char cmd_live_help[] =
 	"system at 99 Hz.\n"
 	"\n"
 	"  -d, --duration S  refresh every S seconds (default 1)\n"
-	"  --type T[,T]      probes to attach: oncpu (default), offcpu, mem; `o` cycles them;\n"
+	"  --type T[,T]      probes to attach at start: oncpu (default), offcpu, mem; the\n"
+	"                    others load too and attach at the first `o` that reaches them;\n"
 	"                    threads attaches the thread timeline at start (else when the\n"
 	"                    Threads pane, key 3, first opens); l7 opens the L7 pane (key 4)\n"
 	"                    at start, capture running;\n"
@@ -84,7 +87,18 @@ struct live {
 	struct frames *old_ft; /* (the TUI carries its frame ids over with them) */
 	struct l7_engine *l7; /* the L7 capture, once the L7 pane opened (or --type l7) */
 	char l7_err[256];     /* why it could not start */
+	/* The CPU set (`u` cycles it): the --cpu list, every CPU, or one online CPU. */
+	uint8_t *cpu_set;     /* ncpus flags handed to the probes */
+	uint8_t *online;      /* the online CPUs, the cycle's steps */
+	size_t ncpus;
+	int cpu_step;	      /* CPU_LIST, CPU_ALL, or the one CPU shown */
+	bool single_cpu;      /* --cpu named one CPU: the cycle has no list step */
+	char cpus[64];	      /* what the status line says; "" = every CPU from the start */
+	double cpus_wall, cpus_mono; /* when the set took effect (0: from the start) */
+	bool running;	      /* the view's loop drains or updates: its first frame is drawn */
 };
+
+enum { CPU_LIST = -2, CPU_ALL = -1 };
 
 static double cpu_sec(void)
 {
@@ -148,8 +162,9 @@ fail:
 static bool live_update(void *ctx)
 {
 	struct live *l = ctx;
-	double now = clock_mono_s(), dt = now - l->last_update;
+	double now = clock_mono_s(), dt = now - l->last_update, window_s = l->window_s;
 
+	l->running = true;
 	frames__free(l->old_ft);
 	strtab__free(l->old_st);
 	l->old_ft = NULL;
@@ -163,10 +178,13 @@ static bool live_update(void *ctx)
 		l7_engine__poll(l->l7, 0);
 	if (l->s.sli)
 		sli_collector__close(l->s.sli);
+	/* A window does not reach back past a change of CPUs: what is shown is one CPU set. */
+	if (l->mode == MODE_WINDOW && l->cpus_mono > 0 && now - l->cpus_mono < window_s)
+		window_s = now - l->cpus_mono;
 	for (int t = 0; t < PTYPE_MAX; t++) {
 		if (!l->shown[t])
 			continue;
-		if (slices__fold(l->ring[t], l->shown[t], (enum fold_mode)l->mode, l->window_s,
+		if (slices__fold(l->ring[t], l->shown[t], (enum fold_mode)l->mode, window_s,
 				 collector__profile(l->s.col, event_of[t]), l->last_update, now))
 			return false; /* out of memory: keep showing what there is */
 		/* Bounded memory: what accumulates is capped, what decays is let go once faded
@@ -197,8 +215,9 @@ static void live_stats(void *ctx, struct tui_stats *out)
 	double now = clock_mono_s(), cpu = cpu_sec();
 
 	/* Keep the ring buffer drained even while the view is frozen: the collector holds what
-	 * arrives until the next update. */
-	session_poll(&l->s, 0);
+	 * arrives until the next update. Not before the loop runs: the first frame comes first. */
+	if (l->running)
+		session_poll(&l->s, 0);
 	memset(&ps, 0, sizeof(ps));
 	if (l->s.probes)
 		probes__stats(l->s.probes, &ps);
@@ -227,6 +246,94 @@ static void live_stats(void *ctx, struct tui_stats *out)
 	out->mode = l->mode;
 	out->window_s = l->window_s;
 	out->since = l->since;
+	out->cpus = l->cpus[0] ? l->cpus : NULL;
+	out->cpus_since = l->cpus_wall ? l->cpus_wall : l->since;
+	out->hint = session_java_hint(&l->s);
+}
+
+/* Says in l->cpus which CPUs the current step shows. */
+static void live_describe_cpus(struct live *l)
+{
+	char list[48];
+
+	if (l->cpu_step == CPU_ALL) {
+		snprintf(l->cpus, sizeof(l->cpus), "all CPUs");
+	} else if (l->cpu_step >= 0) {
+		snprintf(l->cpus, sizeof(l->cpus), "CPU %d", l->cpu_step);
+	} else {
+		cpulist_format(l->cpu_set, l->ncpus, list, sizeof(list));
+		snprintf(l->cpus, sizeof(l->cpus), "CPUs %s", list);
+	}
+}
+
+/* The cycle: the --cpu list (when it named several CPUs), every CPU, then each online CPU. */
+static int live_next_cpus(void *ctx, char *err, size_t errlen)
+{
+	struct live *l = ctx;
+	int step = l->cpu_step, r;
+
+	if (!l->s.probes) {
+		snprintf(err, errlen, "no stack probes run: the CPU filter applies to oncpu, offcpu, mem");
+		return -ENOTSUP;
+	}
+	if (step == CPU_LIST) {
+		step = CPU_ALL;
+	} else {
+		do
+			step++;
+		while ((size_t)step < l->ncpus && !l->online[step]);
+		if ((size_t)step >= l->ncpus)
+			step = l->s.o->cpu_list[0] && !l->single_cpu ? CPU_LIST : CPU_ALL;
+	}
+	if (step == CPU_LIST)
+		cpulist_parse(l->s.o->cpu_list, l->cpu_set, l->ncpus, NULL);
+	else if (step == CPU_ALL)
+		memset(l->cpu_set, 1, l->ncpus);
+	else {
+		memset(l->cpu_set, 0, l->ncpus);
+		l->cpu_set[step] = 1;
+	}
+	r = probes__set_cpus(l->s.probes, l->cpu_set, l->ncpus);
+	if (r) {
+		snprintf(err, errlen, "cannot change the CPU filter: %s", strerror(-r));
+		return r;
+	}
+	l->cpu_step = step;
+	live_describe_cpus(l);
+	/* What was collected under the old set goes: the profiles start afresh on the new one. */
+	session_poll(&l->s, 0);
+	collector__clear(l->s.col);
+	for (int t = 0; t < PTYPE_MAX; t++)
+		if (l->shown[t])
+			profile__clear(l->shown[t]);
+	l->last_update = l->cpus_mono = clock_mono_s();
+	l->cpus_wall = clock_wall_s();
+	return 0;
+}
+
+/* Sets up the CPU cycle from --cpu (the probes open with a switchable set). 0 or -ENOMEM. */
+static int live_cpus_init(struct live *l, const struct record_opts *o)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+
+	l->ncpus = n > 0 ? (size_t)n : 1;
+	l->cpu_set = calloc(l->ncpus, 1);
+	l->online = calloc(l->ncpus, 1);
+	if (!l->cpu_set || !l->online)
+		return -ENOMEM;
+	if (cpulist_online(l->online, l->ncpus) <= 0)
+		memset(l->online, 1, l->ncpus);
+	l->cpu_step = CPU_ALL;
+	if (!o->cpu_list[0])
+		return 0;
+	if (cpulist_parse(o->cpu_list, l->cpu_set, l->ncpus, NULL) == 1) {
+		l->single_cpu = true;
+		l->cpu_step = (int)((uint8_t *)memchr(l->cpu_set, 1, l->ncpus) - l->cpu_set);
+	} else {
+		l->cpu_step = CPU_LIST;
+	}
+	live_describe_cpus(l);
+	return 0;
 }
 
 static int live_set_mode(void *ctx, enum tui_mode m, double window_s)
@@ -257,6 +364,7 @@ static void live_drain(void *ctx)
 {
 	struct live *l = ctx;
 
+	l->running = true;
 	session_poll(&l->s, 0);
 	if (l->l7)
 		l7_engine__poll(l->l7, 0);
@@ -319,6 +427,52 @@ static int live_attach(void *ctx, enum tui_data d, char *err, size_t errlen)
 	}
 }
 
+/* Room in shown[t] and ring[t] for profile type t, named in the status bar; 0 or -ENOMEM. */
+static int live_add_ptype(struct live *l, enum tui_ptype t)
+{
+	enum value_kind kind = profile__kind(collector__profile(l->s.col, event_of[t]));
+
+	l->shown[t] = profile__new(l->s.ft, kind, false);
+	l->ring[t] = slices__new(l->s.ft, kind, RING_MAX, RING_BYTES);
+	if (!l->shown[t] || !l->ring[t]) {
+		profile__free(l->shown[t]);
+		slices__free(l->ring[t]);
+		l->shown[t] = NULL;
+		l->ring[t] = NULL;
+		return -ENOMEM;
+	}
+	slices__set_budget(l->ring[t], RING_BUDGET);
+	slices__set_fine(l->ring[t], l->mode == MODE_WINDOW ? l->window_s : 0);
+	stack_cap_init(&l->cap[t], l->s.o->max_stacks);
+	snprintf(l->probes + strlen(l->probes), sizeof(l->probes) - strlen(l->probes), "%s%s",
+		 l->probes[0] ? " " : "", tui_ptype_str(t));
+	return 0;
+}
+
+/* `o` reached a profile type not attached at start: its probe, loaded then, attaches now. */
+static int live_attach_ptype(void *ctx, enum tui_ptype t, char *err, size_t errlen)
+{
+	struct live *l = ctx;
+	int r;
+
+	if ((unsigned)t >= PTYPE_MAX)
+		return -EINVAL;
+	if (l->shown[t])
+		return 0;
+	if (!(l->s.o->lazy_types & probe_of[t])) {
+		snprintf(err, errlen, "%s: not collected by this galatop (--type)", tui_ptype_str(t));
+		return -ENOTSUP;
+	}
+	r = session_attach_probe(&l->s, probe_of[t], err, errlen);
+	if (r)
+		return r;
+	if (live_add_ptype(l, t)) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 static const struct tui_source_ops live_ops = {
 	.drain = live_drain,
 	.update = live_update,
@@ -327,12 +481,17 @@ static const struct tui_source_ops live_ops = {
 	.set_mode = live_set_mode,
 	.data = live_data,
 	.attach = live_attach,
+	.next_cpus = live_next_cpus,
+	.attach_ptype = live_attach_ptype,
 };
 
 static void live_free(struct live *l)
 {
 	l7_engine__free(l->l7);
 	l->l7 = NULL;
+	free(l->cpu_set);
+	free(l->online);
+	l->cpu_set = l->online = NULL;
 	for (int t = 0; t < PTYPE_MAX; t++) {
 		profile__free(l->shown[t]);
 		slices__free(l->ring[t]);
@@ -364,32 +523,33 @@ int cmd_live(int argc, char **argv)
 	}
 	if (!o.types)
 		o.types = PROBE_ONCPU;
+	/* The other stack probes are loaded now (the verifier's time is spent before the first
+	 * frame) and attached at the first `o` that reaches them: until then they cost nothing. */
+	if (o.types & (PROBE_ONCPU | PROBE_OFFCPU | PROBE_MEM))
+		o.lazy_types = PROBE_ONCPU | PROBE_OFFCPU | PROBE_MEM;
 	/* Recorded per thread so that `H` can show every grouping; the view starts with --group. */
 	to.regroup = true;
 	to.group = o.group < 0 ? GROUP_COMMAND : o.group;
 	o.group = GROUP_THREAD;
 	o.source_lines = true; /* the detail line shows file:line */
+	o.cpu_switch = true;   /* `u` changes the CPUs at run time */
+	if (live_cpus_init(&l, &o)) {
+		cli_error("out of memory");
+		live_free(&l);
+		return 1;
+	}
 	ret = session_open(&l.s, &o);
-	if (ret)
+	if (ret) {
+		live_free(&l);
 		return ret;
+	}
 	for (int t = 0; t < PTYPE_MAX; t++) {
-		enum value_kind kind;
-
-		if (!(o.types & probe_of[t]))
-			continue;
-		kind = profile__kind(collector__profile(l.s.col, event_of[t]));
-		l.shown[t] = profile__new(l.s.ft, kind, false);
-		l.ring[t] = slices__new(l.s.ft, kind, RING_MAX, RING_BYTES);
-		if (!l.shown[t] || !l.ring[t]) {
+		if ((o.types & probe_of[t]) && live_add_ptype(&l, (enum tui_ptype)t)) {
 			cli_error("out of memory");
 			live_free(&l);
 			session_close(&l.s, true);
 			return 1;
 		}
-		slices__set_budget(l.ring[t], RING_BUDGET);
-		stack_cap_init(&l.cap[t], o.max_stacks);
-		snprintf(l.probes + strlen(l.probes), sizeof(l.probes) - strlen(l.probes), "%s%s",
-			 l.probes[0] ? " " : "", tui_ptype_str((enum tui_ptype)t));
 	}
 	if (l.s.tl)
 		snprintf(l.probes + strlen(l.probes), sizeof(l.probes) - strlen(l.probes), "%s%s",

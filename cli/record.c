@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "record_threads.h"
+#include "record_trigger.h"
 #include "session.h"
 #include "bpf/collector.h"
 #include "bpf/probes.h"
@@ -19,6 +20,7 @@
 #include "export/svg.h"
 #include "l7.h"
 #include "util/clock.h"
+#include "util/cpulist.h"
 #include "model/split.h"
 
 const char cmd_record_help[] =
@@ -40,7 +42,7 @@ const char cmd_record_help[] =
 	"  -a, --all-cpus    every CPU (the default; accepted as in perf)\n"
 	"  -g                stacks (always recorded; accepted as in perf)\n"
 	"  --call-graph M    perf's spelling of --unwind: fp or dwarf\n"
-	"  --cpu N           sample only CPU N\n"
+	"  --cpu LIST        only events on these CPUs, e.g. 1 or 0,2-3 (filtered in the kernel)\n"
 	"  --kernel          kernel stacks only          --user    user stacks only\n"
 	"  --no-idle         drop samples of the idle task\n"
 	"  --min-block US    offcpu: shortest block recorded, microseconds (default 1000)\n"
@@ -79,6 +81,14 @@ const char cmd_record_help[] =
 	"                    [TID]name) or none (no identity frames)\n"
 	"  --threads         same as --group thread\n"
 	"  --annotate        suffix kernel frames with _[k] and JIT frames with _[j]\n"
+	"  --trigger EXPR    trigger mode: keep a rolling window and, each time EXPR holds\n"
+	"                    (e.g. 'cpu>80', 'cpu1>90', 'load>4', joined by && and ||; cpu is\n"
+	"                    the host's busy %, or with -p/CMD the targets' CPU %), write a\n"
+	"                    snapshot of the seconds around it: -o's .gtop/.svg/.folded with\n"
+	"                    the time in their names, else --out-dir/galatop-trigger-TIME.gtop\n"
+	"  --trigger-before S, --trigger-after S, --trigger-cooldown S\n"
+	"                    seconds captured before (10) and after (5) the moment; quiet\n"
+	"                    seconds after each capture (30). docs/trigger.md\n"
 	"  --period S        periodic mode: every S seconds write timestamped .svg and\n"
 	"                    .folded files into --out-dir, then start afresh\n"
 	"  --out-dir DIR     where periodic files go (default .)\n"
@@ -95,6 +105,8 @@ const char cmd_record_help[] =
 	"                    off: no system call hooks (they slow every system call down)\n"
 	"  --cgroup PATH     a cgroup target and row: v2 path, or v1 controller path\n"
 	"  --no-java-agent   do not load the JVMTI agent into Java targets (JIT frames unnamed)\n"
+	"  --no-java-native  hide the JVM's own frames (libjvm) between Java frames;\n"
+	"                    --java-native shows them (default; config key native_stack)\n"
 	"L7 (--type l7: requests of HTTP/1.x, PostgreSQL, MySQL, Redis, DNS; docs/l7.md):\n"
 	"  --protocols P,..  only these: http, pgsql, mysql, redis, dns (default all)\n"
 	"  --no-tls          no OpenSSL uprobes (HTTPS and other TLS traffic is not seen)\n"
@@ -203,6 +215,26 @@ static int add_name(const char *cmd, const char *opt, const char *arg, char (*li
 	return 0;
 }
 
+/* --cpu LIST: CPUs that exist on this machine, in the kernel's list syntax. */
+static int parse_cpu_list(const char *cmd, const char *arg, struct record_opts *o)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF), bad = -1;
+	uint8_t *set = calloc(n > 0 ? n : 1, 1);
+	int r;
+
+	if (!set)
+		return cli_usage_error(cmd, "out of memory");
+	r = cpulist_parse(arg, set, n > 0 ? (size_t)n : 1, &bad);
+	free(set);
+	if (r == -ERANGE)
+		return cli_usage_error(cmd, "--cpu: no CPU %ld on this machine (CPUs 0-%ld), in "
+				       "'%s'", bad, n - 1, arg);
+	if (r < 0 || strlen(arg) >= sizeof(o->cpu_list))
+		return cli_usage_error(cmd, "--cpu: bad CPU list '%s' (e.g. 1 or 0,2-3)", arg);
+	strcpy(o->cpu_list, arg);
+	return 0;
+}
+
 enum {
 	OPT_TYPE = 256, OPT_CPU, OPT_KERNEL, OPT_USER, OPT_NO_IDLE, OPT_MIN_BLOCK, OPT_MAX_BLOCK,
 	OPT_STATE, OPT_BYTES, OPT_COMM, OPT_CMDLINE, OPT_CONTAINER, OPT_POD, OPT_THREADS,
@@ -210,6 +242,8 @@ enum {
 	OPT_ASCII, OPT_UNWIND, OPT_STACK_SIZE, OPT_UNWIND_CACHE, OPT_EVENT_RATE, OPT_INCLUDE_SELF,
 	OPT_MAX_STACKS, OPT_LONGSYS, OPT_CGROUP, OPT_MIN_DUR, OPT_MIN_AGGR, OPT_TIMELINE_MEM,
 	OPT_PROTOCOLS, OPT_NO_TLS, OPT_L7_CAPTURE, OPT_NO_JAVA_AGENT, OPT_GROUP, OPT_CALL_GRAPH,
+	OPT_TRIGGER, OPT_TRIGGER_BEFORE, OPT_TRIGGER_AFTER, OPT_TRIGGER_COOLDOWN,
+	OPT_JAVA_NATIVE, OPT_NO_JAVA_NATIVE,
 };
 
 int record_parse_args(int argc, char **argv, struct record_opts *o, const char *cmd)
@@ -246,6 +280,10 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, const char *
 		{ "multi-instance", no_argument, NULL, OPT_MULTI },
 		{ "output", required_argument, NULL, 'o' },
 		{ "period", required_argument, NULL, OPT_PERIOD },
+		{ "trigger", required_argument, NULL, OPT_TRIGGER },
+		{ "trigger-before", required_argument, NULL, OPT_TRIGGER_BEFORE },
+		{ "trigger-after", required_argument, NULL, OPT_TRIGGER_AFTER },
+		{ "trigger-cooldown", required_argument, NULL, OPT_TRIGGER_COOLDOWN },
 		{ "out-dir", required_argument, NULL, OPT_OUT_DIR },
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "theme", required_argument, NULL, OPT_THEME },
@@ -259,6 +297,8 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, const char *
 		{ "protocols", required_argument, NULL, OPT_PROTOCOLS },
 		{ "no-tls", no_argument, NULL, OPT_NO_TLS },
 		{ "no-java-agent", no_argument, NULL, OPT_NO_JAVA_AGENT },
+		{ "java-native", no_argument, NULL, OPT_JAVA_NATIVE },
+		{ "no-java-native", no_argument, NULL, OPT_NO_JAVA_NATIVE },
 		{ "l7-capture", required_argument, NULL, OPT_L7_CAPTURE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -345,10 +385,8 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, const char *
 				return EXIT_USAGE;
 			break;
 		case OPT_CPU:
-			if (cli_parse_long(cmd, "--cpu", optarg, 0, sysconf(_SC_NPROCESSORS_CONF) - 1,
-					   &l))
+			if (parse_cpu_list(cmd, optarg, o))
 				return EXIT_USAGE;
-			o->cpu = (int)l;
 			break;
 		case OPT_KERNEL:
 			o->kernel_only = true;
@@ -472,10 +510,38 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, const char *
 		case OPT_NO_JAVA_AGENT:
 			o->no_java_agent = true;
 			break;
+		case OPT_JAVA_NATIVE:
+		case OPT_NO_JAVA_NATIVE:
+			o->no_java_native = c == OPT_NO_JAVA_NATIVE;
+			break;
 		case OPT_L7_CAPTURE:
 			if (cli_parse_long(cmd, "--l7-capture", optarg, 64, L7_CAPTURE_MAX, &l))
 				return EXIT_USAGE;
 			o->l7_capture = (unsigned)l;
+			break;
+		case OPT_TRIGGER: {
+			struct trigger_expr e;
+			char why[256];
+
+			if (trigger_parse(optarg, &e, why, sizeof(why)))
+				return cli_usage_error(cmd, "--trigger: %s", why);
+			if (strlen(optarg) >= sizeof(o->trigger))
+				return cli_usage_error(cmd, "--trigger: condition too long");
+			strcpy(o->trigger, optarg);
+			break;
+		}
+		case OPT_TRIGGER_BEFORE:
+			if (cli_parse_double(cmd, "--trigger-before", optarg, 0, 3600, &o->trigger_before))
+				return EXIT_USAGE;
+			break;
+		case OPT_TRIGGER_AFTER:
+			if (cli_parse_double(cmd, "--trigger-after", optarg, 0, 3600, &o->trigger_after))
+				return EXIT_USAGE;
+			break;
+		case OPT_TRIGGER_COOLDOWN:
+			if (cli_parse_double(cmd, "--trigger-cooldown", optarg, 0, 86400,
+					     &o->trigger_cooldown))
+				return EXIT_USAGE;
 			break;
 		case OPT_PERIOD:
 			if (cli_parse_double(cmd, "--period", optarg, 1, 86400, &d))
@@ -523,6 +589,8 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, const char *
 		return cli_usage_error(cmd, "--multi-instance needs --period");
 	if (o->multi_instance && o->group < 0)
 		o->group = GROUP_PROCESS; /* one file per process, as gala-gopher's stackprobe */
+	if (o->trigger[0] && record_trigger_check(o, cmd))
+		return EXIT_USAGE;
 	if (o->types & RECORD_TYPE_L7) {
 		if (o->sli)
 			return cli_usage_error(cmd, "--type l7 and --type sli record apart");
@@ -582,8 +650,7 @@ static void svg_setup(struct svg_opts *so, enum gt_event_type t, const struct pr
 	}
 }
 
-/* Writes p to path in the format its extension names. Returns 0 or 1 after reporting. */
-static int write_profile(const char *path, enum gt_event_type t, const struct profile *p)
+int record_write_profile(const char *path, enum gt_event_type t, const struct profile *p)
 {
 	const char *ext = strrchr(path, '.');
 	FILE *f = cli_open_out(path);
@@ -659,11 +726,11 @@ static int write_period(struct session *s, enum gt_event_type t, const char *sta
 		}
 		if (s->o->periodic_svg) {
 			snprintf(path, sizeof(path), "%s/%s-%s.svg", svg_dir, prefix, stamp);
-			ret |= write_profile(path, t, parts[i].p);
+			ret |= record_write_profile(path, t, parts[i].p);
 		}
 		if (s->o->periodic_folded) {
 			snprintf(path, sizeof(path), "%s/%s-%s.folded", fold_dir, prefix, stamp);
-			ret |= write_profile(path, t, parts[i].p);
+			ret |= record_write_profile(path, t, parts[i].p);
 		}
 	}
 	if (s->o->multi_instance)
@@ -703,7 +770,7 @@ static int write_all(struct session *s, unsigned types, bool periodic)
 			if ((s->o->types & PROBE_THREADS) && record_threads_output(s->o->outputs[j]))
 				continue;
 			output_name(path, sizeof(path), s->o->outputs[j], t, several);
-			ret |= write_profile(path, t, p);
+			ret |= record_write_profile(path, t, p);
 		}
 	}
 	return ret;
@@ -734,6 +801,14 @@ int cmd_record(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	session_start_command(&s);
+	if (o.trigger[0]) {
+		start = clock_mono_s();
+		ret = record_trigger_run(&s, &stop_signal);
+		session_poll_report(&s);
+		session_summary(&s, clock_mono_s() - start);
+		session_close(&s, stop_signal != 0);
+		return ret;
+	}
 	start = clock_mono_s();
 	start_unix = (double)time(NULL);
 	next_period = start + o.period;

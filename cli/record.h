@@ -7,11 +7,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bpf/gt_event.h"
+
 #define RECORD_MAX_OUTPUTS 16
 #define RECORD_MAX_TARGETS 256
 #define RECORD_STACK_SIZE 8192 /* default --stack-size */
 #define RECORD_EVENT_RATE 500	/* default --event-rate */
 #define RECORD_MAX_STACKS 200000 /* default --max-stacks */
+#define TRIGGER_BEFORE_S 10	 /* default --trigger-before */
+#define TRIGGER_AFTER_S 5	 /* default --trigger-after */
+#define TRIGGER_COOLDOWN_S 30	 /* default --trigger-cooldown */
 /* --type l7: the L7 capture (cli/l7.c), a bit beside the PROBE_* mask of bpf/probes.h. */
 #define RECORD_TYPE_L7 0x1000u
 
@@ -32,7 +37,7 @@ struct record_opts {
 	unsigned types;		 /* PROBE_* mask from bpf/probes.h; 0 = oncpu */
 	unsigned freq;		 /* -F: samples per second per CPU (default 99) */
 	double duration;	 /* -d: seconds; 0 = until SIGINT or the command exits */
-	int cpu;		 /* --cpu: -1 = all */
+	char cpu_list[256];	 /* --cpu LIST ("0,2-3"), checked; "" = every CPU */
 	bool kernel_only;	 /* --kernel: kernel stacks only */
 	bool user_only;		 /* --user: user stacks only */
 	bool no_idle;		 /* --no-idle */
@@ -64,6 +69,10 @@ struct record_opts {
 	size_t npods;
 	const char *outputs[RECORD_MAX_OUTPUTS]; /* -o FILE, format from the extension */
 	size_t noutputs;
+	char trigger[256];	 /* --trigger EXPR (model/trigger.h), checked; "" = none */
+	double trigger_before;	 /* --trigger-before S: seconds captured before the moment */
+	double trigger_after;	 /* --trigger-after S: and after it */
+	double trigger_cooldown; /* --trigger-cooldown S: quiet time after each capture */
 	double period;		 /* --period S: write every S seconds (periodic mode) */
 	char out_dir[4096];	 /* --out-dir DIR (periodic mode, default ".") */
 	char svg_dir[4096];	 /* from --config svg_dir: SVGs go here (else out_dir) */
@@ -85,9 +94,13 @@ struct record_opts {
 	unsigned l7_protocols;	 /* --protocols: bit 1 << enum l7_proto each, 0 = all */
 	bool no_tls;		 /* --no-tls: no OpenSSL uprobes */
 	bool no_java_agent;	 /* --no-java-agent: JVMs are not attached */
+	bool no_java_native;	 /* --no-java-native, native_stack 0: libjvm frames between Java
+				  * frames are dropped */
 	unsigned l7_capture;	 /* --l7-capture: bytes copied per message, 0 = 4096 */
 	/* The live view only: */
+	bool cpu_switch;	 /* the CPU set changes at run time (oncpu samples every CPU) */
 	bool source_lines;	 /* resolve file:line for the detail line (costs DWARF lookups) */
+	unsigned lazy_types;	 /* PROBE_* loaded at start, attached by session_attach_probe */
 	const char *theme;	 /* --theme NAME */
 	bool no_color;		 /* --no-color */
 	bool ascii;		 /* --ascii */
@@ -99,6 +112,11 @@ void record_opts_init(struct record_opts *o);
 /* Parses record's options (cmd "record") or the live view's (cmd "live": -d is the refresh
  * period, --theme/--no-color/--ascii are accepted) into o. 0, or an exit code after reporting. */
 int record_parse_args(int argc, char **argv, struct record_opts *o, const char *cmd);
+
+struct profile;
+/* Writes p (of event type t) to path in the format its extension names (.svg, else folded).
+ * 0, or 1 after reporting. */
+int record_write_profile(const char *path, enum gt_event_type t, const struct profile *p);
 
 /* Whether ext (".json") is a format of `record --type sli`. */
 bool record_sli_format(const char *ext);

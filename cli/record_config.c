@@ -718,6 +718,20 @@ static int parse_multi_instance(struct cfg *c, json_t *v, const char *path, cons
 	return ret;
 }
 
+/* gala-gopher's switch for the native frames of Java stacks: 0 hides libjvm's frames between
+ * Java frames (--no-java-native), 1 shows them (--java-native). */
+static int parse_native_stack(struct cfg *c, json_t *v, const char *path, const struct key *k)
+{
+	if (c->sli)
+		return fail(c, path, "a flamegraph parameter: the sli probe takes report_period");
+	long long x;
+	int ret = get_int(c, v, path, k->min, k->max, &x);
+
+	if (!ret)
+		c->o->no_java_native = !x;
+	return ret;
+}
+
 static int parse_svg_dir(struct cfg *c, json_t *v, const char *path, const struct key *k)
 {
 	if (c->sli)
@@ -787,8 +801,8 @@ static const struct key param_keys[] = {
 	{ .name = "multi_instance", .fn = parse_multi_instance, .min = 0, .max = 1 },
 	{ .name = "svg_dir", .fn = parse_svg_dir },
 	{ .name = "flame_dir", .fn = parse_flame_dir },
+	{ .name = "native_stack", .fn = parse_native_stack, .min = 0, .max = 1 },
 	/* flamegraph parameters galatop checks and then ignores */
-	{ .name = "native_stack", .fn = ignore_int, .min = 0, .max = 1 },
 	{ .name = "pyroscope_server", .fn = ignore_string },
 	{ .name = "report_period", .fn = parse_report_period, .min = 5, .max = 600 },
 	{ .name = "res_lower_thr", .fn = ignore_int, .min = 0, .max = 100 },
@@ -826,10 +840,12 @@ void record_opts_init(struct record_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->freq = 99;
-	o->cpu = -1;
 	o->group = -1;
 	o->min_block_us = 1000;
 	o->event_rate = RECORD_EVENT_RATE;
+	o->trigger_before = TRIGGER_BEFORE_S;
+	o->trigger_after = TRIGGER_AFTER_S;
+	o->trigger_cooldown = TRIGGER_COOLDOWN_S;
 	o->max_stacks = RECORD_MAX_STACKS;
 	o->periodic_svg = true;
 	o->periodic_folded = true;

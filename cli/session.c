@@ -12,7 +12,10 @@
 
 #include "cli.h"
 #include "symbols/java_attach.h"
+#include "util/clock.h"
+#include "util/file.h"
 #include "tl_capture.h"
+#include "util/cpulist.h"
 
 static bool cmdline_matches(const struct ident_cache *ic, const regex_t *re, int pid)
 {
@@ -150,8 +153,11 @@ void session_probe_options(const struct session *s, struct probe_opts *po)
 
 	probe_opts__init(po);
 	po->types = o->types;
+	po->load_types = o->lazy_types & ~o->types;
 	po->freq = o->freq;
-	po->cpu = o->cpu;
+	po->cpus = s->cpus;
+	po->ncpus = s->ncpus;
+	po->cpus_switchable = o->cpu_switch;
 	po->kernel_stacks = !o->user_only;
 	po->user_stacks = !o->kernel_only;
 	po->no_idle = o->no_idle;
@@ -171,6 +177,24 @@ void session_probe_options(const struct session *s, struct probe_opts *po)
 	po->task_fn = on_task;
 	po->include_self = o->include_self;
 	po->event_rate = o->event_rate;
+}
+
+/* --cpu: the list (checked when parsed) as one flag per configured CPU. */
+static int cpu_targets(struct session *s)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+
+	s->ncpus = n > 0 ? (size_t)n : 1;
+	s->cpus = calloc(s->ncpus, 1);
+	if (!s->cpus) {
+		cli_error("out of memory");
+		return -1;
+	}
+	if (cpulist_parse(s->o->cpu_list, s->cpus, s->ncpus, NULL) <= 0) {
+		cli_error("--cpu: bad CPU list '%s'", s->o->cpu_list);
+		return -1;
+	}
+	return 0;
 }
 
 /* --cgroup: a v2 cgroup becomes a cgroup target, a v1 cgroup's processes pid targets. */
@@ -216,6 +240,9 @@ int session_open(struct session *s, struct record_opts *o)
 	s->sc = sym_cache__new();
 	if (s->sc)
 		sym_cache__set_lines(s->sc, o->source_lines);
+	/* kallsyms is read while the probes load, rather than when the first kernel stack comes. */
+	if (s->sc && !o->user_only)
+		sym_cache__kernel_preload(s->sc);
 	s->ic = ident_cache__new("/proc", "/");
 	co.threads = o->threads;
 	co.group = o->group < 0 ? GROUP_COMMAND : (enum group_by)o->group;
@@ -225,12 +252,15 @@ int session_open(struct session *s, struct record_opts *o)
 	co.no_user = o->kernel_only;
 	co.unwind_cache = o->unwind_cache;
 	co.max_stacks = o->max_stacks;
+	co.no_java_native = o->no_java_native;
 	s->col = s->ft && s->sc && s->ic ? collector__new(s->ft, s->sc, s->ic, &co) : NULL;
 	if (!s->col) {
 		cli_error("out of memory");
 		goto fail;
 	}
 	if (resolve_groups(s->ic, o, &s->cgroups, &s->ncgroups))
+		goto fail;
+	if (o->cpu_list[0] && cpu_targets(s))
 		goto fail;
 	memcpy(s->pids, o->pids, o->npids * sizeof(int));
 	s->npids = o->npids;
@@ -274,9 +304,11 @@ int session_open(struct session *s, struct record_opts *o)
 		cli_error("%s", err);
 		goto fail;
 	}
-	/* JVMs get the agent that names their JIT code, once the stack probes are in place. */
+	/* JVMs get the agent that names their JIT code, once the stack probes are in place; the
+	 * command, once it runs a JVM ready for it (session_poll). */
 	if (s->probes && !o->no_java_agent)
 		java_attach__targets(s->pids, s->npids);
+	s->java_child = s->probes && !o->no_java_agent && s->child > 0;
 	/* Read the targets' maps now, so stacks resolve even if they exit early. */
 	for (size_t i = 0; i < s->npids; i++)
 		sym_cache__process_load(s->sc, s->pids[i]);
@@ -309,6 +341,20 @@ void session_renew_frames(struct session *s)
 	s->ft = ft;
 	s->st = st;
 	s->renewed_at = frames__count(ft);
+}
+
+int session_attach_probe(struct session *s, unsigned type, char *err, size_t errlen)
+{
+	int r;
+
+	if (!s->probes) {
+		snprintf(err, errlen, "no stack probes in this session");
+		return -ENOTSUP;
+	}
+	r = probes__attach(s->probes, type, err, errlen);
+	if (!r)
+		s->o->types |= type;
+	return r;
 }
 
 int session_threads_open(struct session *s, char *err, size_t errlen)
@@ -385,12 +431,68 @@ void session_start_command(struct session *s)
 	s->go_fd = -1;
 }
 
+/* Attaches the command's JVM once it is ready (its signal handling set up: a SIGQUIT before
+ * would kill it); looked at every 100 ms while the command lives. */
+static void java_child_tick(struct session *s)
+{
+	double now = clock_mono_s();
+
+	if (!s->java_child || now - s->java_check < 0.1)
+		return;
+	s->java_check = now;
+	if (s->go_fd >= 0)
+		return; /* not started yet */
+	if (kill(s->child, 0) && errno == ESRCH) {
+		s->java_child = false;
+		return;
+	}
+	if (!java_attach__ready(s->child))
+		return;
+	s->java_child = false;
+	java_attach__targets(&s->child, 1);
+}
+
+const char *session_java_hint(struct session *s)
+{
+	static const char flag[] = "+PreserveFramePointer";
+	struct collector_stats cs;
+	char path[64], *buf;
+	size_t len;
+
+	collector__stats(s->col, &cs);
+	/* Too few stacks to tell, or most reach their thread's root. */
+	if (cs.java_stacks < 50 || cs.java_cut * 4 < cs.java_stacks || !cs.java_cut_pid)
+		return NULL;
+	if (s->java_hint_pid == cs.java_cut_pid)
+		return s->java_hint[0] ? s->java_hint : NULL;
+	s->java_hint_pid = cs.java_cut_pid;
+	s->java_hint[0] = '\0';
+	/* Given on the command line or through the JVM's environment: the cut has another cause. */
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "/proc/%u/%s", cs.java_cut_pid, i ? "environ" : "cmdline");
+		if (file_read(path, 1 << 20, 0, &buf, &len))
+			continue;
+		for (size_t k = 0; k + sizeof(flag) - 1 <= len; k++)
+			if (!memcmp(buf + k, flag, sizeof(flag) - 1)) {
+				free(buf);
+				return NULL;
+			}
+		free(buf);
+	}
+	snprintf(s->java_hint, sizeof(s->java_hint),
+		 "java pid %u: %.0f%% of its Java stacks stop in JIT code; start the JVM with "
+		 "-XX:+PreserveFramePointer for complete stacks", cs.java_cut_pid,
+		 100.0 * (double)cs.java_cut / (double)cs.java_stacks);
+	return s->java_hint;
+}
+
 int session_poll(struct session *s, int timeout_ms)
 {
 	int n = 0, m;
 
 	if (s->poll_err)
 		return s->poll_err;
+	java_child_tick(s);
 	if (s->probes) {
 		n = probes__poll(s->probes, timeout_ms);
 		timeout_ms = 0;
@@ -494,6 +596,8 @@ void session_summary(struct session *s, double secs)
 			"(--event-rate): %s\n", s->o->event_rate, sampling);
 	if (ps.drops)
 		fputs("galatop: hint: lower -F or narrow the targets to avoid drops\n", stderr);
+	if (session_java_hint(s))
+		fprintf(stderr, "galatop: hint: %s\n", s->java_hint);
 }
 
 /* Waits for the command; one that ignores SIGTERM gets SIGKILL after 3 s. */
@@ -535,6 +639,7 @@ void session_close(struct session *s, bool interrupted)
 	frames__free(s->ft);
 	strtab__free(s->st);
 	free(s->cgroups);
+	free(s->cpus);
 	memset(s, 0, sizeof(*s));
 	s->child = -1;
 	s->go_fd = -1;

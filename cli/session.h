@@ -27,12 +27,18 @@ struct session {
 	bool have_re;
 	uint64_t *cgroups;
 	size_t ncgroups;
+	uint8_t *cpus;	     /* --cpu as flags per CPU, NULL = every CPU */
+	size_t ncpus;
 	int pids[RECORD_MAX_TARGETS + 1];
 	size_t npids;
 	pid_t child;  /* the -- CMD process, -1 when none or reaped */
 	int go_fd;    /* write end of the pipe the command waits on, -1 once started */
 	uint32_t renewed_at; /* frames in the table when it was last renewed */
 	int poll_err; /* the first error reading the ring buffer (-errno), said once; 0 if none */
+	bool java_child; /* the -- CMD process is to be attached once it runs a ready JVM */
+	double java_check; /* when it was last looked at (clock_mono_s) */
+	char java_hint[256]; /* the PreserveFramePointer hint, once made; "" when none */
+	uint32_t java_hint_pid; /* the JVM java_hint was decided for (0: none yet) */
 };
 
 /* Sets up everything for o (o->types must be set) and attaches the probes; a command is
@@ -55,6 +61,9 @@ int session_attach_sli(struct session *s, char *err, size_t errlen);
 void session_tick(struct session *s);
 /* Lets the -- CMD process exec (no-op without one). */
 void session_start_command(struct session *s);
+/* Attaches a stack probe (PROBE_OFFCPU, ...) loaded at start through o->lazy_types; adds it to
+ * o->types. 0, or -errno with one line in err. */
+int session_attach_probe(struct session *s, unsigned type, char *err, size_t errlen);
 /* Drains every open probe family's ring buffer, waiting up to timeout_ms: the record count,
  * or -errno. An
  * interruption by a signal counts as 0 records; any other error is kept in s->poll_err (for
@@ -67,6 +76,9 @@ bool session_done(struct session *s);
 /* What the kernel samples now (--event-rate) into buf: "" when every event is taken, else
  * e.g. "mem 1/16" (brief, for the status line) or a sentence for the summary. */
 void session_sampling(const struct session *s, bool brief, char *buf, size_t len);
+/* The hint for a JVM whose Java stacks stop in JIT code for want of frame pointers (it runs
+ * without -XX:+PreserveFramePointer), or NULL when there is none; owned by s. */
+const char *session_java_hint(struct session *s);
 /* Prints the one-line summary of what was recorded in secs seconds. */
 void session_summary(struct session *s, double secs);
 /* Detaches and frees everything; the command is killed if interrupted, then reaped. */

@@ -9,6 +9,7 @@
 #include "../export/folded.h"
 #include "../export/perfscript.h"
 #include "../export/svg.h"
+#include "../model/filter.h"
 #include "../model/group.h"
 
 const char cmd_svg_help[] =
@@ -359,7 +360,8 @@ int cmd_svg(int argc, char **argv)
 		goto out;
 	}
 	if (group >= 0) {
-		struct profile *g = group_profile(p, (enum group_by)group);
+		struct profile_filter f = { .regroup = true, .group = (enum group_by)group };
+		struct profile *g = profile__filter(p, &f);
 
 		if (!g) {
 			cli_error("out of memory");

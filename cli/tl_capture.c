@@ -449,8 +449,8 @@ static void seed_task(struct tl_capture *c, uint32_t pid, uint32_t tid, uint64_t
 		line[0] = 0;
 	fclose(f);
 	if (sscanf(line, "%ld %llx %llx %llx %llx %llx %llx %llx %llx", &nr, &a[0], &a[1], &a[2],
-		   &a[3], &a[4], &a[5], &sp, &pc) != 9 || nr < 0)
-		return;
+		   &a[3], &a[4], &a[5], &sp, &pc) != 9 || nr < 0 || (!sp && !pc))
+		return; /* not in a system call; a kernel thread (no user context) shows "0 0x0 ..." */
 	kind = tl_probes__syscall_kind(c->p, (unsigned)nr);
 	if (kind < 0)
 		return;

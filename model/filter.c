@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/grow.h"
+
 bool profile_filter__active(const struct profile_filter *f)
 {
 	return f->hide_kernel || f->regroup || f->pid || f->comm[0] || f->container[0] ||
@@ -138,14 +140,8 @@ static int apply_one(void *vctx, const uint32_t *frames, size_t depth, double se
 		if (!hit)
 			return 0;
 	}
-	if (depth > c->cap) {
-		uint32_t *nb = realloc(c->buf, depth * sizeof(*nb));
-
-		if (!nb)
-			return c->err = -ENOMEM;
-		c->buf = nb;
-		c->cap = depth;
-	}
+	if (ARRAY_GROW(c->buf, c->cap, depth))
+		return c->err = -ENOMEM;
 	if (f->regroup) {
 		long k = group_stack(c->ft, f->group, frames, depth, c->buf);
 
@@ -159,7 +155,8 @@ static int apply_one(void *vctx, const uint32_t *frames, size_t depth, double se
 			continue;
 		c->buf[n++] = frames[i];
 	}
-	if (profile__add_stack(c->dst, c->buf, n, self))
+	if (profile__two_column(c->dst) ? profile__add_stack2(c->dst, c->buf, n, self, self2)
+					 : profile__add_stack(c->dst, c->buf, n, self))
 		return c->err = -ENOMEM;
 	return 0;
 }
@@ -169,8 +166,10 @@ struct profile *profile__filter(const struct profile *src, const struct profile_
 	struct apply_ctx c = { .f = f, .ft = profile__frames(src) };
 
 	c.dst = profile__new(profile__frames(src), profile__kind(src), false);
-	if (!c.dst)
+	if (!c.dst || (profile__two_column(src) && profile__set_two_column(c.dst))) {
+		profile__free(c.dst);
 		return NULL;
+	}
 	profile__for_each_stack(src, ORDER_INSERTION, apply_one, &c);
 	free(c.buf);
 	if (c.err) {

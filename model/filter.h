@@ -31,7 +31,8 @@ struct profile_filter {
 /* True when f changes anything (the display tree must be rebuilt). */
 bool profile_filter__active(const struct profile_filter *f);
 /* Returns a new profile over src's frame table holding the stacks of src that f keeps,
- * transformed as f says. Caller frees with profile__free. NULL on ENOMEM. */
+ * transformed as f says; a two-column (diff) profile keeps both columns. Caller frees with
+ * profile__free. NULL on ENOMEM. */
 struct profile *profile__filter(const struct profile *src, const struct profile_filter *f);
 /* True when any frame of the profile is a thread frame (H has something to do). */
 bool profile__has_threads(const struct profile *p);

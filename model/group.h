@@ -30,8 +30,5 @@ int group_process_name(enum group_by g, uint32_t pid, const char *comm, char *bu
  * the new depth, or -ENOMEM. */
 long group_stack(struct frames *ft, enum group_by g, const uint32_t *frames, size_t depth,
 		 uint32_t *out);
-/* Returns a new profile over src's frames with every stack regrouped for g. Caller frees with
- * profile__free. NULL on ENOMEM. */
-struct profile *group_profile(const struct profile *src, enum group_by g);
 
 #endif

@@ -35,7 +35,7 @@ static int ncopies;
 
 bool java_attach__is_jvm(int pid)
 {
-	char path[64], line[PATH_MAX + 128];
+	char path[64], line[PATH_MAX + 128], perms[8];
 	bool jvm = false;
 	FILE *f;
 
@@ -43,10 +43,63 @@ bool java_attach__is_jvm(int pid)
 	f = fopen(path, "re");
 	if (!f)
 		return false;
+	/* Executable: profilers (galatop among them) map libjvm.so read-only to read its
+	 * symbols, and must not get a SIGQUIT. */
 	while (!jvm && fgets(line, sizeof(line), f))
-		jvm = strstr(line, "/libjvm.so") != NULL;
+		jvm = strstr(line, "/libjvm.so") && sscanf(line, "%*s %7s", perms) == 1 &&
+		      strchr(perms, 'x');
 	fclose(f);
 	return jvm;
+}
+
+/* Whether pid catches SIGQUIT (SigCgt in /proc/PID/status): a JVM does once its signal
+ * handling is set up; until then SIGQUIT would kill it. */
+static bool catches_sigquit(int pid)
+{
+	char path[64], line[256];
+	unsigned long long mask = 0;
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "SigCgt: %llx", &mask) == 1;
+	fclose(f);
+	return found && (mask & (1ULL << (SIGQUIT - 1)));
+}
+
+bool java_attach__ready(int pid)
+{
+	char path[64], comm[64];
+	struct dirent *d;
+	bool ready = false;
+	DIR *dir;
+
+	if (!java_attach__is_jvm(pid) || !catches_sigquit(pid))
+		return false;
+	/* The thread that handles SIGQUIT and starts the attach listener. */
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return false;
+	while (!ready && (d = readdir(dir))) {
+		char cpath[PATH_MAX];
+		FILE *f;
+
+		if (d->d_name[0] < '1' || d->d_name[0] > '9')
+			continue;
+		snprintf(cpath, sizeof(cpath), "%s/%s/comm", path, d->d_name);
+		f = fopen(cpath, "re");
+		if (!f)
+			continue;
+		ready = fgets(comm, sizeof(comm), f) && !strncmp(comm, "Signal Dispatch", 15);
+		fclose(f);
+	}
+	closedir(dir);
+	return ready;
 }
 
 static bool readable(const char *p)
@@ -120,6 +173,24 @@ static void sleep_ms(int ms)
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
 	nanosleep(&ts, NULL);
+}
+
+/* FNV-1a of the agent file: a JVM already holding a library of the same path gets that one
+ * again from dlopen, so each build of the agent is copied under a name of its own. */
+static int file_hash(const char *path, unsigned long long *h)
+{
+	unsigned char buf[65536];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	*h = 0xcbf29ce484222325ULL;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		for (ssize_t i = 0; i < n; i++)
+			*h = (*h ^ buf[i]) * 0x100000001b3ULL;
+	close(fd);
+	return n < 0 ? -EIO : 0;
 }
 
 /* Copies src to dst (created exclusively, 0644, owned by root: the JVM only reads it). */
@@ -218,6 +289,7 @@ int java_attach(int pid, const char *agent, int timeout_ms, char *err, size_t er
 {
 	char root[64], sock[PATH_MAX], trig[PATH_MAX], copy[PATH_MAX], inside[64], map[64];
 	char reply[1024];
+	unsigned long long hash = 0;
 	int nspid = jitmap__ns_pid(pid), r, fd, code = -1, agent_rc = -1;
 	struct stat st;
 	uid_t uid = 0;
@@ -242,6 +314,12 @@ int java_attach(int pid, const char *agent, int timeout_ms, char *err, size_t er
 			/* keep going: a JVM run as root accepts it anyway */
 		}
 		close(fd);
+		if (!catches_sigquit(pid)) {
+			unlink(trig);
+			snprintf(err, errlen, "java pid %d: not attached: it does not handle SIGQUIT "
+				 "(a JVM still starting, or not a HotSpot JVM)", pid);
+			return -1;
+		}
 		kill(pid, SIGQUIT);
 		while ((stat(sock, &st) || !S_ISSOCK(st.st_mode)) && now_ms() < deadline)
 			sleep_ms(20);
@@ -253,7 +331,12 @@ int java_attach(int pid, const char *agent, int timeout_ms, char *err, size_t er
 			return -1;
 		}
 	}
-	snprintf(inside, sizeof(inside), "/tmp/galatop-jvmti-%d.so", pid);
+	r = file_hash(agent, &hash);
+	if (r) {
+		snprintf(err, errlen, "java pid %d: cannot read the agent %s: %s", pid, agent, strerror(-r));
+		return -1;
+	}
+	snprintf(inside, sizeof(inside), "/tmp/galatop-jvmti-%d-%016llx.so", pid, hash);
 	snprintf(copy, sizeof(copy), "%s%s", root, inside);
 	r = copy_file(agent, copy);
 	if (r) {

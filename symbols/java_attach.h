@@ -6,8 +6,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Whether pid runs a HotSpot JVM (libjvm.so in its maps). */
+/* Whether pid runs a HotSpot JVM (libjvm.so mapped executable). */
 bool java_attach__is_jvm(int pid);
+/* Whether pid is a JVM ready for the attach protocol: it catches SIGQUIT and runs its signal
+ * dispatcher thread (a JVM still starting would die of the SIGQUIT). */
+bool java_attach__ready(int pid);
 /* Path of the agent library: $GALATOP_JVMTI_AGENT, next to the binary (build tree) or
  * PREFIX/lib/galatop. 0, or -ENOENT with buf empty. */
 int java_attach__agent_path(char *buf, size_t len);

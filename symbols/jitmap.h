@@ -14,8 +14,14 @@ int jitmap__path(int pid, char *buf, size_t len);
 int jitmap__ns_pid(int pid);
 #define JITMAP_MAX_BYTES (256u << 20) /* a JIT appends forever; refuse a file beyond reason */
 
+/* Name of the lines galatop's JVMTI agent writes over the code of an unloaded method. */
+#define JITMAP_UNLOADED "[unloaded]"
+/* Name separator of an inlining chain, outermost first: "A.run->B.inlined->C.innermost". */
+#define JITMAP_INLINE_SEP "->"
+
 /* Parses perf map text (untrusted: malformed lines are skipped) into a new finished table
- * (*out); later lines win at equal addresses. 0 or -ENOMEM. */
+ * (*out). Later lines win: a line whose start a later line covers is dropped, and lines named
+ * JITMAP_UNLOADED only hide the earlier lines they cover. 0 or -ENOMEM. */
 int jitmap__parse(const char *buf, size_t len, struct sym_table **out);
 /* Reads a perf map file, which the profiled process controls, with file_read(FILE_UNTRUSTED):
  * a symlink, FIFO, device or file past JITMAP_MAX_BYTES is refused without blocking.

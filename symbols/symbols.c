@@ -5,6 +5,8 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +58,8 @@ struct proc {
 	uint64_t maps_ns; /* when maps were last read (or tried) */
 	struct sym_table *jit;
 	uint64_t jit_ns;
+	uint32_t jit_gen; /* JIT map reads that found one */
+	off_t jit_size;	  /* its size then: an unchanged map (maps only grow) is not read again */
 	bool tracked;	  /* maps kept from side-band events since its exec: /proc not read */
 	char root[48];	  /* "/proc/PID/root" */
 };
@@ -73,6 +77,9 @@ struct sym_cache {
 	struct kallsyms *ks;
 	uint64_t ks_ns;
 	int ks_tried;
+	bool ks_pending;	   /* a preload thread is reading kallsyms into ks_pre */
+	pthread_t ks_thread;
+	struct kallsyms *ks_pre;
 	char *debug_root, *kallsyms_path;
 	size_t maps_reads, elf_opens, evictions;
 	size_t hostile;		      /* files a process controls that were refused */
@@ -501,12 +508,18 @@ static int proc_set_maps(struct sym_cache *sc, struct proc *p, struct proc_map *
 
 static void proc_load_jit(struct sym_cache *sc, struct proc *p)
 {
+	struct stat st;
+	off_t size;
 	struct sym_table *t;
 	char path[PATH_MAX];
 	int err;
 
 	p->jit_ns = clock_mono_ns();
 	if (jitmap__path(p->pid, path, sizeof(path)))
+		return;
+	/* sized before the read, so lines appended meanwhile make the next size differ */
+	size = !lstat(path, &st) && S_ISREG(st.st_mode) ? st.st_size : -1;
+	if (p->jit && size >= 0 && size == p->jit_size)
 		return;
 	err = jitmap__load(path, &t);
 	if (err == -ELOOP || err == -EFTYPE_NOTREG || err == -EFBIG) {
@@ -519,6 +532,8 @@ static void proc_load_jit(struct sym_cache *sc, struct proc *p)
 		return; /* gone or no JIT: what was read before stays */
 	sym_table__free(p->jit);
 	p->jit = t;
+	p->jit_gen++;
+	p->jit_size = size;
 }
 
 /* Re-reads p's maps (and JIT map); with eager, resolves every mapping's symbols now. */
@@ -547,6 +562,13 @@ static int proc_refresh(struct sym_cache *sc, struct proc *p, int eager)
 static struct proc *proc_get(struct sym_cache *sc, int pid)
 {
 	return hmap__get(sc->procs, &pid, sizeof(pid));
+}
+
+uint32_t sym_cache__jit_gen(struct sym_cache *sc, int pid)
+{
+	struct proc *p = proc_get(sc, pid);
+
+	return p ? p->jit_gen : 0;
 }
 
 /* pid's state read from /proc now; NULL when pid is gone (nothing is kept for it: a process
@@ -827,13 +849,63 @@ int sym_cache__module(struct sym_cache *sc, int pid, uint64_t addr, bool open_fi
 
 /* ---- kernel ---- */
 
+static const char *kallsyms_file(const struct sym_cache *sc)
+{
+	return sc->kallsyms_path ? sc->kallsyms_path : "/proc/kallsyms";
+}
+
+/* The preload thread: touches nothing of sc but ks_pre (kallsyms_path is not changed while
+ * it runs: every writer joins first). */
+static void *kernel_preload_run(void *arg)
+{
+	struct sym_cache *sc = arg;
+
+	if (kallsyms__load(kallsyms_file(sc), &sc->ks_pre))
+		sc->ks_pre = NULL;
+	return NULL;
+}
+
+int sym_cache__kernel_preload(struct sym_cache *sc)
+{
+	sigset_t all, old;
+	int err;
+
+	if (sc->ks_tried || sc->ks_pending)
+		return 0;
+	/* Signals stay with the main thread, whose loop watches for them. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&sc->ks_thread, NULL, kernel_preload_run, sc);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err)
+		return -err;
+	sc->ks_pending = true;
+	sc->ks_ns = clock_mono_ns();
+	return 0;
+}
+
+/* Waits for a preload, if one runs, and takes what it read. */
+static void kernel_join(struct sym_cache *sc)
+{
+	if (!sc->ks_pending)
+		return;
+	pthread_join(sc->ks_thread, NULL);
+	sc->ks_pending = false;
+	sc->ks_tried = 1;
+	if (sc->ks_pre) {
+		kallsyms__free(sc->ks);
+		sc->ks = sc->ks_pre;
+		sc->ks_pre = NULL;
+	}
+}
+
 static void kernel_load(struct sym_cache *sc)
 {
 	struct kallsyms *ks;
 
 	sc->ks_tried = 1;
 	sc->ks_ns = clock_mono_ns();
-	if (kallsyms__load(sc->kallsyms_path ? sc->kallsyms_path : "/proc/kallsyms", &ks))
+	if (kallsyms__load(kallsyms_file(sc), &ks))
 		return; /* keep what we had */
 	kallsyms__free(sc->ks);
 	sc->ks = ks;
@@ -844,6 +916,7 @@ int sym_cache__kernel(struct sym_cache *sc, uint64_t addr, struct sym_info *out)
 	const char *name = NULL, *module = NULL;
 	uint64_t off = 0;
 
+	kernel_join(sc);
 	if (!sc->ks_tried || (!sc->ks && clock_mono_ns() - sc->ks_ns >= KSYMS_RELOAD_NS))
 		kernel_load(sc);
 	if (sc->ks)
@@ -883,7 +956,10 @@ int sym_cache__set_debug_root(struct sym_cache *sc, const char *dir)
 
 int sym_cache__set_kallsyms_path(struct sym_cache *sc, const char *path)
 {
-	int err = set_path(&sc->kallsyms_path, path);
+	int err;
+
+	kernel_join(sc);
+	err = set_path(&sc->kallsyms_path, path);
 
 	if (!err)
 		sc->ks_tried = 0; /* read the new file at the next lookup */
@@ -974,6 +1050,7 @@ void sym_cache__free(struct sym_cache *sc)
 		free(sc->objs[i]);
 	}
 	free(sc->objs);
+	kernel_join(sc);
 	kallsyms__free(sc->ks);
 	hmap__free(sc->procs);
 	hmap__free(sc->files);

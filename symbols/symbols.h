@@ -50,6 +50,10 @@ void sym_cache__free(struct sym_cache *sc);
  * few seconds when an address is not covered). 0, or -ENOENT when unknown (out still filled with
  * a printable name); -ENOMEM. */
 int sym_cache__kernel(struct sym_cache *sc, uint64_t addr, struct sym_info *out);
+/* Starts reading kallsyms on a thread of its own (a few hundred ms of kernel time), so that the
+ * first sym_cache__kernel only waits for what is left of it. No-op once loaded or started.
+ * 0 or -errno (nothing started; the first lookup reads it then). */
+int sym_cache__kernel_preload(struct sym_cache *sc);
 /* Resolves a user address of pid through its mappings (read on first use, re-read at most every
  * 200 ms when addr is in no known mapping). 0, or -ENOENT when unknown (out still filled with
  * "module+0xOFF" or "[unknown]"); -ENOMEM. */
@@ -57,6 +61,9 @@ int sym_cache__user(struct sym_cache *sc, int pid, uint64_t addr, struct sym_inf
 /* (Re)reads /proc/PID/maps and the JIT map now and loads the symbols of every executable mapping,
  * e.g. at exec, so short-lived processes resolve after they exit. 0 or -errno (-ESRCH: gone). */
 int sym_cache__process_load(struct sym_cache *sc, int pid);
+/* How many times pid's JIT map was read (0 when never): names of JIT addresses found before
+ * may have changed when it moves (code freed, other code in its place). */
+uint32_t sym_cache__jit_gen(struct sym_cache *sc, int pid);
 /* Drops per-process state (maps, JIT symbols); shared ELF caches are kept. Unknown pid: no-op. */
 void sym_cache__process_exit(struct sym_cache *sc, int pid);
 /* Mappings kept from the kernel's own reports (bpf/sideband.h) rather than read from

@@ -35,6 +35,7 @@ enum global_action {
 	G_FREEZE,
 	G_MODE,
 	G_PTYPE,
+	G_CPUS,
 	G_SAVE,
 	G_THEME,
 	G_REDRAW,
@@ -63,6 +64,8 @@ static const struct tui_key global_keys[] = {
 	{ { 'z' }, G_FREEZE, "freeze the display; collection goes on", "Freeze" },
 	{ { 'm' }, G_MODE, "cycle update mode: accumulate, sliding window, decay", NULL },
 	{ { 'o' }, G_PTYPE, "cycle profile type: oncpu, offcpu, mem", NULL },
+	{ { 'u' }, G_CPUS, "cycle the CPUs shown: all, CPU 0, CPU 1, ... (kernel filter; restarts "
+			   "the profiles)", NULL },
 	{ { 's' }, G_SAVE, "save what is shown (zoom and filters) to files", "Save" },
 	{ { 'T' }, G_THEME, "cycle color theme", NULL },
 	{ { TUI_CTRL('l') }, G_REDRAW, "redraw the screen", NULL },
@@ -478,22 +481,57 @@ static void global_action(struct tui_app *a, int action)
 	}
 	case G_PTYPE: {
 		int t = a->ptype;
+		bool attached = false;
+		char why[256] = "";
 
+		/* The next type with data, or the next one the source can start collecting now. */
 		for (int i = 1; i < PTYPE_MAX; i++) {
-			int c = (a->ptype + i) % PTYPE_MAX;
+			enum tui_ptype c = (enum tui_ptype)((a->ptype + i) % PTYPE_MAX);
 
-			if (a->src->ops->profile(a->src->ctx, (enum tui_ptype)c)) {
+			if (a->src->ops->profile(a->src->ctx, c)) {
 				t = c;
+				break;
+			}
+			if (a->src->ops->attach_ptype &&
+			    !a->src->ops->attach_ptype(a->src->ctx, c, why, sizeof(why))) {
+				t = c;
+				attached = true;
 				break;
 			}
 		}
 		if (t == (int)a->ptype) {
-			app_msg(a, ROLE_STATUS_ALERT, "only %s data in this source", tui_ptype_str(a->ptype));
+			if (why[0])
+				app_msg(a, ROLE_ERROR, "%s", why);
+			else
+				app_msg(a, ROLE_STATUS_ALERT, "only %s data in this source",
+					tui_ptype_str(a->ptype));
 			break;
 		}
 		a->ptype = (enum tui_ptype)t;
 		app_rebuild(a);
-		app_msg(a, ROLE_STATUS, "profile: %s", tui_ptype_str(a->ptype));
+		if (attached)
+			app_msg(a, ROLE_STATUS, "profile: %s (probe attached now: samples from here on)",
+				tui_ptype_str(a->ptype));
+		else
+			app_msg(a, ROLE_STATUS, "profile: %s", tui_ptype_str(a->ptype));
+		break;
+	}
+	case G_CPUS: {
+		char err[160] = "";
+
+		r = a->src->ops->next_cpus ? a->src->ops->next_cpus(a->src->ctx, err, sizeof(err))
+					   : -ENOTSUP;
+		if (r == -ENOTSUP && !err[0]) {
+			app_msg(a, ROLE_STATUS_ALERT, "the CPU filter applies to live data, not to a file");
+			break;
+		}
+		if (r) {
+			app_msg(a, ROLE_ERROR, "%s", err[0] ? err : strerror(-r));
+			break;
+		}
+		app_rebuild(a);
+		a->src->ops->stats(a->src->ctx, &st);
+		app_msg(a, ROLE_STATUS, "showing %s from now on", st.cpus ? st.cpus : "all CPUs");
 		break;
 	}
 	case G_SAVE: {
@@ -735,7 +773,7 @@ void tui_locale(const struct tui_opts *o)
 	tui_text_init(o->ascii || !cs || (strcasecmp(cs, "UTF-8") && strcasecmp(cs, "utf8")));
 }
 
-#define FIRST_UPDATE_MS 250
+#define FIRST_UPDATE_MS 100
 
 /* The interactive loop on the real terminal. */
 static int run_terminal(struct tui_app *a)

@@ -2,6 +2,7 @@
  * key bar, the help overlay (generated from the key tables) and the too-small message. */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "app.h"
 #include "text.h"
@@ -79,8 +80,20 @@ static void draw_status(struct tui_app *a)
 	a->src->ops->stats(a->src->ctx, &st);
 	wmove(a->w, 1, 0);
 	if (st.live) {
-		snprintf(buf, sizeof(buf), "%s  %.0f Hz  %.0f samples/s  ", st.probes ? st.probes : "no probes",
-			 st.hz, st.samples_per_s);
+		snprintf(buf, sizeof(buf), "%s  ", st.probes ? st.probes : "no probes");
+		seg(a, ROLE_STATUS, buf);
+		if (st.cpus) {
+			time_t t = (time_t)st.cpus_since;
+			struct tm tm;
+			char hms[16] = "?";
+
+			if (localtime_r(&t, &tm))
+				strftime(hms, sizeof(hms), "%H:%M:%S", &tm);
+			snprintf(buf, sizeof(buf), "%s since %s", st.cpus, hms);
+			seg(a, ROLE_STATUS_ALERT, buf);
+			seg(a, ROLE_STATUS, "  ");
+		}
+		snprintf(buf, sizeof(buf), "%.0f Hz  %.0f samples/s  ", st.hz, st.samples_per_s);
 		seg(a, ROLE_STATUS, buf);
 		if (st.sampling && st.sampling[0]) {
 			snprintf(buf, sizeof(buf), "sampled %s  ", st.sampling);
@@ -96,6 +109,10 @@ static void draw_status(struct tui_app *a)
 		if (st.own_cpu >= 0) {
 			snprintf(buf, sizeof(buf), "  cpu %.1f%%", st.own_cpu);
 			seg(a, ROLE_STATUS, buf);
+		}
+		if (st.hint) {
+			snprintf(buf, sizeof(buf), "  hint: %s", st.hint);
+			seg(a, ROLE_STATUS_ALERT, buf);
 		}
 	} else {
 		snprintf(buf, sizeof(buf), "file  %u nodes  %u frames",

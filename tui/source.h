@@ -30,6 +30,10 @@ struct tui_stats {
 	enum tui_mode mode;	/* the update mode in effect */
 	double window_s;	/* window length (MODE_WINDOW) or half-life (MODE_DECAY) */
 	double since;		/* wall-clock UNIX time the data starts at, 0 when unknown */
+	const char *cpus;	/* the CPUs shown, e.g. "CPU 1", "CPUs 0,2-3", "all CPUs"; NULL
+				 * when every CPU is shown from the start */
+	double cpus_since;	/* wall-clock UNIX time the CPU set took effect */
+	const char *hint;	/* one hint about what is being recorded, NULL when none */
 };
 
 /* Data kinds beyond profiles, each shown by its own pane and each from its own probe family:
@@ -62,6 +66,14 @@ struct tui_source_ops {
 	 * first opens). 0 when it runs (or already ran), else -errno with a one-line reason in
 	 * err. May be NULL (static data: -ENOTSUP). */
 	int (*attach)(void *ctx, enum tui_data d, char *err, size_t errlen);
+	/* Shows the next CPU set in the cycle every CPU, CPU 0, CPU 1, ... (a live source
+	 * changes its kernel filter and starts its profiles afresh, as they mixed CPUs). 0, or
+	 * -errno with a one-line reason in err (-ENOTSUP: static data). May be NULL. */
+	int (*next_cpus)(void *ctx, char *err, size_t errlen);
+	/* Starts collecting profile type t, which profile() has none of yet (a live source attaches
+	 * that probe at the first `o` that reaches it). 0 when profile(t) exists from now on, else
+	 * -errno with a one-line reason in err (-ENOTSUP: not collectable here). May be NULL. */
+	int (*attach_ptype)(void *ctx, enum tui_ptype t, char *err, size_t errlen);
 };
 
 struct tui_source {

@@ -306,12 +306,14 @@ TEST_CASE(oncpu_cpu_and_no_idle)
 	struct probe_opts o;
 	struct probes *p;
 	cpu_set_t set;
+	const uint8_t cpu0[] = { 1 };
 
 	CPU_ZERO(&set);
 	CPU_SET(0, &set);
 	sched_setaffinity(c.pid, sizeof(set), &set);
 	probe_opts__init(&o);
-	o.cpu = 0;
+	o.cpus = cpu0;
+	o.ncpus = 1;
 	o.no_idle = true;
 	p = open_or_fail(&o, &r);
 	CHECK(p != NULL);
@@ -324,6 +326,84 @@ TEST_CASE(oncpu_cpu_and_no_idle)
 	}
 	probes__free(p);
 	reap(&c);
+	free(r.v);
+}
+
+/* Pins a child to one CPU. */
+static void pin(pid_t pid, int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(pid, sizeof(set), &set);
+}
+
+/* Samples of comm on each CPU (at most 2) among r's oncpu records from index `from`. */
+static void per_cpu(const struct recs *r, size_t from, const char *comm, size_t n[2])
+{
+	n[0] = n[1] = 0;
+	for (size_t i = from; i < r->n; i++)
+		if (r->v[i].type == GT_EV_ONCPU && !strcmp(r->v[i].comm, comm) && r->v[i].cpu < 2)
+			n[r->v[i].cpu]++;
+}
+
+/* The CPU set is a map: switching it at run time moves the samples from one pinned busy
+ * process to the other, with nothing from the CPU left out (records taken before the switch
+ * are drained first). */
+TEST_CASE(oncpu_cpu_set_switches_at_run_time)
+{
+	struct child a = spawn("gt_cpu_a", busy, 0), b = spawn("gt_cpu_b", busy, 0);
+	const uint8_t only1[] = { 0, 1 }, only0[] = { 1, 0 };
+	struct recs r = {0};
+	struct probe_opts o;
+	struct probes *p;
+	size_t na[2], nb[2], mark;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		printf("SKIP: oncpu_cpu_set_switches_at_run_time: needs 2 CPUs\n");
+		reap(&a);
+		reap(&b);
+		return;
+	}
+	pin(a.pid, 0);
+	pin(b.pid, 1);
+	probe_opts__init(&o);
+	o.cpus = only1;
+	o.ncpus = 2;
+	o.cpus_switchable = true;
+	p = open_or_fail(&o, &r);
+	CHECK(p != NULL);
+	if (p) {
+		start(&a);
+		start(&b);
+		poll_for(p, 1.0);
+		per_cpu(&r, 0, "gt_cpu_b", nb);
+		per_cpu(&r, 0, "gt_cpu_a", na);
+		printf("  CPU 1 only: gt_cpu_a %zu+%zu, gt_cpu_b %zu+%zu samples\n", na[0], na[1],
+		       nb[0], nb[1]);
+		CHECK(nb[1] >= 5 && nb[0] == 0 && na[0] == 0);
+		CHECK(probes__set_cpus(p, only0, 2) == 0);
+		probes__poll(p, 0);
+		mark = r.n;
+		poll_for(p, 1.0);
+		per_cpu(&r, mark, "gt_cpu_a", na);
+		per_cpu(&r, mark, "gt_cpu_b", nb);
+		printf("  CPU 0 only: gt_cpu_a %zu+%zu, gt_cpu_b %zu+%zu samples\n", na[0], na[1],
+		       nb[0], nb[1]);
+		CHECK(na[0] >= 5 && na[1] == 0 && nb[1] == 0);
+		CHECK(probes__set_cpus(p, NULL, 0) == 0);
+		probes__poll(p, 0);
+		mark = r.n;
+		poll_for(p, 1.0);
+		per_cpu(&r, mark, "gt_cpu_a", na);
+		per_cpu(&r, mark, "gt_cpu_b", nb);
+		CHECK(na[0] >= 5 && nb[1] >= 5);
+		CHECK(probes__set_cpus(p, (const uint8_t[]){ 0, 0 }, 2) == -EINVAL);
+	}
+	probes__free(p);
+	reap(&a);
+	reap(&b);
 	free(r.v);
 }
 
@@ -357,6 +437,50 @@ TEST_CASE(offcpu_sleep)
 		}
 		printf("  %zu blocks of ~200 ms, %zu others\n", good, bad);
 		CHECK(good >= 5 && bad <= 1);
+	}
+	probes__free(p);
+	reap(&c);
+	free(r.v);
+}
+
+/* load_types: offcpu loaded but not attached records nothing; probes__attach starts it, and
+ * the ~200 ms sleeps show from then on. mem was never loaded: attaching it says so. */
+TEST_CASE(offcpu_attached_later)
+{
+	struct child c = spawn("gt_sleep", sleeper, 200000);
+	struct recs r = {0};
+	struct probe_opts o;
+	struct probes *p;
+	size_t before, good = 0;
+	char err[256] = "";
+
+	probe_opts__init(&o);
+	o.types = PROBE_ONCPU;
+	o.load_types = PROBE_OFFCPU;
+	o.pids = &c.pid;
+	o.npids = 1;
+	p = open_or_fail(&o, &r);
+	CHECK(p != NULL);
+	if (p) {
+		CHECK(probes__types(p) == PROBE_ONCPU);
+		CHECK(probes__loaded(p) == (PROBE_ONCPU | PROBE_OFFCPU));
+		start(&c);
+		poll_for(p, 0.7);
+		before = r.n;
+		for (size_t i = 0; i < r.n; i++)
+			CHECK(r.v[i].type != GT_EV_OFFCPU);
+		CHECK(probes__attach(p, PROBE_OFFCPU, err, sizeof(err)) == 0);
+		CHECK(probes__types(p) == (PROBE_ONCPU | PROBE_OFFCPU));
+		CHECK(probes__attach(p, PROBE_OFFCPU, err, sizeof(err)) == 0); /* again: a no-op */
+		poll_for(p, 1.35);
+		for (size_t i = before; i < r.n; i++)
+			good += r.v[i].type == GT_EV_OFFCPU && r.v[i].value >= 180000 &&
+				r.v[i].value <= 220000;
+		printf("  %zu records before the attach, %zu blocks of ~200 ms after\n", before, good);
+		CHECK(good >= 4);
+		CHECK(probes__attach(p, PROBE_MEM, err, sizeof(err)) == -ENOENT);
+		printf("  mem: %s\n", err);
+		CHECK(strstr(err, "mem") != NULL);
 	}
 	probes__free(p);
 	reap(&c);
@@ -742,6 +866,7 @@ int main(void)
 	    "oncpu_kernel_stacks",
 	    "offcpu_sleep",
 	    "offcpu_filters",
+	    "offcpu_attached_later",
 	    "mem_faults",
 	    "mem_faults_classic_tracepoint",
 	    "comm_and_tid_filters",
@@ -767,8 +892,10 @@ int main(void)
 	RUN(oncpu_pid_filter);
 	RUN(oncpu_kernel_stacks);
 	RUN(oncpu_cpu_and_no_idle);
+	RUN(oncpu_cpu_set_switches_at_run_time);
 	RUN(offcpu_sleep);
 	RUN(offcpu_filters);
+	RUN(offcpu_attached_later);
 	RUN(mem_faults);
 	RUN(mem_faults_classic_tracepoint);
 	RUN(comm_and_tid_filters);

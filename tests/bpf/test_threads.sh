@@ -16,6 +16,16 @@ rec() {
 	"$GALATOP" record --type threads "$@" 2>"$TMP/$n.err"
 }
 
+# 0. Kernel threads make no system calls: none shows as blocked in one (their /proc syscall
+# file reads "0 0x0 ...", which the seeding of calls in progress must not take for a read).
+rec kthreads -d 1 -o "$TMP/kt.json"
+kt=$(ps -e -o pid=,ppid= | awk '$1 == 2 || $2 == 2 { printf "%s%s", s, $1; s = "," }')
+n=$(jq "[.traceEvents[] | select(.ph == \"X\" and (.cat == \"file\" or .cat == \"net\" or
+	.cat == \"lock\" or .cat == \"sched\") and (.pid as \$p | [$kt] | index(\$p)))] | length" \
+	"$TMP/kt.json")
+if [ -n "$kt" ] && [ "$n" = 0 ]; then pass "kernel threads have no system calls"
+else fail "kernel threads have no system calls" "$n calls of kernel threads ($(head -c 200 "$TMP/kthreads.err"))"; fi
+
 # 1. A deadlock that happened before galatop started: found from /proc and the lock words.
 "$W" deadlock >"$TMP/dl.out" &
 DL=$!

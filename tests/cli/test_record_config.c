@@ -82,7 +82,7 @@ TEST_CASE(defaults)
 	CHECK(opts.types == 0);
 	CHECK(opts.freq == 99);
 	CHECK_NUM(opts.duration, 0);
-	CHECK(opts.cpu == -1);
+	CHECK(opts.cpu_list[0] == '\0');
 	CHECK(opts.min_block_us == 1000);
 	CHECK(opts.max_block_us == 0);
 	CHECK(opts.periodic_svg && opts.periodic_folded);
@@ -115,7 +115,7 @@ TEST_CASE(full_request_maps_every_key)
 	CHECK_STR(opts.containers[0], "container1");
 	CHECK_STR(opts.containers[1], "container2");
 	/* What a request cannot say keeps its default. */
-	CHECK(opts.cpu == -1 && opts.min_block_us == 1000 && opts.state_filter == 0);
+	CHECK(!opts.cpu_list[0] && opts.min_block_us == 1000 && opts.state_filter == 0);
 	CHECK_STR(opts.out_dir, ".");
 	CHECK(opts.ntids == 0 && opts.noutputs == 0);
 }
@@ -184,6 +184,8 @@ TEST_CASE(periods_map_to_options)
 	CHECK(parse_param("svg_period", 600) == 0);
 	CHECK_NUM(opts.period, 600);
 	CHECK(parse_param("multi_instance", 0) == 0 && !opts.multi_instance);
+	CHECK(parse_param("native_stack", 0) == 0 && opts.no_java_native);
+	CHECK(parse_param("native_stack", 1) == 0 && !opts.no_java_native);
 }
 
 TEST_CASE(applies_on_top_of_command_line)
@@ -195,9 +197,9 @@ TEST_CASE(applies_on_top_of_command_line)
 	record_opts_init(&o);
 	o.freq = 49;
 	o.pids[o.npids++] = 1;
-	o.cpu = 2;
+	strcpy(o.cpu_list, "0,2");
 	CHECK(record_config_parse(req, strlen(req), "t.json", &o, err, sizeof(err)) == 0);
-	CHECK(o.freq == 100 && o.cpu == 2);
+	CHECK(o.freq == 100 && !strcmp(o.cpu_list, "0,2"));
 	CHECK(o.npids == 2 && o.pids[0] == 1 && o.pids[1] == 3);
 }
 

@@ -130,6 +130,35 @@ TEST_CASE(match_totals)
 	profile__free(p);
 }
 
+/* A diff (two-column) profile keeps both columns through the filters. */
+TEST_CASE(two_columns)
+{
+	struct profile *p = profile__new(ft, VALUE_SAMPLES, false), *q;
+	struct profile_filter f = { .hide_kernel = true };
+	uint32_t a[3], b[2];
+
+	a[0] = frames__intern_name(ft, "main", 4);
+	a[1] = frames__intern_name(ft, "work", 4);
+	a[2] = frames__intern_name(ft, "read_[k]", 8);
+	b[0] = a[0];
+	b[1] = frames__intern_name(ft, "gamma", 5);
+	CHECK(profile__set_two_column(p) == 0);
+	CHECK(profile__add_stack2(p, a, 3, 10, 4) == 0);
+	CHECK(profile__add_stack2(p, b, 2, 0, 15) == 0);
+	q = profile__filter(p, &f);
+	CHECK(q && profile__two_column(q));
+	if (q) {
+		double t2 = 0;
+
+		for (uint32_t i = 1; i < profile__node_count(q); i++)
+			t2 += profile__self2(q, i);
+		CHECK_NUM(t2, 19);
+		CHECK_NUM(profile__total(q), 10);
+	}
+	profile__free(q);
+	profile__free(p);
+}
+
 int main(void)
 {
 	st = strtab__new();
@@ -138,6 +167,7 @@ int main(void)
 	RUN(filters);
 	RUN(threads);
 	RUN(match_totals);
+	RUN(two_columns);
 	frames__free(ft);
 	strtab__free(st);
 	HARNESS_EXIT();

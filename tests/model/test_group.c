@@ -4,7 +4,16 @@
 #include <errno.h>
 
 #include "export/folded.h"
+#include "model/filter.h"
 #include "model/group.h"
+
+/* p with every stack regrouped for g (model/filter does it for the views and svg). */
+static struct profile *group_profile(const struct profile *p, enum group_by g)
+{
+	struct profile_filter f = { .regroup = true, .group = g };
+
+	return profile__filter(p, &f);
+}
 
 /* Folded text of p, in a static buffer. */
 static const char *folded(const struct profile *p)

@@ -1,8 +1,11 @@
 #!/bin/sh
 # Java and JIT runtimes: galatop attaches its JVMTI agent to a running JVM started with no agent
-# (Debian's openjdk-17), names its compiled methods in one mixed stack reaching the thread's
-# root, with String.format's work (java.util.Formatter) under the program's method; a JVM in
-# its own mount namespace is attached too; a refusing JVM gets one line; a Node.js hot function is named.
+# (Debian's openjdk-17), names its compiled methods and the methods inlined in them in one mixed
+# stack reaching the thread's root, with String.format under the program's method and its
+# share within 5 pp of what the program measures itself; --no-java-native hides libjvm between
+# Java frames; a JVM without PreserveFramePointer gets one hint; a JVM in its own mount
+# namespace and one galatop starts itself are attached too; a refusing JVM gets one line; a
+# Node.js hot function is named.
 # Needs root + BPF.
 . tests/lib.sh
 need_root_bpf java || exit 0
@@ -29,26 +32,55 @@ run_java() {
 # stop_java: ends the workload.
 stop_java() { kill $jpid 2>/dev/null; wait $jpid 2>/dev/null; }
 
-# 1. PreserveFramePointer: attach, names, roots.
-run_java "$TMP/j1.out" -XX:+PreserveFramePointer
-timeout 60 "$GALATOP" record -p $jpid -d 6 -F 499 -o "$TMP/j1.folded" 2>"$TMP/j1.err"
+# 1. PreserveFramePointer: attach, names, inlined methods, roots, String.format's share.
+run_java "$TMP/j1.out" -XX:+PreserveFramePointer -Dsun.reflect.inflationThreshold=2147483647
+before=$(tail -1 "$TMP/j1.out")
+timeout 60 "$GALATOP" record -p $jpid -d 10 -F 997 -o "$TMP/j1.folded" 2>"$TMP/j1.err"
+after=$(tail -1 "$TMP/j1.out")
+cp /tmp/perf-$jpid.map "$TMP/j1.map" 2>/dev/null
+# the same JVM again, its libjvm frames between Java frames hidden
+timeout 60 "$GALATOP" record -p $jpid -d 3 -F 997 --no-java-native -o "$TMP/j1n.folded" 2>"$TMP/j1n.err"
 nspid=$jpid
 check java_attached_no_warning sh -c "! grep -q 'warning: java' '$TMP/j1.err'"
-check java_perf_map_written test -s /tmp/perf-$jpid.map
-check java_agent_copy_removed sh -c "! ls /tmp/galatop-jvmti-$jpid.so 2>/dev/null"
+check java_perf_map_written test -s "$TMP/j1.map"
+check java_agent_copy_removed sh -c "! ls /tmp/galatop-jvmti-$jpid-*.so 2>/dev/null"
 stop_java
 rm -f /tmp/perf-$nspid.map
-if grep -q 'GtFormat.main;.*java.util.Formatter.format' "$TMP/j1.folded"; then pass java_formatter_under_program_method
-else fail java_formatter_under_program_method "$(grep -c GtFormat "$TMP/j1.folded") GtFormat lines"; fi
+# C2 inlines String.format (into formatPhase, or with it into main's loop): the map names the
+# chain of inlined methods at each PC.
+check java_inlined_chain_in_map grep -Eq ' GtFormat\.(main|formatPhase)->([^ ]*->)?java\.lang\.String\.format(->|$)' "$TMP/j1.map"
+if grep -q 'GtFormat.main;GtFormat.formatPhase;java.lang.String.format;java.util.Formatter.format' "$TMP/j1.folded"
+then pass java_string_format_under_program_method
+else fail java_string_format_under_program_method "$(grep -c GtFormat "$TMP/j1.folded") GtFormat lines"; fi
+# The program's own CPU time in String.format over the recording, against the flame graph's
+# share of it in the program's stacks.
+own=$(echo "$before $after" | awk '{ f = $4 - $1; b = $5 - $2; if (f + b > 0) printf "%.1f", 100 * f / (f + b); else print -100 }')
+seen=$(share "$TMP/j1.folded" 'java.lang.String.format' 'GtFormat.main')
+main=$(awk '/GtFormat.main/ { t += $NF } END { print t + 0 }' "$TMP/j1.folded")
+if [ "$main" -ge 400 ] && near "$seen" "$own" 5; then pass java_string_format_share
+else fail java_string_format_share "String.format: $seen% of $main samples, the program measured $own%"; fi
 rooted=$(share "$TMP/j1.folded" 'start_thread;' 'GtFormat.main')
 if near "$rooted" 100 10; then pass java_stacks_reach_thread_root
 else fail java_stacks_reach_thread_root "$rooted% of GtFormat.main stacks from start_thread"; fi
+check java_no_frame_pointer_hint_with_flag sh -c "! grep -q PreserveFramePointer '$TMP/j1.err'"
+# Reflection's native path: Java -> libjvm (JVM_InvokeMethod ... JavaCalls) -> Java.
+between='NativeMethodAccessorImpl.invoke0;.*JavaCalls::call_helper.*GtFormat.builderBatch'
+check java_native_frames_shown grep -q "$between" "$TMP/j1.folded"
+if ! grep -q "$between" "$TMP/j1n.folded" &&
+	grep -q 'NativeMethodAccessorImpl.invoke0;[^ ]*GtFormat.builderBatch' "$TMP/j1n.folded"
+then pass java_no_java_native_hides_libjvm
+else fail java_no_java_native_hides_libjvm "$(grep -c invoke0 "$TMP/j1n.folded") stacks with invoke0"; fi
 
-# 2. --no-java-agent: no attach, no map.
+# 2. Without PreserveFramePointer: --no-java-agent does not attach; then the agent names the
+# frames and the stacks stop in JIT code: one hint.
 run_java "$TMP/j2.out"
 timeout 60 "$GALATOP" record -p $jpid -d 1 --no-java-agent -o "$TMP/j2.folded" 2>"$TMP/j2.err"
 check java_no_agent_option_skips_attach sh -c "[ ! -e /tmp/perf-$jpid.map ] && [ ! -e /tmp/.java_pid$jpid ]"
+timeout 60 "$GALATOP" record -p $jpid -d 3 -F 499 -o "$TMP/j2b.folded" 2>"$TMP/j2b.err"
+if [ "$(grep -c "hint: java pid $jpid: .*-XX:+PreserveFramePointer" "$TMP/j2b.err")" = 1 ]
+then pass java_frame_pointer_hint; else fail java_frame_pointer_hint "$(cat "$TMP/j2b.err")"; fi
 stop_java
+rm -f /tmp/perf-$jpid.map
 
 # 3. A JVM that disables attach gets one clear line, and the recording still ends.
 run_java "$TMP/j3.out" -XX:+DisableAttachMechanism
@@ -63,11 +95,41 @@ unshare -m --propagation private sh -c "mount --bind '$TMP' /mnt && mount -t tmp
 	exec $JDK/java -XX:+PreserveFramePointer -cp /mnt GtFormat 40" >"$TMP/j4.out" 2>&1 & jpid=$!
 wait_until 200 sh -c "[ \$(wc -l <'$TMP/j4.out') -ge 25 ]"
 timeout 60 "$GALATOP" record -p $jpid -d 6 -F 499 -o "$TMP/j4.folded" 2>"$TMP/j4.err"
+rc=$?
 check java_mount_ns_map_inside sh -c "[ -s /proc/$jpid/root/tmp/perf-$jpid.map ] && [ ! -e /tmp/perf-$jpid.map ]"
-check java_mount_ns_named grep -q 'GtFormat.main;.*java.util.Formatter' "$TMP/j4.folded"
+if grep -q 'GtFormat.main;.*java.util.Formatter' "$TMP/j4.folded" 2>/dev/null
+then pass java_mount_ns_named; else fail java_mount_ns_named "rc=$rc $(cat "$TMP/j4.err")"; fi
 stop_java
 
-# 5. Node.js with --perf-basic-prof: the hot JS function is named.
+# 5. A JVM that galatop starts itself (record -- java ...) is attached once it is ready.
+timeout 60 "$GALATOP" record -d 20 -F 499 -o "$TMP/j5.folded" -- \
+	"$JDK/java" -XX:+PreserveFramePointer -cp "$TMP" GtFormat 9 >/dev/null 2>"$TMP/j5.err"
+rc=$?
+if grep -q 'GtFormat.main;GtFormat.formatPhase;java.lang.String.format' "$TMP/j5.folded" 2>/dev/null
+then pass java_command_attached; else fail java_command_attached "rc=$rc $(cat "$TMP/j5.err")"; fi
+check java_command_no_warning sh -c "! grep -q 'warning: java' '$TMP/j5.err'"
+for m in /tmp/perf-*.map; do
+	p=${m#/tmp/perf-}; p=${p%.map}
+	[ -d /proc/$p ] || ! grep -q 'GtFormat.main' "$m" 2>/dev/null || rm -f "$m"
+done
+
+# 6. Compiled code freed by the JVM (its class loader collected) is written over as unloaded.
+"$JDK/javac" -d "$TMP/u" tests/record/java/GtUnload.java tests/record/java/GtUnloadable.java ||
+	fail java_unload_compile
+"$JDK/java" -cp "$TMP/u" GtUnload "$TMP/u/go" >"$TMP/u.out" 2>&1 & jpid=$!
+wait_until 200 grep -q ready "$TMP/u.out"
+timeout 60 "$GALATOP" record -p $jpid -d 1 -o "$TMP/u.folded" 2>"$TMP/u.err"
+touch "$TMP/u/go"
+wait $jpid
+# every start of GtUnloadable.work's code has an [unloaded] line after it
+if grep -q '^unloaded' "$TMP/u.out" && grep -q ' GtUnloadable.work' /tmp/perf-$jpid.map &&
+	awk '$3 == "GtUnloadable.work" { w[$1] = NR } $3 == "[unloaded]" && ($1 in w) { delete w[$1] }
+		END { for (k in w) exit 1 }' /tmp/perf-$jpid.map
+then pass java_unloaded_code_written
+else fail java_unloaded_code_written "$(cat "$TMP/u.out"; grep -c 'GtUnloadable\|unloaded' /tmp/perf-$jpid.map)"; fi
+rm -f /tmp/perf-$jpid.map
+
+# 7. Node.js with --perf-basic-prof: the hot JS function is named.
 if command -v node >/dev/null; then
 	js=$PWD/tests/record/java/hot.js
 	(cd "$TMP" && exec node --perf-basic-prof "$js" 30 >/dev/null) & npid=$!

@@ -281,6 +281,7 @@ TEST_CASE(jit_map)
 	struct sym_info si;
 	struct child c;
 	uint64_t a;
+	uint32_t gen;
 	FILE *f;
 
 	CHECK(!start_target(&c, path, "t_plain", "jit", NULL));
@@ -305,6 +306,29 @@ TEST_CASE(jit_map)
 	CHECK_STR(si.name, "LazyCompile:*foo app.js:1");
 	CHECK(sym_cache__user(sc, c.pid, a + 0x800, &si) == -ENOENT);
 	CHECK_STR(si.name, "[unknown]");
+	/* An unchanged map is not read again; a grown one is, and its newest lines win: a
+	 * method's ranges (an inlining chain among them) unloaded, then other code in part of it. */
+	gen = sym_cache__jit_gen(sc, c.pid);
+	CHECK(gen > 0);
+	CHECK(sym_cache__process_load(sc, c.pid) == 0);
+	CHECK(sym_cache__jit_gen(sc, c.pid) == gen);
+	f = fopen(map, "a");
+	CHECK(f);
+	if (f) {
+		fprintf(f, "%" PRIx64 " 10 A.outer\n", a + 0x400);
+		fprintf(f, "%" PRIx64 " 10 A.outer->B.inlined\n", a + 0x410);
+		fprintf(f, "%" PRIx64 " 20 [unloaded]\n", a + 0x400);
+		fprintf(f, "%" PRIx64 " 8 C.new\n", a + 0x408);
+		fclose(f);
+	}
+	CHECK(sym_cache__process_load(sc, c.pid) == 0);
+	CHECK(sym_cache__jit_gen(sc, c.pid) == gen + 1);
+	CHECK(sym_cache__user(sc, c.pid, a + 0x40a, &si) == 0);
+	CHECK_STR(si.name, "C.new");
+	CHECK(sym_cache__user(sc, c.pid, a + 0x402, &si) == -ENOENT);
+	CHECK(sym_cache__user(sc, c.pid, a + 0x414, &si) == -ENOENT);
+	CHECK(sym_cache__user(sc, c.pid, a + 0x110, &si) == 0);
+	CHECK_STR(si.name, "jitted_func");
 	unlink(map);
 	child_stop(&c);
 	sym_cache__free(sc);

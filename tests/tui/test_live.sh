@@ -9,7 +9,7 @@ need_root_bpf live || exit 0
 command -v tmux >/dev/null 2>&1 || { fail live "tmux is not installed (make deps)"; exit 0; }
 [ -x "$TOOLS/burn" ] || { fail live "test workloads not built (make tools)"; exit 0; }
 
-trap 'tm kill-server 2>/dev/null; kill $W1 $W2 2>/dev/null; rm -rf "$TMP"' EXIT INT TERM
+trap 'tm kill-server 2>/dev/null; kill $W1 $W2 $W3 2>/dev/null; rm -rf "$TMP"' EXIT INT TERM
 wait_for() { pane_wait lv "$@"; } # TEXT [TENTHS]
 
 # A workload, and a process whose name carries terminal escapes (an OSC title change and a
@@ -96,6 +96,56 @@ wait_file "$TMP/rc" 50
 if tty_sane; then pass live_sigterm_restores_terminal
 else fail live_sigterm_restores_terminal; fi
 check live_no_bpf_left_after_sigterm no_gt_progs
+
+# o: the off-CPU and page-fault probes, loaded at start, attach at the first `o` that reaches
+# them, which the status line says; a thread sleeping 300 ms in sleep_long and 100 ms in
+# sleep_short shows both, sleep_long the wider, within a few seconds; o goes on to mem and back.
+if [ -x "$TOOLS/sleeper" ]; then
+	"$TOOLS/sleeper" 60 >/dev/null & W3=$!
+	rm -f "$TMP/rc"
+	tm kill-session -t lv2 2>/dev/null
+	tm new-session -d -s lv3 -x 200 -y 50 "'$GALATOP'; echo \$? > '$TMP/rc'; sleep 30"
+	# The first frame with samples: the view takes keys again after its first update.
+	has_samples() { pane_has lv3 samples && grep -Eq 'live  [1-9][0-9]* samples' "$TMP/screen"; }
+	wait_until 100 has_samples
+	grep -q "^oncpu  " "$TMP/screen" && pass live_starts_oncpu_only ||
+		fail live_starts_oncpu_only "$(sed -n 2p "$TMP/screen")"
+	tm send-keys -t lv3 o
+	if pane_wait lv3 "profile: offcpu (probe attached now" 60 && grep -q "^oncpu offcpu " "$TMP/screen"; then
+		pass live_o_attaches_offcpu
+	else
+		fail live_o_attaches_offcpu "$(sed -n 2p "$TMP/screen"; tail -1 "$TMP/screen")"
+	fi
+	tm send-keys -t lv3 p "$W3" Enter
+	if pane_wait lv3 sleep_short 60 && pane_wait lv3 sleep_long 20; then
+		pass live_offcpu_shows_sleeper
+		tm send-keys -t lv3 2
+		pane_wait lv3 " sleep_long" 30
+		sleep 1 # another update or two
+		tm capture-pane -p -t lv3 >"$TMP/top"
+		pct() { awk -v f=" $1\$" '$0 ~ f { sub(/%/, "", $2); print $2; exit }' "$TMP/top"; }
+		long=$(pct sleep_long) short=$(pct sleep_short)
+		if [ -n "$long" ] && [ -n "$short" ] && awk -v l="$long" -v s="$short" 'BEGIN { exit !(l > s) }'; then
+			pass live_offcpu_sleep_long_wider
+		else
+			fail live_offcpu_sleep_long_wider "sleep_long $long% sleep_short $short%: $(head -12 "$TMP/top")"
+		fi
+		tm send-keys -t lv3 1
+	else
+		fail live_offcpu_shows_sleeper "$(head -12 "$TMP/screen")"
+	fi
+	tm send-keys -t lv3 o
+	pane_wait lv3 "profile: mem (probe attached now" 60 && pass live_o_attaches_mem ||
+		fail live_o_attaches_mem "$(sed -n 2p "$TMP/screen"; tail -1 "$TMP/screen")"
+	tm send-keys -t lv3 o
+	pane_wait lv3 "profile: oncpu" 60 && pass live_o_cycles_back ||
+		fail live_o_cycles_back "$(sed -n 2p "$TMP/screen")"
+	tm send-keys -t lv3 q
+	wait_file "$TMP/rc" 50
+	[ "$(cat "$TMP/rc" 2>/dev/null)" = 0 ] && pass live_o_q_exits_0 || fail live_o_q_exits_0 "rc=$(cat "$TMP/rc" 2>/dev/null)"
+	check live_o_no_bpf_left no_gt_progs
+	kill $W3 2>/dev/null
+fi
 
 # Not root: one line naming the privilege, before the terminal is touched.
 if command -v setpriv >/dev/null 2>&1; then

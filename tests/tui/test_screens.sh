@@ -318,6 +318,14 @@ if grep -q " -40 .* -40  alpha" "$TMP/diff_top.txt" && grep -q " +15 .* +15  gam
 else
 	fail diff_top_deltas "$(cat "$TMP/diff_top.txt")"
 fi
+# Filters keep both columns: with kernel frames hidden the deltas are the same.
+screen diff_top_filtered "+40" "$DA" 120x12 "K2" --diff "$DB"
+if grep -q " -40 .* -40  alpha" "$TMP/diff_top_filtered.txt" &&
+	grep -q " +15 .* +15  gamma" "$TMP/diff_top_filtered.txt"; then
+	pass diff_filters_keep_both_columns
+else
+	fail diff_filters_keep_both_columns "$(cat "$TMP/diff_top_filtered.txt")"
+fi
 screen diff_detail "before: total 60" "$DA" 120x12 "<Down><Down><Down>" --diff "$DB"
 if "$GALATOP" view --dump --diff "$DB" 2>"$TMP/d1.err" >/dev/null; then fail diff_needs_two_files
 else grep -q "two files" "$TMP/d1.err" && pass diff_needs_two_files || fail diff_needs_two_files "$(cat "$TMP/d1.err")"; fi

@@ -1,6 +1,14 @@
 // Workload of tests/record/test_java.sh: alternates a String.format phase and a StringBuilder
-// phase and, every 200 ms, prints the cumulative nanoseconds each phase took and the iterations
-// done ("fmt bld iterations"; tests/bench/java.sh reads the throughput from them).
+// phase and, every 200 ms, prints the CPU nanoseconds (its own thread's, as the profiler's CPU
+// samples see it) each phase took so far and the iterations done ("fmt bld iterations";
+// tests/bench/java.sh reads the throughput from them). Half the StringBuilder calls go
+// through reflection (builderBatch): with -Dsun.reflect.inflationThreshold=2147483647 that
+// stays the JVM's native path, whose libjvm frames sit between two Java frames
+// (--no-java-native hides them).
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.lang.reflect.Method;
+
 public class GtFormat {
     static volatile long sink;
 
@@ -14,21 +22,31 @@ public class GtFormat {
         return sb.length();
     }
 
-    public static void main(String[] a) {
+    static long builderBatch(int i) {
+        long n = 0;
+        for (int k = 0; k < 16; k++) n += builderPhase(i + k);
+        return n;
+    }
+
+    public static void main(String[] a) throws Exception {
+        Method viaReflection = GtFormat.class.getDeclaredMethod("builderBatch", int.class);
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         long end = System.nanoTime() + Long.parseLong(a[0]) * 1000000000L;
         long fmt = 0, bld = 0, next = System.nanoTime();
         int i = 0;
         while (System.nanoTime() < end) {
-            long t0 = System.nanoTime();
+            long t0 = mx.getCurrentThreadCpuTime();
             for (int k = 0; k < 200; k++) sink += formatPhase(i++);
-            long t1 = System.nanoTime();
-            for (int k = 0; k < 2000; k++) sink += builderPhase(i++);
-            long t2 = System.nanoTime();
+            long t1 = mx.getCurrentThreadCpuTime();
+            for (int k = 0; k < 8000; k += 16, i += 16)
+                sink += (k & 16) != 0 ? builderBatch(i) : (Long) viaReflection.invoke(null, i);
+            long t2 = mx.getCurrentThreadCpuTime();
             fmt += t1 - t0;
             bld += t2 - t1;
-            if (t2 >= next) {
+            long now = System.nanoTime();
+            if (now >= next) {
                 System.out.println(fmt + " " + bld + " " + i);
-                next = t2 + 200000000L;
+                next = now + 200000000L;
             }
         }
     }

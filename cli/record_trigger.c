@@ -1,0 +1,369 @@
+/* `galatop record --trigger EXPR`: see record_trigger.h. */
+#include "record_trigger.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "export/snapshot.h"
+#include "model/slices.h"
+#include "util/clock.h"
+#include "util/procstat.h"
+
+#define NTYPES 3
+
+static const enum gt_event_type types[NTYPES] = { GT_EV_ONCPU, GT_EV_OFFCPU, GT_EV_MEM };
+static const unsigned bits[NTYPES] = { PROBE_ONCPU, PROBE_OFFCPU, PROBE_MEM };
+
+int record_trigger_check(const struct record_opts *o, const char *cmd)
+{
+	if (!o->trigger[0])
+		return 0;
+	if (o->period)
+		return cli_usage_error(cmd, "--trigger and --period write files apart: pick one");
+	if (o->sli || (o->types & (PROBE_THREADS | RECORD_TYPE_L7)))
+		return cli_usage_error(cmd, "--trigger captures stack profiles (oncpu, offcpu, mem), "
+					    "not threads, sli or l7");
+	for (size_t i = 0; i < o->noutputs; i++) {
+		const char *ext = strrchr(o->outputs[i], '.');
+
+		if (!ext || (strcmp(ext, ".gtop") && strcmp(ext, ".svg") && strcmp(ext, ".folded")))
+			return cli_usage_error(cmd, "-o %s: --trigger writes .gtop, .svg or .folded "
+						    "(each capture's time goes into the name)",
+					       o->outputs[i]);
+	}
+	return 0;
+}
+
+struct trigger_sampler {
+	const struct trigger_expr *e;
+	const int *pids;
+	const size_t *npids;
+	struct procstat_cpu all, *cpus;	    /* the last reading */
+	struct procstat_cpu now_all, *now_cpus;
+	double *busy; /* per-CPU busy % between the last two readings */
+	size_t ncpus;
+	uint64_t ticks; /* the targets' CPU ticks at the last reading */
+	double t;	/* time of the last reading; NaN before the first */
+};
+
+struct trigger_sampler *trigger_sampler__new(const struct trigger_expr *e, const int *pids,
+					     const size_t *npids)
+{
+	struct trigger_sampler *ts = calloc(1, sizeof(*ts));
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+
+	if (!ts)
+		return NULL;
+	ts->e = e;
+	ts->pids = pids;
+	ts->npids = npids;
+	ts->ncpus = n > 0 ? (size_t)n : 1;
+	ts->cpus = calloc(ts->ncpus, sizeof(*ts->cpus));
+	ts->now_cpus = calloc(ts->ncpus, sizeof(*ts->now_cpus));
+	ts->busy = calloc(ts->ncpus, sizeof(*ts->busy));
+	ts->t = NAN;
+	if (!ts->cpus || !ts->now_cpus || !ts->busy) {
+		trigger_sampler__free(ts);
+		return NULL;
+	}
+	return ts;
+}
+
+void trigger_sampler__free(struct trigger_sampler *ts)
+{
+	if (!ts)
+		return;
+	free(ts->cpus);
+	free(ts->now_cpus);
+	free(ts->busy);
+	free(ts);
+}
+
+/* CPU ticks of the targets still alive. */
+static uint64_t target_ticks(const struct trigger_sampler *ts)
+{
+	uint64_t sum = 0, t;
+
+	for (size_t i = 0; i < *ts->npids; i++)
+		if (procstat_read_pid(ts->pids[i], &t) == 0)
+			sum += t;
+	return sum;
+}
+
+bool trigger_sampler__holds(struct trigger_sampler *ts, double now, char *why, size_t whylen)
+{
+	struct trigger_metrics m = { NAN, ts->busy, ts->ncpus, NAN };
+	bool by_pid = *ts->npids > 0, first = isnan(ts->t);
+	uint64_t ticks = by_pid ? target_ticks(ts) : 0;
+	int r = procstat_read(&ts->now_all, ts->now_cpus, ts->ncpus);
+
+	if (!first && r >= 0) {
+		for (size_t c = 0; c < ts->ncpus; c++)
+			ts->busy[c] = procstat_busy_pct(&ts->cpus[c], &ts->now_cpus[c]);
+		m.cpu = procstat_busy_pct(&ts->all, &ts->now_all);
+	}
+	/* With targets, "cpu" is theirs: CPU seconds per second, as top shows it. A target
+	 * that exited takes its ticks along, so a drop counts as nothing. */
+	if (!first && by_pid)
+		m.cpu = now > ts->t && ticks >= ts->ticks
+				? 100.0 * (double)(ticks - ts->ticks) / sysconf(_SC_CLK_TCK) / (now - ts->t)
+				: 0;
+	if (trigger_uses(ts->e, TRIGGER_LOAD) && procstat_read_load(&m.load))
+		m.load = NAN;
+	if (r >= 0) {
+		ts->all = ts->now_all;
+		memcpy(ts->cpus, ts->now_cpus, ts->ncpus * sizeof(*ts->cpus));
+	}
+	ts->ticks = ticks;
+	ts->t = now;
+	if (first && !trigger_uses(ts->e, TRIGGER_LOAD))
+		return false;
+	return trigger_eval(ts->e, &m, why, whylen);
+}
+
+/* The rolling window: one ring of per-second slices per recorded type. */
+struct window {
+	struct slices *ring[NTYPES];
+	size_t max; /* slices kept: twice the capture, so that trimming is rare */
+	double mono0, wall0;
+};
+
+/* Drops the older half of ring i once it is full (model/slices would merge them into coarse
+ * slices that grow forever; a capture never needs them). 0 or -ENOMEM. */
+static int window_trim(struct window *w, struct session *s, int i)
+{
+	struct slices *old = w->ring[i], *keep;
+	size_t n = slices__count(old);
+
+	if (n + 1 < w->max)
+		return 0;
+	keep = slices__new(s->ft, profile__kind(collector__profile(s->col, types[i])), w->max, 0);
+	if (!keep)
+		return -ENOMEM;
+	for (size_t k = n / 2; k < n; k++) {
+		const struct slice *sl = slices__get(old, k);
+
+		if (slices__push(keep, sl->t0, sl->t1, sl->p)) {
+			slices__free(keep);
+			return -ENOMEM;
+		}
+	}
+	slices__free(old);
+	w->ring[i] = keep;
+	return 0;
+}
+
+/* The collector's profiles since the last cut become the slices [t0, t1); it is cleared. */
+static int window_cut(struct window *w, struct session *s, double t0, double t1)
+{
+	for (int i = 0; i < NTYPES; i++) {
+		if (!w->ring[i])
+			continue;
+		if (window_trim(w, s, i) ||
+		    slices__push(w->ring[i], t0, t1, collector__profile(s->col, types[i])))
+			return -ENOMEM;
+	}
+	collector__clear(s->col);
+	return 0;
+}
+
+/* "out.svg" -> "out-oncpu-20261123-123001.svg" (the type only when several are recorded). */
+static void stamped(char *buf, size_t len, const char *path, const char *type, const char *stamp)
+{
+	const char *ext = strrchr(path, '.');
+
+	snprintf(buf, len, "%.*s%s%s-%s%s", (int)(ext - path), path, type ? "-" : "",
+		 type ? type : "", stamp, ext);
+}
+
+static int write_snapshot(struct session *s, const char *path, struct profile *const *p,
+			  double from_wall, double to_wall, const char *why)
+{
+	struct snapshot_profile profs[NTYPES];
+	struct snapshot_probe probes[NTYPES];
+	struct snapshot_kv params[1], filters[2];
+	struct snapshot sn = { 0 };
+	char host[256] = "", hz[32], err[512];
+	struct utsname un;
+
+	snprintf(hz, sizeof(hz), "%u", s->o->freq);
+	params[0] = (struct snapshot_kv){ "hz", hz };
+	for (int i = 0; i < NTYPES; i++) {
+		const char *name = collector_type_name(types[i]);
+
+		if (!p[i])
+			continue;
+		profs[sn.nprofiles++] = (struct snapshot_profile){ name, name, p[i] };
+		probes[sn.meta.nprobes++] =
+		    (struct snapshot_probe){ name, types[i] == GT_EV_ONCPU ? params : NULL,
+					     types[i] == GT_EV_ONCPU };
+	}
+	filters[0] = (struct snapshot_kv){ "trigger", s->o->trigger };
+	filters[1] = (struct snapshot_kv){ "trigger_fired", why };
+	sn.profiles = profs;
+	gethostname(host, sizeof(host) - 1);
+	sn.meta.host = host;
+	if (uname(&un) == 0)
+		sn.meta.kernel = un.release;
+	sn.meta.start = from_wall;
+	sn.meta.end = to_wall;
+	sn.meta.version = GALATOP_VERSION;
+	sn.meta.notes = "galatop record --trigger";
+	sn.meta.probes = probes;
+	sn.meta.filters = filters;
+	sn.meta.nfilters = 2;
+	if (snapshot_write(path, &sn, err, sizeof(err))) {
+		cli_error("%s", err);
+		return 1;
+	}
+	return 0;
+}
+
+/* Writes the capture of [moment - before, moment + after]: a .gtop (-o's, or one in --out-dir)
+ * and the -o .svg/.folded files, each named with the moment's local time. */
+static int write_capture(struct session *s, struct window *w, double moment, const char *why)
+{
+	const struct record_opts *o = s->o;
+	struct profile *p[NTYPES] = { 0 };
+	double from = moment - o->trigger_before, to = moment + o->trigger_after;
+	time_t at = (time_t)(w->wall0 + moment);
+	char stamp[32], path[8192];
+	bool gtop = false, several = false;
+	int ret = 0, ntypes = 0;
+
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&at));
+	for (int i = 0; i < NTYPES; i++) {
+		if (!w->ring[i])
+			continue;
+		p[i] = profile__new(s->ft, profile__kind(collector__profile(s->col, types[i])), false);
+		if (!p[i] || slices__fold_range(w->ring[i], from, to, p[i])) {
+			cli_error("out of memory writing the capture");
+			ret = 1;
+			goto out;
+		}
+		ntypes++;
+	}
+	several = ntypes > 1;
+	for (size_t j = 0; j < o->noutputs; j++) {
+		const char *ext = strrchr(o->outputs[j], '.');
+
+		if (!strcmp(ext, ".gtop")) {
+			stamped(path, sizeof(path), o->outputs[j], NULL, stamp);
+			ret |= write_snapshot(s, path, p, w->wall0 + from, w->wall0 + to, why);
+			gtop = true;
+			fprintf(stderr, "galatop: wrote %s\n", path);
+			continue;
+		}
+		for (int i = 0; i < NTYPES; i++) {
+			if (!p[i])
+				continue;
+			stamped(path, sizeof(path), o->outputs[j],
+				several ? collector_type_name(types[i]) : NULL, stamp);
+			ret |= record_write_profile(path, types[i], p[i]);
+			fprintf(stderr, "galatop: wrote %s\n", path);
+		}
+	}
+	if (!gtop) {
+		snprintf(path, sizeof(path), "%s/galatop-trigger-%s.gtop", o->out_dir, stamp);
+		ret |= write_snapshot(s, path, p, w->wall0 + from, w->wall0 + to, why);
+		fprintf(stderr, "galatop: wrote %s\n", path);
+	}
+out:
+	for (int i = 0; i < NTYPES; i++)
+		profile__free(p[i]);
+	return ret;
+}
+
+int record_trigger_run(struct session *s, volatile sig_atomic_t *stop)
+{
+	const struct record_opts *o = s->o;
+	struct trigger_expr e;
+	struct trigger_state st;
+	struct trigger_sampler *ts;
+	struct window w = { 0 };
+	char err[256], why[64], fired_why[96] = "";
+	double last, next, moment;
+	int ret = 0;
+
+	trigger_parse(o->trigger, &e, err, sizeof(err)); /* checked when parsed */
+	trigger_state_init(&st, o->trigger_before, o->trigger_after, o->trigger_cooldown);
+	w.max = 2 * (size_t)ceil(o->trigger_before + o->trigger_after) + 8;
+	ts = trigger_sampler__new(&e, s->pids, &s->npids);
+	for (int i = 0; ts && i < NTYPES; i++) {
+		if (!(o->types & bits[i]))
+			continue;
+		w.ring[i] = slices__new(s->ft,
+					profile__kind(collector__profile(s->col, types[i])), w.max,
+					0);
+		if (!w.ring[i])
+			break;
+	}
+	w.mono0 = clock_mono_s();
+	w.wall0 = clock_wall_s();
+	last = 0;
+	next = 1;
+	if (!ts || (o->types & PROBE_ONCPU && !w.ring[0])) {
+		cli_error("out of memory");
+		ret = 1;
+		goto out;
+	}
+	trigger_sampler__holds(ts, w.mono0, NULL, 0); /* the first reading */
+	fprintf(stderr, "galatop: waiting for %s (captures %g s before and %g s after, then %g s "
+			"of cooldown)... Ctrl-C to stop\n",
+		o->trigger, o->trigger_before, o->trigger_after, o->trigger_cooldown);
+	while (!*stop) {
+		double now;
+
+		if (session_poll(s, 100) < 0) {
+			ret = 1;
+			break;
+		}
+		now = clock_mono_s() - w.mono0;
+		if ((o->duration && now >= o->duration) || session_done(s))
+			break;
+		if (now < next)
+			continue;
+		if (window_cut(&w, s, last, now)) {
+			cli_error("out of memory keeping the window");
+			ret = 1;
+			break;
+		}
+		last = now;
+		next = floor(now) + 1;
+		if (trigger_sampler__holds(ts, now + w.mono0, why, sizeof(why)) &&
+		    trigger_state_step(&st, now, true)) {
+			time_t at = (time_t)(w.wall0 + now);
+			char hms[16];
+
+			strftime(hms, sizeof(hms), "%H:%M:%S", localtime(&at));
+			fprintf(stderr, "galatop: trigger at %s: %s; capturing until %g s later\n",
+				hms, why, o->trigger_after);
+			snprintf(fired_why, sizeof(fired_why), "%s at %s", why, hms);
+		}
+		if (trigger_state_due(&st, now, &moment))
+			ret |= write_capture(s, &w, moment, fired_why);
+	}
+	/* Stopped during a capture: what it has so far is written. */
+	if (!isnan(st.fired_at)) {
+		double now = clock_mono_s() - w.mono0;
+
+		session_poll(s, 0);
+		if (now > last && window_cut(&w, s, last, now) == 0)
+			last = now;
+		if (trigger_state_due(&st, INFINITY, &moment))
+			ret |= write_capture(s, &w, moment, fired_why);
+	}
+	fprintf(stderr, "galatop: %u capture%s\n", st.fired, st.fired == 1 ? "" : "s");
+out:
+	trigger_sampler__free(ts);
+	for (int i = 0; i < NTYPES; i++)
+		slices__free(w.ring[i]);
+	return ret;
+}
