@@ -302,8 +302,51 @@ int probes__set_cpus(struct probes *p, const uint8_t *cpus, size_t n)
 	return any ? fill_cpus(p, cpus, n) : -EINVAL;
 }
 
-/* One CPU-clock perf event per CPU, each carrying the program; counts as attached if any CPU
- * did. The link owns the perf fd. */
+int probe_attach_cpu_events(struct bpf_program *prog, struct perf_event_attr *attr,
+			    const uint8_t *cpus, int ncpus, struct bpf_link ***links, size_t *n)
+{
+	uint8_t *online = NULL;
+	int attached = 0, err = -ENODEV;
+
+	if (!cpus) {
+		ncpus = libbpf_num_possible_cpus();
+		if (ncpus <= 0)
+			return ncpus ? ncpus : -ENODEV;
+		online = calloc(ncpus, 1);
+		if (!online)
+			return -ENOMEM;
+		if (cpulist_online(online, ncpus) <= 0)
+			memset(online, 1, ncpus);
+		cpus = online;
+	}
+	loadlog_reset();
+	for (int c = 0; c < ncpus; c++) {
+		struct bpf_link *link;
+		int fd;
+
+		if (!cpus[c])
+			continue;
+		fd = syscall(SYS_perf_event_open, attr, -1, c, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0) {
+			err = -errno;
+			continue;
+		}
+		link = bpf_program__attach_perf_event(prog, fd);
+		if (!link) {
+			err = -errno;
+			close(fd);
+			continue;
+		}
+		err = probe_links_add(links, n, link);
+		if (err)
+			break;
+		attached++;
+	}
+	free(online);
+	return attached ? 0 : err;
+}
+
+/* One CPU-clock perf event per CPU, each carrying the program. */
 static int attach_oncpu(struct probes *p)
 {
 	struct perf_event_attr attr = {
@@ -313,33 +356,9 @@ static int attach_oncpu(struct probes *p)
 	    .freq = 1,
 	    .sample_freq = p->freq,
 	};
-	const uint8_t *cpus = p->oncpu_cpus;
-	int attached = 0, err = -ENODEV;
 
-	loadlog_reset();
-	for (int c = 0; c < p->ncpus; c++) {
-		struct bpf_link *link;
-		int fd;
-
-		if (!cpus[c])
-			continue;
-		fd = syscall(SYS_perf_event_open, &attr, -1, c, -1, PERF_FLAG_FD_CLOEXEC);
-		if (fd < 0) {
-			err = -errno;
-			continue;
-		}
-		link = bpf_program__attach_perf_event(p->skel->progs.gt_oncpu, fd);
-		if (!link) {
-			err = -errno;
-			close(fd);
-			continue;
-		}
-		err = add_link(p, link);
-		if (err)
-			break;
-		attached++;
-	}
-	return attached ? 0 : err;
+	return probe_attach_cpu_events(p->skel->progs.gt_oncpu, &attr, p->oncpu_cpus, p->ncpus,
+				       &p->links, &p->nlinks);
 }
 
 int probe_record_check(const void *data, size_t size)

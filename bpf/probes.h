@@ -81,6 +81,14 @@ struct bpf_link;
  * ENOMEM the link is destroyed. 0 or -ENOMEM. */
 int probe_links_add(struct bpf_link ***links, size_t *n, struct bpf_link *link);
 
+struct bpf_program;
+struct perf_event_attr;
+/* Opens a perf event of attr on each CPU whose flag is set in cpus[ncpus] (cpus NULL: every
+ * online CPU) and attaches prog to it, appending the links (they own the perf fds) to *links of
+ * *n. Attached if any CPU did: 0, else -errno of the last failure. */
+int probe_attach_cpu_events(struct bpf_program *prog, struct perf_event_attr *attr,
+			    const uint8_t *cpus, int ncpus, struct bpf_link ***links, size_t *n);
+
 /* Fills o with the defaults: oncpu at 99 Hz on all CPUs, kernel and user stacks, offcpu blocks
  * of 1 ms and more in any state, no targets. */
 void probe_opts__init(struct probe_opts *o);

@@ -17,14 +17,16 @@
 #define TASK_DEAD 0x80
 
 const volatile __u64 longsys_ns = 10000000;
+const volatile bool longsys_on = true;	      /* the system call hooks run */
 const volatile bool swapin_delayacct = false; /* delays->swapin_delay is kept (delayacct on) */
+const volatile bool swapin_faults = false;    /* swap-in from major faults (no delayacct) */
 const volatile bool follow_children = false;  /* new processes of target pids become targets */
 
 /* Off-CPU states remembered at switch-out, closed at wakeup. */
 enum { OFF_NONE, OFF_SLEEP, OFF_BLOCK, OFF_IOWAIT };
 
 #define PENDING 8		/* distinct histogram buckets a task keeps between flushes */
-#define FLUSH_NS 100000000ull	/* a task's pending delays reach the maps within 100 ms */
+#define FLUSH_HZ 10		/* a task's pending delays reach the maps within 100 ms */
 
 struct pending {
 	__u16 sli, bucket;
@@ -37,14 +39,17 @@ struct tstate {
 	__u32 count[GT_SLI_MAX];
 	struct pending pend[PENDING];
 	__u32 npend;
-	__u64 flush_ts;
+	__u64 flush_jiffies;
 	__u64 wait_ts;	   /* became runnable (wakeup, preemption), not yet on CPU */
 	__u64 off_ts;	   /* switched out asleep */
 	__u64 rundelay;	   /* sched_info.run_delay at the last switch-out */
 	__u64 swapin;	   /* delays->swapin_delay at the last switch-out */
-	__u64 sys_ts;	   /* current system call entry */
+	__u64 sys_ts;	   /* entry of the system call it left the CPU in (see sys_slot) */
+	__u64 sys_jiffies;
 	__u64 reclaim_ts;  /* direct or memcg reclaim entry */
 	__u64 compact_ts;  /* compaction entry */
+	__u64 fault_ts;	   /* page fault entry (swapin_faults) */
+	__u64 fault_addr;
 	__u32 off_kind;	   /* OFF_* of off_ts */
 	__u32 seen;	   /* rundelay and swapin hold a baseline */
 };
@@ -94,6 +99,55 @@ struct {
 	__type(key, __u32);
 	__type(value, struct gt_sli_counters);
 } gt_sli_counters SEC(".maps");
+
+/* The system call in flight on each CPU: its thread and entry time. sched_switch parks it in
+ * the thread's state when the thread leaves the CPU and brings it back when it returns, so
+ * sys_enter and sys_exit, which run on every system call of the machine, touch no task storage
+ * and no hash map (a per-CPU array lookup is inlined), and read the clock once per call. */
+struct sys_slot {
+	__u64 ts;
+	__u64 jiffies;
+	__u32 tid;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sys_slot);
+} gt_sli_sys SEC(".maps");
+
+/* The kernel's tick rate, from its config (0 when libbpf cannot find it): a system call that
+ * did not span enough jiffies cannot be long, and its exit needs no clock read. */
+extern unsigned int CONFIG_HZ __kconfig __weak;
+
+/* Now, for the scheduler's programs: the clock of task t's run queue (sched_clock, ns), which
+ * the scheduler updated just before its tracepoints fire. It is the clock /proc/PID/schedstat's
+ * run_delay is kept with, and cheaper than reading a clock again in the scheduler's hot path.
+ * Kernels without group scheduling (no cfs_rq->rq) use the ktime clock instead: one clock per
+ * kernel, never a mix. 0 when the run queue cannot be read. */
+static __always_inline __u64 sched_now(struct task_struct *t)
+{
+	if (bpf_core_field_exists(struct cfs_rq, rq))
+		return t->se.cfs_rq->rq->clock;
+	return bpf_ktime_get_ns();
+}
+
+static __always_inline struct sys_slot *sys_slot(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&gt_sli_sys, &zero);
+}
+
+/* task_passes with direct BTF loads when no target is set (every task but galatop's own):
+ * the common case, in the scheduler's hot path, without a probe read. */
+static __always_inline bool sli_passes(struct task_struct *t)
+{
+	if (!targets_any())
+		return !exclude_tgid || t->tgid != exclude_tgid;
+	return task_passes(t);
+}
 
 static __always_inline struct gt_sli_counters *counters(void)
 {
@@ -191,13 +245,13 @@ static __always_inline void charge(__u32 tid, __u32 tgid, __u64 cgroup_id, const
 }
 
 /* Moves task t's pending delays into the maps. */
-static __always_inline void flush(struct task_struct *t, struct tstate *s, __u64 now)
+static __always_inline void flush(struct task_struct *t, struct tstate *s)
 {
 	struct gt_sli_counters *c = counters();
 	__u32 tgid = t->tgid, events = 0;
 	struct gt_sli_thread *th;
 
-	s->flush_ts = now;
+	s->flush_jiffies = bpf_jiffies64();
 	th = thread_of(t->pid, tgid, t->comm);
 	if (!th) {
 		/* Kept for the next flush; only what overflows the pending buckets is lost. */
@@ -226,10 +280,10 @@ static __always_inline void flush(struct task_struct *t, struct tstate *s, __u64
 }
 
 /* Adds one delay of ns to task t's pending delays: the maps are updated at most every
- * FLUSH_NS per task (and at its exit), not at every event, which the scheduler's hot path
- * could not afford. */
+ * 1/FLUSH_HZ s per task (and at its exit), not at every event, which the scheduler's hot path
+ * could not afford. The jiffies time it: the callers' clocks differ (rq_clock, ktime). */
 static __always_inline void charge_task(struct task_struct *t, struct tstate *s, __u32 sli,
-					__u64 ns, __u64 now)
+					__u64 ns)
 {
 	__u32 bucket = hist_bucket(ns), i;
 
@@ -247,7 +301,7 @@ static __always_inline void charge_task(struct task_struct *t, struct tstate *s,
 	}
 	if (i >= s->npend) {
 		if (s->npend >= PENDING)
-			flush(t, s, now); /* room for this one; totals go along */
+			flush(t, s); /* room for this one; totals go along */
 		i = s->npend;
 		if (i >= PENDING) {
 			struct gt_sli_counters *c = counters();
@@ -261,8 +315,8 @@ static __always_inline void charge_task(struct task_struct *t, struct tstate *s,
 			s->npend = i + 1;
 		}
 	}
-	if (now - s->flush_ts >= FLUSH_NS)
-		flush(t, s, now);
+	if ((bpf_jiffies64() - s->flush_jiffies) * FLUSH_HZ >= (CONFIG_HZ ?: 100))
+		flush(t, s);
 }
 
 static __always_inline struct tstate *state_of(struct task_struct *t)
@@ -280,16 +334,19 @@ static __always_inline __u32 off_sli(__u32 kind)
 /* A woken task: its sleep ends and its wait for a CPU begins. */
 static __always_inline void on_wakeup(struct task_struct *p)
 {
-	__u64 now = bpf_ktime_get_ns();
 	struct tstate *s;
+	__u64 now;
 
-	if (!p->pid || !task_passes(p))
+	if (!p->pid || !sli_passes(p))
+		return;
+	now = sched_now(p); /* the run queue it was put on */
+	if (!now)
 		return;
 	s = state_of(p);
 	if (!s)
 		return;
 	if (s->off_ts) {
-		charge_task(p, s, off_sli(s->off_kind), now - s->off_ts, now);
+		charge_task(p, s, off_sli(s->off_kind), now - s->off_ts);
 		s->off_ts = 0;
 	}
 	s->wait_ts = now;
@@ -313,15 +370,27 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(gt_sli_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
-	__u64 now = bpf_ktime_get_ns();
+	__u64 now = sched_now(prev->pid ? prev : next); /* the idle task has no cfs_rq */
+	struct sys_slot *c = longsys_on ? sys_slot() : NULL;
 	struct tstate *s;
 
+	if (!now)
+		return 0;
+
 	/* Switch-out of prev (not its last one: its exit flushed what it had). */
-	if (prev->pid && !(prev_state & TASK_DEAD) && task_passes(prev)) {
+	if (prev->pid && !(prev_state & TASK_DEAD) && sli_passes(prev)) {
 		s = state_of(prev);
 		if (s) {
 			__u64 rd = prev->sched_info.run_delay;
 			__u64 sw = 0;
+
+			if (c && c->tid == prev->pid) { /* leaves in a system call: park it */
+				s->sys_ts = c->ts;
+				s->sys_jiffies = c->jiffies;
+				c->tid = 0;
+			} else {
+				s->sys_ts = 0;
+			}
 
 			if (swapin_delayacct) {
 				struct task_delay_info *d = prev->delays;
@@ -331,9 +400,9 @@ int BPF_PROG(gt_sli_switch, bool preempt, struct task_struct *prev, struct task_
 			}
 			if (s->seen) {
 				if (rd > s->rundelay)
-					charge_task(prev, s, GT_SLI_CPU_RUNDELAY, rd - s->rundelay, now);
+					charge_task(prev, s, GT_SLI_CPU_RUNDELAY, rd - s->rundelay);
 				if (sw > s->swapin)
-					charge_task(prev, s, GT_SLI_MEM_SWAPIN, sw - s->swapin, now);
+					charge_task(prev, s, GT_SLI_MEM_SWAPIN, sw - s->swapin);
 			}
 			s->rundelay = rd;
 			s->swapin = sw;
@@ -357,13 +426,19 @@ int BPF_PROG(gt_sli_switch, bool preempt, struct task_struct *prev, struct task_
 	/* Switch-in of next: its wait for a CPU ends. A sleep still open missed its wakeup (the
 	 * wakeup program found the task storage busy: it ran nested in another program on that
 	 * CPU); it is closed here, its wait for the CPU included. */
-	if (next->pid && task_passes(next)) {
+	if (next->pid && sli_passes(next)) {
 		s = bpf_task_storage_get(&gt_sli_state, next, NULL, 0);
 		if (s) {
+			if (c && s->sys_ts) { /* back in its system call */
+				c->ts = s->sys_ts;
+				c->jiffies = s->sys_jiffies;
+				c->tid = next->pid;
+				s->sys_ts = 0;
+			}
 			if (s->wait_ts)
-				charge_task(next, s, GT_SLI_CPU_WAIT, now - s->wait_ts, now);
+				charge_task(next, s, GT_SLI_CPU_WAIT, now - s->wait_ts);
 			else if (s->off_ts)
-				charge_task(next, s, off_sli(s->off_kind), now - s->off_ts, now);
+				charge_task(next, s, off_sli(s->off_kind), now - s->off_ts);
 			s->wait_ts = 0;
 			s->off_ts = 0;
 		}
@@ -371,34 +446,46 @@ int BPF_PROG(gt_sli_switch, bool preempt, struct task_struct *prev, struct task_
 	return 0;
 }
 
+/* System call entry: every call of the machine passes here, so it only notes the thread, the
+ * jiffies and the clock in this CPU's slot; targets are checked at exit, for long calls only. */
 SEC("tp_btf/sys_enter")
 int BPF_PROG(gt_sli_sys_enter, struct pt_regs *regs, long id)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
-	struct tstate *s;
+	struct sys_slot *c = sys_slot();
 
-	if (!task_passes(t))
+	if (!c)
 		return 0;
-	s = state_of(t);
-	if (s)
-		s->sys_ts = bpf_ktime_get_ns();
+	c->tid = (__u32)bpf_get_current_pid_tgid();
+	c->jiffies = bpf_jiffies64();
+	c->ts = bpf_ktime_get_ns();
 	return 0;
 }
 
+/* System call exit: a call that spanned fewer jiffies than longsys_ns (with two ticks to spare
+ * for the tick's own lag) returns without reading the clock. */
 SEC("tp_btf/sys_exit")
 int BPF_PROG(gt_sli_sys_exit, struct pt_regs *regs, long ret)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
-	struct tstate *s = bpf_task_storage_get(&gt_sli_state, t, NULL, 0);
+	struct sys_slot *c = sys_slot();
+	struct task_struct *t;
+	struct tstate *s;
 	__u64 now, d;
 
-	if (!s || !s->sys_ts)
+	if (!c || c->tid != (__u32)bpf_get_current_pid_tgid())
+		return 0;
+	c->tid = 0;
+	if (CONFIG_HZ && (bpf_jiffies64() - c->jiffies + 2) * 1000000000ull < longsys_ns * CONFIG_HZ)
 		return 0;
 	now = bpf_ktime_get_ns();
-	d = now - s->sys_ts;
-	s->sys_ts = 0;
-	if (d >= longsys_ns)
-		charge_task(t, s, GT_SLI_CPU_LONGSYS, d, now);
+	d = now - c->ts;
+	if (d < longsys_ns)
+		return 0;
+	t = bpf_get_current_task_btf();
+	if (!sli_passes(t))
+		return 0;
+	s = state_of(t);
+	if (s)
+		charge_task(t, s, GT_SLI_CPU_LONGSYS, d);
 	return 0;
 }
 
@@ -431,7 +518,7 @@ static __always_inline void span_end(int which)
 	if (*ts) {
 		__u64 now = bpf_ktime_get_ns();
 
-		charge_task(t, s, which, now - *ts, now);
+		charge_task(t, s, which, now - *ts);
 	}
 	*ts = 0;
 }
@@ -475,6 +562,79 @@ SEC("tp_btf/mm_compaction_end")
 int gt_sli_compact_end(__u64 *ctx)
 {
 	span_end(GT_SLI_MEM_COMPACT);
+	return 0;
+}
+
+/* Swap-in without delay accounting: a page fault's entry starts the clock; the fault's end,
+ * when it was major (the perf event PERF_COUNT_SW_PAGE_FAULTS_MAJ, counted as the fault
+ * completes), on anonymous or tmpfs memory (where a major fault means a read from swap or
+ * zswap), charges it. Faults of the kernel on user addresses (a read() into a swapped-out
+ * buffer) count too; faults of get_user_pages raise no perf event and are missed. Faults
+ * are not nested: the entry of each is kept until the next. */
+static __always_inline void fault_begin(unsigned long address)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct tstate *s;
+
+	if (!swapin_faults || !t->mm || !sli_passes(t))
+		return;
+	s = state_of(t);
+	if (!s)
+		return;
+	s->fault_ts = bpf_ktime_get_ns();
+	s->fault_addr = address;
+}
+
+SEC("tp_btf/page_fault_user")
+int BPF_PROG(gt_sli_fault_user, unsigned long address)
+{
+	fault_begin(address);
+	return 0;
+}
+
+/* The kernel's faults on user memory, except those with page faults disabled: the no-fault
+ * copies of BPF programs and perf reading a task's user stack (it may be swapped out) raise
+ * them, give up at once, and would otherwise hide the entry of the fault in progress. */
+SEC("tp_btf/page_fault_kernel")
+int BPF_PROG(gt_sli_fault_kernel, unsigned long address)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+
+	if ((long)address < 0 || t->pagefault_disabled)
+		return 0;
+	fault_begin(address);
+	return 0;
+}
+
+#define TMPFS_MAGIC 0x01021994
+
+/* bpf_find_vma's callback: whether the faulting address lies in anonymous or tmpfs memory. */
+static long swap_backed(struct task_struct *t, struct vm_area_struct *vma, void *data)
+{
+	struct file *f = vma->vm_file;
+
+	*(bool *)data = !f || f->f_inode->i_sb->s_magic == TMPFS_MAGIC;
+	return 0;
+}
+
+SEC("perf_event")
+int gt_sli_majfault(struct bpf_perf_event_data *ctx)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct tstate *s = bpf_task_storage_get(&gt_sli_state, t, NULL, 0);
+	__u64 addr = ctx->addr, ts;
+	bool swap = false;
+
+	if (!s || !s->fault_ts)
+		return 0;
+	ts = s->fault_ts;
+	s->fault_ts = 0;
+	if ((s->fault_addr ^ addr) >> 12) /* not the fault whose entry was seen */
+		return 0;
+	if (bpf_find_vma(t, addr, swap_backed, &swap, 0) || !swap) {
+		return 0;
+	}
+	charge_task(t, s, GT_SLI_MEM_SWAPIN, bpf_ktime_get_ns() - ts);
 	return 0;
 }
 
@@ -540,7 +700,7 @@ int BPF_PROG(gt_sli_exit, struct task_struct *p)
 	struct gt_sli_thread *th;
 
 	if (s)
-		flush(p, s, bpf_ktime_get_ns());
+		flush(p, s);
 	th = bpf_map_lookup_elem(&gt_sli_threads, &tid);
 	if (th)
 		th->dead = 1;

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <linux/perf_event.h>
+
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -20,6 +22,7 @@
 #include "targets.h"
 
 #define DELAYACCT_SYSCTL "/proc/sys/kernel/task_delayacct"
+#define SWAPIN_ENV "GALATOP_SLI_SWAPIN" /* "faults": the fallback even with delay accounting */
 #define PID_HEADROOM 4096 /* room in the pid set for pids added at run time */
 #define BATCH 1024
 
@@ -29,7 +32,9 @@ struct sli_probes {
 	size_t nlinks;
 	unsigned have;	     /* 1 << GT_SLI_* that run */
 	int delayacct_saved; /* the sysctl's value before galatop changed it, -1 if unchanged */
-	bool delayacct;	     /* swap-in delays are measured */
+	bool delayacct;	     /* swap-in delays come from delay accounting */
+	bool swapin_faults;  /* ... or from major faults on swap-backed memory */
+	bool swapin_forced;  /* the faults by SWAPIN_ENV */
 	struct hmap *threads; /* tid -> struct gt_sli_thread, as last read */
 	struct hmap *buckets; /* struct gt_sli_hkey -> count as last read (in the pointer) */
 	char warnings[1024];
@@ -124,20 +129,60 @@ static size_t hooks_of(struct gt_sli *s, struct bpf_program **progs, struct hook
 
 #define MAX_HOOKS 24
 
-static void setup_delayacct(struct sli_probes *p, bool want)
+/* Where mem_swapin will come from: delay accounting when it is on or galatop may turn it on
+ * (want), else (or with GALATOP_SLI_SWAPIN=faults) major faults, p->swapin_faults. */
+static void setup_swapin(struct sli_probes *p, bool want)
 {
-	int cur = read_sysctl(DELAYACCT_SYSCTL);
+	const char *env = getenv(SWAPIN_ENV);
+	int cur;
 
 	p->delayacct_saved = -1;
+	if (env && !strcmp(env, "faults")) {
+		p->swapin_faults = p->swapin_forced = true;
+		return;
+	}
+	cur = read_sysctl(DELAYACCT_SYSCTL);
 	if (cur > 0) {
 		p->delayacct = true;
 	} else if (cur == 0 && want && write_sysctl(DELAYACCT_SYSCTL, 1) == 0) {
 		p->delayacct = true;
 		p->delayacct_saved = 0;
 	} else {
-		warn(p, "mem_swapin: not measured: delay accounting (%s) is %s", DELAYACCT_SYSCTL,
-		     cur < 0 ? "missing" : "off");
+		p->swapin_faults = true;
 	}
+}
+
+/* The fallback's hooks: page fault entries (tracepoints) and major fault ends (a software perf
+ * event on every CPU, each fault counted). false, with a warning, when one is missing. */
+static bool attach_swapin_faults(struct sli_probes *p)
+{
+	struct perf_event_attr attr = {
+	    .type = PERF_TYPE_SOFTWARE,
+	    .config = PERF_COUNT_SW_PAGE_FAULTS_MAJ,
+	    .size = sizeof(attr),
+	    .sample_period = 1,
+	};
+	struct bpf_program *tps[] = { p->skel->progs.gt_sli_fault_user,
+				      p->skel->progs.gt_sli_fault_kernel };
+	int ret;
+
+	for (size_t i = 0; i < sizeof(tps) / sizeof(tps[0]); i++) {
+		struct bpf_link *l = bpf_program__attach(tps[i]);
+
+		if (!l || probe_links_add(&p->links, &p->nlinks, l)) {
+			warn(p, "mem_swapin: not measured: cannot attach %s: %s",
+			     bpf_program__name(tps[i]), strerror(errno));
+			return false;
+		}
+	}
+	ret = probe_attach_cpu_events(p->skel->progs.gt_sli_majfault, &attr, NULL, 0, &p->links,
+				      &p->nlinks);
+	if (ret) {
+		warn(p, "mem_swapin: not measured: cannot count major page faults: %s",
+		     strerror(-ret));
+		return false;
+	}
+	return true;
 }
 
 struct sli_probes *sli_probes__open(const struct probe_opts *o, unsigned want,
@@ -164,7 +209,7 @@ struct sli_probes *sli_probes__open(const struct probe_opts *o, unsigned want,
 	}
 	want = want ? want & ((1u << GT_SLI_MAX) - 1) : (1u << GT_SLI_MAX) - 1;
 	if (want & 1u << GT_SLI_MEM_SWAPIN)
-		setup_delayacct(p, delayacct);
+		setup_swapin(p, delayacct);
 	p->skel = gt_sli__open();
 	if (!p->skel) {
 		snprintf(err, errlen, "cannot open the SLI probes: %s", strerror(errno));
@@ -172,7 +217,9 @@ struct sli_probes *sli_probes__open(const struct probe_opts *o, unsigned want,
 	}
 	TARGETS_SET_RODATA(p->skel->rodata, o);
 	p->skel->rodata->longsys_ns = longsys_ns ? longsys_ns : 10000000;
+	p->skel->rodata->longsys_on = want & 1u << GT_SLI_CPU_LONGSYS;
 	p->skel->rodata->swapin_delayacct = p->delayacct;
+	p->skel->rodata->swapin_faults = p->swapin_faults;
 	p->skel->rodata->follow_children = o->follow_children;
 	btf = btf__load_vmlinux_btf();
 	n = hooks_of(p->skel, progs, hooks);
@@ -184,6 +231,16 @@ struct sli_probes *sli_probes__open(const struct probe_opts *o, unsigned want,
 			ret = bpf_program__set_autoload(progs[i], false);
 			warn(p, "%s: the kernel has no tracepoint %s", hooks[i].tp, hooks[i].tp);
 		}
+	if (p->swapin_faults && !have_tp(btf, "page_fault_user")) {
+		warn(p, "mem_swapin: not measured: delay accounting is off and the kernel has no "
+			"tracepoint page_fault_user");
+		p->swapin_faults = false;
+	}
+	if (!p->swapin_faults) {
+		ret = ret ?: bpf_program__set_autoload(p->skel->progs.gt_sli_fault_user, false);
+		ret = ret ?: bpf_program__set_autoload(p->skel->progs.gt_sli_fault_kernel, false);
+		ret = ret ?: bpf_program__set_autoload(p->skel->progs.gt_sli_majfault, false);
+	}
 	btf__free(btf);
 	ret = ret ?: targets_size(p->skel->obj, o, targets_pid_filter(o) ? PID_HEADROOM : 0);
 	ret = ret ?: gt_sli__load(p->skel);
@@ -210,8 +267,9 @@ struct sli_probes *sli_probes__open(const struct probe_opts *o, unsigned want,
 			goto fail;
 		}
 	}
-	/* Swap-in delays exist only with delay accounting. */
-	if (!p->delayacct)
+	if (p->swapin_faults && (p->have & 1u << GT_SLI_MEM_SWAPIN))
+		p->swapin_faults = attach_swapin_faults(p);
+	if (!p->delayacct && !p->swapin_faults)
 		p->have &= ~(1u << GT_SLI_MEM_SWAPIN);
 	if (!p->have) {
 		snprintf(err, errlen, "no SLI probe could start: %.*s",
@@ -236,6 +294,9 @@ unsigned sli_probes__have(const struct sli_probes *p)
 
 const char *sli_probes__swapin_source(const struct sli_probes *p)
 {
+	if (p->swapin_faults)
+		return p->swapin_forced ? "major faults on swap (" SWAPIN_ENV "=faults)"
+					: "major faults on swap (delay accounting off)";
 	if (!p->delayacct)
 		return NULL;
 	return p->delayacct_saved == 0 ? "delayacct (turned on by galatop)" : "delayacct";

@@ -24,8 +24,9 @@ struct sli_read_ops {
 /* Loads and attaches the SLI probes for the targets of o (NULL: every task), those of the SLIs
  * in want (1 << GT_SLI_*; 0: all); system calls of at least longsys_ns count as cpu_longsys (0:
  * 10 ms). With delayacct, kernel.task_delayacct is turned on for the run if it is off and
- * mem_swapin is wanted. A hook the kernel lacks leaves a
- * line in sli_probes__warnings() and its SLIs missing. NULL only when nothing could attach, with
+ * mem_swapin is wanted; without delay accounting (or with GALATOP_SLI_SWAPIN=faults in the
+ * environment) mem_swapin comes from major faults on swap-backed memory. A hook the kernel
+ * lacks leaves a line in sli_probes__warnings() and its SLIs missing. NULL only when nothing could attach, with
  * a one-line reason in err. Caller frees with sli_probes__free(). */
 struct sli_probes *sli_probes__open(const struct probe_opts *o, unsigned want,
 				    uint64_t longsys_ns, bool delayacct, char *err, size_t errlen);
@@ -33,8 +34,8 @@ struct sli_probes *sli_probes__open(const struct probe_opts *o, unsigned want,
 const char *sli_probes__warnings(const struct sli_probes *p);
 /* Bit (1 << GT_SLI_*) set for each SLI whose hooks run. */
 unsigned sli_probes__have(const struct sli_probes *p);
-/* Where mem_swapin comes from: "delayacct (turned on by galatop)", "delayacct", or NULL when
- * it is not measured. */
+/* Where mem_swapin comes from: "delayacct (turned on by galatop)", "delayacct", "major faults
+ * on swap (...why...)", or NULL when it is not measured. Owned by p. */
 const char *sli_probes__swapin_source(const struct sli_probes *p);
 /* Reads what grew since the last call (the first call reports everything since attach). Threads
  * that exited and processes that are gone are dropped from the kernel maps after this read.

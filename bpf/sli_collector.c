@@ -518,7 +518,7 @@ struct sli_collector *sli_collector__new(struct ident_cache *ic, const struct sl
 	c->s->have = sli_probes__have(c->probes);
 	c->s->longsys_ns = o->longsys_ns ? o->longsys_ns : 10000000;
 	swap = sli_probes__swapin_source(c->probes);
-	snprintf(notes, sizeof(notes), "mem_swapin: %s", swap ? swap : "not measured (delay accounting off)");
+	snprintf(notes, sizeof(notes), "mem_swapin: %s", swap ? swap : "not measured (no delay accounting, no page fault hooks)");
 	sli__set_notes(c->s, notes);
 	if (c->target.on) {
 		struct sli_group *g = group(c, c->target.id, c->target.id + 7, SLI_G_CGROUP,

@@ -15,6 +15,7 @@
 #include "record_trigger.h"
 #include "session.h"
 #include "bpf/collector.h"
+#include "bpf/drain.h"
 #include "bpf/probes.h"
 #include "export/folded.h"
 #include "bpf/l7.h"
@@ -880,7 +881,7 @@ int cmd_record(int argc, char **argv)
 			next_period += o.period;
 		}
 	}
-	session_poll(&s, 0);
+	session_poll(&s, DRAIN_ALL);
 	session_poll_report(&s);
 	if (s.hist && history_finish(s.hist, &s, clock_mono_s())) {
 		cli_error("out of memory keeping the history");

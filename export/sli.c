@@ -203,7 +203,7 @@ int sli_prom_write(FILE *f, const struct sli *s)
 		if (!(s->have & 1u << k))
 			continue;
 		snprintf(name, sizeof(name), "galatop_sli_%s_seconds", sli_name(k));
-		snprintf(help, sizeof(help), "%s delays in seconds (%s)", sli_name(k), sli_hook(k));
+		snprintf(help, sizeof(help), "%s delays in seconds (%s)", sli_name(k), sli__hook(s, k));
 		prom_family(f, name, "histogram", help);
 		for (size_t i = 0; i < s->n; i++) {
 			const struct sli_group *g = s->groups[i];

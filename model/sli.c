@@ -51,6 +51,15 @@ const char *sli_hook(enum sli_kind k)
 	return (unsigned)k < SLI_MAX ? hooks[k] : "?";
 }
 
+const char *sli__hook(const struct sli *s, enum sli_kind k)
+{
+	if (k == SLI_MEM_SWAPIN && s && s->notes &&
+	    !strncmp(s->notes, SLI_SWAPIN_FAULTS, strlen(SLI_SWAPIN_FAULTS)))
+		return "page_fault_user/kernel until the end of a major fault (perf) on anonymous "
+		       "or tmpfs memory";
+	return sli_hook(k);
+}
+
 const char *sli_gkind_str(enum sli_gkind k)
 {
 	return (unsigned)k < SLI_G_MAX ? gkinds[k] : "?";

@@ -47,6 +47,8 @@ const char *sli_name(enum sli_kind k);
 int sli_parse_name(const char *s);
 /* One line: the hook an SLI is measured at. */
 const char *sli_hook(enum sli_kind k);
+/* The notes' prefix when mem_swapin comes from major faults rather than delay accounting. */
+#define SLI_SWAPIN_FAULTS "mem_swapin: major faults on swap"
 const char *sli_gkind_str(enum sli_gkind k);
 int sli_parse_gkind(const char *s);
 /* "cpu_some", "cpu_full", "memory_some", ... */
@@ -99,6 +101,8 @@ void sli__free(struct sli *s);
 struct sli_group *sli__group(struct sli *s, const char *id, const char *name, enum sli_gkind kind);
 /* The group with key id or NULL. */
 struct sli_group *sli__find(const struct sli *s, const char *id);
+/* The hook of SLI k in s: sli_hook(k), but for mem_swapin the source the notes name. */
+const char *sli__hook(const struct sli *s, enum sli_kind k);
 /* Sets the coverage notes (copied; NULL clears). 0 or -ENOMEM. */
 int sli__set_notes(struct sli *s, const char *notes);
 

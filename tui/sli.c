@@ -378,7 +378,7 @@ static void draw_group(struct sli_pane *p, struct tui_app *a, const struct sli *
 		snprintf(rate, sizeof(rate), "%.0f", s->dt > 0 ? (double)g->d_count[k] / s->dt : 0);
 		if (have)
 			tui_printf(w, a->cols, "%s %-13s %7s %8s %8s %8s %8s %12s  %s", sel ? ">" : " ",
-				   sli_name(k), pct, rate, a1, a2, a3, a4, sli_hook(k));
+				   sli_name(k), pct, rate, a1, a2, a3, a4, sli__hook(s, k));
 		else
 			tui_printf(w, a->cols, "  %-13s %7s  %s", sli_name(k), "-",
 				   k == SLI_MEM_SWAPIN && s->notes ? s->notes

@@ -3,44 +3,66 @@
 # a pipe on one CPU: two context switches, two wakeups and four system calls per message) with
 # the probes off, on, and on without the system call hooks (--longsys off), alternating so that
 # drift cancels out; galatop's own CPU meanwhile; the off-CPU stack probe as a reference.
-# Needs root and perf.
+# Two figures per run: messages per second of wall time (what perf prints; it drops whenever
+# another process shares the CPU) and CPU time per message (the bench's user + system time,
+# which sharing the CPU changes much less); medians of the runs. Needs root and perf.
 [ "$(id -u)" = 0 ] || { echo "sli: skipped (needs root)"; exit 0; }
 command -v perf >/dev/null 2>&1 || { echo "sli: skipped (perf is missing)"; exit 0; }
 T=$BENCH_TMP
 LOOPS=${BENCH_SLI_LOOPS:-100000}
+RUNS=${BENCH_SLI_RUNS:-5}
 cpu=$(($(nproc) - 1))
 hz=$(getconf CLK_TCK)
 cpu_of() { awk -v hz="$hz" '{ sub(/.*\) /, ""); print ($12 + $13) / hz }' "/proc/$1/stat"; }
-pipe() { taskset -c "$cpu" perf bench sched pipe -l "$LOOPS" 2>/dev/null | awk '/ops\/sec/ { print $1 }'; }
-# under ARGS...: ops/sec while `galatop record ARGS` runs (after its start-up); its CPU % to fd 3.
+# pipe: "OPS_PER_S CPU_NS_PER_MESSAGE" of one run (the CPU time of perf and its workers, which
+# the shell collected when it waited for them).
+pipe() {
+	sh -c 'taskset -c "$1" perf bench sched pipe -l "$2" 2>/dev/null | awk "/ops\/sec/ { printf \"%s \", \$1 }"
+		awk -v hz="$3" -v l="$2" "{ sub(/.*\) /, \"\"); printf \"%.0f\n\", (\$14 + \$15) / hz * 1e9 / l }" /proc/$$/stat' \
+		sh "$cpu" "$LOOPS" "$hz"
+}
+# under ARGS...: pipe while `galatop record ARGS` runs (after its start-up, which it announces
+# with "Ctrl-C to stop": a SIGINT before that is not a stop request); its CPU % to fd 3.
 under() {
-	"$GALATOP_OPT" record "$@" 2>/dev/null &
+	"$GALATOP_OPT" record "$@" 2>"$T/sli-err.txt" &
 	g=$!
-	sleep 1.5
+	i=0; while [ $i -lt 300 ] && ! grep -q 'Ctrl-C' "$T/sli-err.txt"; do sleep 0.1; i=$((i + 1)); done
+	sleep 0.5
 	c0=$(cpu_of $g); t0=$(date +%s.%N)
 	pipe
 	c1=$(cpu_of $g); t1=$(date +%s.%N)
 	echo "$c0 $c1 $t0 $t1" | awk '{ printf "%.2f\n", 100 * ($2 - $1) / ($4 - $3) }' >&3
 	kill -INT $g; wait $g
 }
-off=""; on=""; nosys=""
 exec 3>"$T/sli-own.txt"
-for k in 1 2 3 4; do
-	off="$off $(pipe)"
-	on="$on $(under --type sli -o "$T/sli.json")"
-	nosys="$nosys $(under --type sli --longsys off -o "$T/sli.json" 3>/dev/null)"
+: >"$T/sli-runs.txt"
+for k in $(seq "$RUNS"); do
+	echo "off $(pipe)" >>"$T/sli-runs.txt"
+	echo "on $(under --type sli -o "$T/sli.json")" >>"$T/sli-runs.txt"
+	echo "nosys $(under --type sli --longsys off -o "$T/sli.json" 3>/dev/null)" >>"$T/sli-runs.txt"
 done
-offcpu=$(under --type offcpu -o "$T/off.folded" 3>/dev/null)
+echo "offcpu $(under --type offcpu -o "$T/off.folded" 3>/dev/null)" >>"$T/sli-runs.txt"
 exec 3>&-
-own=$(awk '{ s += $1; n++ } END { printf "%.2f", s / n }' "$T/sli-own.txt")
-echo "$off | $on | $nosys | $offcpu" | awk -v own="$own" -v loops="$LOOPS" '
-	function mean(from, to,   i, s) { s = 0; for (i = from; i < to; i++) s += $i; return s / (to - from) }
-	{
-		for (i = 1; $i != "|"; i++) { if (!lo || $i < lo) lo = $i; if ($i > hi) hi = $i }
-		a = mean(1, i); j = i + 1
-		for (i = j; $i != "|"; i++); w = mean(j, i); j = i + 1
-		for (i = j; $i != "|"; i++); ns = mean(j, i); oc = $(i + 1)
-		printf "perf bench sched pipe -l %d on one CPU, 4 runs each, alternating: %.0f ops/s with the SLI probes off, %.0f with them on (loss %.1f%%, target <= 5%%), %.0f on without the system call hooks (--longsys off: loss %.1f%%); runs off vary by %.1f%% here\n", loops, a, w, 100 * (a - w) / a, ns, 100 * (a - ns) / a, 100 * (hi - lo) / lo
-		printf "for reference, the off-CPU stack probe (--type offcpu): %.0f ops/s (loss %.1f%%)\n", oc, 100 * (a - oc) / a
-		printf "galatop record --type sli own CPU during the runs: %s%% of one core\n", own
-	}'
+own=$(sort -n "$T/sli-own.txt" | awk '{ v[NR] = $1 } END { printf "%.2f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+# median KIND FIELD: the median of FIELD (2: ops/s, 3: CPU ns per message) over the runs of KIND.
+median() {
+	awk -v k="$1" -v f="$2" '$1 == k && $f != "" { print $f }' "$T/sli-runs.txt" | sort -n |
+		awk '{ v[NR] = $1 } END { if (NR) printf "%.0f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+spread() { # KIND FIELD: (max - min) / min of the runs, in %
+	awk -v k="$1" -v f="$2" '$1 == k && $f != "" { if (!n++ || $f < lo) lo = $f; if ($f > hi) hi = $f }
+		END { if (lo) printf "%.0f", 100 * (hi - lo) / lo }' "$T/sli-runs.txt"
+}
+a=$(median off 2); w=$(median on 2); ns=$(median nosys 2); oc=$(median offcpu 2)
+ca=$(median off 3); cw=$(median on 3); cn=$(median nosys 3); co=$(median offcpu 3)
+awk -v a="$a" -v w="$w" -v ns="$ns" -v oc="$oc" -v ca="$ca" -v cw="$cw" -v cn="$cn" -v co="$co" \
+	-v so="$(spread off 2)" -v sc="$(spread off 3)" -v own="$own" -v loops="$LOOPS" -v runs="$RUNS" 'BEGIN {
+	printf "perf bench sched pipe -l %d on one CPU, %d runs each, alternating, medians:\n", loops, runs
+	printf "  %-34s %9s %6s   %12s %6s\n", "", "msgs/s", "loss", "CPU ns/msg", "cost"
+	printf "  %-34s %9.0f %6s   %12.0f %6s\n", "SLI probes off", a, "", ca, ""
+	printf "  %-34s %9.0f %5.1f%%   %12.0f %5.1f%%\n", "SLI probes on", w, 100 * (a - w) / a, cw, 100 * (cw - ca) / ca
+	printf "  %-34s %9.0f %5.1f%%   %12.0f %5.1f%%\n", "SLI probes on, --longsys off", ns, 100 * (a - ns) / a, cn, 100 * (cn - ca) / ca
+	printf "  %-34s %9.0f %5.1f%%   %12.0f %5.1f%%\n", "off-CPU stack probe (reference)", oc, 100 * (a - oc) / a, co, 100 * (co - ca) / ca
+	printf "target: loss <= 5%%; runs with the probes off spread by %s%% (msgs/s) and %s%% (CPU ns/msg) here\n", so, sc
+	printf "galatop record --type sli own CPU during the runs: %s%% of one core\n", own
+}'

@@ -3,9 +3,12 @@
  *   sli_work spin SECONDS            busy loop; run_delay_ns from /proc/self/schedstat
  *   sli_work sleep N MS              N sleeps of MS; slept_ns measured around each one
  *   sli_work dio FILE N              N O_DIRECT 4 KiB overwrites of synced blocks; the device's
- *                                    /sys/dev/block stat deltas (ios, ticks_ms, writes, ...)
+ *                                    /sys/dev/block stat deltas (ios, ticks_ms, writes, ...);
+ *                                    the thread's voluntary context switches in the writes (vcsw)
+ *                                    and in its life (vcsw_total)
  *   sli_work pagecache FILE MB SECS  writes then rereads an MB file for SECS (memcg reclaim)
- *   sli_work anon MB SECS            touches MB of anonymous memory for SECS (swap)
+ *   sli_work anon MB SECS            touches MB of anonymous memory for SECS (swap); its major
+ *                                    faults (getrusage)
  * Every mode prints tid= first. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
@@ -90,6 +94,7 @@ static int dio(const char *path, int n)
 {
 	int fd = open(path, O_CREAT | O_RDWR, 0600), dfd;
 	unsigned long long a[17], b[17];
+	struct rusage r0, r1;
 	struct stat st;
 	void *buf;
 	uint64_t t0;
@@ -113,6 +118,7 @@ static int dio(const char *path, int n)
 		fprintf(stderr, "no O_DIRECT or no block device stat for %s\n", path);
 		return 1;
 	}
+	getrusage(RUSAGE_THREAD, &r0);
 	t0 = now_ns();
 	for (int i = 0; i < n; i++)
 		if (pwrite(dfd, buf, 4096, (off_t)i * 4096) != 4096) {
@@ -120,12 +126,14 @@ static int dio(const char *path, int n)
 			return 1;
 		}
 	dev_stat(st.st_dev, b);
+	getrusage(RUSAGE_THREAD, &r1);
 	/* reads, writes, discards completed (0, 4, 11) and their ticks (3, 7, 14); flushes 15, 16. */
 	printf("ios=%llu ticks_ms=%llu writes=%llu write_ticks_ms=%llu flushes=%llu "
-	       "flush_ticks_ms=%llu wall_ns=%llu\n",
+	       "flush_ticks_ms=%llu wall_ns=%llu vcsw=%ld vcsw_total=%ld\n",
 	       (b[0] - a[0]) + (b[4] - a[4]) + (b[11] - a[11]),
 	       (b[3] - a[3]) + (b[7] - a[7]) + (b[14] - a[14]), b[4] - a[4], b[7] - a[7],
-	       b[15] - a[15], b[16] - a[16], (unsigned long long)(now_ns() - t0));
+	       b[15] - a[15], b[16] - a[16], (unsigned long long)(now_ns() - t0),
+	       r1.ru_nvcsw - r0.ru_nvcsw, r1.ru_nvcsw);
 	close(dfd);
 	close(fd);
 	unlink(path);
@@ -166,6 +174,7 @@ static int anon(long mb, double secs)
 	uint64_t end = now_ns() + (uint64_t)(secs * 1e9);
 	size_t len = (size_t)mb << 20;
 	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct rusage ru;
 	long rounds = 0;
 
 	if (p == MAP_FAILED) {
@@ -177,7 +186,8 @@ static int anon(long mb, double secs)
 			p[i] = (char)(p[i] + 1);
 		rounds++;
 	}
-	printf("rounds=%ld\n", rounds);
+	getrusage(RUSAGE_THREAD, &ru);
+	printf("rounds=%ld majflt=%ld\n", rounds, ru.ru_majflt);
 	return 0;
 }
 

@@ -76,13 +76,13 @@ else fail sli_live_threads_drill "$(head -6 "$TMP/screen")"; fi
 
 # s: the snapshot carries the series next to the stacks; `5` shows them again.
 tm send-keys -t sl 5 s C-u "$TMP/live.gtop" Enter
-i=0; while [ $i -lt 50 ] && [ ! -s "$TMP/live.gtop" ]; do sleep 0.1; i=$((i + 1)); done
+wait_file "$TMP/live.gtop" 300 # the ASan build on a loaded machine has taken over 5 s
 "$GALATOP" view --dump --size 160x20 --keys "5" "$TMP/live.gtop" >"$TMP/reopen.txt" 2>&1
 if grep -q "^$row " "$TMP/reopen.txt"; then pass sli_live_snapshot_reopens
 else fail sli_live_snapshot_reopens "$(head -6 "$TMP/reopen.txt")"; fi
 
 tm send-keys -t sl q
-i=0; while [ $i -lt 50 ] && [ ! -s "$TMP/rc" ]; do sleep 0.1; i=$((i + 1)); done
+wait_file "$TMP/rc" 300
 [ "$(cat "$TMP/rc" 2>/dev/null)" = 0 ] && pass sli_live_q_exits_0 || fail sli_live_q_exits_0 "rc=$(cat "$TMP/rc" 2>/dev/null)"
 check sli_live_no_bpf_left no_gt_progs
 check sli_live_delayacct_restored test "$(cat /proc/sys/kernel/task_delayacct 2>/dev/null)" = "$delayacct_before"
@@ -95,5 +95,5 @@ wait_for "samples" 40
 tm send-keys -t sl 5
 if wait_for "$row " 30; then pass sli_live_key5_attaches; else fail sli_live_key5_attaches "$(head -6 "$TMP/screen")"; fi
 tm send-keys -t sl q
-i=0; while [ $i -lt 50 ] && [ ! -s "$TMP/rc" ]; do sleep 0.1; i=$((i + 1)); done
+wait_file "$TMP/rc" 300
 check sli_live_no_bpf_left_after_key5 no_gt_progs
