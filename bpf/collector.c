@@ -734,4 +734,10 @@ void collector__stats(const struct collector *c, struct collector_stats *st)
 	*st = c->stats;
 	for (int i = 0; i < NTYPES; i++)
 		st->folded += c->caps[i].folded;
+	if (c->uw) {
+		struct unwind_stats us;
+
+		unwinder__stats(c->uw, &us);
+		st->unwind_replays = us.replays;
+	}
 }

@@ -37,6 +37,8 @@ struct collector_stats {
 	uint64_t unwind_truncated; /* of those, stopped at the end of the copy: [truncated] */
 	uint64_t unwind_errors;	/* of those, stopped by an unwinding error: [unwind error] */
 	uint64_t unwind_ns;	/* time spent unwinding them */
+	uint64_t unwind_replays;/* of those, replayed from a remembered walk (same registers and
+				 * stack words) */
 	uint64_t folded;	/* stacks folded into [other] by the --max-stacks cap */
 	uint64_t java_stacks;	/* user stacks with Java frames (JIT code) */
 	uint64_t java_cut;	/* of those, whose outermost frame is Java: the walk stopped in

@@ -14,10 +14,12 @@
 #include "model/slices.h"
 #include "model/stack_cap.h"
 #include "session.h"
+#include "record_trigger.h"
 #include "tl_capture.h"
 #include "tui/tui.h"
 #include "util/clock.h"
 #include "util/cpulist.h"
+#include "util/grow.h"
 
 const char cmd_live_help[] =
 	"Usage: sudo galatop [OPTIONS] [-- CMD [ARGS]]\n"
@@ -41,6 +43,8 @@ const char cmd_live_help[] =
 	"  --no-color        attributes only (NO_COLOR is honoured too)\n"
 	"  --ascii           ASCII glyphs only\n"
 	"  --out-dir DIR     where `s` saves snapshots (default: the current directory)\n"
+	"  --trigger EXPR    mark the moments EXPR holds (as `record --trigger`, e.g. 'cpu>80')\n"
+	"                    on the status line, --trigger-cooldown S apart (default 30)\n"
 	"\n"
 	"Every probe and target option of `galatop record` applies: -F, -p, -t, --comm,\n"
 	"--cmdline, --container, --pod, --cpu, --kernel, --user, --no-idle, --min-block,\n"
@@ -95,10 +99,21 @@ struct live {
 	bool single_cpu;      /* --cpu named one CPU: the cycle has no list step */
 	char cpus[64];	      /* what the status line says; "" = every CPU from the start */
 	double cpus_wall, cpus_mono; /* when the set took effect (0: from the start) */
+	struct live_trigger *trig;   /* NULL without --trigger */
 	bool running;	      /* the view's loop drains or updates: its first frame is drawn */
 };
 
 enum { CPU_LIST = -2, CPU_ALL = -1 };
+
+/* --trigger in the live view: the moments the condition held (a cooldown apart) are marked. */
+struct live_trigger {
+	struct trigger_expr e;
+	struct trigger_state st;
+	struct trigger_sampler *sampler;
+	double *moments; /* wall-clock UNIX times */
+	size_t n, cap;
+	char says[384];	 /* the status line's words */
+};
 
 static double cpu_sec(void)
 {
@@ -159,6 +174,47 @@ fail:
 	strtab__free(st);
 }
 
+/* Reads the trigger's metrics; a moment that holds (past the cooldown) is marked. */
+static void live_trigger_step(struct live *l, double now)
+{
+	struct live_trigger *tr = l->trig;
+	char why[64], hms[16];
+	double moment, wall = clock_wall_s();
+	time_t t = (time_t)wall;
+
+	if (!trigger_sampler__holds(tr->sampler, now, why, sizeof(why)) ||
+	    !trigger_state_step(&tr->st, now, true))
+		return;
+	trigger_state_due(&tr->st, now, &moment); /* a mark, not a capture: due at once */
+	if (ARRAY_GROW(tr->moments, tr->cap, tr->n + 1) == 0)
+		tr->moments[tr->n++] = wall;
+	strftime(hms, sizeof(hms), "%H:%M:%S", localtime(&t));
+	snprintf(tr->says, sizeof(tr->says), "trigger %s: %ux, last %s %s", l->s.o->trigger,
+		 tr->st.fired, hms, why);
+}
+
+/* Sets up --trigger's marks (the condition was checked when parsed). 0 or -ENOMEM. */
+static int live_trigger_init(struct live *l)
+{
+	const struct record_opts *o = l->s.o;
+	struct live_trigger *tr;
+	char err[256];
+
+	if (!o->trigger[0])
+		return 0;
+	tr = l->trig = calloc(1, sizeof(*tr));
+	if (!tr)
+		return -ENOMEM;
+	trigger_parse(o->trigger, &tr->e, err, sizeof(err));
+	trigger_state_init(&tr->st, 0, 0, o->trigger_cooldown);
+	tr->sampler = trigger_sampler__new(&tr->e, l->s.pids, &l->s.npids);
+	if (!tr->sampler)
+		return -ENOMEM;
+	trigger_sampler__holds(tr->sampler, clock_mono_s(), NULL, 0); /* the first reading */
+	snprintf(tr->says, sizeof(tr->says), "trigger %s: waiting", o->trigger);
+	return 0;
+}
+
 static bool live_update(void *ctx)
 {
 	struct live *l = ctx;
@@ -197,6 +253,8 @@ static bool live_update(void *ctx)
 	collector__clear(l->s.col);
 	live_renew_frames(l);
 	l->last_update = now;
+	if (l->trig)
+		live_trigger_step(l, now);
 	return true;
 }
 
@@ -248,6 +306,8 @@ static void live_stats(void *ctx, struct tui_stats *out)
 	out->since = l->since;
 	out->cpus = l->cpus[0] ? l->cpus : NULL;
 	out->cpus_since = l->cpus_wall ? l->cpus_wall : l->since;
+	out->trigger = l->trig ? l->trig->says : NULL;
+	out->triggered = l->trig ? l->trig->st.fired : 0;
 	out->hint = session_java_hint(&l->s);
 }
 
@@ -491,6 +551,12 @@ static void live_free(struct live *l)
 	l->l7 = NULL;
 	free(l->cpu_set);
 	free(l->online);
+	if (l->trig) {
+		trigger_sampler__free(l->trig->sampler);
+		free(l->trig->moments);
+		free(l->trig);
+		l->trig = NULL;
+	}
 	l->cpu_set = l->online = NULL;
 	for (int t = 0; t < PTYPE_MAX; t++) {
 		profile__free(l->shown[t]);
@@ -542,6 +608,12 @@ int cmd_live(int argc, char **argv)
 	if (ret) {
 		live_free(&l);
 		return ret;
+	}
+	if (live_trigger_init(&l)) {
+		cli_error("out of memory");
+		live_free(&l);
+		session_close(&l.s, true);
+		return 1;
 	}
 	for (int t = 0; t < PTYPE_MAX; t++) {
 		if ((o.types & probe_of[t]) && live_add_ptype(&l, (enum tui_ptype)t)) {

@@ -14,6 +14,7 @@
 #include "record_trigger.h"
 #include "session.h"
 #include "bpf/collector.h"
+#include "bpf/drain.h"
 #include "bpf/probes.h"
 #include "export/folded.h"
 #include "bpf/l7.h"
@@ -833,7 +834,7 @@ int cmd_record(int argc, char **argv)
 			next_period += o.period;
 		}
 	}
-	session_poll(&s, 0);
+	session_poll(&s, DRAIN_ALL);
 	session_poll_report(&s);
 	session_summary(&s, clock_mono_s() - start);
 	ret |= write_all(&s, o.types, o.period > 0);

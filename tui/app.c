@@ -102,6 +102,13 @@ void app_show(struct tui_app *a, int i)
 		a->active = i;
 }
 
+void app_show_frame(struct tui_app *a, uint32_t name_id)
+{
+	app_match_name(a, name_id);
+	a->jump_name = name_id + 1;
+	app_show(a, VIEW_FLAME);
+}
+
 bool app_show_key(struct tui_app *a, int key)
 {
 	for (int i = 0; i < a->nviews; i++)
@@ -706,6 +713,7 @@ void app_free(struct tui_app *a)
 	if (a->re_ok)
 		regfree(&a->re);
 	free(a->bits);
+	free(a->zoom.v);
 	profile__free(a->owned);
 	profile__free(a->empty);
 	frames__free(a->empty_ft);

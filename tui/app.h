@@ -52,6 +52,12 @@ struct prompt {
 #define TUI_MIN_COLS 40
 #define TUI_MIN_ROWS 10
 
+/* A path of frame ids from the root down. */
+struct tui_path {
+	uint32_t *v;
+	size_t n, cap;
+};
+
 struct tui_app {
 	struct tui_source *src;
 	const struct tui_opts *opts;
@@ -93,6 +99,11 @@ struct tui_app {
 	struct tui_theme theme;
 	enum tui_depth depth;
 	bool hash_colors;	     /* color frames by name hash instead of kind */
+	/* The flame view's zoom (frame ids root-first, the root excluded) and orientation, which
+	 * the chrome, exports and other panes read; and a frame another pane asked it to show. */
+	struct tui_path zoom;
+	bool flame;		     /* root at the bottom (false: icicle) */
+	uint32_t jump_name;	     /* frame name + 1 to select at the next draw; 0 none */
 
 	char msg[256];		     /* one-shot status message */
 	enum tui_role msg_role;
@@ -121,11 +132,6 @@ struct view *top_view_new(void);
 struct view *threads_view_new(void);
 struct view *l7_view_new(void);
 struct view *sli_view_new(void);
-/* Makes the flame view select the heaviest node of frames named name_id (zoom reset). */
-void flame_view_jump(struct view *v, struct tui_app *a, uint32_t name_id);
-/* The flame view's zoom path (root-first frame ids) for exports; *n set to its length. */
-const uint32_t *flame_view_zoom(struct view *v, size_t *n);
-bool flame_view_inverted(struct view *v);
 
 /* A frame's width and own part in the views: its value, or in a differential profile its
  * "after" value; the colors and delta columns compare it with "before". */
@@ -144,6 +150,9 @@ void app_msg(struct tui_app *a, enum tui_role role, const char *fmt, ...)
 void app_prompt(struct tui_app *a, enum prompt_kind k, const char *init);
 /* Makes frames named name_id the match set (as `#` does). */
 void app_match_name(struct tui_app *a, uint32_t name_id);
+/* Shows the flame view with the heaviest node of frames named name_id selected (zoom reset)
+ * and those frames highlighted: how panes open a function in the flame graph. */
+void app_show_frame(struct tui_app *a, uint32_t name_id);
 /* Switches to view i. */
 void app_show(struct tui_app *a, int i);
 /* Switches to the view shown by key (see struct view); false when there is none. */

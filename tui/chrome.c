@@ -93,6 +93,10 @@ static void draw_status(struct tui_app *a)
 			seg(a, ROLE_STATUS_ALERT, buf);
 			seg(a, ROLE_STATUS, "  ");
 		}
+		if (st.trigger) {
+			seg(a, st.triggered ? ROLE_STATUS_ALERT : ROLE_STATUS, st.trigger);
+			seg(a, ROLE_STATUS, "  ");
+		}
 		snprintf(buf, sizeof(buf), "%.0f Hz  %.0f samples/s  ", st.hz, st.samples_per_s);
 		seg(a, ROLE_STATUS, buf);
 		if (st.sampling && st.sampling[0]) {
@@ -140,11 +144,8 @@ static void draw_status(struct tui_app *a)
 			snprintf(buf + n, sizeof(buf) - (size_t)n, " matches-only");
 		seg(a, ROLE_STATUS_ALERT, buf);
 	}
-	size_t zn;
-
-	flame_view_zoom(a->views[VIEW_FLAME], &zn);
-	if (zn) {
-		snprintf(buf, sizeof(buf), "  zoom depth %zu", zn);
+	if (a->zoom.n) {
+		snprintf(buf, sizeof(buf), "  zoom depth %zu", a->zoom.n);
 		seg(a, ROLE_STATUS, buf);
 	}
 	if (a->match_on) {

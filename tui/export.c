@@ -62,7 +62,7 @@ static int svg_fn(FILE *f, const struct profile *p, struct tui_app *a)
 	snprintf(title, sizeof(title), "galatop %s: %s", tui_ptype_str(a->ptype),
 		 st.origin ? st.origin : "");
 	o.title = title;
-	o.inverted = flame_view_inverted(a->views[VIEW_FLAME]);
+	o.inverted = !a->flame;
 	o.hash = a->hash_colors;
 	o.countname = value_kind_str(profile__kind(p));
 	return svg_write(f, p, &o);
@@ -80,7 +80,7 @@ static int write_gtop(const char *path, const struct profile *shown, struct tui_
 		      size_t errlen)
 {
 	struct snapshot_profile profs[PTYPE_MAX];
-	struct snapshot_kv filters[8];
+	struct snapshot_kv filters[10];
 	struct snapshot_probe probe[PTYPE_MAX + 1];
 	struct snapshot s = { 0 };
 	struct snapshot_kv hz = { "hz", NULL };
@@ -122,6 +122,11 @@ static int write_gtop(const char *path, const struct profile *shown, struct tui_
 		filters[nf++] = (struct snapshot_kv){ "container", a->filter.container };
 	if (a->match_on)
 		filters[nf++] = (struct snapshot_kv){ "search", a->match_desc };
+	/* The kernel's CPU filter (`u`, --cpu) and the trigger's marks, as the status line says. */
+	if (st.live && st.cpus)
+		filters[nf++] = (struct snapshot_kv){ "cpus", st.cpus };
+	if (st.live && st.trigger)
+		filters[nf++] = (struct snapshot_kv){ "trigger", st.trigger };
 	s.profiles = profs;
 	if (a->src->ops->data)
 		s.timeline = (struct timeline *)a->src->ops->data(a->src->ctx, TUI_DATA_TIMELINE);
@@ -131,7 +136,8 @@ static int write_gtop(const char *path, const struct profile *shown, struct tui_
 		s.meta.host = host;
 		if (uname(&un) == 0)
 			s.meta.kernel = un.release;
-		s.meta.start = st.since;
+		/* After a change of CPUs the profiles start afresh. */
+		s.meta.start = st.cpus && st.cpus_since > st.since ? st.cpus_since : st.since;
 		s.meta.end = clock_wall_s();
 	}
 	s.meta.version = GALATOP_VERSION;
@@ -220,7 +226,8 @@ void export_save(struct tui_app *a, const char *name)
 		if (len > el && !strcmp(name + len - el, exporters[i].ext))
 			only = &exporters[i];
 	}
-	zoom.prefix = flame_view_zoom(a->views[VIEW_FLAME], &zoom.prefix_n);
+	zoom.prefix = a->zoom.v;
+	zoom.prefix_n = a->zoom.n;
 	if (zoom.prefix_n) {
 		zp = profile__filter(a->disp, &zoom);
 		if (!zp) {

@@ -47,11 +47,6 @@ static const struct tui_key flame_keys[] = {
 	{ { KEY_HOME }, F_HOME, "select the zoomed root", NULL },
 };
 
-struct path {
-	uint32_t *v; /* frame ids, root-first, the root itself excluded */
-	size_t n, cap;
-};
-
 struct rect {
 	uint32_t node, depth; /* depth below the zoomed root */
 	int x, w;
@@ -64,9 +59,8 @@ struct work {
 
 struct flame {
 	double maxdelta; /* differential profiles: largest change of a frame's own value */
-	struct path zoom, sel;
+	struct tui_path sel; /* the zoom is the app's (a->zoom) */
 	uint32_t zoom_node, sel_node;
-	bool flame;  /* root at the bottom */
 	int scroll;  /* depth shown at the first row (icicle) or last row (flame) */
 	bool follow; /* scroll to keep the selection visible */
 	int rows;
@@ -83,7 +77,7 @@ struct flame {
 };
 
 /* Sets path to the frames from the root down to node. */
-static bool path_of(struct path *pa, const struct profile *p, uint32_t node)
+static bool path_of(struct tui_path *pa, const struct profile *p, uint32_t node)
 {
 	size_t n = 0;
 
@@ -98,7 +92,7 @@ static bool path_of(struct path *pa, const struct profile *p, uint32_t node)
 }
 
 /* Walks path down from the root; cuts it where the profile no longer has it. */
-static uint32_t path_resolve(struct path *pa, const struct profile *p)
+static uint32_t path_resolve(struct tui_path *pa, const struct profile *p)
 {
 	uint32_t node = PROFILE_ROOT;
 
@@ -122,7 +116,7 @@ static void select_node(struct flame *f, const struct profile *p, uint32_t node)
 }
 
 /* Carries path's frame ids over a renewed frame table (cut where a frame is gone). */
-static void path_carry(struct path *pa, const struct tui_app *a)
+static void path_carry(struct tui_path *pa, const struct tui_app *a)
 {
 	for (size_t i = 0; i < pa->n; i++) {
 		pa->v[i] = app_frame_carry(a, pa->v[i]);
@@ -138,14 +132,14 @@ static void flame_changed(struct view *v, struct tui_app *a)
 	struct flame *f = v->state;
 
 	if (a->ft_prev) {
-		path_carry(&f->zoom, a);
+		path_carry(&a->zoom, a);
 		path_carry(&f->sel, a);
 	}
-	f->zoom_node = path_resolve(&f->zoom, a->disp);
+	f->zoom_node = path_resolve(&a->zoom, a->disp);
 	f->sel_node = path_resolve(&f->sel, a->disp);
 	/* The selection stays inside the zoomed subtree. */
-	if (f->sel.n < f->zoom.n ||
-	    (f->zoom.n && memcmp(f->sel.v, f->zoom.v, f->zoom.n * sizeof(uint32_t))))
+	if (f->sel.n < a->zoom.n ||
+	    (a->zoom.n && memcmp(f->sel.v, a->zoom.v, a->zoom.n * sizeof(uint32_t))))
 		select_node(f, a->disp, f->zoom_node);
 	f->layout_ok = false;
 }
@@ -222,17 +216,17 @@ static long rect_of(const struct flame *f, uint32_t node)
 	return -1;
 }
 
-static uint32_t sel_depth(const struct flame *f)
+static uint32_t sel_depth(const struct flame *f, const struct tui_app *a)
 {
-	return (uint32_t)(f->sel.n - f->zoom.n);
+	return (uint32_t)(f->sel.n - a->zoom.n);
 }
 
-static void clamp_scroll(struct flame *f)
+static void clamp_scroll(struct flame *f, const struct tui_app *a)
 {
 	int max = (int)f->max_depth - f->rows + 1;
 
 	if (f->follow && f->rows > 0) {
-		int d = (int)sel_depth(f);
+		int d = (int)sel_depth(f, a);
 
 		if (d < f->scroll)
 			f->scroll = d;
@@ -277,19 +271,25 @@ static void draw_rect(struct flame *f, struct tui_app *a, WINDOW *w, const struc
 	}
 }
 
+static void jump(struct flame *f, struct tui_app *a, uint32_t name_id);
+
 static void flame_draw(struct view *v, struct tui_app *a, WINDOW *w, int top, int rows)
 {
 	struct flame *f = v->state;
 
+	if (a->jump_name) {
+		jump(f, a, a->jump_name - 1);
+		a->jump_name = 0;
+	}
 	ensure_layout(f, a);
 	f->rows = rows;
-	clamp_scroll(f);
+	clamp_scroll(f, a);
 	for (size_t i = 0; i < f->nr; i++) {
 		int rel = (int)f->r[i].depth - f->scroll;
 
 		if (rel < 0 || rel >= rows)
 			continue;
-		draw_rect(f, a, w, &f->r[i], top + (f->flame ? rows - 1 - rel : rel));
+		draw_rect(f, a, w, &f->r[i], top + (a->flame ? rows - 1 - rel : rel));
 	}
 	if (profile__total(a->disp) <= 0) {
 		const char *m = profile__total(a->base) > 0 ? "no stacks match the filters"
@@ -306,7 +306,7 @@ static bool move_vertical(struct flame *f, struct tui_app *a, bool to_parent)
 	const struct profile *p = a->disp;
 
 	if (to_parent) {
-		if (f->sel.n <= f->zoom.n) {
+		if (f->sel.n <= a->zoom.n) {
 			app_msg(a, ROLE_DIM, "at the zoomed root (Esc zooms out)");
 			return false;
 		}
@@ -365,12 +365,33 @@ static void next_match(struct flame *f, struct tui_app *a, int dir)
 
 static void zoom_to(struct flame *f, struct tui_app *a, uint32_t node)
 {
-	if (!path_of(&f->zoom, a->disp, node))
+	if (!path_of(&a->zoom, a->disp, node))
 		return;
 	f->zoom_node = node;
 	f->scroll = 0;
 	f->follow = true;
 	f->layout_ok = false;
+}
+
+/* Selects the heaviest node of frames named name_id, zoom reset (app_show_frame). */
+static void jump(struct flame *f, struct tui_app *a, uint32_t name_id)
+{
+	const struct profile *p;
+	const struct frames *ft;
+	uint32_t best = PROFILE_ROOT, n;
+
+	p = a->disp;
+	ft = profile__frames(p);
+	n = profile__node_count(p);
+	for (uint32_t i = 1; i < n; i++) {
+		const struct profile_node *nd = profile__node(p, i);
+
+		if (frames__get(ft, nd->frame)->name == name_id &&
+		    (best == PROFILE_ROOT || nd->total > profile__node(p, best)->total))
+			best = i;
+	}
+	zoom_to(f, a, PROFILE_ROOT);
+	select_node(f, p, best);
 }
 
 static bool flame_action(struct view *v, struct tui_app *a, int action)
@@ -381,9 +402,9 @@ static bool flame_action(struct view *v, struct tui_app *a, int action)
 	ensure_layout(f, a);
 	switch (action) {
 	case F_UP:
-		return move_vertical(f, a, !f->flame);
+		return move_vertical(f, a, !a->flame);
 	case F_DOWN:
-		return move_vertical(f, a, f->flame);
+		return move_vertical(f, a, a->flame);
 	case F_LEFT:
 		move_sideways(f, a, -1);
 		break;
@@ -398,7 +419,7 @@ static bool flame_action(struct view *v, struct tui_app *a, int action)
 		zoom_to(f, a, f->sel_node);
 		break;
 	case F_UNZOOM:
-		if (!f->zoom.n) {
+		if (!a->zoom.n) {
 			app_msg(a, ROLE_DIM, "not zoomed");
 			break;
 		}
@@ -420,8 +441,8 @@ static bool flame_action(struct view *v, struct tui_app *a, int action)
 		app_match_name(a, frames__get(profile__frames(p), profile__node(p, f->sel_node)->frame)->name);
 		break;
 	case F_ORIENT:
-		f->flame = !f->flame;
-		app_msg(a, ROLE_STATUS, f->flame ? "flame graph: root at the bottom"
+		a->flame = !a->flame;
+		app_msg(a, ROLE_STATUS, a->flame ? "flame graph: root at the bottom"
 						 : "icicle graph: root on top");
 		break;
 	case F_COLORS:
@@ -430,8 +451,8 @@ static bool flame_action(struct view *v, struct tui_app *a, int action)
 		break;
 	case F_PGUP:
 	case F_PGDN:
-		f->scroll += ((action == F_PGUP) == !f->flame ? -1 : 1) * (f->rows / 2 ? f->rows / 2 : 1);
-		clamp_scroll(f);
+		f->scroll += ((action == F_PGUP) == !a->flame ? -1 : 1) * (f->rows / 2 ? f->rows / 2 : 1);
+		clamp_scroll(f, a);
 		break;
 	case F_HOME:
 		select_node(f, p, f->zoom_node);
@@ -449,11 +470,11 @@ static void flame_mouse(struct view *v, struct tui_app *a, const struct tui_inpu
 	if (in->bstate & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
 		bool up = in->bstate & BUTTON4_PRESSED;
 
-		f->scroll += (up == !f->flame ? -3 : 3);
-		clamp_scroll(f);
+		f->scroll += (up == !a->flame ? -3 : 3);
+		clamp_scroll(f, a);
 		return;
 	}
-	if (f->flame)
+	if (a->flame)
 		rel = f->rows - 1 - rel;
 	uint32_t depth = (uint32_t)(rel + f->scroll);
 
@@ -522,7 +543,6 @@ static void flame_free(struct view *v)
 	struct flame *f = v ? v->state : NULL;
 
 	if (f) {
-		free(f->zoom.v);
 		free(f->sel.v);
 		free(f->r);
 		free(f->kids);
@@ -546,39 +566,4 @@ struct view *flame_view_new(void)
 	};
 
 	return view__new(&tmpl, sizeof(struct flame));
-}
-
-void flame_view_jump(struct view *v, struct tui_app *a, uint32_t name_id)
-{
-	struct flame *f = v->state;
-	const struct profile *p;
-	const struct frames *ft;
-	uint32_t best = PROFILE_ROOT, n;
-
-	app_match_name(a, name_id);
-	p = a->disp;
-	ft = profile__frames(p);
-	n = profile__node_count(p);
-	for (uint32_t i = 1; i < n; i++) {
-		const struct profile_node *nd = profile__node(p, i);
-
-		if (frames__get(ft, nd->frame)->name == name_id &&
-		    (best == PROFILE_ROOT || nd->total > profile__node(p, best)->total))
-			best = i;
-	}
-	zoom_to(f, a, PROFILE_ROOT);
-	select_node(f, p, best);
-}
-
-const uint32_t *flame_view_zoom(struct view *v, size_t *n)
-{
-	struct flame *f = v->state;
-
-	*n = f->zoom.n;
-	return f->zoom.v;
-}
-
-bool flame_view_inverted(struct view *v)
-{
-	return !((struct flame *)v->state)->flame;
 }

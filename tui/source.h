@@ -33,6 +33,9 @@ struct tui_stats {
 	const char *cpus;	/* the CPUs shown, e.g. "CPU 1", "CPUs 0,2-3", "all CPUs"; NULL
 				 * when every CPU is shown from the start */
 	double cpus_since;	/* wall-clock UNIX time the CPU set took effect */
+	const char *trigger;	/* --trigger: its condition and moments, e.g. "trigger cpu>80: 2x,
+				 * last 12:31:05 cpu=93.4 > 80"; NULL without one */
+	unsigned triggered;	/* how many moments it marked */
 	const char *hint;	/* one hint about what is being recorded, NULL when none */
 };
 

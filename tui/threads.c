@@ -615,7 +615,7 @@ static void to_flame(struct threads *t, struct tui_app *a)
 		 strtab__str(timeline__strtab_c(t->tl), th->comm));
 	id = strtab__find(st, name, strlen(name));
 	if (id != UINT32_MAX) {
-		flame_view_jump(a->views[VIEW_FLAME], a, id);
+		app_show_frame(a, id);
 		app_msg(a, ROLE_STATUS, "flame graph of pid %u, thread %s selected", th->pid, name);
 	} else {
 		app_msg(a, ROLE_STATUS_ALERT, "flame graph of pid %u: no samples of thread %u (profile "

@@ -271,8 +271,7 @@ static bool top_action(struct view *v, struct tui_app *a, int action)
 	case T_JUMP:
 		if (!t->n)
 			return false;
-		app_show(a, VIEW_FLAME);
-		flame_view_jump(a->views[VIEW_FLAME], a, t->rows[t->sel].name);
+		app_show_frame(a, t->rows[t->sel].name);
 		return true;
 	case T_SORT_NEXT:
 	case T_SORT_PREV:

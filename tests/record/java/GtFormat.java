@@ -1,7 +1,7 @@
 // Workload of tests/record/test_java.sh: alternates a String.format phase and a StringBuilder
 // phase and, every 200 ms, prints the CPU nanoseconds (its own thread's, as the profiler's CPU
-// samples see it) each phase took so far and the iterations done ("fmt bld iterations";
-// tests/bench/java.sh reads the throughput from them). Half the StringBuilder calls go
+// samples see it) each phase took so far, the iterations done and the milliseconds since it
+// started ("fmt bld iterations ms"; tests/bench/java.sh reads the throughput from them). Half the StringBuilder calls go
 // through reflection (builderBatch): with -Dsun.reflect.inflationThreshold=2147483647 that
 // stays the JVM's native path, whose libjvm frames sit between two Java frames
 // (--no-java-native hides them).
@@ -31,7 +31,7 @@ public class GtFormat {
     public static void main(String[] a) throws Exception {
         Method viaReflection = GtFormat.class.getDeclaredMethod("builderBatch", int.class);
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-        long end = System.nanoTime() + Long.parseLong(a[0]) * 1000000000L;
+        long start = System.nanoTime(), end = start + Long.parseLong(a[0]) * 1000000000L;
         long fmt = 0, bld = 0, next = System.nanoTime();
         int i = 0;
         while (System.nanoTime() < end) {
@@ -45,7 +45,7 @@ public class GtFormat {
             bld += t2 - t1;
             long now = System.nanoTime();
             if (now >= next) {
-                System.out.println(fmt + " " + bld + " " + i);
+                System.out.println(fmt + " " + bld + " " + i + " " + (now - start) / 1000000);
                 next = now + 200000000L;
             }
         }
