@@ -203,7 +203,7 @@ static int write_snapshot(struct session *s, const char *path, struct profile *c
 
 		if (!p[i])
 			continue;
-		profs[sn.nprofiles++] = (struct snapshot_profile){ name, name, p[i] };
+		profs[sn.nprofiles++] = (struct snapshot_profile){ name, name, p[i], NULL };
 		probes[sn.meta.nprobes++] =
 		    (struct snapshot_probe){ name, types[i] == GT_EV_ONCPU ? params : NULL,
 					     types[i] == GT_EV_ONCPU };
