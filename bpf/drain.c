@@ -71,8 +71,8 @@ int drain__poll(struct drain *d, int timeout_ms)
 	d->handled = 0;
 	d->cut = 0;
 	d->deadline = clock_mono_ns() + (timeout_ms > 0 ? (uint64_t)timeout_ms * 1000000 : 0) +
-		      (uint64_t)DRAIN_BUDGET_MS * 1000000;
-	if (timeout_ms != 0) {
+		      (uint64_t)(timeout_ms == DRAIN_ALL ? DRAIN_ALL_MS : DRAIN_BUDGET_MS) * 1000000;
+	if (timeout_ms != 0 && timeout_ms != DRAIN_ALL) {
 		n = ring_buffer__poll(d->rb, timeout_ms);
 		if (n == DRAIN_CUT) {
 			d->cut = 1;

@@ -10,6 +10,10 @@
 #include <stddef.h>
 
 #define DRAIN_BUDGET_MS 200
+/* drain__poll's timeout for the last read at stop: no wait, everything queued is taken (for at
+ * most DRAIN_ALL_MS, as probes still attached keep writing). */
+#define DRAIN_ALL (-2)
+#define DRAIN_ALL_MS 5000
 
 /* A record handler: 0 to go on (a negative errno stops the drain and is returned). */
 typedef int (*drain_fn)(void *ctx, void *data, size_t size);
@@ -21,8 +25,8 @@ struct drain *drain__new(int map_fd, drain_fn fn, void *ctx);
 void drain__free(struct drain *d);
 /* The epoll fd that becomes readable when the buffer wakes its reader. */
 int drain__fd(const struct drain *d);
-/* Waits up to timeout_ms (0: no wait, < 0: until a wakeup), then handles what is there within
- * the budget. Returns the records handled, or a negative errno. */
+/* Waits up to timeout_ms (0: no wait, -1: until a wakeup; DRAIN_ALL above), then handles what
+ * is there within the budget. Returns the records handled, or a negative errno. */
 int drain__poll(struct drain *d, int timeout_ms);
 /* True when the last drain__poll stopped at its budget: records are left for the next one. */
 int drain__cut(const struct drain *d);

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "bpf/l7probes.h"
+#include "bpf/drain.h"
 #include "export/l7.h"
 #include "export/snapshot.h"
 #include "model/l7/track.h"
@@ -373,7 +374,7 @@ int l7_record(struct record_opts *o)
 		if (session_done(&s))
 			break;
 	}
-	l7_engine__poll(e, 0);
+	l7_engine__poll(e, DRAIN_ALL);
 	l7_engine__flush(e);
 	secs = (double)(mono_ns() - t0) / 1e9;
 	l7_engine__summary(e, secs);

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bpf/drain.h"
 #include "cli.h"
 #include "symbols/java_attach.h"
 #include "util/clock.h"
@@ -495,7 +496,8 @@ int session_poll(struct session *s, int timeout_ms)
 	java_child_tick(s);
 	if (s->probes) {
 		n = probes__poll(s->probes, timeout_ms);
-		timeout_ms = 0;
+		if (timeout_ms > 0)
+			timeout_ms = 0; /* waited already */
 	}
 	if (s->tl && n >= 0) {
 		m = tl_capture__poll(s->tl, timeout_ms);
@@ -521,11 +523,11 @@ bool session_done(struct session *s)
 		if (waitpid(s->child, NULL, WNOHANG) != s->child)
 			return false;
 		s->child = -1;
-		session_poll(s, 0); /* the last records */
+		session_poll(s, DRAIN_ALL); /* the last records */
 		return true;
 	}
 	if (s->o->npids && all_gone(s->o->pids, s->o->npids)) {
-		session_poll(s, 0);
+		session_poll(s, DRAIN_ALL);
 		fprintf(stderr, "galatop: every target process has exited\n");
 		return true;
 	}
@@ -577,9 +579,10 @@ void session_summary(struct session *s, double secs)
 		GT_MAX_STACK);
 	if (cs.unwound)
 		fprintf(stderr,
-			"galatop: unwound %llu user stacks (%.1f us each): %llu [truncated] "
-			"(raise --stack-size), %llu [unwind error]\n",
+			"galatop: unwound %llu user stacks (%.1f us each, %llu replayed from "
+			"memory): %llu [truncated] (raise --stack-size), %llu [unwind error]\n",
 			(unsigned long long)cs.unwound, cs.unwind_ns / 1e3 / (double)cs.unwound,
+			(unsigned long long)cs.unwind_replays,
 			(unsigned long long)cs.unwind_truncated,
 			(unsigned long long)cs.unwind_errors);
 	if (ps.sb_lost)

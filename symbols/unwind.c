@@ -18,9 +18,24 @@
 #include <unistd.h>
 
 #include "hmap.h"
+#include "model/hash.h"
 #include "symbols.h"
 
 #define DEFAULT_PROCS 64
+#define MEMO_SLOTS 32	/* remembered walks per process */
+#define MEMO_READS 256	/* stack words a remembered walk may have read */
+
+/* A walk remembered: libdw's walk depends only on the registers, the stack words it read and
+ * the modules, so a sample with the same registers and the same values at those words (a
+ * thread blocking or faulting again where it did before) replays the result without libdw. */
+struct uw_memo {
+	uint64_t ip, sp, bp, len; /* the registers and the copy's length */
+	uint32_t nreads, npcs, max;
+	bool full; /* the copy's stack_full */
+	enum unwind_status status;
+	uint64_t *words; /* nreads addresses, nreads values (or ~0 with bit 0 of the address set
+			  * when the read failed), then npcs pcs */
+};
 
 /* x86_64 DWARF register numbers. */
 #define DW_RBP 6
@@ -36,6 +51,9 @@ struct uw_proc {
 	const struct unwind_sample *s;
 	bool listed;	  /* next_thread already returned the sample's thread */
 	bool beyond_copy; /* a read past the end of the copy failed */
+	uint64_t reads[2 * MEMO_READS]; /* what the walk read: address, value (bit 0: failed) */
+	uint32_t nreads;		/* > MEMO_READS: too many to remember */
+	struct uw_memo memo[MEMO_SLOTS];
 };
 
 /* One mapped file, opened once for every process that maps it: its Elf handle is lent to each
@@ -119,8 +137,14 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 	struct uw_proc *p = arg;
 	const struct unwind_sample *s = p->s;
 	uint64_t w;
+	bool ok = !unwind_stack_word(s->stack, s->stack_len, s->sp, addr, &w);
 
-	if (unwind_stack_word(s->stack, s->stack_len, s->sp, addr, &w)) {
+	if (p->nreads < MEMO_READS) {
+		p->reads[2 * p->nreads] = addr | !ok;
+		p->reads[2 * p->nreads + 1] = ok ? w : 0;
+	}
+	p->nreads++;
+	if (!ok) {
 		if (addr >= s->sp + s->stack_len)
 			p->beyond_copy = true;
 		return false;
@@ -149,8 +173,17 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 };
 
 /* A fresh Dwfl with p's thread state and no modules yet. 0 or -errno. */
+static void memo_clear(struct uw_proc *p)
+{
+	for (size_t i = 0; i < MEMO_SLOTS; i++) {
+		free(p->memo[i].words);
+		p->memo[i].words = NULL;
+	}
+}
+
 static int proc_begin(struct unwinder *u, struct uw_proc *p)
 {
+	memo_clear(p); /* remembered walks went through the modules of the old Dwfl */
 	dwfl_end(p->dwfl);
 	p->dwfl = dwfl_begin(&dwfl_callbacks);
 	if (!p->dwfl)
@@ -312,6 +345,7 @@ static void proc_free(struct uw_proc *p)
 {
 	if (!p)
 		return;
+	memo_clear(p);
 	dwfl_end(p->dwfl);
 	free(p);
 }
@@ -413,6 +447,54 @@ static enum unwind_status walk(struct uw_proc *p, const struct unwind_sample *s,
 	return ret == 0 ? UNWIND_OK : UNWIND_ERROR;
 }
 
+static struct uw_memo *memo_slot(struct uw_proc *p, const struct unwind_sample *s)
+{
+	uint64_t k[3] = { s->ip, s->sp, s->bp };
+
+	return &p->memo[hash_bytes(k, sizeof(k)) & (MEMO_SLOTS - 1)];
+}
+
+/* Replays a remembered walk of the same registers over the same stack words: the number of
+ * pcs, or 0 when there is none. */
+static size_t memo_replay(struct uw_proc *p, const struct unwind_sample *s, uint64_t *pcs,
+			  size_t max, enum unwind_status *status)
+{
+	const struct uw_memo *m = memo_slot(p, s);
+	uint64_t w;
+
+	if (!m->words || m->ip != s->ip || m->sp != s->sp || m->bp != s->bp ||
+	    m->len != s->stack_len || m->full != s->stack_full || m->max != max)
+		return 0;
+	for (uint32_t i = 0; i < m->nreads; i++) {
+		uint64_t addr = m->words[2 * i];
+		bool ok = !unwind_stack_word(s->stack, s->stack_len, s->sp, addr & ~1ull, &w);
+
+		if (ok != !(addr & 1) || (ok && w != m->words[2 * i + 1]))
+			return 0;
+	}
+	memcpy(pcs, m->words + 2 * m->nreads, m->npcs * sizeof(*pcs));
+	*status = m->status;
+	return m->npcs;
+}
+
+/* Remembers the walk just done (its reads are in p). */
+static void memo_keep(struct uw_proc *p, const struct unwind_sample *s, const uint64_t *pcs,
+		      size_t n, size_t max, enum unwind_status status)
+{
+	struct uw_memo *m = memo_slot(p, s);
+	uint64_t *words;
+
+	if (p->nreads > MEMO_READS || status == UNWIND_ERROR)
+		return;
+	words = realloc(m->words, (2 * p->nreads + n) * sizeof(*words));
+	if (!words)
+		return;
+	memcpy(words, p->reads, 2 * p->nreads * sizeof(*words));
+	memcpy(words + 2 * p->nreads, pcs, n * sizeof(*pcs));
+	*m = (struct uw_memo){ s->ip, s->sp, s->bp, s->stack_len, p->nreads, (uint32_t)n,
+			       (uint32_t)max, s->stack_full, status, words };
+}
+
 size_t unwinder__unwind(struct unwinder *u, const struct unwind_sample *s, uint64_t *pcs,
 			size_t max, enum unwind_status *status)
 {
@@ -423,17 +505,25 @@ size_t unwinder__unwind(struct unwinder *u, const struct unwind_sample *s, uint6
 	if (!max)
 		return 0;
 	p = proc_get(u, s->pid);
+	if (p && (w.n = memo_replay(p, s, pcs, max, status))) {
+		u->st.replays++;
+		return w.n;
+	}
 	if (p && !p->dwfl)
 		proc_begin(u, p);
 	if (p && p->dwfl) {
 		w.p = p;
 		report_pc(p, s->ip, true);
+		p->nreads = 0;
 		if (p->dwfl)
 			*status = walk(p, s, &w);
 		if (w.stale && !proc_begin(u, p)) { /* once more, over what is mapped now */
 			report_pc(p, s->ip, true);
+			p->nreads = 0;
 			*status = walk(p, s, &w);
 		}
+		if (p->dwfl && !w.stale && w.n)
+			memo_keep(p, s, pcs, w.n, max, *status);
 	}
 	if (!w.n) {
 		pcs[0] = s->ip;

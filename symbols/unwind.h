@@ -28,6 +28,7 @@ struct unwind_stats {
 	size_t processes;  /* processes with a Dwfl now */
 	uint64_t reports;  /* modules reported to libdw (first use in a process) */
 	uint64_t evictions; /* Dwfls dropped by the cap */
+	uint64_t replays;  /* walks replayed from memory (same registers, same stack words) */
 };
 
 struct unwinder;

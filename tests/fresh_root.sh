@@ -35,6 +35,11 @@ fi
 # rslave keeps our unmounts from reaching the host.
 mount -t proc proc "$root/proc"
 for d in sys dev; do mount --rbind "/$d" "$root/$d"; mount --make-rslave "$root/$d"; done
+# A fresh boot may have neither tracefs nor debugfs mounted (galatop mounts tracefs when it needs
+# it): the root's copies go, the host's stay.
+for m in kernel/debug/tracing kernel/debug kernel/tracing; do
+	if mountpoint -q "$root/sys/$m"; then umount "$root/sys/$m"; fi
+done
 
 git clone -q --bare "$src" "$root/tmp/galatop.git"
 # The shared test fixtures sit next to the clone, as in the developers' layout (../shared).

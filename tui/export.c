@@ -80,7 +80,7 @@ static int write_gtop(const char *path, const struct profile *shown, struct tui_
 		      size_t errlen)
 {
 	struct snapshot_profile profs[PTYPE_MAX];
-	struct snapshot_kv filters[8];
+	struct snapshot_kv filters[10];
 	struct snapshot_probe probe[PTYPE_MAX + 1];
 	struct snapshot s = { 0 };
 	struct snapshot_kv hz = { "hz", NULL };
@@ -98,9 +98,13 @@ static int write_gtop(const char *path, const struct profile *shown, struct tui_
 		if (!p)
 			continue;
 		/* snapshot_write only reads the profiles. */
-		profs[s.nprofiles] = (struct snapshot_profile){ tui_ptype_str((enum tui_ptype)t),
-								tui_ptype_str((enum tui_ptype)t),
-								(struct profile *)p };
+		profs[s.nprofiles] = (struct snapshot_profile){
+			tui_ptype_str((enum tui_ptype)t), tui_ptype_str((enum tui_ptype)t),
+			(struct profile *)p,
+			a->src->ops->history ? (struct slices *)a->src->ops->history(a->src->ctx,
+										 (enum tui_ptype)t)
+					     : NULL
+		};
 		if (st.live)
 			probe[s.meta.nprobes++] = (struct snapshot_probe){
 				tui_ptype_str((enum tui_ptype)t), t == PTYPE_ONCPU ? &hz : NULL,
@@ -122,6 +126,11 @@ static int write_gtop(const char *path, const struct profile *shown, struct tui_
 		filters[nf++] = (struct snapshot_kv){ "container", a->filter.container };
 	if (a->match_on)
 		filters[nf++] = (struct snapshot_kv){ "search", a->match_desc };
+	/* The kernel's CPU filter (`u`, --cpu) and the trigger's marks, as the status line says. */
+	if (st.live && st.cpus)
+		filters[nf++] = (struct snapshot_kv){ "cpus", st.cpus };
+	if (st.live && st.trigger)
+		filters[nf++] = (struct snapshot_kv){ "trigger", st.trigger };
 	s.profiles = profs;
 	if (a->src->ops->data)
 		s.timeline = (struct timeline *)a->src->ops->data(a->src->ctx, TUI_DATA_TIMELINE);
@@ -131,8 +140,11 @@ static int write_gtop(const char *path, const struct profile *shown, struct tui_
 		s.meta.host = host;
 		if (uname(&un) == 0)
 			s.meta.kernel = un.release;
-		s.meta.start = st.since;
+		/* After a change of CPUs the profiles start afresh. */
+		s.meta.start = st.cpus && st.cpus_since > st.since ? st.cpus_since : st.since;
 		s.meta.end = clock_wall_s();
+	} else if (st.since > 0) {
+		s.meta.start = s.meta.end = st.since; /* the history's time 0 stays where it was */
 	}
 	s.meta.version = GALATOP_VERSION;
 	s.meta.notes = st.live ? "saved from galatop's live view" : st.origin;

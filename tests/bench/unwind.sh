@@ -22,7 +22,7 @@ pids=$(busy)
 sleep 1
 "$GALATOP_OPT" record -F 2999 -d 8 -o "$T/uw-rate.folded" 2>"$T/uw-rate.err"
 kill $pids 2>/dev/null; wait 2>/dev/null
-us=$(sed -n 's/.*unwound [0-9]* user stacks (\([0-9.]*\) us each).*/\1/p' "$T/uw-rate.err")
+us=$(sed -n 's/.*unwound [0-9]* user stacks (\([0-9.]*\) us each.*/\1/p' "$T/uw-rate.err")
 n=$(sed -n 's/.*unwound \([0-9]*\) user stacks.*/\1/p' "$T/uw-rate.err")
 echo "unwinder: $n stacks at 2999 Hz x $ncpu CPUs in 8 s, ${us} us each = $(echo "$us" | awk '{ if ($1 > 0) printf "%.0f", 1e6 / $1; else print "n/a" }') stacks/s per core (target >= 20000)"
 grep -o '[0-9]* \[truncated\].*' "$T/uw-rate.err" | sed 's/^/  /'

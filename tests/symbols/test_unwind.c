@@ -193,6 +193,52 @@ TEST_CASE(short_copy_is_truncated)
 	sym_cache__free(sc);
 }
 
+/* A second sample with the same registers and the same stack words replays the first walk;
+ * one word the walk read changed (a return address) makes libdw walk again, to another
+ * result. */
+TEST_CASE(same_stack_replays_walk)
+{
+	struct sym_cache *sc = sym_cache__new();
+	struct unwinder *u = unwinder__new(4, sc);
+	struct unwind_sample s;
+	struct unwind_stats stats;
+	enum unwind_status st, st2;
+	uint64_t pcs[127], pcs2[127], w;
+	size_t n, n2, ret_at = 0;
+
+	CHECK(u != NULL);
+	if (!u)
+		return;
+	unwind_caller_one(&s, COPY_MAX);
+	n = unwinder__unwind(u, &s, pcs, 127, &st);
+	unwinder__stats(u, &stats);
+	CHECK(n >= 5 && stats.replays == 0);
+	n2 = unwinder__unwind(u, &s, pcs2, 127, &st2);
+	unwinder__stats(u, &stats);
+	CHECK(stats.replays == 1);
+	CHECK(n2 == n && st2 == st && !memcmp(pcs, pcs2, n * sizeof(*pcs)));
+	/* The return address into unwind_caller_two (pcs[1] + 1), overwritten. */
+	for (size_t off = 0; off + 8 <= s.stack_len; off += 8)
+		if (!unwind_stack_word(s.stack, s.stack_len, s.sp, s.sp + off, &w) && w == pcs[1] + 1) {
+			ret_at = off;
+			break;
+		}
+	CHECK(ret_at != 0);
+	memcpy(&w, copy + ret_at, 8);
+	memset(copy + ret_at, 0, 8);
+	n2 = unwinder__unwind(u, &s, pcs2, 127, &st2);
+	memcpy(copy + ret_at, &w, 8);
+	unwinder__stats(u, &stats);
+	CHECK(stats.replays == 1);
+	CHECK(n2 < n || pcs2[1] != pcs[1]);
+	/* Fewer frames asked: not the same walk either. */
+	CHECK(unwinder__unwind(u, &s, pcs2, 3, &st2) == 3);
+	unwinder__stats(u, &stats);
+	CHECK(stats.replays == 1);
+	unwinder__free(u);
+	sym_cache__free(sc);
+}
+
 TEST_CASE(gone_process_and_cache_cap)
 {
 	struct sym_cache *sc = sym_cache__new();
@@ -261,6 +307,7 @@ int main(void)
 	}
 	RUN(self_unwind_complete);
 	RUN(short_copy_is_truncated);
+	RUN(same_stack_replays_walk);
 	RUN(gone_process_and_cache_cap);
 	HARNESS_EXIT();
 }

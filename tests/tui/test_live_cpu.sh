@@ -44,6 +44,11 @@ wait_until 100 enough c0 "$S"
 b=$(count "$TMP/c0.folded" "$B"); s=$(count "$TMP/c0.folded" "$S")
 if [ "$s" -ge 20 ] && [ "$b" = 0 ]; then pass live_cpu_0_only_sli_work
 else fail live_cpu_0_only_sli_work "burn $b sli_work $s"; fi
+# A snapshot says which CPUs it holds.
+tm send-keys -t lc s C-u "$TMP/c0.gtop" Enter
+wait_file "$TMP/c0.gtop" 50
+zcat "$TMP/c0.gtop" 2>/dev/null | grep -q '"cpus":"CPU 0"' && pass live_cpu_snapshot_says_cpu ||
+	fail live_cpu_snapshot_says_cpu "$(zcat "$TMP/c0.gtop" 2>/dev/null | head -c 300)"
 
 tm send-keys -t lc q
 wait_file "$TMP/rc" 50
