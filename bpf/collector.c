@@ -14,6 +14,7 @@
 #include "symbols/jitmap.h"
 #include "symbols/unwind.h"
 #include "util/clock.h"
+#include "util/grow.h"
 
 #define NTYPES 3
 #define EMPTY UINT32_MAX
@@ -48,6 +49,8 @@ struct collector {
 	struct collector_opts o;
 	struct profile *profiles[NTYPES];
 	struct stack_cap caps[NTYPES];
+	struct collector_tick *ticks[NTYPES]; /* since the last clear */
+	size_t nticks[NTYPES], ticks_cap[NTYPES];
 	struct hmap *tables;	     /* pid -> struct addr_table */
 	struct addr_table *last;     /* the table of last_pid, or NULL */
 	uint32_t last_pid;
@@ -162,8 +165,10 @@ void collector__free(struct collector *c)
 {
 	if (!c)
 		return;
-	for (int i = 0; i < NTYPES; i++)
+	for (int i = 0; i < NTYPES; i++) {
 		profile__free(c->profiles[i]);
+		free(c->ticks[i]);
+	}
 	unwinder__free(c->uw);
 	if (c->tables) {
 		hmap__each(c->tables, table_free_cb, NULL);
@@ -643,6 +648,25 @@ void collector__task(struct collector *c, const struct sb_event *ev)
 	}
 }
 
+/* Records arrive per CPU, so a bucket's samples may interleave with the previous bucket's:
+ * a few entries back are searched before a new one is added. Out of memory drops the tick
+ * (the heat map is then short of it; the profile is not). */
+static void add_tick(struct collector *c, int ti, uint64_t ts_ns, double value)
+{
+	uint64_t b = ts_ns / COLLECTOR_TICK_NS * COLLECTOR_TICK_NS;
+	size_t n = c->nticks[ti];
+
+	for (size_t k = n; k > 0 && k + 8 > n; k--)
+		if (c->ticks[ti][k - 1].ns == b) {
+			c->ticks[ti][k - 1].value += value;
+			return;
+		}
+	if (ARRAY_GROW(c->ticks[ti], c->ticks_cap[ti], n + 1))
+		return;
+	c->ticks[ti][n] = (struct collector_tick){ b, value };
+	c->nticks[ti]++;
+}
+
 void collector__event(struct collector *c, const struct gt_event *ev)
 {
 	uint32_t frames[MAX_FRAMES];
@@ -685,6 +709,16 @@ void collector__event(struct collector *c, const struct gt_event *ev)
 		value *= (double)c->page_size;
 	profile__add_stack(c->profiles[ti], frames, n, value);
 	stack_cap_apply(&c->caps[ti], c->profiles[ti]);
+	add_tick(c, ti, ev->ts_ns, value);
+}
+
+const struct collector_tick *collector__ticks(const struct collector *c, enum gt_event_type type,
+					      size_t *n)
+{
+	int i = type_index(type);
+
+	*n = i < 0 ? 0 : c->nticks[i];
+	return i < 0 ? NULL : c->ticks[i];
 }
 
 struct profile *collector__profile(struct collector *c, enum gt_event_type type)
@@ -698,6 +732,7 @@ void collector__clear(struct collector *c)
 {
 	for (int i = 0; i < NTYPES; i++) {
 		profile__clear(c->profiles[i]);
+		c->nticks[i] = 0;
 		c->caps[i].next_check = c->caps[i].max ? (uint32_t)c->caps[i].max : UINT32_MAX;
 	}
 }

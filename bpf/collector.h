@@ -67,7 +67,18 @@ size_t collector__stack(struct collector *c, const struct gt_event *ev, uint32_t
 void collector__task(struct collector *c, const struct sb_event *ev);
 /* The profile of an event type (GT_EV_ONCPU, GT_EV_OFFCPU, GT_EV_MEM); owned by the collector. */
 struct profile *collector__profile(struct collector *c, enum gt_event_type type);
-/* Empties every profile (periodic mode), keeping symbol caches. */
+/* Sample values by time since the last collector__clear, for the heat map: ns is the start of
+ * a COLLECTOR_TICK_NS-long bucket of the records' monotonic time stamps. */
+#define COLLECTOR_TICK_NS 50000000ull
+struct collector_tick {
+	uint64_t ns;
+	double value;
+};
+/* The ticks of an event type, in arrival order (mostly time order), *n of them; owned by the
+ * collector, valid until the next record or clear. */
+const struct collector_tick *collector__ticks(const struct collector *c, enum gt_event_type type,
+					      size_t *n);
+/* Empties every profile and tick list (periodic mode), keeping symbol caches. */
 void collector__clear(struct collector *c);
 /* Moves the collector to a new, empty frame table ft (borrowed): its profiles start empty
  * over it and addresses are symbolized afresh. For long periodic runs, whose old frames

@@ -40,7 +40,6 @@ struct tstate {
 	struct pending pend[PENDING];
 	__u32 npend;
 	__u64 flush_jiffies;
-	__u64 wait_ts;	   /* became runnable (wakeup, preemption), not yet on CPU */
 	__u64 off_ts;	   /* switched out asleep */
 	__u64 rundelay;	   /* sched_info.run_delay at the last switch-out */
 	__u64 swapin;	   /* delays->swapin_delay at the last switch-out */
@@ -331,41 +330,6 @@ static __always_inline __u32 off_sli(__u32 kind)
 				    : GT_SLI_CPU_BLOCK;
 }
 
-/* A woken task: its sleep ends and its wait for a CPU begins. */
-static __always_inline void on_wakeup(struct task_struct *p)
-{
-	struct tstate *s;
-	__u64 now;
-
-	if (!p->pid || !sli_passes(p))
-		return;
-	now = sched_now(p); /* the run queue it was put on */
-	if (!now)
-		return;
-	s = state_of(p);
-	if (!s)
-		return;
-	if (s->off_ts) {
-		charge_task(p, s, off_sli(s->off_kind), now - s->off_ts);
-		s->off_ts = 0;
-	}
-	s->wait_ts = now;
-}
-
-SEC("tp_btf/sched_wakeup")
-int BPF_PROG(gt_sli_wakeup, struct task_struct *p)
-{
-	on_wakeup(p);
-	return 0;
-}
-
-SEC("tp_btf/sched_wakeup_new")
-int BPF_PROG(gt_sli_wakeup_new, struct task_struct *p)
-{
-	on_wakeup(p);
-	return 0;
-}
-
 SEC("tp_btf/sched_switch")
 int BPF_PROG(gt_sli_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
@@ -408,7 +372,6 @@ int BPF_PROG(gt_sli_switch, bool preempt, struct task_struct *prev, struct task_
 			s->swapin = sw;
 			s->seen = 1;
 			if (preempt || prev_state == TASK_RUNNING) {
-				s->wait_ts = now;
 				s->off_ts = 0;
 			} else if (prev_state & TASK_INTERRUPTIBLE) {
 				s->off_ts = now;
@@ -423,23 +386,29 @@ int BPF_PROG(gt_sli_switch, bool preempt, struct task_struct *prev, struct task_
 		}
 	}
 
-	/* Switch-in of next: its wait for a CPU ends. A sleep still open missed its wakeup (the
-	 * wakeup program found the task storage busy: it ran nested in another program on that
-	 * CPU); it is closed here, its wait for the CPU included. */
+	/* Switch-in of next: its wait for a CPU ends. The scheduler noted when the task became
+	 * runnable (sched_info.last_queued: its wakeup, or its preemption) and adds the wait to
+	 * run_delay just after this tracepoint, with this same clock: the wait is run_delay's
+	 * growth since the switch-out, this last stretch included (so a task migrated while it
+	 * waited counts both run queues), and a sleep ends where its wait began. No wakeup hook:
+	 * two programs less per context switch. */
 	if (next->pid && sli_passes(next)) {
 		s = bpf_task_storage_get(&gt_sli_state, next, NULL, 0);
 		if (s) {
+			__u64 q = next->sched_info.last_queued;
+			__u64 rd = next->sched_info.run_delay + (q && q < now ? now - q : 0);
+			__u64 wait = s->seen && rd > s->rundelay ? rd - s->rundelay : 0;
+
 			if (c && s->sys_ts) { /* back in its system call */
 				c->ts = s->sys_ts;
 				c->jiffies = s->sys_jiffies;
 				c->tid = next->pid;
 				s->sys_ts = 0;
 			}
-			if (s->wait_ts)
-				charge_task(next, s, GT_SLI_CPU_WAIT, now - s->wait_ts);
-			else if (s->off_ts)
-				charge_task(next, s, off_sli(s->off_kind), now - s->off_ts);
-			s->wait_ts = 0;
+			if (s->off_ts && now - s->off_ts > wait)
+				charge_task(next, s, off_sli(s->off_kind), now - s->off_ts - wait);
+			if (s->seen)
+				charge_task(next, s, GT_SLI_CPU_WAIT, wait);
 			s->off_ts = 0;
 		}
 	}

@@ -106,8 +106,6 @@ static size_t hooks_of(struct gt_sli *s, struct bpf_program **progs, struct hook
 		progs[n] = s->progs.prog;                                                          \
 		hooks[n++] = (struct hook){ name, mask };                                          \
 	} while (0)
-	HOOK(gt_sli_wakeup, "sched_wakeup", CPU_SLIS);
-	HOOK(gt_sli_wakeup_new, "sched_wakeup_new", CPU_SLIS);
 	HOOK(gt_sli_switch, "sched_switch", CPU_SLIS);
 	HOOK(gt_sli_sys_enter, "sys_enter", 1u << GT_SLI_CPU_LONGSYS);
 	HOOK(gt_sli_sys_exit, "sys_exit", 1u << GT_SLI_CPU_LONGSYS);

@@ -5,17 +5,20 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
 #include "../export/folded.h"
+#include "../export/input.h"
 #include "../model/stackset.h"
 #include "../util/grow.h"
 
 const char cmd_diff_help[] =
-	"Usage: galatop diff [-n] [-s] [-o FILE] BEFORE AFTER\n"
+	"Usage: galatop diff [-n] [-s] [--range A-B] [--type T] [-o FILE] BEFORE AFTER\n"
 	"\n"
-	"Reads two folded files (\"frame;frame;... COUNT\"; '-' is standard input) and prints\n"
+	"Reads two profiles (folded stacks \"frame;frame;... COUNT\", `perf script` output or\n"
+	".gtop snapshots; '-' is standard input) and prints\n"
 	"every stack found in either as \"stack COUNT_BEFORE COUNT_AFTER\", 0 where a file\n"
 	"lacks it, sorted bytewise, as FlameGraph's difffolded.pl (which prints in no order).\n"
 	"Feed the result to `galatop svg` for a differential flame graph: widths from AFTER,\n"
@@ -26,6 +29,10 @@ const char cmd_diff_help[] =
 	"                    to an integer)\n"
 	"  -s                replace hexadecimal numbers (addresses) 0x1f2e... with 0x...\n"
 	"                    so that stacks differing only in addresses merge\n"
+	"  --range A-B       from snapshots, seconds A to B of their per-second history (or\n"
+	"                    clock times HH:MM:SS); FILE@A-B gives one file its own range,\n"
+	"                    e.g. x.gtop@0-5 x.gtop@60-65\n"
+	"  --type T          from snapshots, the profile of type T (default: the first)\n"
 	"  -o, --output FILE write to FILE instead of standard output\n"
 	"  -h, --help        show this help\n"
 	"\n"
@@ -118,16 +125,92 @@ static int diff_write(struct diff *d, FILE *out, bool normalize)
 	return 0;
 }
 
+/* Opens one side: arg is FILE or FILE@A-B (when FILE@A-B is no file itself). Folded files
+ * are read as they are; a snapshot, perf script output or a range goes through the one input
+ * loader and comes back as folded text in *text (*tlen bytes). *path is the file's name.
+ * 0, or -1 after saying why. */
+static int open_side(const char *arg, const struct input_range *all, const char *type,
+		     char **path, char **text, size_t *tlen)
+{
+	struct input_opts io = { .range = *all };
+	const char *at = strrchr(arg, '@');
+	struct strtab *st = NULL;
+	struct frames *ft = NULL;
+	struct input in = { 0 };
+	struct profile *p;
+	char msg[512];
+	FILE *m;
+	int ret = -1;
+
+	*text = NULL;
+	*tlen = 0;
+	if (at && strcmp(arg, "-") && access(arg, F_OK)) {
+		*path = strndup(arg, (size_t)(at - arg));
+		if (input_range_parse(at + 1, &io.range, msg, sizeof(msg))) {
+			cli_error("%s", msg);
+			return -1;
+		}
+	} else {
+		*path = strdup(arg);
+	}
+	if (!*path) {
+		cli_error("out of memory");
+		return -1;
+	}
+	if (!strcmp(*path, "-") && !io.range.set)
+		return 0; /* standard input: folded, read once */
+	st = strtab__new();
+	ft = st ? frames__new(st) : NULL;
+	if (!ft) {
+		cli_error("out of memory");
+		goto out;
+	}
+	if (input_load(*path, ft, &io, &in, msg, sizeof(msg))) {
+		if (msg[0])
+			cli_error("%s", msg);
+		goto out;
+	}
+	if (in.format == INPUT_FOLDED && !io.range.set && strcmp(*path, "-")) {
+		ret = 0; /* read as it is, every line's count kept */
+		goto out;
+	}
+	p = input_profile(&in, type);
+	if (!p) {
+		cli_error("%s: no %s profile", *path, type ? type : "stack");
+		goto out;
+	}
+	m = open_memstream(text, tlen);
+	if (!m) {
+		cli_error("out of memory");
+		goto out;
+	}
+	if (folded_write(m, p) | fclose(m)) {
+		cli_error("out of memory");
+		goto out;
+	}
+	ret = 0;
+out:
+	input_release(&in);
+	frames__free(ft);
+	strtab__free(st);
+	return ret;
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "normalize", no_argument, NULL, 'n' },
 		{ "strip-hex", no_argument, NULL, 's' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "range", required_argument, NULL, 'R' },
+		{ "type", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct folded_opts fo = { 0 };
+	struct input_range range = { 0 };
+	const char *type = NULL;
+	char msg[512], *paths[2] = { NULL, NULL }, *text[2] = { NULL, NULL };
 	struct diff d = { 0 };
 	const char *outpath = NULL;
 	bool normalize = false;
@@ -136,7 +219,7 @@ int cmd_diff(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":nso:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":nso:t:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			normalize = true;
@@ -146,6 +229,13 @@ int cmd_diff(int argc, char **argv)
 			break;
 		case 'o':
 			outpath = optarg;
+			break;
+		case 'R':
+			if (input_range_parse(optarg, &range, msg, sizeof(msg)))
+				return cli_usage_error(cmd, "--range: %s", msg);
+			break;
+		case 't':
+			type = optarg;
 			break;
 		case 'h':
 			fputs(cmd_diff_help, stdout);
@@ -160,9 +250,18 @@ int cmd_diff(int argc, char **argv)
 	if (!strcmp(argv[optind], "-") && !strcmp(argv[optind + 1], "-"))
 		return cli_usage_error(cmd, "only one of BEFORE and AFTER can be standard input");
 	for (int i = 0; i < 2; i++) {
-		in[i] = cli_open_in(argv[optind + i]);
-		if (!in[i])
+		size_t tlen;
+
+		if (open_side(argv[optind + i], &range, type, &paths[i], &text[i], &tlen))
 			goto out;
+		in[i] = !text[i] ? cli_open_in(paths[i])
+			: tlen	 ? fmemopen(text[i], tlen, "r")
+				 : fopen("/dev/null", "r");
+		if (!in[i]) {
+			if (text[i])
+				cli_error("out of memory");
+			goto out;
+		}
 	}
 	d.stacks = stack_set__new();
 	if (!d.stacks) {
@@ -170,7 +269,7 @@ int cmd_diff(int argc, char **argv)
 		goto out;
 	}
 	for (d.side = 0; d.side < 2; d.side++) {
-		const char *path = argv[optind + d.side];
+		const char *path = paths[d.side];
 		const char *label = strcmp(path, "-") ? path : "standard input";
 
 		err = folded_parse(in[d.side], label, &fo, diff_add, &d, NULL);
@@ -194,8 +293,16 @@ int cmd_diff(int argc, char **argv)
 	}
 	ret = cli_close_out(out, outpath);
 out:
-	for (int i = 0; i < 2; i++)
-		cli_close_in(in[i]);
+	for (int i = 0; i < 2; i++) {
+		if (text[i]) {
+			if (in[i])
+				fclose(in[i]);
+		} else {
+			cli_close_in(in[i]);
+		}
+		free(text[i]);
+		free(paths[i]);
+	}
 	stack_set__free(d.stacks);
 	free(d.buf);
 	return ret;

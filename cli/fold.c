@@ -6,14 +6,21 @@
 #include "cli.h"
 #include "commands.h"
 #include "../export/folded.h"
+#include "../export/input.h"
 
 const char cmd_fold_help[] =
-	"Usage: galatop fold [--strict] [--reverse] [-o FILE] [FILE...]\n"
+	"Usage: galatop fold [--strict] [--reverse] [--range A-B] [--type T] [-o FILE] [FILE...]\n"
 	"\n"
 	"Reads folded stacks (\"frame;frame;... COUNT\", or two counts for differential\n"
-	"input) from each FILE (or standard input, or '-'), adds identical stacks together\n"
-	"and writes one sorted line per stack with integer counts.\n"
+	"input), `perf script` output or .gtop snapshots from each FILE (or standard input,\n"
+	"or '-'), adds identical stacks together and writes one sorted line per stack with\n"
+	"integer counts.\n"
 	"\n"
+	"  --range A-B     from snapshots, only seconds A to B of their per-second history\n"
+	"                  (fractions allowed; or clock times HH:MM:SS); the output starts\n"
+	"                  with a '# range' comment\n"
+	"  --type T        from snapshots, the profile of type T (oncpu, offcpu, mem; default\n"
+	"                  the first)\n"
 	"  --strict        stop at the first invalid line (exit 1) instead of skipping it\n"
 	"  --reverse       reverse the frames of every stack (leaf first)\n"
 	"  -o, --output F  write to F instead of standard output\n"
@@ -26,11 +33,15 @@ int cmd_fold(int argc, char **argv)
 		{ "strict", no_argument, NULL, 's' },
 		{ "reverse", no_argument, NULL, 'r' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "range", required_argument, NULL, 'R' },
+		{ "type", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct folded_opts fo = { 0 };
-	const char *outpath = NULL;
+	struct input_opts io = { 0 };
+	const char *outpath = NULL, *type = NULL;
+	char msg[512];
+	double from = 0, to = 0;
 	struct strtab *st = NULL;
 	struct frames *ft = NULL;
 	struct profile *p = NULL;
@@ -39,13 +50,20 @@ int cmd_fold(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:t:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			fo.strict = true;
+			io.strict = true;
 			break;
 		case 'r':
-			fo.reverse = true;
+			io.reverse = true;
+			break;
+		case 'R':
+			if (input_range_parse(optarg, &io.range, msg, sizeof(msg)))
+				return cli_usage_error("fold", "--range: %s", msg);
+			break;
+		case 't':
+			type = optarg;
 			break;
 		case 'o':
 			outpath = optarg;
@@ -66,24 +84,37 @@ int cmd_fold(int argc, char **argv)
 	}
 	for (int i = optind; i < argc || i == optind; i++) {
 		const char *path = i < argc ? argv[i] : "-";
-		const char *label = strcmp(path, "-") ? path : "<stdin>";
-		FILE *in = cli_open_in(path);
-		int err;
+		struct input in;
+		struct profile *q;
+		int err = input_load(path, ft, &io, &in, msg, sizeof(msg));
 
-		if (!in)
-			goto out;
-		err = folded_read_profile(in, label, &fo, p, NULL);
-		cli_close_in(in);
-		if (err == -EINVAL)
-			goto out;
 		if (err) {
-			cli_error("cannot read %s: %s", label, strerror(-err));
+			if (msg[0])
+				cli_error("%s", msg);
+			goto out;
+		}
+		q = input_profile(&in, type);
+		if (!q && type) {
+			cli_error("%s: no %s profile", strcmp(path, "-") ? path : "standard input",
+				  type);
+			input_release(&in);
+			goto out;
+		}
+		err = q ? profile__merge(p, q) : 0;
+		from = in.from;
+		to = in.to;
+		input_release(&in);
+		if (err) {
+			cli_error("out of memory");
 			goto out;
 		}
 	}
 	out = cli_open_out(outpath);
 	if (!out)
 		goto out;
+	if (io.range.set)
+		fprintf(out, "# range %s: %.3f-%.3f s from the start of the recording\n",
+			io.range.text, from, to);
 	if (folded_write(out, p)) {
 		cli_error("cannot write %s: %s", outpath ? outpath : "standard output",
 			  strerror(errno ? errno : EIO));

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "history.h"
 #include "l7.h"
 #include "model/slices.h"
 #include "model/stack_cap.h"
@@ -43,6 +44,8 @@ const char cmd_live_help[] =
 	"  --no-color        attributes only (NO_COLOR is honoured too)\n"
 	"  --ascii           ASCII glyphs only\n"
 	"  --out-dir DIR     where `s` saves snapshots (default: the current directory)\n"
+	"  --history S       seconds of per-second history kept for the heatmap (`6`),\n"
+	"                    ranges and snapshots (default 600; coarser past the memory cap)\n"
 	"  --trigger EXPR    mark the moments EXPR holds (as `record --trigger`, e.g. 'cpu>80')\n"
 	"                    on the status line, --trigger-cooldown S apart (default 30)\n"
 	"\n"
@@ -52,8 +55,6 @@ const char cmd_live_help[] =
 	"Update modes (`m`): accumulate everything, a sliding window of the last 10 s, or an\n"
 	"exponential decay with a 10 s half-life.\n";
 
-#define RING_MAX 128 /* slices kept per profile type; older ones merge into coarser ones */
-#define RING_BYTES (64u << 20) /* and their memory per profile type */
 #define RING_BUDGET 32 /* and about this many average slices' memory: a steady state in 32 s */
 /* The frame table is renewed once it holds this many frames and twice what it held after the
  * last renewal: names of processes long gone do not pile up over a long run. */
@@ -62,6 +63,10 @@ const char cmd_live_help[] =
 _Static_assert((int)MODE_ACCUMULATE == FOLD_ACCUMULATE && (int)MODE_WINDOW == FOLD_WINDOW &&
 		       (int)MODE_DECAY == FOLD_DECAY && (int)MODE_MAX == FOLD_MODE_MAX,
 	       "the TUI's update modes are the model's fold modes");
+
+_Static_assert(PTYPE_MAX == HISTORY_TYPES && PTYPE_ONCPU == 0 && PTYPE_OFFCPU == 1 &&
+		       PTYPE_MEM == 2,
+	       "the TUI's profile types index the history's rings");
 
 static const enum gt_event_type event_of[PTYPE_MAX] = {
 	[PTYPE_ONCPU] = GT_EV_ONCPU, [PTYPE_OFFCPU] = GT_EV_OFFCPU, [PTYPE_MEM] = GT_EV_MEM,
@@ -74,11 +79,11 @@ struct live {
 	struct session s;
 	double refresh;			  /* seconds between updates */
 	struct profile *shown[PTYPE_MAX]; /* what the TUI reads; NULL for probes not attached */
-	struct slices *ring[PTYPE_MAX];	  /* one slice per update, for the sliding window */
+	struct history hist; /* one slice per update per type: the window mode, the heat map, and
+			      * the history snapshots carry; PTYPE_* index it */
 	enum tui_mode mode;
 	double window_s;
 	double last_update;
-	double since; /* wall-clock start, for snapshots */
 	/* Rates for the status bar, over the time between two stats() calls. */
 	double rate_t, rate_cpu, samples_per_s, own_cpu;
 	uint64_t rate_events;
@@ -146,7 +151,7 @@ static void live_renew_frames(struct live *l)
 		if (!l->shown[t])
 			continue;
 		shown[t] = profile__new(ft, profile__kind(l->shown[t]), false);
-		ring[t] = slices__copy(l->ring[t], ft);
+		ring[t] = slices__copy(l->hist.ring[t], ft);
 		if (!shown[t] || !ring[t] || profile__merge(shown[t], l->shown[t]))
 			goto fail;
 	}
@@ -154,9 +159,9 @@ static void live_renew_frames(struct live *l)
 		goto fail;
 	for (t = 0; t < PTYPE_MAX; t++) {
 		profile__free(l->shown[t]);
-		slices__free(l->ring[t]);
+		slices__free(l->hist.ring[t]);
 		l->shown[t] = shown[t];
-		l->ring[t] = ring[t];
+		l->hist.ring[t] = ring[t];
 	}
 	l->old_ft = l->s.ft;
 	l->old_st = l->s.st;
@@ -240,8 +245,10 @@ static bool live_update(void *ctx)
 	for (int t = 0; t < PTYPE_MAX; t++) {
 		if (!l->shown[t])
 			continue;
-		if (slices__fold(l->ring[t], l->shown[t], (enum fold_mode)l->mode, window_s,
-				 collector__profile(l->s.col, event_of[t]), l->last_update, now))
+		history_heat(&l->hist, &l->s, t);
+		if (slices__fold(l->hist.ring[t], l->shown[t], (enum fold_mode)l->mode, window_s,
+				 collector__profile(l->s.col, event_of[t]),
+				 l->last_update - l->hist.mono0, now - l->hist.mono0))
 			return false; /* out of memory: keep showing what there is */
 		/* Bounded memory: what accumulates is capped, what decays is let go once faded
 		 * below anything a view can show (the top view's 0.01%). */
@@ -303,9 +310,9 @@ static void live_stats(void *ctx, struct tui_stats *out)
 	out->own_cpu = l->own_cpu;
 	out->mode = l->mode;
 	out->window_s = l->window_s;
-	out->since = l->since;
+	out->since = l->hist.wall0;
 	out->cpus = l->cpus[0] ? l->cpus : NULL;
-	out->cpus_since = l->cpus_wall ? l->cpus_wall : l->since;
+	out->cpus_since = l->cpus_wall ? l->cpus_wall : l->hist.wall0;
 	out->trigger = l->trig ? l->trig->says : NULL;
 	out->triggered = l->trig ? l->trig->st.fired : 0;
 	out->hint = session_java_hint(&l->s);
@@ -407,9 +414,9 @@ static int live_set_mode(void *ctx, enum tui_mode m, double window_s)
 	l->mode = m;
 	l->window_s = window_s;
 	for (int t = 0; t < PTYPE_MAX; t++) {
-		if (!l->ring[t])
+		if (!l->hist.ring[t])
 			continue;
-		slices__set_fine(l->ring[t], m == MODE_WINDOW ? window_s : 0);
+		slices__set_fine(l->hist.ring[t], m == MODE_WINDOW ? window_s : 0);
 		/* Each mode's own schedule: decay prunes from its first update on, the cap looks
 		 * once the tree could hold --max-stacks. */
 		if (m == MODE_DECAY)
@@ -487,22 +494,27 @@ static int live_attach(void *ctx, enum tui_data d, char *err, size_t errlen)
 	}
 }
 
-/* Room in shown[t] and ring[t] for profile type t, named in the status bar; 0 or -ENOMEM. */
+static const struct slices *live_history(void *ctx, enum tui_ptype t)
+{
+	struct live *l = ctx;
+
+	return (unsigned)t < PTYPE_MAX ? l->hist.ring[t] : NULL;
+}
+
+/* Room in shown[t] and the history ring of profile type t, named in the status bar; 0 or
+ * -ENOMEM. */
 static int live_add_ptype(struct live *l, enum tui_ptype t)
 {
 	enum value_kind kind = profile__kind(collector__profile(l->s.col, event_of[t]));
 
 	l->shown[t] = profile__new(l->s.ft, kind, false);
-	l->ring[t] = slices__new(l->s.ft, kind, RING_MAX, RING_BYTES);
-	if (!l->shown[t] || !l->ring[t]) {
+	if (!l->shown[t] || history_add(&l->hist, &l->s, t)) {
 		profile__free(l->shown[t]);
-		slices__free(l->ring[t]);
 		l->shown[t] = NULL;
-		l->ring[t] = NULL;
 		return -ENOMEM;
 	}
-	slices__set_budget(l->ring[t], RING_BUDGET);
-	slices__set_fine(l->ring[t], l->mode == MODE_WINDOW ? l->window_s : 0);
+	slices__set_budget(l->hist.ring[t], RING_BUDGET);
+	slices__set_fine(l->hist.ring[t], l->mode == MODE_WINDOW ? l->window_s : 0);
 	stack_cap_init(&l->cap[t], l->s.o->max_stacks);
 	snprintf(l->probes + strlen(l->probes), sizeof(l->probes) - strlen(l->probes), "%s%s",
 		 l->probes[0] ? " " : "", tui_ptype_str(t));
@@ -534,6 +546,7 @@ static int live_attach_ptype(void *ctx, enum tui_ptype t, char *err, size_t errl
 }
 
 static const struct tui_source_ops live_ops = {
+	.history = live_history,
 	.drain = live_drain,
 	.update = live_update,
 	.profile = live_profile,
@@ -560,8 +573,8 @@ static void live_free(struct live *l)
 	l->cpu_set = l->online = NULL;
 	for (int t = 0; t < PTYPE_MAX; t++) {
 		profile__free(l->shown[t]);
-		slices__free(l->ring[t]);
 	}
+	history_free(&l->hist);
 	frames__free(l->old_ft);
 	strtab__free(l->old_st);
 }
@@ -609,7 +622,10 @@ int cmd_live(int argc, char **argv)
 		live_free(&l);
 		return ret;
 	}
-	if (live_trigger_init(&l)) {
+	if (history_open(&l.hist, &l.s, o.history ? o.history : HISTORY_DEFAULT_S,
+			 (size_t)((o.history ? o.history : HISTORY_DEFAULT_S) / l.refresh) + 2,
+			 false) ||
+	    live_trigger_init(&l)) {
 		cli_error("out of memory");
 		live_free(&l);
 		session_close(&l.s, true);
@@ -626,7 +642,6 @@ int cmd_live(int argc, char **argv)
 	if (l.s.tl)
 		snprintf(l.probes + strlen(l.probes), sizeof(l.probes) - strlen(l.probes), "%s%s",
 			 l.probes[0] ? " " : "", "threads");
-	l.since = clock_wall_s();
 	l.last_update = l.rate_t = clock_mono_s();
 	l.rate_cpu = cpu_sec();
 	session_start_command(&l.s);

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "history.h"
 #include "record_threads.h"
 #include "record_trigger.h"
 #include "session.h"
@@ -72,7 +73,8 @@ const char cmd_record_help[] =
 	"  -o, --output FILE write FILE when done; the format comes from the extension:\n"
 	"                    .folded (folded stacks) or .svg (flame graph); threads:\n"
 	"                    .json (Chrome trace for Perfetto), .jsonl (gala-gopher event\n"
-	"                    lines) or .gtop (snapshot); repeatable. Default: folded stacks\n"
+	"                    lines) or .gtop (snapshot: the profiles and their per-second\n"
+	"                    history, docs/snapshot.md); repeatable. Default: folded stacks\n"
 	"                    (threads: event lines) on standard output; lock hints go to\n"
 	"                    standard error\n"
 	"  -d, --duration S  stop after S seconds\n"
@@ -82,6 +84,8 @@ const char cmd_record_help[] =
 	"                    [TID]name) or none (no identity frames)\n"
 	"  --threads         same as --group thread\n"
 	"  --annotate        suffix kernel frames with _[k] and JIT frames with _[j]\n"
+	"  --history S       keep the last S seconds of per-second slices in .gtop files\n"
+	"                    (default: all; coarser past the memory cap, docs/history.md)\n"
 	"  --trigger EXPR    trigger mode: keep a rolling window and, each time EXPR holds\n"
 	"                    (e.g. 'cpu>80', 'cpu1>90', 'load>4', joined by && and ||; cpu is\n"
 	"                    the host's busy %, or with -p/CMD the targets' CPU %), write a\n"
@@ -244,7 +248,7 @@ enum {
 	OPT_MAX_STACKS, OPT_LONGSYS, OPT_CGROUP, OPT_MIN_DUR, OPT_MIN_AGGR, OPT_TIMELINE_MEM,
 	OPT_PROTOCOLS, OPT_NO_TLS, OPT_L7_CAPTURE, OPT_NO_JAVA_AGENT, OPT_GROUP, OPT_CALL_GRAPH,
 	OPT_TRIGGER, OPT_TRIGGER_BEFORE, OPT_TRIGGER_AFTER, OPT_TRIGGER_COOLDOWN,
-	OPT_JAVA_NATIVE, OPT_NO_JAVA_NATIVE,
+	OPT_JAVA_NATIVE, OPT_NO_JAVA_NATIVE, OPT_HISTORY,
 };
 
 int record_parse_args(int argc, char **argv, struct record_opts *o, const char *cmd)
@@ -281,6 +285,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, const char *
 		{ "multi-instance", no_argument, NULL, OPT_MULTI },
 		{ "output", required_argument, NULL, 'o' },
 		{ "period", required_argument, NULL, OPT_PERIOD },
+		{ "history", required_argument, NULL, OPT_HISTORY },
 		{ "trigger", required_argument, NULL, OPT_TRIGGER },
 		{ "trigger-before", required_argument, NULL, OPT_TRIGGER_BEFORE },
 		{ "trigger-after", required_argument, NULL, OPT_TRIGGER_AFTER },
@@ -520,6 +525,11 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, const char *
 				return EXIT_USAGE;
 			o->l7_capture = (unsigned)l;
 			break;
+		case OPT_HISTORY:
+			if (cli_parse_double(cmd, "--history", optarg, 2, 7 * 86400, &d))
+				return EXIT_USAGE;
+			o->history = d;
+			break;
 		case OPT_TRIGGER: {
 			struct trigger_expr e;
 			char why[256];
@@ -739,7 +749,14 @@ static int write_period(struct session *s, enum gt_event_type t, const char *sta
 	return ret;
 }
 
-static int write_all(struct session *s, unsigned types, bool periodic)
+static bool is_gtop(const char *path)
+{
+	const char *ext = strrchr(path, '.');
+
+	return ext && !strcmp(ext, ".gtop");
+}
+
+static int write_all(struct session *s, unsigned types, bool periodic, double start_unix)
 {
 	bool several = __builtin_popcount(types & ~PROBE_THREADS) > 1;
 	char stamp[32];
@@ -768,12 +785,17 @@ static int write_all(struct session *s, unsigned types, bool periodic)
 		for (size_t j = 0; j < s->o->noutputs; j++) {
 			char path[8192];
 
-			if ((s->o->types & PROBE_THREADS) && record_threads_output(s->o->outputs[j]))
+			if (((s->o->types & PROBE_THREADS) && record_threads_output(s->o->outputs[j])) ||
+			    is_gtop(s->o->outputs[j]))
 				continue;
 			output_name(path, sizeof(path), s->o->outputs[j], t, several);
 			ret |= record_write_profile(path, t, p);
 		}
 	}
+	/* One snapshot holds every type (with threads, record_threads_write writes it). */
+	for (size_t j = 0; !periodic && !(s->o->types & PROBE_THREADS) && j < s->o->noutputs; j++)
+		if (is_gtop(s->o->outputs[j]))
+			ret |= record_gtop_write(s, s->o->outputs[j], NULL, start_unix);
 	return ret;
 }
 
@@ -783,6 +805,9 @@ int cmd_record(int argc, char **argv)
 	struct session s;
 	double start, next_period, start_unix;
 	struct sigaction sa = { .sa_handler = on_signal };
+	struct history hist = { 0 };
+	double next_cut;
+	bool keep_history = false;
 	int ret;
 
 	record_opts_init(&o);
@@ -801,6 +826,17 @@ int cmd_record(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	for (size_t i = 0; !o.period && i < o.noutputs; i++)
+		keep_history |= is_gtop(o.outputs[i]) && (o.types & ~PROBE_THREADS);
+	if (keep_history) {
+		if (history_open(&hist, &s, o.history,
+				 o.history ? (size_t)o.history + 2 : HISTORY_RECORD_SLICES, true)) {
+			cli_error("out of memory");
+			session_close(&s, true);
+			return 1;
+		}
+		s.hist = &hist;
+	}
 	session_start_command(&s);
 	if (o.trigger[0]) {
 		start = clock_mono_s();
@@ -811,8 +847,9 @@ int cmd_record(int argc, char **argv)
 		return ret;
 	}
 	start = clock_mono_s();
-	start_unix = (double)time(NULL);
+	start_unix = clock_wall_s();
 	next_period = start + o.period;
+	next_cut = start + 1;
 	fprintf(stderr, "galatop: recording%s... Ctrl-C to stop\n",
 		o.duration ? " for the given duration" : "");
 	while (!stop_signal) {
@@ -827,8 +864,18 @@ int cmd_record(int argc, char **argv)
 			break;
 		if (session_done(&s))
 			break;
+		if (s.hist && now >= next_cut) {
+			if (history_cut(s.hist, &s, now)) {
+				cli_error("out of memory keeping the history");
+				ret = 1;
+				break;
+			}
+			next_cut += 1;
+			if (next_cut < now)
+				next_cut = now + 1; /* a long stall: no burst of empty slices */
+		}
 		if (o.period && now >= next_period) {
-			ret |= write_all(&s, o.types, true);
+			ret |= write_all(&s, o.types, true, start_unix);
 			collector__clear(s.col);
 			session_renew_frames(&s);
 			next_period += o.period;
@@ -836,9 +883,14 @@ int cmd_record(int argc, char **argv)
 	}
 	session_poll(&s, DRAIN_ALL);
 	session_poll_report(&s);
+	if (s.hist && history_finish(s.hist, &s, clock_mono_s())) {
+		cli_error("out of memory keeping the history");
+		ret = 1;
+	}
 	session_summary(&s, clock_mono_s() - start);
-	ret |= write_all(&s, o.types, o.period > 0);
+	ret |= write_all(&s, o.types, o.period > 0, start_unix);
 	ret |= record_threads_write(&s, start_unix);
+	history_free(&hist); /* before the frame table its profiles use */
 	session_close(&s, stop_signal != 0);
 	return ret;
 }

@@ -69,6 +69,8 @@ struct record_opts {
 	size_t npods;
 	const char *outputs[RECORD_MAX_OUTPUTS]; /* -o FILE, format from the extension */
 	size_t noutputs;
+	double history;		 /* --history S: seconds of per-second slices kept (live and .gtop;
+				  * 0 = the default: 600 live, all of a recording) */
 	char trigger[256];	 /* --trigger EXPR (model/trigger.h), checked; "" = none */
 	double trigger_before;	 /* --trigger-before S: seconds captured before the moment */
 	double trigger_after;	 /* --trigger-after S: and after it */

@@ -40,6 +40,8 @@ int record_sli_check(const struct record_opts *o, const char *cmd)
 		const char *ext = strrchr(o->outputs[i], '.');
 		bool sli_fmt = ext && record_sli_format(ext);
 
+		if (!o->sli && ext && !strcmp(ext, ".gtop"))
+			continue; /* the stack profiles' snapshot */
 		if (sli_fmt != o->sli)
 			return cli_usage_error(cmd, "-o %s: %s", o->outputs[i],
 					       o->sli ? "--type sli writes .json, .prom or .gtop"

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "history.h"
 #include "session.h"
 #include "tl_capture.h"
 #include "export/chrome_trace.h"
@@ -47,49 +48,6 @@ static void host_id(char *buf, size_t n)
 	fclose(f);
 }
 
-static int write_gtop(struct session *s, const char *path, struct timeline *tl, double start)
-{
-	static const enum gt_event_type types[] = { GT_EV_ONCPU, GT_EV_OFFCPU, GT_EV_MEM };
-	static const unsigned bits[] = { PROBE_ONCPU, PROBE_OFFCPU, PROBE_MEM };
-	struct snapshot_profile profs[3];
-	struct snapshot_probe probes[4];
-	struct snapshot_kv params[2];
-	struct snapshot sn = { 0 };
-	char host[256] = "", err[512], mindur[32];
-	struct utsname un;
-
-	for (size_t i = 0; i < 3; i++)
-		if (s->probes && (s->o->types & bits[i])) {
-			profs[sn.nprofiles] = (struct snapshot_profile){
-				collector_type_name(types[i]), collector_type_name(types[i]),
-				collector__profile(s->col, types[i])
-			};
-			probes[sn.meta.nprobes++] =
-			    (struct snapshot_probe){ collector_type_name(types[i]), NULL, 0 };
-			sn.nprofiles++;
-		}
-	snprintf(mindur, sizeof(mindur), "%llu",
-		 (unsigned long long)(timeline__min_dur(tl) / 1000));
-	params[0] = (struct snapshot_kv){ "min_dur_us", mindur };
-	probes[sn.meta.nprobes++] = (struct snapshot_probe){ "threads", params, 1 };
-	sn.profiles = profs;
-	sn.timeline = tl;
-	gethostname(host, sizeof(host) - 1);
-	sn.meta.host = host;
-	if (uname(&un) == 0)
-		sn.meta.kernel = un.release;
-	sn.meta.start = start;
-	sn.meta.end = clock_wall_s();
-	sn.meta.version = GALATOP_VERSION;
-	sn.meta.notes = "galatop record --type threads";
-	sn.meta.probes = probes;
-	if (snapshot_write(path, &sn, err, sizeof(err))) {
-		cli_error("%s", err);
-		return 1;
-	}
-	return 0;
-}
-
 static int write_one(struct session *s, const char *path, struct timeline *tl, double start)
 {
 	const char *e = ext_of(path);
@@ -99,7 +57,7 @@ static int write_one(struct session *s, const char *path, struct timeline *tl, d
 	int err;
 
 	if (!strcmp(e, ".gtop"))
-		return write_gtop(s, path, tl, start);
+		return record_gtop_write(s, path, tl, start);
 	f = cli_open_out(path);
 	if (!f)
 		return 1;

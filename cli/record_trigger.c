@@ -27,6 +27,9 @@ int record_trigger_check(const struct record_opts *o, const char *cmd)
 		return 0;
 	if (o->period)
 		return cli_usage_error(cmd, "--trigger and --period write files apart: pick one");
+	if (!(o->trigger_before + o->trigger_after >= 1))
+		return cli_usage_error(cmd, "--trigger-before %g and --trigger-after %g: a capture "
+					    "needs at least 1 s", o->trigger_before, o->trigger_after);
 	if (o->sli || (o->types & (PROBE_THREADS | RECORD_TYPE_L7)))
 		return cli_usage_error(cmd, "--trigger captures stack profiles (oncpu, offcpu, mem), "
 					    "not threads, sli or l7");
@@ -200,7 +203,7 @@ static int write_snapshot(struct session *s, const char *path, struct profile *c
 
 		if (!p[i])
 			continue;
-		profs[sn.nprofiles++] = (struct snapshot_profile){ name, name, p[i] };
+		profs[sn.nprofiles++] = (struct snapshot_profile){ name, name, p[i], NULL };
 		probes[sn.meta.nprobes++] =
 		    (struct snapshot_probe){ name, types[i] == GT_EV_ONCPU ? params : NULL,
 					     types[i] == GT_EV_ONCPU };

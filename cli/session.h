@@ -13,8 +13,11 @@
 #include "bpf/probes.h"
 #include "bpf/sli_collector.h"
 
+struct history;
+
 struct session {
 	struct record_opts *o;
+	struct history *hist;	    /* record's per-second history for .gtop, NULL when none */
 	struct strtab *st;
 	struct frames *ft;
 	struct sym_cache *sc;

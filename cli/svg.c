@@ -6,8 +6,7 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "../export/folded.h"
-#include "../export/perfscript.h"
+#include "../export/input.h"
 #include "../export/svg.h"
 #include "../model/filter.h"
 #include "../model/group.h"
@@ -16,8 +15,8 @@ const char cmd_svg_help[] =
 	"Usage: galatop svg [OPTIONS] [FILE|-]\n"
 	"\n"
 	"Draws an interactive SVG flame graph, as FlameGraph's flamegraph.pl does, from folded\n"
-	"stacks (\"frame;frame;... COUNT\") or from `perf script` output (recognized by its\n"
-	"first line), read from FILE or standard input. Open it in a browser: hover a frame\n"
+	"stacks (\"frame;frame;... COUNT\"), `perf script` output or a .gtop snapshot (told\n"
+	"apart as docs/formats.md says), read from FILE or standard input. Open it in a browser: hover a frame\n"
 	"for its details, click to zoom, Ctrl-F (or Search) for a regexp search whose share\n"
 	"of the view shows as \"Matched: N%\", Ctrl-I (or ic) to ignore case.\n"
 	"\n"
@@ -51,6 +50,10 @@ const char cmd_svg_help[] =
 	"  --notes TEXT       notes kept in an XML comment at the top of the SVG\n"
 	"  --group G          regroup galatop's [PID]comm roots: command (one root per\n"
 	"                     program name), process, thread or none (default: as the input)\n"
+	"  --type T           from a snapshot, the profile of type T: oncpu, offcpu, mem\n"
+	"                     (default: the first)\n"
+	"  --range A-B        from a snapshot, only seconds A to B of its history (or clock\n"
+	"                     times HH:MM:SS); the range goes into the subtitle\n"
 	"  -o, --output FILE  write to FILE instead of standard output\n"
 	"  -h, --help         show this help\n"
 	"\n"
@@ -60,134 +63,6 @@ const char cmd_svg_help[] =
 	"exit status is 2, as flamegraph.pl's. See docs/svg.md.\n";
 
 static const char cmd[] = "svg";
-
-#define PEEK_SIZE (64u << 10)
-
-/* The input's first bytes, read to tell folded text from `perf script` output, then handed
- * out again before the rest of the file (pipes cannot be rewound). */
-struct peek {
-	FILE *f;
-	char buf[PEEK_SIZE];
-	size_t len, pos;
-};
-
-static ssize_t peek_read(void *cookie, char *buf, size_t size)
-{
-	struct peek *pk = cookie;
-	size_t n;
-
-	if (pk->pos < pk->len) {
-		n = pk->len - pk->pos < size ? pk->len - pk->pos : size;
-		memcpy(buf, pk->buf + pk->pos, n);
-		pk->pos += n;
-		return (ssize_t)n;
-	}
-	n = fread(buf, 1, size, pk->f);
-	return n || !ferror(pk->f) ? (ssize_t)n : -1;
-}
-
-/* perf script output starts with a sample header ("comm PID ... TIME: PERIOD EVENT:") or an
- * indented frame line, a folded file with a line ending in a count; '#' lines are comments. */
-static bool looks_like_perf_script(const char *s, size_t len)
-{
-	size_t i = 0;
-
-	while (i < len) {
-		const char *nl = memchr(s + i, '\n', len - i);
-		size_t end = nl ? (size_t)(nl - s) : len, e = end, d;
-
-		while (e > i && isspace((unsigned char)s[e - 1]))
-			e--;
-		if (e == i || s[i] == '#') {
-			i = end + 1;
-			continue;
-		}
-		for (d = e; d > i && (isdigit((unsigned char)s[d - 1]) || s[d - 1] == '.'); d--)
-			;
-		return !(d < e && d > i && isspace((unsigned char)s[d - 1]));
-	}
-	return false;
-}
-
-/* Feeds `perf script` samples into the profile as folded stacks of the same frames. */
-struct perf_sink {
-	struct profile *p;
-	struct frames *ft;
-	bool reverse;
-	uint32_t *frames;
-	size_t cap;
-};
-
-static int perf_sink_add(void *ctx, const char *stack, size_t len, uint64_t count)
-{
-	struct perf_sink *ps = ctx;
-	long n = folded_split(ps->ft, stack, len, &ps->frames, &ps->cap);
-
-	if (n < 0)
-		return (int)n;
-	for (long i = 0; ps->reverse && i < n / 2; i++) {
-		uint32_t t = ps->frames[i];
-
-		ps->frames[i] = ps->frames[n - 1 - i];
-		ps->frames[n - 1 - i] = t;
-	}
-	return profile__add_stack(ps->p, ps->frames, (size_t)n, (double)count);
-}
-
-static int read_perf_script(struct peek *pk, struct profile *p, bool reverse)
-{
-	struct perfscript_opts po = { .warn = stderr };
-	struct perf_sink sink = { .p = p, .ft = profile__frames(p), .reverse = reverse };
-	struct perfscript *ps = perfscript__new(&po, perf_sink_add, &sink);
-	int err;
-
-	if (!ps)
-		return -ENOMEM;
-	err = perfscript__feed(ps, pk->buf, pk->len);
-	if (!err)
-		err = perfscript__parse_file(ps, pk->f);
-	perfscript__free(ps);
-	free(sink.frames);
-	return err;
-}
-
-static int read_folded(struct peek *pk, const char *label, struct profile *p,
-		       const struct folded_opts *fo)
-{
-	static const cookie_io_functions_t io = { .read = peek_read };
-	FILE *f = fopencookie(pk, "r", io);
-	int err;
-
-	if (!f)
-		return -ENOMEM;
-	err = folded_read_profile(f, label, fo, p, NULL);
-	fclose(f);
-	return err;
-}
-
-/* Reads path (folded or perf script) into p. 0, -EINVAL (already reported), or -errno. */
-static int read_input(FILE *in, const char *label, struct profile *p,
-		      const struct folded_opts *fo)
-{
-	struct peek *pk = malloc(sizeof(*pk));
-	int err;
-
-	if (!pk)
-		return -ENOMEM;
-	pk->f = in;
-	pk->pos = 0;
-	pk->len = fread(pk->buf, 1, sizeof(pk->buf), in);
-	if (ferror(in))
-		err = -(errno ? errno : EIO);
-	else if (looks_like_perf_script(pk->buf, pk->len))
-		err = read_perf_script(pk, p, fo->reverse);
-	else
-		err = read_folded(pk, label, p, fo);
-	if (err == -EIO && errno)
-		err = -errno;
-	free(pk);
-	return err;
-}
 
 static int parse_minwidth(const char *arg, struct svg_opts *o)
 {
@@ -210,7 +85,7 @@ int cmd_svg(int argc, char **argv)
 	enum {
 		O_TITLE = 256, O_SUBTITLE, O_WIDTH, O_HEIGHT, O_MINWIDTH, O_FONTTYPE, O_FONTSIZE,
 		O_FONTWIDTH, O_COUNTNAME, O_NAMETYPE, O_COLORS, O_BGCOLORS, O_HASH, O_INVERTED,
-		O_REVERSE, O_FLAMECHART, O_NEGATE, O_NOTES, O_GROUP
+		O_REVERSE, O_FLAMECHART, O_NEGATE, O_NOTES, O_GROUP, O_TYPE, O_RANGE
 	};
 	static const struct option longopts[] = {
 		{ "title", required_argument, NULL, O_TITLE },
@@ -232,18 +107,21 @@ int cmd_svg(int argc, char **argv)
 		{ "negate", no_argument, NULL, O_NEGATE },
 		{ "notes", required_argument, NULL, O_NOTES },
 		{ "group", required_argument, NULL, O_GROUP },
+		{ "type", required_argument, NULL, O_TYPE },
+		{ "range", required_argument, NULL, O_RANGE },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct svg_opts so;
-	struct folded_opts fo = { 0 };
-	bool chart = false;
-	const char *outpath = NULL, *path, *label;
+	struct input_opts io = { 0 };
+	struct input in = { 0 };
+	const char *outpath = NULL, *path, *label, *type = NULL;
+	char msg[512], subtitle[160];
 	struct strtab *st = NULL;
 	struct frames *ft = NULL;
-	struct profile *p = NULL;
-	FILE *in = NULL, *out;
+	struct profile *p = NULL, *grouped = NULL;
+	FILE *out;
 	long lv;
 	int c, err, pal, group = -1, ret = 1;
 
@@ -309,10 +187,17 @@ int cmd_svg(int argc, char **argv)
 			so.inverted = true;
 			break;
 		case O_REVERSE:
-			fo.reverse = true;
+			io.reverse = true;
 			break;
 		case O_FLAMECHART:
-			chart = true;
+			io.chart = true;
+			break;
+		case O_TYPE:
+			type = optarg;
+			break;
+		case O_RANGE:
+			if (input_range_parse(optarg, &io.range, msg, sizeof(msg)))
+				return cli_usage_error(cmd, "--range: %s", msg);
 			break;
 		case O_NEGATE:
 			so.negate = true;
@@ -341,34 +226,37 @@ int cmd_svg(int argc, char **argv)
 	path = optind < argc ? argv[optind] : "-";
 	label = strcmp(path, "-") ? path : "standard input";
 
-	in = cli_open_in(path);
-	if (!in)
-		return 1;
 	st = strtab__new();
 	ft = st ? frames__new(st) : NULL;
-	p = ft ? profile__new(ft, VALUE_SAMPLES, chart) : NULL;
-	err = p ? read_input(in, label, p, &fo) : -ENOMEM;
-	cli_close_in(in);
-	if (err == -ENOMEM) {
+	if (!ft) {
 		cli_error("out of memory");
 		goto out;
 	}
-	if (err == -EINVAL)
-		goto out;
+	err = input_load(path, ft, &io, &in, msg, sizeof(msg));
 	if (err) {
-		cli_error("cannot read %s: %s", label, strerror(-err));
+		if (msg[0])
+			cli_error("%s", msg);
 		goto out;
+	}
+	p = input_profile(&in, type);
+	if (!p) {
+		cli_error("%s: no %s profile", label, type ? type : "stack");
+		goto out;
+	}
+	if (io.range.set && !so.subtitle) {
+		snprintf(subtitle, sizeof(subtitle), "range %s (%.2f-%.2f s from the start)",
+			 io.range.text, in.from, in.to);
+		so.subtitle = subtitle;
 	}
 	if (group >= 0) {
 		struct profile_filter f = { .regroup = true, .group = (enum group_by)group };
-		struct profile *g = profile__filter(p, &f);
 
-		if (!g) {
+		grouped = profile__filter(p, &f);
+		if (!grouped) {
 			cli_error("out of memory");
 			goto out;
 		}
-		profile__free(p);
-		p = g;
+		p = grouped;
 	}
 
 	out = cli_open_out(outpath);
@@ -391,7 +279,8 @@ int cmd_svg(int argc, char **argv)
 		ret = cli_close_out(out, outpath);
 	}
 out:
-	profile__free(p);
+	profile__free(grouped);
+	input_release(&in);
 	frames__free(ft);
 	strtab__free(st);
 	return ret;

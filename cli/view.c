@@ -7,8 +7,7 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "../export/folded.h"
-#include "../export/perfscript.h"
+#include "../export/input.h"
 #include "../export/l7.h"
 #include "../export/snapshot.h"
 #include "../model/profile.h"
@@ -33,6 +32,9 @@ const char cmd_view_help[] =
 	"      --ascii        ASCII glyphs only (automatic when the locale is not UTF-8)\n"
 	"  -o, --out-dir DIR  where the s key saves files (default: the current directory)\n"
 	"      --format FMT   input format: auto (default), folded or perf\n"
+	"      --range A-B    from a .gtop snapshot, only seconds A to B of its per-second\n"
+	"                     history (fractions allowed; or clock times HH:MM:SS); with\n"
+	"                     --diff, the same range of both files\n"
 	"  -h, --help         show this help\n"
 	"\n"
 	"No-display mode (for tests and scripts):\n"
@@ -49,7 +51,7 @@ const char cmd_view_help[] =
 	"errors.\n";
 
 enum { OPT_NO_COLOR = 256, OPT_ASCII, OPT_FORMAT, OPT_DUMP, OPT_SIZE, OPT_KEYS, OPT_DUMP_ROLES,
-       OPT_TERM, OPT_BENCH, OPT_DIFF };
+       OPT_TERM, OPT_BENCH, OPT_DIFF, OPT_RANGE };
 
 static const struct option long_opts[] = {
 	{ "type", required_argument, NULL, 't' },
@@ -64,6 +66,7 @@ static const struct option long_opts[] = {
 	{ "dump-roles", no_argument, NULL, OPT_DUMP_ROLES },
 	{ "term", required_argument, NULL, OPT_TERM },
 	{ "diff", no_argument, NULL, OPT_DIFF },
+	{ "range", required_argument, NULL, OPT_RANGE },
 	{ "bench-render", required_argument, NULL, OPT_BENCH }, /* hidden: tests/bench/tui.sh */
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -102,82 +105,21 @@ static int slurp(FILE *f, char **buf, size_t *len)
 	return 0;
 }
 
-/* perf script frames are indented lines holding a hex address; folded lines never start
- * with white space. */
-static bool looks_like_perf(const char *b, size_t len)
-{
-	size_t i = 0;
-
-	for (int lines = 0; i < len && lines < 200; lines++) {
-		const char *nl = memchr(b + i, '\n', len - i);
-		size_t end = nl ? (size_t)(nl - b) : len, k = i;
-
-		while (k < end && (b[k] == ' ' || b[k] == '\t'))
-			k++;
-		if (k > i && k < end && strchr("0123456789abcdef", b[k])) {
-			size_t h = k;
-
-			while (h < end && strchr("0123456789abcdef", b[h]))
-				h++;
-			if (h < end && b[h] == ' ')
-				return true;
-		}
-		i = end + 1;
-	}
-	return false;
-}
-
-struct perf_ctx {
-	struct profile *p;
-	uint32_t *frames;
-	size_t cap;
-};
-
-static int add_perf_stack(void *vctx, const char *stack, size_t len, uint64_t count)
-{
-	struct perf_ctx *c = vctx;
-	long n = folded_split(profile__frames(c->p), stack, len, &c->frames, &c->cap);
-
-	if (n < 0)
-		return (int)n;
-	return profile__add_stack(c->p, c->frames, (size_t)n, (double)count);
-}
-
 /* What a file gave: one profile (folded, perf script) or a snapshot's profiles. */
 struct loaded {
-	struct profile *own;
-	struct snapshot snap;
+	struct input in;
 	struct l7_table *l7; /* L7 tables of a .json file (record --type l7 -o x.json) */
 	const struct profile *p[PTYPE_MAX];
+	const struct slices *h[PTYPE_MAX]; /* a snapshot's per-second histories */
 };
 
-static int load_snapshot(const char *path, const char *buf, size_t len, struct frames *ft,
-			 enum tui_ptype first, struct loaded *l)
-{
-	char err[512];
-
-	if (snapshot_read_mem(buf, len, path, ft, &l->snap, err, sizeof(err))) {
-		cli_error("%s", err);
-		return -1;
-	}
-	for (size_t i = 0; i < l->snap.nprofiles; i++) {
-		int t = tui_ptype_parse(l->snap.profiles[i].type ? l->snap.profiles[i].type : "");
-
-		/* Imported ("folded") profiles take the first free type, the asked one first. */
-		for (int k = 0; t < 0 && k < PTYPE_MAX; k++)
-			if (!l->p[(first + k) % PTYPE_MAX])
-				t = (first + k) % PTYPE_MAX;
-		if (t >= 0 && !l->p[t])
-			l->p[t] = l->snap.profiles[i].p;
-	}
-	return 0;
-}
-
-static int load(const char *path, const char *format, struct frames *ft, enum tui_ptype type,
-		struct loaded *l)
+/* Loads path (L7 JSON, or whatever the one input loader reads) into l. 0, or -1 after saying
+ * why. */
+static int load(const char *path, const struct input_opts *io, struct frames *ft,
+		enum tui_ptype first, struct loaded *l)
 {
 	FILE *f = cli_open_in(path);
-	char *buf = NULL;
+	char *buf = NULL, err[512];
 	size_t len = 0;
 	int r;
 
@@ -189,9 +131,7 @@ static int load(const char *path, const char *format, struct frames *ft, enum tu
 		cli_error("cannot read %s: %s", path, strerror(-r));
 		return -1;
 	}
-	if (!strcmp(format, "auto") && l7_json_sniff(buf, len)) {
-		char err[512];
-
+	if (!io->format && !io->range.set && l7_json_sniff(buf, len)) {
 		l->l7 = l7_table__new();
 		r = l->l7 ? l7_json_load(buf, len, path, l->l7, NULL, err, sizeof(err)) : -ENOMEM;
 		free(buf);
@@ -199,53 +139,40 @@ static int load(const char *path, const char *format, struct frames *ft, enum tu
 			cli_error("%s", r == -ENOMEM ? "out of memory" : err);
 		return r ? -1 : 0;
 	}
-	if (!strcmp(format, "auto") && snapshot_sniff(buf, len)) {
-		r = load_snapshot(path, buf, len, ft, type, l);
-		free(buf);
-		if (r)
-			return -1;
-		goto check;
-	}
-	l->own = profile__new(ft, VALUE_SAMPLES, false);
-	if (!l->own) {
-		free(buf);
-		cli_error("out of memory");
-		return -1;
-	}
-	l->p[type] = l->own;
-	if (!strcmp(format, "perf") || (!strcmp(format, "auto") && looks_like_perf(buf, len))) {
-		struct perfscript_opts o = { .include_pid = true, .annotate_kernel = true,
-					     .count_samples = true, .annotate_jit = true };
-		struct perf_ctx c = { .p = l->own };
-		struct perfscript *ps = perfscript__new(&o, add_perf_stack, &c);
-
-		r = ps ? perfscript__feed(ps, buf, len) : -ENOMEM;
-		if (!r)
-			r = perfscript__end_file(ps);
-		perfscript__free(ps);
-		free(c.frames);
-	} else {
-		struct folded_opts o = { 0 };
-		FILE *m = len ? fmemopen(buf, len, "r") : fopen("/dev/null", "r");
-
-		r = m ? folded_read_profile(m, path, &o, l->own, NULL) : -errno;
-		if (m)
-			fclose(m);
-	}
+	r = input_load_mem(buf, len, strcmp(path, "-") ? path : "standard input", ft, io, &l->in,
+			   err, sizeof(err));
 	free(buf);
 	if (r) {
-		cli_error("cannot load %s: %s", path, strerror(r < 0 ? -r : EINVAL));
+		if (err[0])
+			cli_error("%s", err);
 		return -1;
 	}
-check:
-	if (l->snap.timeline || l->snap.sli)
+	if (l->in.own)
+		l->p[first] = l->in.own;
+	for (size_t i = 0; i < l->in.snap.nprofiles; i++) {
+		const struct snapshot_profile *sp = &l->in.snap.profiles[i];
+		int t = tui_ptype_parse(sp->type ? sp->type : "");
+
+		/* Imported ("folded") profiles take the first free type, the asked one first. */
+		for (int k = 0; t < 0 && k < PTYPE_MAX; k++)
+			if (!l->p[(first + k) % PTYPE_MAX])
+				t = (first + k) % PTYPE_MAX;
+		if (t >= 0 && !l->p[t]) {
+			l->p[t] = sp->p;
+			l->h[t] = io->range.set ? NULL : sp->history;
+		}
+	}
+	if (l->in.snap.timeline || l->in.snap.sli)
 		return 0; /* the Threads or Containers pane has something to show */
 	for (int t = 0; t < PTYPE_MAX; t++)
 		if (l->p[t] && profile__total(l->p[t]) > 0)
 			return 0;
-	if (l->snap.l7)
+	if (l->in.snap.l7)
 		return 0; /* L7 tables only: the L7 view opens first */
-	cli_error("%s: no stacks", path);
+	if (io->range.set)
+		cli_error("%s: no stacks in range %s", path, io->range.text);
+	else
+		cli_error("%s: no stacks", path);
 	return -1;
 }
 
@@ -292,7 +219,10 @@ static int diff_profiles(const char *bname, const char *aname, struct frames *ft
 int cmd_view(int argc, char **argv)
 {
 	struct tui_opts o = { .dump_cols = 120, .dump_rows = 40 };
-	const char *format = "auto";
+	static const struct perfscript_opts perf = { .include_pid = true, .annotate_kernel = true,
+						     .count_samples = true, .annotate_jit = true };
+	struct input_opts io = { .perf = &perf };
+	char msg[512];
 	struct tui_static_source src;
 	struct strtab *st = NULL;
 	struct frames *ft = NULL;
@@ -330,7 +260,9 @@ int cmd_view(int argc, char **argv)
 			if (strcmp(optarg, "auto") && strcmp(optarg, "folded") && strcmp(optarg, "perf"))
 				return cli_usage_error("view", "--format: want auto, folded or perf, not '%s'",
 						       optarg);
-			format = optarg;
+			io.format = !strcmp(optarg, "folded") ? INPUT_FOLDED
+				    : !strcmp(optarg, "perf")	  ? INPUT_PERF
+								  : INPUT_AUTO;
 			break;
 		case OPT_DUMP:
 			o.dump = true;
@@ -352,6 +284,10 @@ int cmd_view(int argc, char **argv)
 			break;
 		case OPT_DIFF:
 			diff = true;
+			break;
+		case OPT_RANGE:
+			if (input_range_parse(optarg, &io.range, msg, sizeof(msg)))
+				return cli_usage_error("view", "--range: %s", msg);
 			break;
 		case OPT_BENCH:
 			if (cli_parse_long("view", "--bench-render", optarg, 1, 1000000, &bench))
@@ -378,50 +314,56 @@ int cmd_view(int argc, char **argv)
 		goto out;
 	}
 	if (diff) {
-		if (load(argv[optind], format, ft, o.ptype, &before) ||
-		    load(argv[optind + 1], format, ft, o.ptype, &l) ||
+		if (load(argv[optind], &io, ft, o.ptype, &before) ||
+		    load(argv[optind + 1], &io, ft, o.ptype, &l) ||
 		    diff_profiles(argv[optind], argv[optind + 1], ft, &before, &l, dp))
 			goto out;
 		snprintf(origin, sizeof(origin), "%s -> %s", base_name(argv[optind]),
 			 base_name(argv[optind + 1]));
 	} else {
-		if (load(argv[optind], format, ft, o.ptype, &l))
+		if (load(argv[optind], &io, ft, o.ptype, &l))
 			goto out;
-		snprintf(origin, sizeof(origin), "%s", argv[optind]);
+		if (io.range.set)
+			snprintf(origin, sizeof(origin), "%s range %s", argv[optind], io.range.text);
+		else
+			snprintf(origin, sizeof(origin), "%s", argv[optind]);
 	}
 	tui_static_source_init(&src, origin);
-	for (int k = 0; k < PTYPE_MAX; k++)
+	for (int k = 0; k < PTYPE_MAX; k++) {
 		tui_static_source_set(&src, (enum tui_ptype)k, diff ? dp[k] : l.p[k]);
-	if (l.snap.timeline) {
-		tui_static_source_set_data(&src, TUI_DATA_TIMELINE, l.snap.timeline);
-		if (!l.snap.nprofiles)
+		if (!diff)
+			tui_static_source_set_history(&src, (enum tui_ptype)k, l.h[k]);
+	}
+	if (!diff)
+		src.since = l.in.snap.meta.start + (io.range.set ? l.in.from : 0);
+	if (l.in.snap.timeline) {
+		tui_static_source_set_data(&src, TUI_DATA_TIMELINE, l.in.snap.timeline);
+		if (!l.in.snap.nprofiles)
 			o.first_view = "Threads"; /* a recording of threads only */
 	}
-	if (l.snap.sli) {
+	if (l.in.snap.sli) {
 		bool stacks = false;
 
-		tui_static_source_set_data(&src, TUI_DATA_SLI, l.snap.sli);
+		tui_static_source_set_data(&src, TUI_DATA_SLI, l.in.snap.sli);
 		for (int k = 0; k < PTYPE_MAX; k++)
 			stacks |= l.p[k] && profile__total(l.p[k]) > 0;
 		if (!stacks)
 			o.first_view = "Containers";
 	}
-	if (l.snap.l7 || l.l7) {
-		tui_static_source_set_data(&src, TUI_DATA_L7, l.l7 ? l.l7 : l.snap.l7);
+	if (l.in.snap.l7 || l.l7) {
+		tui_static_source_set_data(&src, TUI_DATA_L7, l.l7 ? l.l7 : l.in.snap.l7);
 		for (t = 0; t < PTYPE_MAX && !l.p[t]; t++)
 			;
-		if (t == PTYPE_MAX && !l.snap.sli)
+		if (t == PTYPE_MAX && !l.in.snap.sli)
 			o.first_view = "L7";
 	}
 	r = tui_run(&src.src, &o);
 out:
 	for (int k = 0; k < PTYPE_MAX; k++)
 		profile__free(dp[k]);
-	snapshot_release(&before.snap);
-	profile__free(before.own);
-	snapshot_release(&l.snap);
+	input_release(&before.in);
+	input_release(&l.in);
 	l7_table__free(l.l7);
-	profile__free(l.own);
 	frames__free(ft);
 	strtab__free(st);
 	return r;

@@ -141,8 +141,8 @@ int folded_parse(FILE *f, const char *name, const struct folded_opts *o, folded_
 		st.lines++;
 		while (len > 0 && (line[len - 1] == '\r' || line[len - 1] == '\n'))
 			len--;
-		if (len == 0)
-			continue;
+		if (len == 0 || line[0] == '#')
+			continue; /* comments: a header such as "# range: 10-15 s" */
 		if (!take_count(line, &len, &count)) {
 			why = "expected \"frame;frame;... COUNT\" with a decimal count at the end";
 		} else {

@@ -26,7 +26,7 @@ struct folded_stats {
 typedef int (*folded_line_fn)(void *ctx, const char *stack, size_t len, double count,
 			      double count2);
 
-/* Parses folded text from f; name labels errors ("name:line: reason" on stderr). Lines of any
+/* Parses folded text from f (lines starting with '#' are comments); name labels errors ("name:line: reason" on stderr). Lines of any
  * length, NUL bytes and a missing final newline are handled. Returns 0, the callback's
  * non-zero value, -EINVAL (strict mode, invalid line, already reported) or -errno on a read
  * error (not reported). */

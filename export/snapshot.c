@@ -12,6 +12,8 @@
 #include <zlib.h>
 
 #include "../model/sanitize.h"
+#include "../model/slices.h"
+#include "../util/grow.h"
 #include "../util/file.h"
 #include "jsonio.h"
 #include "snapshot_format.h"
@@ -312,7 +314,9 @@ struct pdesc {
 	double root_self, root_self2;
 	void *col[COL_MAX]; /* uint32_t parent deltas and frames, double selfs */
 	size_t len[COL_MAX];
-	unsigned seen; /* bit per member, to refuse duplicates and missing ones */
+	unsigned seen;	      /* bit per member, to refuse duplicates and missing ones */
+	double t0, t1;	      /* a slice's time range */
+	struct slices *hist;  /* a profile's history, once read */
 };
 
 enum {
@@ -325,11 +329,19 @@ enum {
 	SEEN_ROOT = 1 << 6,
 	SEEN_ROOT2 = 1 << 7,
 	SEEN_COL = 1 << 8, /* << column */
+	SEEN_T0 = 1 << 12,
+	SEEN_T1 = 1 << 13,
+	SEEN_HISTORY = 1 << 14,
 };
 
+/* A profile's members; a slice of its history has t0, t1 and the tree ones. */
 static const char *const profile_keys[] = {"name",	 "type",  "value",     "chart",
 					   "two_column", "nodes", "root_self", "root_self2",
-					   "parent",	 "frame", "self",      "self2"};
+					   "parent",	 "frame", "self",      "self2",
+					   "t0",	 "t1",	  "history"};
+#define NKEYS (int)(sizeof(profile_keys) / sizeof(*profile_keys))
+
+static int read_history(struct reader *r, struct pdesc *d);
 
 static int read_column(struct reader *r, struct pdesc *d, enum column c)
 {
@@ -388,6 +400,12 @@ static int read_profile_member(struct reader *r, struct pdesc *d, int k)
 		return json_in__value(&r->s, &d->root_self);
 	case 7:
 		return json_in__value(&r->s, &d->root_self2);
+	case 12:
+		return json_in__value(&r->s, &d->t0);
+	case 13:
+		return json_in__value(&r->s, &d->t1);
+	case 14:
+		return read_history(r, d);
 	default:
 		return read_column(r, d, (enum column)(k - 8));
 	}
@@ -442,59 +460,203 @@ out:
 	return ret;
 }
 
-static int read_profile(struct reader *r, struct snapshot_profile *sp)
+/* Reads the members of a profile (or, with slice set, of a history slice: t0, t1 and the tree;
+ * kind comes from the profile) into d and checks that the columns fit. */
+static int read_object(struct reader *r, struct pdesc *d, bool slice)
 {
-	struct pdesc d = {.kind = -1};
 	const char *key;
 	size_t klen;
 	bool first = true;
 	int more, ret = 0;
-	unsigned need = SEEN_NAME | SEEN_TYPE | SEEN_VALUE | SEEN_NODES | SEEN_COL << COL_PARENT |
-			SEEN_COL << COL_FRAME | SEEN_COL << COL_SELF;
+	unsigned need = SEEN_NODES | SEEN_COL << COL_PARENT | SEEN_COL << COL_FRAME |
+			SEEN_COL << COL_SELF;
+	unsigned allowed = slice ? SEEN_NODES | SEEN_ROOT | SEEN_COL << COL_PARENT |
+					   SEEN_COL << COL_FRAME | SEEN_COL << COL_SELF |
+					   SEEN_T0 | SEEN_T1
+				 : ~(unsigned)(SEEN_T0 | SEEN_T1);
 
+	need |= slice ? SEEN_T0 | SEEN_T1 : SEEN_NAME | SEEN_TYPE | SEEN_VALUE;
 	while (!ret && (more = json_in__obj_next(&r->s, &first, &key, &klen)) == 1) {
 		int k = 0;
 
-		while (k < (int)(sizeof(profile_keys) / sizeof(*profile_keys)) &&
-		       !json_key_is(key, klen, profile_keys[k]))
+		while (k < NKEYS && !json_key_is(key, klen, profile_keys[k]))
 			k++;
-		json_in__where(&r->s, 1, k < 12 ? profile_keys[k] : NULL, SIZE_MAX);
-		if (k == 12)
+		if (k < NKEYS && !(allowed & 1u << k))
+			k = NKEYS; /* not a member of this kind of object: skipped */
+		if (!slice)
+			json_in__where(&r->s, 1, k < NKEYS ? profile_keys[k] : NULL, SIZE_MAX);
+		if (k == NKEYS)
 			ret = json_in__skip(&r->s);
-		else if (d.seen & 1u << k)
+		else if (d->seen & 1u << k)
 			ret = json_in__fail(&r->s, "duplicate member");
 		else
-			ret = read_profile_member(r, &d, k);
-		d.seen |= k < 12 ? 1u << k : 0;
+			ret = read_profile_member(r, d, k);
+		d->seen |= k < NKEYS ? 1u << k : 0;
 	}
-	json_in__where(&r->s, 1, NULL, SIZE_MAX);
-	if (ret || more < 0) {
-		ret = -EINVAL;
-		goto out;
-	}
-	if (d.two)
+	if (!slice)
+		json_in__where(&r->s, 1, NULL, SIZE_MAX);
+	if (ret || more < 0)
+		return -EINVAL;
+	if (d->two)
 		need |= SEEN_COL << COL_SELF2;
-	if ((d.seen & need) != need || (!d.two && d.seen & (SEEN_ROOT2 | SEEN_COL << COL_SELF2))) {
-		ret = json_in__fail(&r->s, "missing members (or self2 without two_column)");
-		goto out;
+	if ((d->seen & need) != need || (!d->two && d->seen & (SEEN_ROOT2 | SEEN_COL << COL_SELF2)))
+		return json_in__fail(&r->s, "missing members (or self2 without two_column)");
+	if (!slice && !*d->type)
+		return json_in__fail(&r->s, "empty type");
+	for (int c = 0; c < (d->two ? COL_MAX : COL_SELF2); c++)
+		if (d->len[c] != d->nodes)
+			return json_in__fail(&r->s, "%s has %zu entries for %llu nodes",
+					     column_names[c], d->len[c], (unsigned long long)d->nodes);
+	return 0;
+}
+
+static void pdesc_fini(struct pdesc *d)
+{
+	for (int c = 0; c < COL_MAX; c++)
+		free(d->col[c]);
+	slices__free(d->hist);
+}
+
+static int read_profile(struct reader *r, struct snapshot_profile *sp)
+{
+	struct pdesc d = {.kind = -1};
+	int ret = read_object(r, &d, false);
+
+	if (!ret) {
+		sp->name = d.name;
+		sp->type = d.type;
+		ret = build_profile(r, &d, &sp->p);
 	}
-	if (!*d.type) {
-		ret = json_in__fail(&r->s, "empty type");
-		goto out;
+	if (!ret) {
+		sp->history = d.hist;
+		d.hist = NULL;
 	}
-	for (int c = 0; c < (d.two ? COL_MAX : COL_SELF2); c++) {
-		if (d.len[c] != d.nodes) {
-			ret = json_in__fail(&r->s, "%s has %zu entries for %llu nodes",
-					    column_names[c], d.len[c], (unsigned long long)d.nodes);
-			goto out;
+	pdesc_fini(&d);
+	return ret;
+}
+
+/* What a history holds while it is read; the ring is made once the number of slices is known. */
+struct hist_read {
+	struct slice *v;
+	size_t n, cap;
+	double *heat;
+	size_t nheat, heat_cap;
+	uint64_t heat_first;
+	unsigned seen;
+};
+
+static int read_heat(struct reader *r, struct hist_read *h)
+{
+	bool first = true;
+	int more;
+
+	while ((more = json_in__arr_next(&r->s, &first)) == 1) {
+		if (h->nheat == SLICES_HEAT_MAX)
+			return json_in__fail(&r->s, "more than %u heat buckets", SLICES_HEAT_MAX);
+		if (ARRAY_GROW(h->heat, h->heat_cap, h->nheat + 1))
+			return oom(r);
+		if (json_in__value(&r->s, &h->heat[h->nheat]))
+			return -EINVAL;
+		h->nheat++;
+	}
+	return more;
+}
+
+static int read_slices(struct reader *r, struct hist_read *h, int kind)
+{
+	bool first = true;
+	int more;
+
+	while ((more = json_in__arr_next(&r->s, &first)) == 1) {
+		struct pdesc d = {.kind = kind};
+		double prev = h->n ? h->v[h->n - 1].t1 : 0;
+		int ret;
+
+		if (h->n == SNAPSHOT_MAX_SLICES)
+			return json_in__fail(&r->s, "more than %d slices", SNAPSHOT_MAX_SLICES);
+		json_in__where(&r->s, 1, "history.slices", h->n);
+		ret = read_object(r, &d, true);
+		if (!ret && !(d.t1 > d.t0 && d.t0 >= prev))
+			ret = json_in__fail(&r->s, "times %g..%g out of order", d.t0, d.t1);
+		if (!ret && ARRAY_GROW(h->v, h->cap, h->n + 1))
+			ret = oom(r);
+		if (!ret)
+			ret = build_profile(r, &d, &h->v[h->n].p);
+		if (!ret) {
+			h->v[h->n].t0 = d.t0;
+			h->v[h->n].t1 = d.t1;
+			h->n++;
+		}
+		pdesc_fini(&d);
+		if (ret)
+			return ret;
+	}
+	return more;
+}
+
+/* The "history" member of a profile: {"bucket_s", "heat_first", "heat", "slices"}. */
+static int read_history(struct reader *r, struct pdesc *d)
+{
+	static const char *const keys[] = {"bucket_s", "heat_first", "heat", "slices"};
+	struct hist_read h = {0};
+	const char *key;
+	size_t klen;
+	bool first = true;
+	int more, ret = 0;
+
+	if (!(d->seen & SEEN_VALUE))
+		return json_in__fail(&r->s, "history before value");
+	while (!ret && (more = json_in__obj_next(&r->s, &first, &key, &klen)) == 1) {
+		int k = 0;
+		double bs;
+
+		while (k < 4 && !json_key_is(key, klen, keys[k]))
+			k++;
+		if (k < 4 && h.seen & 1u << k) {
+			ret = json_in__fail(&r->s, "duplicate member %s", keys[k]);
+			break;
+		}
+		h.seen |= k < 4 ? 1u << k : 0;
+		switch (k) {
+		case 0:
+			ret = json_in__value(&r->s, &bs);
+			if (!ret && fabs(bs - SLICES_BUCKET_S) > 1e-9)
+				ret = json_in__fail(&r->s, "heat bucket of %g s (this galatop "
+							   "reads %g s)", bs, SLICES_BUCKET_S);
+			break;
+		case 1:
+			ret = json_in__uint(&r->s, 1ull << 40, &h.heat_first);
+			break;
+		case 2:
+			ret = read_heat(r, &h);
+			break;
+		case 3:
+			ret = read_slices(r, &h, d->kind);
+			break;
+		default:
+			ret = json_in__skip(&r->s);
 		}
 	}
-	sp->name = d.name;
-	sp->type = d.type;
-	ret = build_profile(r, &d, &sp->p);
-out:
-	for (int c = 0; c < COL_MAX; c++)
-		free(d.col[c]);
+	if (!ret && more >= 0) {
+		d->hist = slices__new(r->ft, (enum value_kind)d->kind, h.n < 2 ? 2 : h.n, 0);
+		if (!d->hist)
+			ret = oom(r);
+		for (size_t i = 0; !ret && i < h.n; i++)
+			if (slices__push(d->hist, h.v[i].t0, h.v[i].t1, h.v[i].p))
+				ret = oom(r);
+		for (size_t i = 0; !ret && i < h.nheat; i++)
+			if (h.heat[i] > 0 &&
+			    slices__heat_add(d->hist,
+					     ((double)(h.heat_first + i) + 0.5) * SLICES_BUCKET_S,
+					     h.heat[i]) == -ENOMEM)
+				ret = oom(r);
+	} else if (!ret) {
+		ret = -EINVAL;
+	}
+	for (size_t i = 0; i < h.n; i++)
+		profile__free(h.v[i].p);
+	free(h.v);
+	free(h.heat);
 	return ret;
 }
 
@@ -710,8 +872,10 @@ void snapshot_release(struct snapshot *s)
 
 	if (!st)
 		return;
-	for (size_t i = 0; i < s->nprofiles; i++)
+	for (size_t i = 0; i < s->nprofiles; i++) {
 		profile__free(s->profiles[i].p);
+		slices__free(s->profiles[i].history);
+	}
 	snapshot_l7_free(s);
 	timeline__free(s->timeline);
 	sli__free(s->sli);

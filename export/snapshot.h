@@ -9,11 +9,13 @@
 #include "../model/profile.h"
 
 struct sli;
+struct slices;
 
 #define SNAPSHOT_FORMAT "galatop-snapshot"
 #define SNAPSHOT_VERSION 1
 #define SNAPSHOT_MAX_BYTES (1ul << 30) /* compressed and inflated size of a snapshot */
 #define SNAPSHOT_MAX_LIST 256	       /* profiles, probes, parameters of a probe, filters */
+#define SNAPSHOT_MAX_SLICES 100000     /* slices in a profile's history */
 
 struct snapshot_kv {
 	const char *key;
@@ -42,6 +44,9 @@ struct snapshot_profile {
 	const char *name; /* label for views: "oncpu", or the name of an imported file */
 	const char *type; /* "oncpu", "offcpu", "mem", "folded" */
 	struct profile *p;
+	struct slices *history; /* per-second slices and heat map over the same frames, times in
+				 * seconds from meta.start (model/slices); NULL when none. Read
+				 * ones are freed by snapshot_release */
 };
 
 struct l7_table;

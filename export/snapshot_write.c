@@ -12,6 +12,7 @@
 #include <zlib.h>
 
 #include "../model/sanitize.h"
+#include "../model/slices.h"
 #include "jsonio.h"
 #include "snapshot_timeline.h"
 #include "snapshot_format.h"
@@ -204,21 +205,13 @@ static void out_frames(struct json_out *o, const struct frame_list *fl)
 	json_out__raw(o, "]", 1);
 }
 
-static void out_profile(struct json_out *o, const struct snapshot_profile *sp,
-			const uint32_t *findex)
+/* The tree of p as "nodes", "root_self"[, "root_self2"] and the node columns, each member
+ * preceded by a ','. */
+static void out_tree(struct json_out *o, const struct profile *p, const uint32_t *findex)
 {
-	const struct profile *p = sp->p;
 	uint32_t n = profile__node_count(p);
 	bool two = profile__two_column(p);
 
-	json_out__lit(o, "{\"name\":");
-	json_out__cstr(o, sp->name);
-	json_out__lit(o, ",\"type\":");
-	json_out__cstr(o, sp->type);
-	json_out__lit(o, ",\"value\":\"");
-	json_out__lit(o, value_kind_str(profile__kind(p)));
-	json_out__lit(o, profile__is_chart(p) ? "\",\"chart\":true" : "\",\"chart\":false");
-	json_out__lit(o, two ? ",\"two_column\":true" : ",\"two_column\":false");
 	json_out__lit(o, ",\"nodes\":");
 	json_out__u64(o, n - 1);
 	json_out__lit(o, ",\"root_self\":");
@@ -245,18 +238,65 @@ static void out_profile(struct json_out *o, const struct snapshot_profile *sp,
 		}
 		json_out__raw(o, "]", 1);
 	}
+}
+
+/* The "history" member: heat map, then each slice as {"t0","t1", tree}; sindex[k] maps the
+ * frames of slice k. */
+static void out_history(struct json_out *o, const struct slices *h, uint32_t *const *sindex)
+{
+	int64_t first;
+	size_t nheat;
+	const double *heat = slices__heat(h, &first, &nheat);
+
+	json_out__lit(o, ",\"history\":{\"bucket_s\":");
+	json_out__num(o, SLICES_BUCKET_S);
+	json_out__lit(o, ",\"heat_first\":");
+	json_out__u64(o, nheat ? (uint64_t)first : 0);
+	json_out__lit(o, ",\"heat\":[");
+	for (size_t i = 0; i < nheat; i++) {
+		if (i)
+			json_out__raw(o, ",", 1);
+		json_out__num(o, heat[i]);
+	}
+	json_out__lit(o, "],\"slices\":[");
+	for (size_t k = 0; k < slices__count(h); k++) {
+		const struct slice *sl = slices__get(h, k);
+
+		json_out__lit(o, k ? ",{\"t0\":" : "{\"t0\":");
+		json_out__num(o, sl->t0);
+		json_out__lit(o, ",\"t1\":");
+		json_out__num(o, sl->t1);
+		out_tree(o, sl->p, sindex[k]);
+		json_out__raw(o, "}", 1);
+	}
+	json_out__lit(o, "]}");
+}
+
+static void out_profile(struct json_out *o, const struct snapshot_profile *sp,
+			const uint32_t *findex, uint32_t *const *sindex)
+{
+	const struct profile *p = sp->p;
+
+	json_out__lit(o, "{\"name\":");
+	json_out__cstr(o, sp->name);
+	json_out__lit(o, ",\"type\":");
+	json_out__cstr(o, sp->type);
+	json_out__lit(o, ",\"value\":\"");
+	json_out__lit(o, value_kind_str(profile__kind(p)));
+	json_out__lit(o, profile__is_chart(p) ? "\",\"chart\":true" : "\",\"chart\":false");
+	json_out__lit(o, profile__two_column(p) ? ",\"two_column\":true" : ",\"two_column\":false");
+	out_tree(o, p, findex);
+	if (sp->history)
+		out_history(o, sp->history, sindex);
 	json_out__raw(o, "}", 1);
 }
 
 /* Parents come before children and values are finite and non-negative, or the file could not
  * be read back. */
-static int check_profile(struct json_err *e, size_t i, const struct snapshot_profile *sp)
+static int check_tree(struct json_err *e, size_t i, const struct profile *p)
 {
-	const struct profile *p = sp->p;
 	bool two;
 
-	if (!p || !sp->name || !sp->type || !*sp->type)
-		return json_err_set(e, -EINVAL, "profile %zu has no name, type or tree", i);
 	two = profile__two_column(p);
 	for (uint32_t id = 0; id < profile__node_count(p); id++) {
 		const struct profile_node *nd = profile__node(p, id);
@@ -269,6 +309,61 @@ static int check_profile(struct json_err *e, size_t i, const struct snapshot_pro
 			return json_err_set(
 			    e, -EINVAL, "profile %zu node %u has a negative or non-finite value", i,
 			    id);
+	}
+	return 0;
+}
+
+static int check_profile(struct json_err *e, size_t i, const struct snapshot_profile *sp)
+{
+	const struct slices *h = sp->history;
+	double prev = 0;
+	int ret;
+
+	if (!sp->p || !sp->name || !sp->type || !*sp->type)
+		return json_err_set(e, -EINVAL, "profile %zu has no name, type or tree", i);
+	ret = check_tree(e, i, sp->p);
+	if (ret || !h)
+		return ret;
+	if (slices__count(h) > SNAPSHOT_MAX_SLICES)
+		return json_err_set(e, -EINVAL, "profile %zu: more than %d slices", i,
+				    SNAPSHOT_MAX_SLICES);
+	for (size_t k = 0; k < slices__count(h); k++) {
+		const struct slice *sl = slices__get(h, k);
+
+		if (!(sl->t0 >= prev) || !(sl->t1 > sl->t0) || !isfinite(sl->t1))
+			return json_err_set(e, -EINVAL,
+					    "profile %zu slice %zu: times %g..%g out of order", i,
+					    k, sl->t0, sl->t1);
+		if (profile__kind(sl->p) != profile__kind(sp->p) || profile__two_column(sl->p))
+			return json_err_set(e, -EINVAL, "profile %zu slice %zu: another kind", i,
+					    k);
+		ret = check_tree(e, i, sl->p);
+		if (ret)
+			return ret;
+		prev = sl->t1;
+	}
+	return 0;
+}
+
+/* Frame indexes of every slice of h, as frame_list_add; *out[k] for slice k (NULL entries
+ * when memory ran out, then -ENOMEM). */
+static int index_history(struct frame_list *fl, const struct slices *h, uint32_t ***out)
+{
+	size_t n = slices__count(h);
+
+	*out = calloc(n + 1, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	for (size_t k = 0; k < n; k++) {
+		const struct profile *p = slices__get(h, k)->p;
+		int ret;
+
+		(*out)[k] = malloc((size_t)profile__node_count(p) * sizeof(uint32_t));
+		if (!(*out)[k])
+			return -ENOMEM;
+		ret = frame_list_add(fl, p, (*out)[k]);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -293,10 +388,14 @@ static int write_stream(struct json_out *o, const struct snapshot *s, struct jso
 {
 	struct frame_list fl = {0};
 	uint32_t **findex = calloc(s->nprofiles + 1, sizeof(*findex));
+	uint32_t ***sindex = calloc(s->nprofiles + 1, sizeof(*sindex));
 	int ret = 0;
 
-	if (!findex)
+	if (!findex || !sindex) {
+		free(findex);
+		free(sindex);
 		return json_err_set(e, -ENOMEM, "%s", strerror(ENOMEM));
+	}
 	for (size_t i = 0; i < s->nprofiles && !ret; i++) {
 		ret = check_profile(e, i, &s->profiles[i]);
 		if (ret)
@@ -304,6 +403,8 @@ static int write_stream(struct json_out *o, const struct snapshot *s, struct jso
 		findex[i] =
 		    malloc((size_t)profile__node_count(s->profiles[i].p) * sizeof(uint32_t));
 		ret = findex[i] ? frame_list_add(&fl, s->profiles[i].p, findex[i]) : -ENOMEM;
+		if (!ret && s->profiles[i].history)
+			ret = index_history(&fl, s->profiles[i].history, &sindex[i]);
 		if (ret)
 			json_err_set(e, ret, "%s", strerror(-ret));
 	}
@@ -317,7 +418,7 @@ static int write_stream(struct json_out *o, const struct snapshot *s, struct jso
 		for (size_t i = 0; i < s->nprofiles; i++) {
 			if (i)
 				json_out__raw(o, ",", 1);
-			out_profile(o, &s->profiles[i], findex[i]);
+			out_profile(o, &s->profiles[i], findex[i], sindex[i]);
 		}
 		json_out__lit(o, "]");
 		snapshot_l7_write(o, s);
@@ -331,9 +432,14 @@ static int write_stream(struct json_out *o, const struct snapshot *s, struct jso
 		if (ret)
 			json_err_set(e, ret, "%s", strerror(-ret));
 	}
-	for (size_t i = 0; i < s->nprofiles; i++)
+	for (size_t i = 0; i < s->nprofiles; i++) {
 		free(findex[i]);
+		for (size_t k = 0; sindex[i] && k < slices__count(s->profiles[i].history); k++)
+			free(sindex[i][k]);
+		free(sindex[i]);
+	}
 	free(findex);
+	free(sindex);
 	frame_list_free(&fl);
 	return ret;
 }

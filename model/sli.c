@@ -15,11 +15,11 @@ static const char *const names[SLI_MAX] = {
 };
 
 static const char *const hooks[SLI_MAX] = {
-	"sched_wakeup/sched_switch: runnable (woken or preempted) until switched in",
+	"sched_switch: runnable (woken or preempted: sched_info.last_queued) until switched in",
 	"sched_switch: growth of the task's sched_info.run_delay (as /proc/PID/schedstat)",
-	"sched_switch (state S) until sched_wakeup",
-	"sched_switch (state D, not in_iowait) until sched_wakeup",
-	"sched_switch (state D, in_iowait) until sched_wakeup",
+	"sched_switch (state S) until woken (sched_info.last_queued)",
+	"sched_switch (state D, not in_iowait) until woken (sched_info.last_queued)",
+	"sched_switch (state D, in_iowait) until woken (sched_info.last_queued)",
 	"sys_enter/sys_exit: system calls of at least the --longsys threshold",
 	"mm_vmscan_{direct,memcg}_reclaim_begin/end",
 	"sched_switch: growth of delays->swapin_delay (delay accounting)",

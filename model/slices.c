@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/grow.h"
 #include "slices.h"
 
 struct slices {
@@ -17,6 +18,10 @@ struct slices {
 	double avg_mem;	 /* moving average of a pushed slice's memory */
 	uint64_t dropped; /* slices dropped for the memory cap */
 	struct slice *v; /* max entries, oldest first */
+	double keep_s;	 /* history older than this goes (0: kept) */
+	double *heat;	 /* heat buckets heat_first .. heat_first + heat_n - 1 */
+	size_t heat_n, heat_cap;
+	int64_t heat_first;
 };
 
 struct slices *slices__new(struct frames *ft, enum value_kind kind, size_t max_slices,
@@ -51,6 +56,16 @@ struct slices *slices__copy(const struct slices *s, struct frames *ft)
 	c->budget = s->budget;
 	c->avg_mem = s->avg_mem;
 	c->dropped = s->dropped;
+	c->keep_s = s->keep_s;
+	if (s->heat_n) {
+		if (ARRAY_GROW(c->heat, c->heat_cap, s->heat_n)) {
+			slices__free(c);
+			return NULL;
+		}
+		memcpy(c->heat, s->heat, s->heat_n * sizeof(*s->heat));
+		c->heat_n = s->heat_n;
+		c->heat_first = s->heat_first;
+	}
 	for (size_t i = 0; i < s->n; i++) {
 		struct profile *p = profile__new(ft, s->kind, false);
 
@@ -69,6 +84,7 @@ void slices__clear(struct slices *s)
 	for (size_t i = 0; i < s->n; i++)
 		profile__free(s->v[i].p);
 	s->n = 0;
+	s->heat_n = 0;
 }
 
 void slices__free(struct slices *s)
@@ -76,6 +92,7 @@ void slices__free(struct slices *s)
 	if (!s)
 		return;
 	slices__clear(s);
+	free(s->heat);
 	free(s->v);
 	free(s);
 }
@@ -93,6 +110,87 @@ void slices__set_budget(struct slices *s, size_t slices)
 uint64_t slices__dropped(const struct slices *s)
 {
 	return s->dropped;
+}
+
+void slices__set_keep(struct slices *s, double seconds)
+{
+	s->keep_s = seconds > 0 ? seconds : 0;
+}
+
+/* Drops the heat buckets before bucket b. */
+static void heat_trim(struct slices *s, int64_t b)
+{
+	size_t drop;
+
+	if (!s->heat_n || b <= s->heat_first)
+		return;
+	drop = b - s->heat_first >= (int64_t)s->heat_n ? s->heat_n : (size_t)(b - s->heat_first);
+	memmove(s->heat, s->heat + drop, (s->heat_n - drop) * sizeof(*s->heat));
+	s->heat_n -= drop;
+	s->heat_first = b;
+}
+
+int slices__heat_add(struct slices *s, double t, double value)
+{
+	int64_t b;
+
+	if (!isfinite(t) || t < 0 || t > 1e12 || isnan(value))
+		return -EINVAL;
+	b = (int64_t)floor(t / SLICES_BUCKET_S);
+	if (!s->heat_n) {
+		if (ARRAY_GROW(s->heat, s->heat_cap, 1))
+			return -ENOMEM;
+		s->heat_first = b;
+		s->heat[0] = 0;
+		s->heat_n = 1;
+	}
+	if (b < s->heat_first) {
+		size_t pre = (size_t)(s->heat_first - b);
+
+		if (pre + s->heat_n > SLICES_HEAT_MAX)
+			return -ERANGE;
+		if (ARRAY_GROW(s->heat, s->heat_cap, s->heat_n + pre))
+			return -ENOMEM;
+		memmove(s->heat + pre, s->heat, s->heat_n * sizeof(*s->heat));
+		memset(s->heat, 0, pre * sizeof(*s->heat));
+		s->heat_n += pre;
+		s->heat_first = b;
+	} else if (b >= s->heat_first + (int64_t)s->heat_n) {
+		size_t old = s->heat_n;
+
+		/* The oldest buckets go first when the map would pass its cap. */
+		heat_trim(s, b - (SLICES_HEAT_MAX - 1));
+		if (!s->heat_n) {
+			s->heat_first = b;
+			old = 0;
+		}
+		if (ARRAY_GROW(s->heat, s->heat_cap, (size_t)(b - s->heat_first) + 1))
+			return -ENOMEM;
+		s->heat_n = (size_t)(b - s->heat_first) + 1;
+		memset(s->heat + old, 0, (s->heat_n - old) * sizeof(*s->heat));
+	}
+	s->heat[b - s->heat_first] += value;
+	return 0;
+}
+
+const double *slices__heat(const struct slices *s, int64_t *first, size_t *n)
+{
+	*first = s->heat_first;
+	*n = s->heat_n;
+	return s->heat_n ? s->heat : NULL;
+}
+
+double slices__heat_sum(const struct slices *s, double from, double to)
+{
+	double sum = 0;
+
+	for (size_t i = 0; i < s->heat_n; i++) {
+		double t = (double)(s->heat_first + (int64_t)i) * SLICES_BUCKET_S;
+
+		if (t >= from - 1e-9 && t < to - 1e-9)
+			sum += s->heat[i];
+	}
+	return sum;
 }
 
 size_t slices__count(const struct slices *s)
@@ -115,9 +213,20 @@ double slices__end(const struct slices *s)
 	return s->n ? s->v[s->n - 1].t1 : 0;
 }
 
-size_t slices__mem(const struct slices *s)
+/* Bytes of the slices' profiles: what the memory cap bounds (the heat map is bounded by the
+ * keep horizon and SLICES_HEAT_MAX). */
+static size_t profiles_mem(const struct slices *s)
 {
 	size_t m = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		m += profile__mem(s->v[i].p);
+	return m;
+}
+
+size_t slices__mem(const struct slices *s)
+{
+	size_t m = s->heat_cap * sizeof(*s->heat);
 
 	for (size_t i = 0; i < s->n; i++)
 		m += profile__mem(s->v[i].p);
@@ -212,7 +321,7 @@ int slices__push(struct slices *s, double t0, double t1, const struct profile *p
 	 * shrink by merging: once a merge shares less than a quarter of the nodes of the slice
 	 * merged away, the oldest slices go instead. Slices of the fine period stay (they are shown). */
 	cap = mem_cap(s);
-	while (cap && s->n > 1 && slices__mem(s) > cap) {
+	while (cap && s->n > 1 && profiles_mem(s) > cap) {
 		if (helps && s->n > 2 && coarse(s, 1)) {
 			size_t i = pick_pair(s);
 			uint32_t a = profile__node_count(s->v[i].p), b = profile__node_count(s->v[i + 1].p);
@@ -226,6 +335,16 @@ int slices__push(struct slices *s, double t0, double t1, const struct profile *p
 			break;
 		}
 	}
+	if (s->keep_s) {
+		double from = t1 - s->keep_s;
+		size_t drop = 0;
+
+		while (drop + 1 < s->n && s->v[drop].t1 <= from)
+			profile__free(s->v[drop++].p);
+		memmove(s->v, s->v + drop, (s->n - drop) * sizeof(*s->v));
+		s->n -= drop;
+		heat_trim(s, (int64_t)floor(from / SLICES_BUCKET_S));
+	}
 	return 0;
 }
 
@@ -237,6 +356,14 @@ int slices__fold_range(const struct slices *s, double from, double to, struct pr
 		if (mid >= from && mid < to && profile__merge(out, s->v[i].p))
 			return -ENOMEM;
 	}
+	return 0;
+}
+
+int slices__fold_overlap(const struct slices *s, double from, double to, struct profile *out)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].t0 < to && s->v[i].t1 > from && profile__merge(out, s->v[i].p))
+			return -ENOMEM;
 	return 0;
 }
 

@@ -63,9 +63,32 @@ double slices__end(const struct slices *s);
 /* Bytes of profile memory held. */
 size_t slices__mem(const struct slices *s);
 
+/* Forget history older than the newest `seconds` (0 = keep all, the default): on each push,
+ * slices ending that long before the newest one are dropped, and heat buckets with them. */
+void slices__set_keep(struct slices *s, double seconds);
+
+/* The heat map: sample values at sub-second resolution (FlameScope's rows), kept beside the
+ * slices so that merging slices into coarser ones leaves it exact. Bucket b covers
+ * [b * SLICES_BUCKET_S, (b + 1) * SLICES_BUCKET_S) on the ring's clock. */
+#define SLICES_BUCKET_S 0.05
+/* At most this many buckets (about 14.5 hours): the oldest go first. */
+#define SLICES_HEAT_MAX (1u << 20)
+/* Adds value to the bucket holding time t. 0, -EINVAL (t not finite or negative, value NaN),
+ * -ERANGE (t more than SLICES_HEAT_MAX buckets before the newest: ignored) or -ENOMEM. */
+int slices__heat_add(struct slices *s, double t, double value);
+/* Buckets first .. first + *n - 1 of the heat map (NULL and *n = 0 when empty); valid until
+ * the next change. */
+const double *slices__heat(const struct slices *s, int64_t *first, size_t *n);
+/* Sum of the heat buckets in [from, to) seconds (a bucket counts when its start is inside). */
+double slices__heat_sum(const struct slices *s, double from, double to);
+
 /* Merges into out every slice whose midpoint lies in [from, to) (a coarse slice counts wholly
  * or not at all). 0 or -ENOMEM. */
 int slices__fold_range(const struct slices *s, double from, double to, struct profile *out);
+
+/* Merges into out every slice that overlaps [from, to) (a range picked by a person: a short
+ * one still shows the slice it falls in). 0 or -ENOMEM. */
+int slices__fold_overlap(const struct slices *s, double from, double to, struct profile *out);
 
 /* Folds the new slice [t0, t1) into shown the way mode says, window_s being the window length
  * or the half-life, and, when ring is not NULL, pushes it into ring (window mode needs the

@@ -24,67 +24,10 @@
 #include "util/file.h"
 #include "kallsyms.h"
 #include "proc_maps.h"
-#include "symbols.h"
+#include "symcache.h"
 #include "symtab.h"
 #include "util/clock.h"
 #include "util/grow.h"
-
-#define NSEC 1000000000ULL
-#define MAPS_REFRESH_NS (200 * 1000000ULL)  /* re-read maps / JIT map at most this often */
-#define KSYMS_RELOAD_NS (10 * NSEC)	     /* re-read kallsyms at most this often */
-#define OPEN_RETRY_NS (10 * NSEC)	     /* files that could not be opened are retried after */
-#define VDSO_MAX (1 << 20)
-#define MAX_KEYS 4
-
-/* A shared ELF table, or a negative entry (syms == NULL) for a file without usable symbols. */
-struct elf_obj {
-	struct elf_syms *syms;
-	uint64_t retry_ns;	     /* negative entries from open failures: retry after; 0: never */
-	unsigned refs;		     /* mappings of known processes using it */
-	uint64_t last_use;	     /* sc->tick of the last use, for LRU eviction */
-	size_t index;		     /* position in sc->objs */
-	int fd;			     /* the file (a memfd for the vDSO), kept open for the
-				      * unwinder so it resolves once the file is gone; -1 */
-	const void *keys[MAX_KEYS]; /* hmap keys ('F' dev ino, 'B' build-id, 'V' vdso) */
-	size_t key_lens[MAX_KEYS];
-	size_t nkeys;
-};
-
-struct proc {
-	int pid;
-	struct proc_map *maps;
-	struct elf_obj **elfs; /* per mapping, NULL until resolved */
-	size_t nmaps;
-	uint64_t maps_ns; /* when maps were last read (or tried) */
-	struct sym_table *jit;
-	uint64_t jit_ns;
-	uint32_t jit_gen; /* JIT map reads that found one */
-	off_t jit_size;	  /* its size then: an unchanged map (maps only grow) is not read again */
-	bool tracked;	  /* maps kept from side-band events since its exec: /proc not read */
-	char root[48];	  /* "/proc/PID/root" */
-};
-
-struct sym_cache {
-	struct hmap *strs;  /* plain interned strings (value: the key itself) */
-	struct hmap *names; /* raw symbol name -> display name (in strs) */
-	struct hmap *procs; /* pid -> struct proc */
-	struct hmap *files; /* key -> struct elf_obj */
-	struct elf_obj **objs;
-	size_t nobjs, objs_cap, unused; /* unused: objs with refs == 0 */
-	size_t elf_cap;
-	uint64_t tick;
-	int lines;
-	struct kallsyms *ks;
-	uint64_t ks_ns;
-	int ks_tried;
-	bool ks_pending;	   /* a preload thread is reading kallsyms into ks_pre */
-	pthread_t ks_thread;
-	struct kallsyms *ks_pre;
-	char *debug_root, *kallsyms_path;
-	size_t maps_reads, elf_opens, evictions;
-	size_t hostile;		      /* files a process controls that were refused */
-	char hostile_first[PATH_MAX + 64]; /* the first of them and why */
-};
 
 /* Returns the cache's copy of s (stable until sym_cache__free), or NULL on ENOMEM. */
 static const char *intern(struct sym_cache *sc, const char *s)
@@ -154,303 +97,13 @@ struct sym_cache *sym_cache__new(void)
 	return sc;
 }
 
-/* ---- shared ELF objects ---- */
-
-static void obj_destroy(struct sym_cache *sc, struct elf_obj *o)
-{
-	for (size_t i = 0; i < o->nkeys; i++)
-		hmap__del(sc->files, o->keys[i], o->key_lens[i]);
-	sc->objs[o->index] = sc->objs[--sc->nobjs];
-	sc->objs[o->index]->index = o->index;
-	if (!o->refs)
-		sc->unused--;
-	elf_syms__free(o->syms);
-	if (o->fd >= 0)
-		close(o->fd);
-	free(o);
-}
-
-/* Drops least recently used tables nobody maps until at most elf_cap are unused. */
-static void evict(struct sym_cache *sc)
-{
-	while (sc->unused > sc->elf_cap) {
-		struct elf_obj *victim = NULL;
-
-		for (size_t i = 0; i < sc->nobjs; i++) {
-			struct elf_obj *o = sc->objs[i];
-
-			if (!o->refs && (!victim || o->last_use < victim->last_use))
-				victim = o;
-		}
-		if (!victim)
-			return;
-		obj_destroy(sc, victim);
-		sc->evictions++;
-	}
-}
-
-static void obj_ref(struct sym_cache *sc, struct elf_obj *o)
-{
-	if (!o->refs++)
-		sc->unused--;
-	o->last_use = ++sc->tick;
-}
-
-static void obj_unref(struct sym_cache *sc, struct elf_obj *o)
-{
-	if (!--o->refs)
-		sc->unused++;
-}
-
-static void obj_add_key(struct sym_cache *sc, struct elf_obj *o, const void *key, size_t len)
-{
-	const void *k;
-
-	if (o->nkeys == MAX_KEYS || hmap__get(sc->files, key, len))
-		return;
-	k = hmap__put(sc->files, key, len, o);
-	if (!k)
-		return;
-	o->keys[o->nkeys] = k;
-	o->key_lens[o->nkeys++] = len;
-}
-
-/* Creates an object (taking syms) registered under key; it starts referenced once by the caller.
- * NULL on ENOMEM. */
-static struct elf_obj *obj_new(struct sym_cache *sc, struct elf_syms *syms, const void *key,
-			       size_t len)
-{
-	struct elf_obj *o = calloc(1, sizeof(*o));
-
-	if (o && ARRAY_GROW(sc->objs, sc->objs_cap, sc->nobjs + 1)) {
-		free(o);
-		o = NULL;
-	}
-	if (!o) {
-		elf_syms__free(syms);
-		return NULL;
-	}
-	o->syms = syms;
-	o->fd = -1;
-	o->index = sc->nobjs;
-	sc->objs[sc->nobjs++] = o;
-	sc->unused++;
-	obj_add_key(sc, o, key, len);
-	obj_ref(sc, o);
-	return o;
-}
-
-/* Finishes es (already begun) into a shared object: an existing one with the same build-id is
- * reused; key is the caller's lookup key (dev/inode or vdso image). Returns a referenced object,
- * or NULL on ENOMEM (es is consumed either way). */
-static struct elf_obj *obj_from_syms(struct sym_cache *sc, struct elf_syms *es,
-				     const struct elf_src *src, const void *key, size_t len)
-{
-	unsigned char bkey[1 + 64];
-	const unsigned char *bid;
-	struct elf_obj *o;
-	size_t blen;
-	int err;
-
-	bid = elf_syms__build_id(es, &blen);
-	if (bid) {
-		bkey[0] = 'B';
-		memcpy(bkey + 1, bid, blen);
-		o = hmap__get(sc->files, bkey, blen + 1);
-		if (o && o->syms) {
-			elf_syms__free(es);
-			obj_add_key(sc, o, key, len);
-			obj_ref(sc, o);
-			return o;
-		}
-	}
-	err = elf_syms__load(es, src);
-	if (err == -ENOMEM) {
-		elf_syms__free(es);
-		return NULL;
-	}
-	if (err) {
-		/* no symbols: remembered as negative for good */
-		elf_syms__free(es);
-		es = NULL;
-	}
-	o = obj_new(sc, es, key, len);
-	if (o && bid && es)
-		obj_add_key(sc, o, bkey, blen + 1);
-	return o;
-}
-
-/* Opens the file of mapping m of p: through the process's root (containers), through map_files
- * for deleted files, or on the host when the process is gone and dev/inode still match. */
-static int open_mapped(const struct proc *p, const struct proc_map *m)
-{
-	char path[PATH_MAX];
-	struct stat st;
-	int fd = -1;
-
-	if (!m->deleted && snprintf(path, sizeof(path), "%s%s", p->root, m->path) < (int)sizeof(path))
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, p->pid,
-			 m->start, m->end);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	}
-	if (fd < 0 && !m->deleted && !stat(m->path, &st) && st.st_dev == m->dev &&
-	    st.st_ino == m->inode)
-		fd = open(m->path, O_RDONLY | O_CLOEXEC);
-	return fd;
-}
-
-static struct elf_obj *resolve_file(struct sym_cache *sc, struct proc *p, const struct proc_map *m)
-{
-	struct elf_src src = { p->root, m->path, sc->debug_root ? sc->debug_root : "/usr/lib/debug",
-			       sc->lines };
-	unsigned char key[17];
-	struct elf_syms *es;
-	struct elf_obj *o;
-	int fd, keep;
-
-	key[0] = 'F';
-	memcpy(key + 1, &m->dev, 8);
-	memcpy(key + 9, &m->inode, 8);
-	o = hmap__get(sc->files, key, sizeof(key));
-	if (o && o->retry_ns && clock_mono_ns() >= o->retry_ns && !o->refs) {
-		obj_destroy(sc, o);
-		o = NULL;
-	}
-	if (o) {
-		obj_ref(sc, o);
-		return o;
-	}
-	sc->elf_opens++;
-	fd = open_mapped(p, m);
-	if (fd < 0) {
-		o = obj_new(sc, NULL, key, sizeof(key));
-		if (o)
-			o->retry_ns = clock_mono_ns() + OPEN_RETRY_NS;
-		return o;
-	}
-	keep = dup(fd);
-	if (elf_syms__begin(fd, NULL, 0, &es))
-		o = obj_new(sc, NULL, key, sizeof(key));
-	else
-		o = obj_from_syms(sc, es, &src, key, sizeof(key));
-	if (o && o->fd < 0) {
-		o->fd = keep;
-		keep = -1;
-	}
-	if (keep >= 0)
-		close(keep);
-	return o;
-}
-
-/* Size of an ELF image in memory: the end of its section headers or segments. */
-static size_t elf_image_size(const unsigned char *img)
-{
-	const Elf64_Ehdr *eh = (const void *)img;
-	size_t end = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
-
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64)
-		return 0;
-	for (size_t i = 0; i < eh->e_phnum; i++) {
-		const Elf64_Phdr *ph = (const void *)(img + eh->e_phoff + i * eh->e_phentsize);
-
-		if (ph->p_offset + ph->p_filesz > end)
-			end = ph->p_offset + ph->p_filesz;
-	}
-	return end;
-}
-
-/* A memfd holding img[0..len), or -1. */
-static int image_fd(const unsigned char *img, size_t len)
-{
-	int fd = memfd_create("galatop-vdso", MFD_CLOEXEC);
-
-	if (fd >= 0 && write(fd, img, len) != (ssize_t)len) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
-}
-
-static struct elf_obj *resolve_vdso(struct sym_cache *sc, struct proc *p, const struct proc_map *m)
-{
-	struct elf_src src = { p->root, NULL, "", 0 };
-	size_t len = m->end - m->start, klen;
-	unsigned char *buf = NULL, *key = NULL;
-	const unsigned char *img = NULL, *bid;
-	struct elf_syms *es;
-	struct elf_obj *o = NULL;
-	char path[64];
-	int fd;
-
-	/* the process's own image first (a 32-bit process has another vdso); galatop's own one
-	 * is the same kernel's image when the process is gone */
-	snprintf(path, sizeof(path), "/proc/%d/mem", p->pid);
-	if (len <= VDSO_MAX && (buf = malloc(len)) && (fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
-		if (pread(fd, buf, len, m->start) == (ssize_t)len)
-			img = buf;
-		close(fd);
-	}
-	if (!img) {
-		img = (const void *)getauxval(AT_SYSINFO_EHDR);
-		len = img ? elf_image_size(img) : 0;
-	}
-	if (!len || elf_syms__begin(-1, img, len, &es))
-		goto cleanup;
-	/* shared by build-id, or by content when the image has none */
-	bid = elf_syms__build_id(es, &klen);
-	if (!bid) {
-		bid = img;
-		klen = len;
-	}
-	key = malloc(klen + 1);
-	if (!key) {
-		elf_syms__free(es);
-		goto cleanup;
-	}
-	key[0] = 'V';
-	memcpy(key + 1, bid, klen);
-	o = hmap__get(sc->files, key, klen + 1);
-	if (o) {
-		elf_syms__free(es);
-		obj_ref(sc, o);
-	} else {
-		o = obj_from_syms(sc, es, &src, key, klen + 1);
-	}
-	if (o && o->fd < 0) /* a file the unwinder can open as it does the others */
-		o->fd = image_fd(img, len);
-cleanup:
-	free(key);
-	free(buf);
-	return o;
-}
-
-/* The (referenced) shared object of mapping i of p, resolved on first use; NULL for anonymous
- * and pseudo mappings. */
-static struct elf_obj *map_elf(struct sym_cache *sc, struct proc *p, size_t i)
-{
-	const struct proc_map *m = &p->maps[i];
-
-	if (p->elfs[i]) {
-		p->elfs[i]->last_use = ++sc->tick;
-		return p->elfs[i];
-	}
-	if (!strcmp(m->path, "[vdso]"))
-		p->elfs[i] = resolve_vdso(sc, p, m);
-	else if (m->path[0] == '/')
-		p->elfs[i] = resolve_file(sc, p, m);
-	evict(sc);
-	return p->elfs[i];
-}
-
 /* ---- processes ---- */
 
 static void proc_drop_maps(struct sym_cache *sc, struct proc *p)
 {
 	for (size_t i = 0; i < p->nmaps; i++)
 		if (p->elfs[i])
-			obj_unref(sc, p->elfs[i]);
+			elf_cache_unref(sc, p->elfs[i]);
 	proc_maps__free(p->maps, p->nmaps);
 	free(p->elfs);
 	p->maps = NULL;
@@ -555,7 +208,7 @@ static int proc_refresh(struct sym_cache *sc, struct proc *p, int eager)
 	proc_load_jit(sc, p);
 	if (!err && eager)
 		for (size_t i = 0; i < p->nmaps; i++)
-			map_elf(sc, p, i);
+			elf_cache_map(sc, p, i);
 	return err;
 }
 
@@ -612,7 +265,7 @@ static int user_once(struct sym_cache *sc, struct proc *p, uint64_t addr, struct
 	if (!module)
 		return -ENOMEM;
 	file_off = addr - m->start + m->pgoff;
-	o = map_elf(sc, p, m - p->maps);
+	o = elf_cache_map(sc, p, m - p->maps);
 	if (o && o->syms && (name = elf_syms__find(o->syms, file_off, &off, &vaddr))) {
 		name = display_name(sc, name);
 		if (!name)
@@ -665,7 +318,7 @@ int sym_cache__process_load(struct sym_cache *sc, int pid)
 	if (!p)
 		return -ESRCH;
 	for (size_t i = 0; i < p->nmaps; i++)
-		map_elf(sc, p, i);
+		elf_cache_map(sc, p, i);
 	return 0;
 }
 
@@ -676,7 +329,7 @@ void sym_cache__process_exit(struct sym_cache *sc, int pid)
 	if (!p)
 		return;
 	proc_free(sc, p);
-	evict(sc);
+	elf_cache_evict(sc);
 }
 
 /* ---- mappings from side-band events ---- */
@@ -693,7 +346,7 @@ static void proc_unmap(struct sym_cache *sc, struct proc *p, uint64_t start, uin
 			i++;
 		} else if (m->start >= start && m->end <= end) {
 			if (p->elfs[i])
-				obj_unref(sc, p->elfs[i]);
+				elf_cache_unref(sc, p->elfs[i]);
 			free(m->path);
 			memmove(m, m + 1, (p->nmaps - i - 1) * sizeof(*m));
 			memmove(&p->elfs[i], &p->elfs[i + 1], (p->nmaps - i - 1) * sizeof(*p->elfs));
@@ -767,7 +420,7 @@ int sym_cache__fork(struct sym_cache *sc, int ppid, int pid)
 		}
 		p->elfs[i] = parent->elfs[i];
 		if (p->elfs[i])
-			obj_ref(sc, p->elfs[i]);
+			elf_cache_ref(sc, p->elfs[i]);
 	}
 	p->nmaps = n;
 	p->tracked = true;
@@ -826,7 +479,7 @@ int sym_cache__module(struct sym_cache *sc, int pid, uint64_t addr, bool open_fi
 		return -ENOENT;
 	out->fd = -1;
 	if (open_file) {
-		o = map_elf(sc, p, m - p->maps);
+		o = elf_cache_map(sc, p, m - p->maps);
 		if (!o || o->fd < 0)
 			return -ENOENT;
 		out->fd = dup(o->fd);
@@ -969,7 +622,7 @@ int sym_cache__set_kallsyms_path(struct sym_cache *sc, const char *path)
 void sym_cache__set_elf_cap(struct sym_cache *sc, size_t max)
 {
 	sc->elf_cap = max;
-	evict(sc);
+	elf_cache_evict(sc);
 }
 
 void sym_cache__set_lines(struct sym_cache *sc, int on)

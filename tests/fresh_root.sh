@@ -13,7 +13,7 @@ rev=$(git -C "$src" rev-parse "${REV:-HEAD}")
 case "$root/" in "$src"/*) echo "fresh_root: $root is inside the git tree" >&2; exit 1;; esac
 command -v debootstrap >/dev/null || { apt-get update -qq && apt-get install -y -qq debootstrap; }
 
-cleanup() { umount -R "$root/proc" "$root/sys" "$root/dev" 2>/dev/null || true; }
+cleanup() { umount -R "$root" 2>/dev/null || true; }
 trap cleanup EXIT INT TERM
 
 if awk -v r="$root/" 'index($2 "/", r) == 1 { f = 1 } END { exit !f }' /proc/mounts; then
@@ -31,6 +31,11 @@ else
 	tar -C "$root" -cf "$root.tar" .
 fi
 
+# The root is a mount point of its own, as / is on a machine (`unshare -m --propagation private`,
+# which test_java's private-/tmp JVM uses, refuses a root that is not); private, so that what is
+# mounted under it stays here.
+mount --bind "$root" "$root"
+mount --make-private "$root"
 # The kernel's views: rbind brings /sys/kernel/{btf,debug,tracing}, /sys/fs/{bpf,cgroup}, /dev/pts;
 # rslave keeps our unmounts from reaching the host.
 mount -t proc proc "$root/proc"

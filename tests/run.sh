@@ -22,8 +22,12 @@ run_one() { # name, command...
 	"$@" >"$log" 2>&1
 	rc=$?
 	p=$(grep -c '^PASS: ' "$log"); f=$(grep -c '^FAIL: ' "$log"); s=$(grep -c '^SKIP: ' "$log")
+	p=${p:-0} f=${f:-0} s=${s:-0}
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1; echo "FAIL: $name (exit $rc)" >>"$log"
+	elif [ $((p + f + s)) -eq 0 ]; then
+		# A test that reports nothing (or whose log is gone) has shown nothing.
+		f=1; echo "FAIL: $name (no PASS, FAIL or SKIP line)" >>"$log"
 	fi
 	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
 	if [ "$f" -gt 0 ]; then

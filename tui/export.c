@@ -98,9 +98,13 @@ static int write_gtop(const char *path, const struct profile *shown, struct tui_
 		if (!p)
 			continue;
 		/* snapshot_write only reads the profiles. */
-		profs[s.nprofiles] = (struct snapshot_profile){ tui_ptype_str((enum tui_ptype)t),
-								tui_ptype_str((enum tui_ptype)t),
-								(struct profile *)p };
+		profs[s.nprofiles] = (struct snapshot_profile){
+			tui_ptype_str((enum tui_ptype)t), tui_ptype_str((enum tui_ptype)t),
+			(struct profile *)p,
+			a->src->ops->history ? (struct slices *)a->src->ops->history(a->src->ctx,
+										 (enum tui_ptype)t)
+					     : NULL
+		};
 		if (st.live)
 			probe[s.meta.nprobes++] = (struct snapshot_probe){
 				tui_ptype_str((enum tui_ptype)t), t == PTYPE_ONCPU ? &hz : NULL,
@@ -139,6 +143,8 @@ static int write_gtop(const char *path, const struct profile *shown, struct tui_
 		/* After a change of CPUs the profiles start afresh. */
 		s.meta.start = st.cpus && st.cpus_since > st.since ? st.cpus_since : st.since;
 		s.meta.end = clock_wall_s();
+	} else if (st.since > 0) {
+		s.meta.start = s.meta.end = st.since; /* the history's time 0 stays where it was */
 	}
 	s.meta.version = GALATOP_VERSION;
 	s.meta.notes = st.live ? "saved from galatop's live view" : st.origin;

@@ -40,6 +40,7 @@ static void static_stats(void *ctx, struct tui_stats *out)
 	out->hz = -1;
 	out->samples_per_s = -1;
 	out->own_cpu = -1;
+	out->since = s->since;
 	for (int t = 0; t < PTYPE_MAX; t++)
 		if (s->p[t] && profile__kind(s->p[t]) == VALUE_SAMPLES)
 			out->samples += (uint64_t)(profile__two_column(s->p[t])
@@ -59,7 +60,15 @@ static const void *static_data(void *ctx, enum tui_data d)
 	return (unsigned)d < TUI_DATA_MAX ? s->data[d] : NULL;
 }
 
+static const struct slices *static_history(void *ctx, enum tui_ptype t)
+{
+	struct tui_static_source *s = ctx;
+
+	return (unsigned)t < PTYPE_MAX ? s->history[t] : NULL;
+}
+
 static const struct tui_source_ops static_ops = {
+	.history = static_history,
 	.update = NULL,
 	.profile = static_profile,
 	.stats = static_stats,
@@ -86,4 +95,11 @@ void tui_static_source_set_data(struct tui_static_source *s, enum tui_data d, co
 {
 	if ((unsigned)d < TUI_DATA_MAX)
 		s->data[d] = obj;
+}
+
+void tui_static_source_set_history(struct tui_static_source *s, enum tui_ptype t,
+				   const struct slices *h)
+{
+	if ((unsigned)t < PTYPE_MAX)
+		s->history[t] = h;
 }

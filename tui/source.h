@@ -8,6 +8,8 @@
 
 #include "../model/profile.h"
 
+struct slices;
+
 /* Profile types a source may offer; `o` cycles among those it has. */
 enum tui_ptype { PTYPE_ONCPU = 0, PTYPE_OFFCPU, PTYPE_MEM, PTYPE_MAX };
 
@@ -69,6 +71,10 @@ struct tui_source_ops {
 	 * first opens). 0 when it runs (or already ran), else -errno with a one-line reason in
 	 * err. May be NULL (static data: -ENOTSUP). */
 	int (*attach)(void *ctx, enum tui_data d, char *err, size_t errlen);
+	/* The per-second history of type t (model/slices; times in seconds from stats' since),
+	 * or NULL when the source keeps none; owned by the source, valid until the next update.
+	 * May be NULL. */
+	const struct slices *(*history)(void *ctx, enum tui_ptype t);
 	/* Shows the next CPU set in the cycle every CPU, CPU 0, CPU 1, ... (a live source
 	 * changes its kernel filter and starts its profiles afresh, as they mixed CPUs). 0, or
 	 * -errno with a one-line reason in err (-ENOTSUP: static data). May be NULL. */
@@ -94,7 +100,9 @@ struct tui_static_source {
 	struct tui_source src; /* pass &s->src to the TUI */
 	const struct profile *p[PTYPE_MAX];
 	const void *data[TUI_DATA_MAX];
+	const struct slices *history[PTYPE_MAX];
 	const char *origin;
+	double since; /* UNIX time the data starts at, 0 when unknown */
 };
 
 /* Initializes s over no profiles; origin (borrowed) names the data in the header. */
@@ -102,6 +110,9 @@ void tui_static_source_init(struct tui_static_source *s, const char *origin);
 /* Sets the profile of type t (borrowed). */
 void tui_static_source_set(struct tui_static_source *s, enum tui_ptype t,
 			   const struct profile *p);
+/* Sets the history of type t (borrowed), as loaded from a snapshot. */
+void tui_static_source_set_history(struct tui_static_source *s, enum tui_ptype t,
+				   const struct slices *h);
 /* Sets the model object of kind d (borrowed), as loaded from a snapshot. */
 void tui_static_source_set_data(struct tui_static_source *s, enum tui_data d, const void *obj);
 

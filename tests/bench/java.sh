@@ -12,16 +12,16 @@ T=$BENCH_TMP/java; mkdir -p "$T"
 "$JDK/javac" -d "$T" tests/record/java/GtFormat.java || exit 1
 ROUNDS=${JAVA_BENCH_ROUNDS:-5}
 now() { date +%s.%N; }
-# lines N: waits until the workload printed N lines (one each 200 ms).
-lines() { while [ "$(wc -l <"$T/out")" -lt "$1" ]; do sleep 0.02; done; }
+# warm MS: waits until the workload has run MS milliseconds (its lines' 4th column).
+warm() { until awk -v t="$1" '$4 >= t { ok = 1 } END { exit !ok }' "$T/out"; do sleep 0.05; done; }
 # run AGENT: prints "iterations/s iterations/CPU-s seconds-to-the-named-map" (-1: not named;
-# empty without the agent) for one 13 s run of GtFormat,
-# throughput between its 6th and 12th second; with AGENT=1 galatop records it from its 2nd
-# second for 1 s (3 s when the map is not named by then: a loaded machine).
+# empty without the agent) for one 20 s run of GtFormat, warm by its 6th second; throughput
+# between its 12th and 19th second; with AGENT=1 galatop records it from its 6th second
+# for 3 s (what attaching costs during the warm-up does not count).
 run() {
 	: >"$T/out"
-	"$JDK/java" -XX:+PreserveFramePointer -cp "$T" GtFormat 13 >"$T/out" & j=$!
-	lines 8
+	"$JDK/java" -XX:+PreserveFramePointer -cp "$T" GtFormat 20 >"$T/out" & j=$!
+	warm 6000
 	first=
 	if [ "$1" = 1 ]; then
 		rm -f /tmp/perf-$j.map
@@ -40,8 +40,8 @@ run() {
 	rm -f /tmp/perf-$j.map
 	# per wall-clock second, and per CPU second of the program's thread (its own count of
 	# CPU time: what the agent could cost it, without the other sessions' load)
-	awk -v f="$first" '$4 >= 6000 && a == "" { a = $3; ta = $4; ca = $1 + $2 }
-		$4 <= 12000 { b = $3; tb = $4; cb = $1 + $2 }
+	awk -v f="$first" '$4 >= 12000 && a == "" { a = $3; ta = $4; ca = $1 + $2 }
+		$4 <= 19000 { b = $3; tb = $4; cb = $1 + $2 }
 		END { printf "%.0f %.0f %s\n", (tb > ta ? (b - a) * 1000 / (tb - ta) : 0),
 			(cb > ca ? (b - a) * 1e9 / (cb - ca) : 0), f }' "$T/out"
 }

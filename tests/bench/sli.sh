@@ -32,7 +32,9 @@ under() {
 	pipe
 	c1=$(cpu_of $g); t1=$(date +%s.%N)
 	echo "$c0 $c1 $t0 $t1" | awk '{ printf "%.2f\n", 100 * ($2 - $1) / ($4 - $3) }' >&3
-	kill -INT $g; wait $g
+	# A SIGINT has been seen lost on this loaded machine: repeat it every 2 s until galatop ends.
+	i=0; while kill -INT $g 2>/dev/null && [ $i -lt 30 ]; do sleep 2; i=$((i + 1)); done
+	wait $g
 }
 exec 3>"$T/sli-own.txt"
 : >"$T/sli-runs.txt"

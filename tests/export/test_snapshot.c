@@ -6,6 +6,7 @@
 
 #include "harness.h"
 #include "export/snapshot.h"
+#include "model/slices.h"
 
 struct session {
 	struct strtab *st;
@@ -89,9 +90,9 @@ static void fixture_init(struct fixture *fx)
 	CHECK(profile__add_stack(chart, g + 1, 1, 2) == 0);
 	CHECK(profile__add_stack(chart, g, 2, 3) == 0);
 
-	fx->profiles[0] = (struct snapshot_profile){"oncpu", "oncpu", on};
-	fx->profiles[1] = (struct snapshot_profile){"before.folded vs after", "folded", diff};
-	fx->profiles[2] = (struct snapshot_profile){"mem", "mem", chart};
+	fx->profiles[0] = (struct snapshot_profile){"oncpu", "oncpu", on, NULL};
+	fx->profiles[1] = (struct snapshot_profile){"before.folded vs after", "folded", diff, NULL};
+	fx->profiles[2] = (struct snapshot_profile){"mem", "mem", chart, NULL};
 	fx->snap = (struct snapshot){
 	    .meta = {.host = "web-1",
 		     .kernel = "6.1.0-18-amd64",
@@ -603,6 +604,114 @@ TEST_CASE(sniff_tells_snapshots_apart)
 	CHECK(!snapshot_sniff("", 0));
 }
 
+/* A profile's per-second history and heat map come back slice by slice; a file without them
+ * reads with no history. */
+TEST_CASE(history_round_trips)
+{
+	struct fixture fx;
+	struct session r;
+	struct snapshot got;
+	struct slices *h;
+	const double *heat;
+	int64_t first;
+	size_t n;
+	char err[256] = "";
+	uint32_t f[2];
+
+	fixture_init(&fx);
+	session_init(&r);
+	h = slices__new(fx.a.ft, VALUE_SAMPLES, 8, 0);
+	f[0] = frame(&fx.a, "main", "/usr/sbin/nginx", FRAME_USER, "src/core/nginx.c", 291);
+	f[1] = frame(&fx.a, "phase_b", "/x", FRAME_USER, "", 0);
+	for (int i = 0; i < 3; i++) {
+		struct profile *p = profile__new(fx.a.ft, VALUE_SAMPLES, false);
+
+		CHECK(profile__add_stack(p, f, i < 2 ? 1 : 2, 10 + i) == 0);
+		CHECK(slices__push(h, i * 1.0, i + 1.0 + (i == 2 ? 0.5 : 0), p) == 0);
+		profile__free(p);
+	}
+	CHECK(slices__heat_add(h, 0.02, 3) == 0);
+	CHECK(slices__heat_add(h, 2.31, 7) == 0);
+	fx.profiles[0].history = h;
+	CHECK(snapshot_write(tmp_path("hist"), &fx.snap, err, sizeof(err)) == 0);
+	CHECK(snapshot_read(tmp_path("hist"), r.ft, &got, err, sizeof(err)) == 0);
+	CHECK_STR(err, "");
+	CHECK(got.nprofiles == 3 && got.profiles[0].history && !got.profiles[1].history);
+	if (got.nprofiles == 3 && got.profiles[0].history) {
+		const struct slices *g = got.profiles[0].history;
+
+		CHECK(slices__count(g) == 3);
+		for (size_t i = 0; i < 3 && i < slices__count(g); i++) {
+			CHECK(slices__get(g, i)->t0 == slices__get(h, i)->t0);
+			CHECK(slices__get(g, i)->t1 == slices__get(h, i)->t1);
+			CHECK(same_profile(slices__get(h, i)->p, slices__get(g, i)->p));
+		}
+		heat = slices__heat(g, &first, &n);
+		CHECK(heat && first == 0 && n == 47);
+		CHECK_NUM(slices__heat_sum(g, 0, 0.05), 3);
+		CHECK_NUM(slices__heat_sum(g, 2.3, 2.35), 7);
+	}
+	snapshot_release(&got);
+	/* Slices out of order cannot be written (nor read back). */
+	slices__clear(h);
+	CHECK(slices__push(h, 5, 6, fx.profiles[0].p) == 0);
+	CHECK(slices__push(h, 2, 3, fx.profiles[0].p) == 0);
+	CHECK(snapshot_write(tmp_path("hist"), &fx.snap, err, sizeof(err)) == -EINVAL);
+	CHECK(strstr(err, "out of order") != NULL);
+	fx.profiles[0].history = NULL;
+	slices__free(h);
+	unlink(tmp_path("hist"));
+	session_fini(&r);
+	fixture_fini(&fx);
+}
+
+TEST_CASE(hand_made_history_is_read_or_refused)
+{
+	struct session r;
+	struct snapshot got;
+	const char *e;
+
+	session_init(&r);
+	CHECK_STR(read_json(HEAD FRAMES PROFILE("\"nodes\":1,\"parent\":[1],\"frame\":[0],"
+						"\"self\":[5],\"history\":{\"slices\":[{\"t0\":0,"
+						"\"t1\":1,\"nodes\":1,\"parent\":[1],"
+						"\"frame\":[1],\"self\":[2],\"x\":1}],"
+						"\"heat\":[1,0,2],\"heat_first\":4,"
+						"\"bucket_s\":0.05}"),
+			    &got, &r),
+		  "");
+	CHECK(got.nprofiles == 1 && got.profiles[0].history &&
+	      slices__count(got.profiles[0].history) == 1);
+	if (got.nprofiles == 1 && got.profiles[0].history) {
+		CHECK_NUM(profile__total(slices__get(got.profiles[0].history, 0)->p), 2);
+		CHECK_NUM(slices__heat_sum(got.profiles[0].history, 0.2, 0.35), 3);
+	}
+	snapshot_release(&got);
+	e = read_json(HEAD FRAMES PROFILE("\"nodes\":0,\"parent\":[],\"frame\":[],\"self\":[],"
+					  "\"history\":{\"bucket_s\":0.1}"),
+		      &got, &r);
+	CHECK(strstr(e, "heat bucket of 0.1 s") != NULL);
+	e = read_json(HEAD FRAMES PROFILE("\"nodes\":0,\"parent\":[],\"frame\":[],\"self\":[],"
+					  "\"history\":{\"slices\":[{\"t0\":2,\"t1\":3,"
+					  "\"nodes\":0,\"parent\":[],\"frame\":[],\"self\":[]},"
+					  "{\"t0\":1,\"t1\":2,\"nodes\":0,\"parent\":[],"
+					  "\"frame\":[],\"self\":[]}]}"),
+		      &got, &r);
+	CHECK(strstr(e, "out of order") != NULL);
+	e = read_json(HEAD FRAMES PROFILE("\"nodes\":0,\"parent\":[],\"frame\":[],\"self\":[],"
+					  "\"history\":{\"slices\":[{\"t0\":0,\"t1\":1,"
+					  "\"nodes\":1,\"parent\":[1],\"frame\":[7],"
+					  "\"self\":[1]}]}"),
+		      &got, &r);
+	CHECK(strstr(e, "frame 7 out of range") != NULL);
+	e = read_json(HEAD FRAMES PROFILE("\"nodes\":0,\"parent\":[],\"frame\":[],\"self\":[],"
+					  "\"history\":{\"slices\":[{\"t0\":0,\"nodes\":0,"
+					  "\"parent\":[],\"frame\":[],\"self\":[]}]}"),
+		      &got, &r);
+	CHECK(strstr(e, "missing members") != NULL);
+	session_fini(&r);
+}
+
 int main(void)
 {
 	RUN(round_trip_is_exact);
@@ -613,5 +722,7 @@ int main(void)
 	RUN(damaged_files_never_crash);
 	RUN(writer_refuses_what_cannot_be_read_back);
 	RUN(sniff_tells_snapshots_apart);
+	RUN(history_round_trips);
+	RUN(hand_made_history_is_read_or_refused);
 	HARNESS_EXIT();
 }

@@ -341,6 +341,101 @@ TEST_CASE(slices_budget_drops_oldest_churn)
 	fx_free(&fx);
 }
 
+TEST_CASE(slices_heat_map_buckets_and_trim)
+{
+	struct fixture fx;
+	struct slices *r;
+	const double *h;
+	int64_t first;
+	size_t n;
+
+	fx_init(&fx, false);
+	r = slices__new(fx.ft, VALUE_SAMPLES, 8, 0);
+	CHECK(slices__heat(r, &first, &n) == NULL && n == 0);
+	CHECK(slices__heat_add(r, 1.01, 2) == 0);  /* bucket 20 */
+	CHECK(slices__heat_add(r, 1.049, 1) == 0); /* the same */
+	CHECK(slices__heat_add(r, 1.26, 4) == 0);  /* bucket 25 */
+	CHECK(slices__heat_add(r, 0.51, 1) == 0);  /* bucket 10: before the first one */
+	CHECK(slices__heat_add(r, -1, 1) == -EINVAL);
+	CHECK(slices__heat_add(r, NAN, 1) == -EINVAL);
+	h = slices__heat(r, &first, &n);
+	CHECK(h && first == 10 && n == 16);
+	CHECK_NUM(h[0], 1);
+	CHECK_NUM(h[10], 3);
+	CHECK_NUM(h[15], 4);
+	CHECK_NUM(h[5], 0);
+	CHECK_NUM(slices__heat_sum(r, 1, 1.25), 3);
+	CHECK_NUM(slices__heat_sum(r, 0, INFINITY), 8);
+	/* Keeping 2 s: a push ending at 3.5 drops what ended by 1.5, heat included. */
+	slices__set_keep(r, 2);
+	CHECK(slices__push(r, 0, 1, fx.p) == 0);
+	CHECK(slices__push(r, 1, 2, fx.p) == 0);
+	CHECK(slices__push(r, 2, 3.5, fx.p) == 0);
+	CHECK(slices__count(r) == 2);
+	CHECK_NUM(slices__start(r), 1);
+	h = slices__heat(r, &first, &n);
+	CHECK(first == 30 && n == 0);
+	CHECK_NUM(slices__heat_sum(r, 0, INFINITY), 0);
+	/* A jump far ahead keeps the map within its cap. */
+	CHECK(slices__heat_add(r, 10, 1) == 0);
+	CHECK(slices__heat_add(r, 10 + SLICES_HEAT_MAX * SLICES_BUCKET_S * 1.5, 1) == 0);
+	h = slices__heat(r, &first, &n);
+	CHECK(n <= SLICES_HEAT_MAX);
+	CHECK(slices__heat_add(r, 10, 1) == -ERANGE);
+	slices__free(r);
+	fx_free(&fx);
+}
+
+/* The live view's history: an hour of 1 s slices, 10 minutes kept, 30 distinct stacks a
+ * second (so merged slices cannot share everything), under a 2 MiB cap. */
+TEST_CASE(slices_long_history_stays_under_cap)
+{
+	struct fixture fx;
+	struct slices *r;
+	size_t cap = 2u << 20, peak = 0;
+	char name[48];
+	int ok = 1;
+
+	fx_init(&fx, false);
+	r = slices__new(fx.ft, VALUE_SAMPLES, 602, cap);
+	slices__set_keep(r, 600);
+	for (int i = 0; i < 3600 && ok; i++) {
+		struct profile *p = profile__new(fx.ft, VALUE_SAMPLES, false);
+
+		for (int f = 0; f < 30; f++) {
+			snprintf(name, sizeof(name), "main;s%d;f%d", i % 97, (i * 31 + f) % 4000);
+			fx_add_stack(fx.ft, p, name, strlen(name), 1, -1);
+		}
+		ok = slices__push(r, i, i + 1, p) == 0;
+		for (int b = 0; b < 20; b++)
+			ok &= slices__heat_add(r, i + b * 0.05 + 0.01, 1.5) == 0;
+		profile__free(p);
+		if (slices__mem(r) > peak)
+			peak = slices__mem(r);
+	}
+	CHECK(ok);
+	/* The cap bounds the profiles; the heat map (10 min of 50 ms buckets, in an array grown
+	 * by doubling) comes on top. */
+	CHECK(peak <= cap + 16384 * sizeof(double));
+	CHECK(slices__count(r) <= 602);
+	/* At most the last 10 minutes (and the slice reaching into them) remain, or less when
+	 * the cap dropped churn that merging could not shrink; what remains is exact. The heat
+	 * map keeps exactly 10 minutes. */
+	CHECK(slices__start(r) > 2900 && slices__start(r) < 3590);
+	CHECK_NUM(slices__end(r), 3600);
+	{
+		struct profile *all = profile__new(fx.ft, VALUE_SAMPLES, false);
+		double from = slices__start(r);
+
+		CHECK(slices__fold_range(r, -INFINITY, INFINITY, all) == 0);
+		CHECK_NUM(profile__total(all), 30 * (3600 - from));
+		CHECK_NUM(slices__heat_sum(r, 0, INFINITY), 30 * 600);
+		profile__free(all);
+	}
+	slices__free(r);
+	fx_free(&fx);
+}
+
 int main(void)
 {
 	RUN(profile_scale_multiplies_every_column);
@@ -349,5 +444,7 @@ int main(void)
 	RUN(slices_memory_cap_bounds_growth);
 	RUN(slices_budget_drops_oldest_churn);
 	RUN(fold_accumulate_window_decay);
+	RUN(slices_heat_map_buckets_and_trim);
+	RUN(slices_long_history_stays_under_cap);
 	HARNESS_EXIT();
 }

@@ -15,7 +15,11 @@ for bad in 'cpu>>80' 'mem>1' 'cpu>80 load>1' ''; do
 	else fail "trigger_bad_${bad:-empty}" "rc=$rc $(cat "$TMP/err")"; fi
 done
 "$GALATOP" record --trigger 'cpu>1' -o "$TMP/x.json" 2>"$TMP/err"
-[ $? = 2 ] && grep -q "writes .gtop, .svg or .folded" "$TMP/err" && pass trigger_bad_input_one_line ||
+rc=$?
+"$GALATOP" record --trigger 'cpu>1' --trigger-before 0 --trigger-after 0 2>>"$TMP/err"
+rc2=$?
+[ $rc = 2 ] && [ $rc2 = 2 ] && grep -q "writes .gtop, .svg or .folded" "$TMP/err" &&
+	grep -q "a capture needs at least 1 s" "$TMP/err" && pass trigger_bad_input_one_line ||
 	fail trigger_bad_input_one_line "$(cat "$TMP/err")"
 
 # A burst. The threshold is low because this machine is shared (at load 15 two spinning threads

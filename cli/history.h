@@ -1,0 +1,56 @@
+/* The per-second history of a session's stack profiles: one model/slices ring per stack type
+ * (on-CPU, off-CPU, mem), with its sub-second heat map, fed from the collector by the live
+ * view and by `galatop record` for .gtop files. Times are seconds from time 0 (wall0). */
+#ifndef GALATOP_CLI_HISTORY_H
+#define GALATOP_CLI_HISTORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "session.h"
+
+#define HISTORY_TYPES 3		     /* GT_EV_ONCPU, GT_EV_OFFCPU, GT_EV_MEM, in that order */
+#define HISTORY_DEFAULT_S 600	     /* the live view's --history */
+#define HISTORY_BYTES (64u << 20)    /* profile memory per type before slices merge */
+#define HISTORY_RECORD_SLICES 3600   /* record without --history: 1 s slices for an hour */
+
+struct timeline;
+
+struct history {
+	struct slices *ring[HISTORY_TYPES];   /* NULL for types not recorded */
+	struct profile *total[HISTORY_TYPES]; /* record: what came before the current slice */
+	double mono0, wall0; /* time 0 on CLOCK_MONOTONIC and as UNIX time, in seconds */
+	double last;	     /* end of the last slice (history_cut), seconds from time 0 */
+	double keep_s;	     /* as history_open was given */
+	size_t max_slices;
+	bool totals;
+};
+
+/* The stack type at index i (0..HISTORY_TYPES-1). */
+enum gt_event_type history_type(int i);
+/* Sets up a ring per stack type the session records, keeping keep_s seconds (0: all, merged
+ * into coarser slices past max_slices or HISTORY_BYTES); with totals, history_cut keeps the
+ * sum of the slices (record). Time 0 is now. 0 or -ENOMEM (h then freed). */
+int history_open(struct history *h, struct session *s, double keep_s, size_t max_slices,
+		 bool totals);
+/* A ring (and total) for type i, collected from now on (a probe attached late); a no-op when
+ * it has one. 0 or -ENOMEM. */
+int history_add(struct history *h, struct session *s, int i);
+/* Adds the sample times of the collector's type-i records since its last clear to ring i's
+ * heat map. */
+void history_heat(struct history *h, struct session *s, int i);
+/* Record: the collector's profiles since the last cut become slices up to now (CLOCK_MONOTONIC
+ * seconds) and join the totals; the collector is cleared. 0 or -ENOMEM. */
+int history_cut(struct history *h, struct session *s, double now);
+/* Record, at the end: a last cut, then the totals go back into the collector's profiles, so
+ * that every writer sees the whole recording. 0 or -ENOMEM. */
+int history_finish(struct history *h, struct session *s, double now);
+/* Writes the .gtop snapshot of `galatop record`: the session's stack profiles with their
+ * histories (s->hist, when kept) and the thread timeline tl (NULL: none); start_unix is when
+ * the recording began. 0, or 1 after reporting. */
+int record_gtop_write(struct session *s, const char *path, struct timeline *tl,
+		      double start_unix);
+/* Frees the rings and totals; a zeroed h is a no-op. */
+void history_free(struct history *h);
+
+#endif

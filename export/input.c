@@ -1,0 +1,318 @@
+/* The one input loader: see input.h. */
+#include "input.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../model/slices.h"
+#include "../util/file.h"
+#include "folded.h"
+
+#define INPUT_MAX_BYTES (1ul << 30)
+
+/* "12", "12.5", or a clock time "HH:MM[:SS[.frac]]" (seconds since midnight). */
+static int parse_time(const char *s, size_t n, double *v, bool *clock)
+{
+	char buf[32], *end;
+	unsigned h, m;
+	double sec = 0;
+	int used = 0;
+
+	if (!n || n >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	*clock = strchr(buf, ':') != NULL;
+	if (!*clock) {
+		if (!isdigit((unsigned char)buf[0]) && buf[0] != '.')
+			return -EINVAL;
+		*v = strtod(buf, &end);
+		return *end || !isfinite(*v) ? -EINVAL : 0;
+	}
+	if (sscanf(buf, "%2u:%2u%n", &h, &m, &used) != 2 || h > 23 || m > 59)
+		return -EINVAL;
+	if (buf[used] == ':') {
+		if (!isdigit((unsigned char)buf[used + 1]))
+			return -EINVAL;
+		sec = strtod(buf + used + 1, &end);
+		if (*end || !(sec < 60))
+			return -EINVAL;
+	} else if (buf[used]) {
+		return -EINVAL;
+	}
+	*v = h * 3600.0 + m * 60.0 + sec;
+	return 0;
+}
+
+int input_range_parse(const char *s, struct input_range *r, char *err, size_t errlen)
+{
+	const char *dash = strchr(s, '-');
+
+	memset(r, 0, sizeof(*r));
+	if (!dash || parse_time(s, (size_t)(dash - s), &r->a, &r->a_clock) ||
+	    parse_time(dash + 1, strlen(dash + 1), &r->b, &r->b_clock)) {
+		snprintf(err, errlen, "bad range '%s' (want A-B: seconds from the start such as "
+			 "10-15.5, or clock times such as 14:02:10-14:02:15)", s);
+		return -EINVAL;
+	}
+	if (r->a_clock == r->b_clock && !(r->b > r->a) && !r->a_clock) {
+		snprintf(err, errlen, "bad range '%s': the end must come after the start", s);
+		return -EINVAL;
+	}
+	r->set = true;
+	snprintf(r->text, sizeof(r->text), "%s", s);
+	return 0;
+}
+
+enum input_format input_sniff(const char *buf, size_t len)
+{
+	size_t i = 0;
+	bool first_counts = false, seen = false, indented = false;
+
+	if (snapshot_sniff(buf, len))
+		return INPUT_SNAPSHOT;
+	for (int lines = 0; i < len && lines < 200; lines++) {
+		const char *nl = memchr(buf + i, '\n', len - i);
+		size_t end = nl ? (size_t)(nl - buf) : len, e = end, d;
+
+		while (e > i && isspace((unsigned char)buf[e - 1]))
+			e--;
+		if (e > i && buf[i] != '#') {
+			if (isspace((unsigned char)buf[i]))
+				indented = true;
+			if (!seen) {
+				for (d = e; d > i && (isdigit((unsigned char)buf[d - 1]) ||
+						      buf[d - 1] == '.');
+				     d--)
+					;
+				first_counts = d < e && d > i && isspace((unsigned char)buf[d - 1]);
+				seen = true;
+			}
+		}
+		i = end + 1;
+	}
+	return seen && !first_counts && indented ? INPUT_PERF : INPUT_FOLDED;
+}
+
+struct perf_sink {
+	struct profile *p;
+	bool reverse;
+	uint32_t *frames;
+	size_t cap;
+};
+
+static int perf_sink_add(void *ctx, const char *stack, size_t len, uint64_t count)
+{
+	struct perf_sink *ps = ctx;
+	long n = folded_split(profile__frames(ps->p), stack, len, &ps->frames, &ps->cap);
+
+	if (n < 0)
+		return (int)n;
+	for (long i = 0; ps->reverse && i < n / 2; i++) {
+		uint32_t t = ps->frames[i];
+
+		ps->frames[i] = ps->frames[n - 1 - i];
+		ps->frames[n - 1 - i] = t;
+	}
+	return profile__add_stack(ps->p, ps->frames, (size_t)n, (double)count);
+}
+
+static int load_perf(const char *buf, size_t len, const struct input_opts *o, struct profile *p)
+{
+	static const struct perfscript_opts defaults = { .warn = NULL };
+	struct perfscript_opts po = o->perf ? *o->perf : defaults;
+	struct perf_sink sink = { .p = p, .reverse = o->reverse };
+	struct perfscript *ps;
+	int err;
+
+	if (!o->perf)
+		po.warn = stderr;
+	ps = perfscript__new(&po, perf_sink_add, &sink);
+	err = ps ? perfscript__feed(ps, buf, len) : -ENOMEM;
+	if (!err)
+		err = perfscript__end_file(ps);
+	perfscript__free(ps);
+	free(sink.frames);
+	return err;
+}
+
+static int load_folded(const char *buf, size_t len, const char *label,
+		       const struct input_opts *o, struct profile *p)
+{
+	struct folded_opts fo = { .strict = o->strict, .reverse = o->reverse };
+	FILE *f = len ? fmemopen((void *)buf, len, "r") : fopen("/dev/null", "r");
+	int err;
+
+	if (!f)
+		return -errno;
+	err = folded_read_profile(f, label, &fo, p, NULL);
+	fclose(f);
+	return err;
+}
+
+/* Seconds from the snapshot's start of a clock time (seconds since local midnight), the day
+ * being the start's (or the next one, for a time before the start's). */
+static double from_clock(double start, double tod)
+{
+	time_t t = (time_t)floor(start);
+	struct tm tm;
+	double start_tod, d;
+
+	localtime_r(&t, &tm);
+	start_tod = tm.tm_hour * 3600.0 + tm.tm_min * 60.0 + tm.tm_sec + (start - floor(start));
+	d = tod - start_tod;
+	return d < -1 ? d + 86400 : d;
+}
+
+static const char *nonempty(const char *s)
+{
+	return s && *s ? s : "?";
+}
+
+/* Replaces every profile of the snapshot by the slices of its history that overlap the range. */
+static int apply_range(const char *label, struct input *in, const struct input_range *r,
+		       char *err, size_t errlen)
+{
+	struct snapshot *sn = &in->snap;
+	double lo = INFINITY, hi = -INFINITY;
+
+	in->from = r->a_clock ? from_clock(sn->meta.start, r->a) : r->a;
+	in->to = r->b_clock ? from_clock(sn->meta.start, r->b) : r->b;
+	if (r->b_clock && r->a_clock && in->to < in->from)
+		in->to += 86400; /* across midnight */
+	if (!(in->to > in->from)) {
+		snprintf(err, errlen, "%s: range %s: the end must come after the start", label,
+			 r->text);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < sn->nprofiles; i++) {
+		const struct slices *h = sn->profiles[i].history;
+
+		if (!h) {
+			snprintf(err, errlen, "%s: no per-second history in profile %s (written by "
+				 "an older galatop, or not a recording): --range needs one",
+				 label, nonempty(sn->profiles[i].name));
+			return -EINVAL;
+		}
+		if (slices__count(h)) {
+			lo = fmin(lo, slices__start(h));
+			hi = fmax(hi, slices__end(h));
+		}
+	}
+	if (!sn->nprofiles) {
+		snprintf(err, errlen, "%s: no profiles to take range %s of", label, r->text);
+		return -EINVAL;
+	}
+	if (!(lo < hi) || in->from >= hi || in->to <= lo) {
+		if (lo < hi)
+			snprintf(err, errlen, "%s: range %s (%.2f-%.2f s) is outside the recording "
+				 "(%.2f-%.2f s from its start)", label, r->text, in->from, in->to,
+				 lo, hi);
+		else
+			snprintf(err, errlen, "%s: range %s: the history is empty", label, r->text);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < sn->nprofiles; i++) {
+		struct profile *p = sn->profiles[i].p;
+		struct profile *q = profile__new(profile__frames(p), profile__kind(p), false);
+
+		if (!q || slices__fold_overlap(sn->profiles[i].history, in->from, in->to, q)) {
+			profile__free(q);
+			snprintf(err, errlen, "%s: %s", label, strerror(ENOMEM));
+			return -ENOMEM;
+		}
+		profile__free(p);
+		sn->profiles[i].p = q;
+	}
+	return 0;
+}
+
+int input_load_mem(const char *buf, size_t len, const char *label, struct frames *ft,
+		   const struct input_opts *o, struct input *in, char *err, size_t errlen)
+{
+	static const struct input_opts none = { 0 };
+	int ret;
+
+	if (!o)
+		o = &none;
+	memset(in, 0, sizeof(*in));
+	err[0] = '\0';
+	in->format = o->format ? o->format : input_sniff(buf, len);
+	if (in->format == INPUT_SNAPSHOT) {
+		ret = snapshot_read_mem(buf, len, label, ft, &in->snap, err, errlen);
+		if (!ret && o->range.set)
+			ret = apply_range(label, in, &o->range, err, errlen);
+		if (ret)
+			input_release(in);
+		return ret;
+	}
+	if (o->range.set) {
+		snprintf(err, errlen, "%s: --range needs a .gtop snapshot with per-second history, "
+			 "not %s", label, in->format == INPUT_PERF ? "perf script output" : "folded "
+			 "stacks");
+		return -EINVAL;
+	}
+	in->own = profile__new(ft, VALUE_SAMPLES, o->chart);
+	if (!in->own) {
+		snprintf(err, errlen, "%s: %s", label, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	ret = in->format == INPUT_PERF ? load_perf(buf, len, o, in->own)
+				       : load_folded(buf, len, label, o, in->own);
+	if (ret == -EINVAL && in->format == INPUT_FOLDED) {
+		err[0] = '\0'; /* strict mode: folded_parse said which line */
+	} else if (ret) {
+		snprintf(err, errlen, "%s: %s", label, strerror(ret < 0 ? -ret : EINVAL));
+		ret = ret == -ENOMEM ? -ENOMEM : -EINVAL;
+	}
+	if (ret)
+		input_release(in);
+	return ret;
+}
+
+int input_load(const char *path, struct frames *ft, const struct input_opts *o,
+	       struct input *in, char *err, size_t errlen)
+{
+	bool std_in = !strcmp(path, "-");
+	const char *label = std_in ? "standard input" : path;
+	char *buf = NULL;
+	size_t len = 0;
+	int ret;
+
+	memset(in, 0, sizeof(*in));
+	ret = std_in ? file_read_fd(STDIN_FILENO, INPUT_MAX_BYTES, &buf, &len)
+		     : file_read(path, INPUT_MAX_BYTES, 0, &buf, &len);
+	if (ret) {
+		bool open = ret == -ENOENT || ret == -EACCES || ret == -EPERM || ret == -ENOTDIR;
+
+		snprintf(err, errlen, "cannot %s %s: %s", open ? "open" : "read", label,
+			 file_strerror(ret, INPUT_MAX_BYTES));
+		return ret == -ENOMEM ? -ENOMEM : -EINVAL;
+	}
+	ret = input_load_mem(buf, len, label, ft, o, in, err, errlen);
+	free(buf);
+	return ret;
+}
+
+struct profile *input_profile(const struct input *in, const char *type)
+{
+	if (in->own)
+		return in->own;
+	for (size_t i = 0; i < in->snap.nprofiles; i++)
+		if (!type || !strcmp(in->snap.profiles[i].type, type))
+			return in->snap.profiles[i].p;
+	return NULL;
+}
+
+void input_release(struct input *in)
+{
+	profile__free(in->own);
+	snapshot_release(&in->snap);
+	memset(in, 0, sizeof(*in));
+}
