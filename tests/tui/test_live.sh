@@ -19,7 +19,10 @@ evil=$(printf '\033]2;pwned\007\033[2J\377x')
 cp "$TOOLS/burn" "$TMP/$evil"
 "$TMP/$evil" 60 >/dev/null & W2=$!
 
-tm new-session -d -s lv -x 200 -y 50 "'$GALATOP' -F 199; echo \$? > '$TMP/rc'; sleep 30"
+# The view targets the two workloads (-p): on a busy machine every other process would narrow
+# their columns until leaf_alpha and [PID]burn no longer fit. The SIGTERM case below runs
+# system-wide.
+tm new-session -d -s lv -x 200 -y 50 "'$GALATOP' -F 199 -p $W1 -p $W2; echo \$? > '$TMP/rc'; sleep 30"
 t0=$(date +%s.%N)
 if wait_for leaf_alpha 30; then pass live_shows_workload_within_3s
 else fail live_shows_workload_within_3s "$(head -12 "$TMP/screen")"; fi
