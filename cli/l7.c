@@ -157,7 +157,7 @@ struct l7_engine *l7_engine__open(struct session *s, char *err, size_t errlen)
 	l7_track__set_stacks(en->track, name_stack, en);
 	l7_track__set_trace(en->track, on_trace, en);
 	l7_track__set_ident(en->track, name_ident, en);
-	session_probe_options(s, &po);
+	session__probe_options(s, &po);
 	lo.targets = &po;
 	lo.capture = s->o->l7_capture;
 	lo.proto_mask = s->o->l7_protocols;
@@ -336,13 +336,13 @@ int l7_record(struct record_opts *o)
 	double secs, start;
 	int ret = 0;
 
-	ret = session_open(&s, o);
+	ret = session__open(&s, o);
 	if (ret)
 		return ret;
 	e = l7_engine__open(&s, err, sizeof(err));
 	if (!e) {
 		cli_error("%s", err);
-		session_close(&s, true);
+		session__close(&s, true);
 		return 1;
 	}
 	if (*l7_engine__warnings(e))
@@ -354,7 +354,7 @@ int l7_record(struct record_opts *o)
 		trace = cli_open_out(trace_path);
 		if (!trace) {
 			l7_engine__free(e);
-			session_close(&s, true);
+			session__close(&s, true);
 			return 1;
 		}
 		l7_engine__set_trace(e, trace);
@@ -362,7 +362,7 @@ int l7_record(struct record_opts *o)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	session_start_command(&s);
+	session__start_command(&s);
 	t0 = mono_ns();
 	start = wall_sec();
 	fprintf(stderr, "galatop: recording L7 requests%s... Ctrl-C to stop\n",
@@ -371,7 +371,7 @@ int l7_record(struct record_opts *o)
 		l7_engine__poll(e, 100);
 		if (o->duration && (double)(mono_ns() - t0) / 1e9 >= o->duration)
 			break;
-		if (session_done(&s))
+		if (session__done(&s))
 			break;
 	}
 	l7_engine__poll(e, DRAIN_ALL);
@@ -388,6 +388,6 @@ int l7_record(struct record_opts *o)
 		if (strcmp(strrchr(o->outputs[i], '.'), ".jsonl"))
 			ret |= write_output(o->outputs[i], l7_engine__table(e), secs, start);
 	l7_engine__free(e);
-	session_close(&s, stop_signal != 0);
+	session__close(&s, stop_signal != 0);
 	return ret;
 }

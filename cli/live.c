@@ -230,7 +230,7 @@ static bool live_update(void *ctx)
 	strtab__free(l->old_st);
 	l->old_ft = NULL;
 	l->old_st = NULL;
-	session_poll(&l->s, 0);
+	session__poll(&l->s, 0);
 	if (l->s.tl)
 		tl_capture__refresh(l->s.tl);
 	if (!(dt > 0))
@@ -282,7 +282,7 @@ static void live_stats(void *ctx, struct tui_stats *out)
 	/* Keep the ring buffer drained even while the view is frozen: the collector holds what
 	 * arrives until the next update. Not before the loop runs: the first frame comes first. */
 	if (l->running)
-		session_poll(&l->s, 0);
+		session__poll(&l->s, 0);
 	memset(&ps, 0, sizeof(ps));
 	if (l->s.probes)
 		probes__stats(l->s.probes, &ps);
@@ -298,7 +298,7 @@ static void live_stats(void *ctx, struct tui_stats *out)
 	out->live = true;
 	out->origin = "live";
 	out->probes = l->probes;
-	session_sampling(&l->s, true, l->sampling, sizeof(l->sampling));
+	session__sampling(&l->s, true, l->sampling, sizeof(l->sampling));
 	out->sampling = l->sampling;
 	out->hz = l->s.o->freq;
 	out->samples_per_s = l->samples_per_s;
@@ -315,7 +315,7 @@ static void live_stats(void *ctx, struct tui_stats *out)
 	out->cpus_since = l->cpus_wall ? l->cpus_wall : l->hist.wall0;
 	out->trigger = l->trig ? l->trig->says : NULL;
 	out->triggered = l->trig ? l->trig->st.fired : 0;
-	out->hint = session_java_hint(&l->s);
+	out->hint = session__java_hint(&l->s);
 }
 
 /* Says in l->cpus which CPUs the current step shows. */
@@ -368,7 +368,7 @@ static int live_next_cpus(void *ctx, char *err, size_t errlen)
 	l->cpu_step = step;
 	live_describe_cpus(l);
 	/* What was collected under the old set goes: the profiles start afresh on the new one. */
-	session_poll(&l->s, 0);
+	session__poll(&l->s, 0);
 	collector__clear(l->s.col);
 	for (int t = 0; t < PTYPE_MAX; t++)
 		if (l->shown[t])
@@ -432,7 +432,7 @@ static void live_drain(void *ctx)
 	struct live *l = ctx;
 
 	l->running = true;
-	session_poll(&l->s, 0);
+	session__poll(&l->s, 0);
 	if (l->l7)
 		l7_engine__poll(l->l7, 0);
 }
@@ -477,7 +477,7 @@ static int live_attach(void *ctx, enum tui_data d, char *err, size_t errlen)
 
 	switch (d) {
 	case TUI_DATA_TIMELINE:
-		r = session_threads_open(&l->s, err, errlen);
+		r = session__threads_open(&l->s, err, errlen);
 		if (!r) {
 			tl_capture__refresh(l->s.tl);
 			snprintf(l->probes + strlen(l->probes), sizeof(l->probes) - strlen(l->probes),
@@ -485,7 +485,7 @@ static int live_attach(void *ctx, enum tui_data d, char *err, size_t errlen)
 		}
 		return r;
 	case TUI_DATA_SLI:
-		return session_attach_sli(&l->s, err, errlen);
+		return session__attach_sli(&l->s, err, errlen);
 	case TUI_DATA_L7:
 		return live_attach_l7(l, err, errlen);
 	default:
@@ -535,7 +535,7 @@ static int live_attach_ptype(void *ctx, enum tui_ptype t, char *err, size_t errl
 		snprintf(err, errlen, "%s: not collected by this galatop (--type)", tui_ptype_str(t));
 		return -ENOTSUP;
 	}
-	r = session_attach_probe(&l->s, probe_of[t], err, errlen);
+	r = session__attach_probe(&l->s, probe_of[t], err, errlen);
 	if (r)
 		return r;
 	if (live_add_ptype(l, t)) {
@@ -587,7 +587,7 @@ int cmd_live(int argc, char **argv)
 	struct tui_opts to = { 0 };
 	int ret;
 
-	record_opts_init(&o);
+	record_opts__init(&o);
 	ret = record_parse_args(argc, argv, &o, "live");
 	if (ret)
 		return ret;
@@ -617,7 +617,7 @@ int cmd_live(int argc, char **argv)
 		live_free(&l);
 		return 1;
 	}
-	ret = session_open(&l.s, &o);
+	ret = session__open(&l.s, &o);
 	if (ret) {
 		live_free(&l);
 		return ret;
@@ -628,14 +628,14 @@ int cmd_live(int argc, char **argv)
 	    live_trigger_init(&l)) {
 		cli_error("out of memory");
 		live_free(&l);
-		session_close(&l.s, true);
+		session__close(&l.s, true);
 		return 1;
 	}
 	for (int t = 0; t < PTYPE_MAX; t++) {
 		if ((o.types & probe_of[t]) && live_add_ptype(&l, (enum tui_ptype)t)) {
 			cli_error("out of memory");
 			live_free(&l);
-			session_close(&l.s, true);
+			session__close(&l.s, true);
 			return 1;
 		}
 	}
@@ -644,7 +644,7 @@ int cmd_live(int argc, char **argv)
 			 l.probes[0] ? " " : "", "threads");
 	l.last_update = l.rate_t = clock_mono_s();
 	l.rate_cpu = cpu_sec();
-	session_start_command(&l.s);
+	session__start_command(&l.s);
 	to.theme = o.theme;
 	to.no_color = o.no_color;
 	to.ascii = o.ascii;
@@ -657,10 +657,10 @@ int cmd_live(int argc, char **argv)
 	ret = tui_run(&src, &to);
 	if (getenv("GALATOP_RENEW_FRAMES")) /* tests: say that renewals happened */
 		fprintf(stderr, "galatop: frame table renewed %u times\n", l.renewals);
-	session_poll_report(&l.s);
+	session__poll_report(&l.s);
 	if (l.s.poll_err)
 		ret = 1;
 	live_free(&l);
-	session_close(&l.s, true);
+	session__close(&l.s, true);
 	return ret;
 }

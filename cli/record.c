@@ -643,7 +643,7 @@ static unsigned probe_bit(enum gt_event_type t)
 
 static void svg_setup(struct svg_opts *so, enum gt_event_type t, const struct profile *p)
 {
-	svg_opts_init(so);
+	svg_opts__init(so);
 	switch (t) {
 	case GT_EV_OFFCPU:
 		so->title = "Off-CPU Time Flame Graph";
@@ -810,7 +810,7 @@ int cmd_record(int argc, char **argv)
 	bool keep_history = false;
 	int ret;
 
-	record_opts_init(&o);
+	record_opts__init(&o);
 	ret = record_parse_args(argc, argv, &o, "record");
 	if (ret)
 		return ret;
@@ -820,7 +820,7 @@ int cmd_record(int argc, char **argv)
 		o.types = PROBE_ONCPU;
 	if (o.types & RECORD_TYPE_L7)
 		return l7_record(&o);
-	ret = session_open(&s, &o);
+	ret = session__open(&s, &o);
 	if (ret)
 		return ret;
 	sigaction(SIGINT, &sa, NULL);
@@ -832,18 +832,18 @@ int cmd_record(int argc, char **argv)
 		if (history_open(&hist, &s, o.history,
 				 o.history ? (size_t)o.history + 2 : HISTORY_RECORD_SLICES, true)) {
 			cli_error("out of memory");
-			session_close(&s, true);
+			session__close(&s, true);
 			return 1;
 		}
 		s.hist = &hist;
 	}
-	session_start_command(&s);
+	session__start_command(&s);
 	if (o.trigger[0]) {
 		start = clock_mono_s();
 		ret = record_trigger_run(&s, &stop_signal);
-		session_poll_report(&s);
-		session_summary(&s, clock_mono_s() - start);
-		session_close(&s, stop_signal != 0);
+		session__poll_report(&s);
+		session__summary(&s, clock_mono_s() - start);
+		session__close(&s, stop_signal != 0);
 		return ret;
 	}
 	start = clock_mono_s();
@@ -855,14 +855,14 @@ int cmd_record(int argc, char **argv)
 	while (!stop_signal) {
 		double now;
 
-		if (session_poll(&s, 100) < 0) {
+		if (session__poll(&s, 100) < 0) {
 			ret = 1;
 			break;
 		}
 		now = clock_mono_s();
 		if (o.duration && now - start >= o.duration)
 			break;
-		if (session_done(&s))
+		if (session__done(&s))
 			break;
 		if (s.hist && now >= next_cut) {
 			if (history_cut(s.hist, &s, now)) {
@@ -877,20 +877,20 @@ int cmd_record(int argc, char **argv)
 		if (o.period && now >= next_period) {
 			ret |= write_all(&s, o.types, true, start_unix);
 			collector__clear(s.col);
-			session_renew_frames(&s);
+			session__renew_frames(&s);
 			next_period += o.period;
 		}
 	}
-	session_poll(&s, DRAIN_ALL);
-	session_poll_report(&s);
+	session__poll(&s, DRAIN_ALL);
+	session__poll_report(&s);
 	if (s.hist && history_finish(s.hist, &s, clock_mono_s())) {
 		cli_error("out of memory keeping the history");
 		ret = 1;
 	}
-	session_summary(&s, clock_mono_s() - start);
+	session__summary(&s, clock_mono_s() - start);
 	ret |= write_all(&s, o.types, o.period > 0, start_unix);
 	ret |= record_threads_write(&s, start_unix);
 	history_free(&hist); /* before the frame table its profiles use */
-	session_close(&s, stop_signal != 0);
+	session__close(&s, stop_signal != 0);
 	return ret;
 }

@@ -102,14 +102,14 @@ struct record_opts {
 	/* The live view only: */
 	bool cpu_switch;	 /* the CPU set changes at run time (oncpu samples every CPU) */
 	bool source_lines;	 /* resolve file:line for the detail line (costs DWARF lookups) */
-	unsigned lazy_types;	 /* PROBE_* loaded at start, attached by session_attach_probe */
+	unsigned lazy_types;	 /* PROBE_* loaded at start, attached by session__attach_probe */
 	const char *theme;	 /* --theme NAME */
 	bool no_color;		 /* --no-color */
 	bool ascii;		 /* --ascii */
 };
 
 /* Fills o with record's defaults. */
-void record_opts_init(struct record_opts *o);
+void record_opts__init(struct record_opts *o);
 
 /* Parses record's options (cmd "record") or the live view's (cmd "live": -d is the refresh
  * period, --theme/--no-color/--ascii are accepted) into o. 0, or an exit code after reporting. */

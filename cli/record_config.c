@@ -836,7 +836,7 @@ static const struct key top_keys[] = {
 	{ .name = "state", .fn = parse_state },
 };
 
-void record_opts_init(struct record_opts *o)
+void record_opts__init(struct record_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->freq = 99;

@@ -145,19 +145,19 @@ int record_sli_run(struct record_opts *o)
 	int ret;
 
 	o->types = 0; /* no stacks: only the SLI probes */
-	ret = session_open(&s, o);
+	ret = session__open(&s, o);
 	if (ret)
 		return ret;
 	if (o->period && !(periods = sli_json_periods__new())) {
 		cli_error("out of memory");
-		session_close(&s, true);
+		session__close(&s, true);
 		return 1;
 	}
 	gethostname(host, sizeof(host) - 1);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	session_start_command(&s);
+	session__start_command(&s);
 	start = clock_mono_s();
 	next_read = start + 1;
 	next_period = start + o->period;
@@ -170,11 +170,11 @@ int record_sli_run(struct record_opts *o)
 		now = clock_mono_s();
 		if (o->duration && now - start >= o->duration)
 			break;
-		if (session_done(&s))
+		if (session__done(&s))
 			break;
 		if (now >= next_read) {
 			sli_collector__read(s.sli);
-			session_tick(&s);
+			session__tick(&s);
 			next_read += 1;
 		}
 		if (o->period && now >= next_period) {
@@ -192,6 +192,6 @@ int record_sli_run(struct record_opts *o)
 		(unsigned long long)events, clock_mono_s() - start, (unsigned long long)drops);
 	ret |= write_outputs(o, sli_collector__model(s.sli), periods, host, false);
 	sli_json_periods__free(periods);
-	session_close(&s, stop_signal != 0);
+	session__close(&s, stop_signal != 0);
 	return ret;
 }

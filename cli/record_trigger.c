@@ -324,12 +324,12 @@ int record_trigger_run(struct session *s, volatile sig_atomic_t *stop)
 	while (!*stop) {
 		double now;
 
-		if (session_poll(s, 100) < 0) {
+		if (session__poll(s, 100) < 0) {
 			ret = 1;
 			break;
 		}
 		now = clock_mono_s() - w.mono0;
-		if ((o->duration && now >= o->duration) || session_done(s))
+		if ((o->duration && now >= o->duration) || session__done(s))
 			break;
 		if (now < next)
 			continue;
@@ -357,7 +357,7 @@ int record_trigger_run(struct session *s, volatile sig_atomic_t *stop)
 	if (!isnan(st.fired_at)) {
 		double now = clock_mono_s() - w.mono0;
 
-		session_poll(s, 0);
+		session__poll(s, 0);
 		if (now > last && window_cut(&w, s, last, now) == 0)
 			last = now;
 		if (trigger_state_due(&st, INFINITY, &moment))

@@ -148,7 +148,7 @@ static int resolve_groups(struct ident_cache *ic, const struct record_opts *o, u
 	return 0;
 }
 
-void session_probe_options(const struct session *s, struct probe_opts *po)
+void session__probe_options(const struct session *s, struct probe_opts *po)
 {
 	const struct record_opts *o = s->o;
 
@@ -225,7 +225,7 @@ static int cgroup_targets(struct session *s)
 	return 0;
 }
 
-int session_open(struct session *s, struct record_opts *o)
+int session__open(struct session *s, struct record_opts *o)
 {
 	struct collector_opts co = { 0 };
 	struct probe_opts po;
@@ -282,8 +282,8 @@ int session_open(struct session *s, struct record_opts *o)
 	}
 	if (o->cgroup[0] && cgroup_targets(s))
 		goto fail;
-	session_probe_options(s, &po);
-	/* Thread timeline and L7 have probes of their own (session_threads_open, cli/l7.c). */
+	session__probe_options(s, &po);
+	/* Thread timeline and L7 have probes of their own (session__threads_open, cli/l7.c). */
 	po.types &= ~(PROBE_THREADS | RECORD_TYPE_L7);
 	if (po.types) {
 		s->probes = probes__open(&po, on_event, s, err, sizeof(err));
@@ -297,16 +297,16 @@ int session_open(struct session *s, struct record_opts *o)
 				warn[strlen(warn) - 1] == '\n' ? "" : "\n");
 		o->types &= probes__types(s->probes) | PROBE_THREADS | RECORD_TYPE_L7;
 	}
-	if (o->sli && session_attach_sli(s, err, sizeof(err))) {
+	if (o->sli && session__attach_sli(s, err, sizeof(err))) {
 		cli_error("%s", err);
 		goto fail;
 	}
-	if ((o->types & PROBE_THREADS) && session_threads_open(s, err, sizeof(err))) {
+	if ((o->types & PROBE_THREADS) && session__threads_open(s, err, sizeof(err))) {
 		cli_error("%s", err);
 		goto fail;
 	}
 	/* JVMs get the agent that names their JIT code, once the stack probes are in place; the
-	 * command, once it runs a JVM ready for it (session_poll). */
+	 * command, once it runs a JVM ready for it (session__poll). */
 	if (s->probes && !o->no_java_agent)
 		java_attach__targets(s->pids, s->npids);
 	s->java_child = s->probes && !o->no_java_agent && s->child > 0;
@@ -315,7 +315,7 @@ int session_open(struct session *s, struct record_opts *o)
 		sym_cache__process_load(s->sc, s->pids[i]);
 	return 0;
 fail:
-	session_close(s, true);
+	session__close(s, true);
 	return 1;
 }
 
@@ -323,7 +323,7 @@ fail:
  * renewal started from, so renewals stay rare. */
 #define RENEW_FRAMES_MIN 65536
 
-void session_renew_frames(struct session *s)
+void session__renew_frames(struct session *s)
 {
 	struct strtab *st;
 	struct frames *ft;
@@ -344,7 +344,7 @@ void session_renew_frames(struct session *s)
 	s->renewed_at = frames__count(ft);
 }
 
-int session_attach_probe(struct session *s, unsigned type, char *err, size_t errlen)
+int session__attach_probe(struct session *s, unsigned type, char *err, size_t errlen)
 {
 	int r;
 
@@ -358,7 +358,7 @@ int session_attach_probe(struct session *s, unsigned type, char *err, size_t err
 	return r;
 }
 
-int session_threads_open(struct session *s, char *err, size_t errlen)
+int session__threads_open(struct session *s, char *err, size_t errlen)
 {
 	const char *warn;
 
@@ -374,7 +374,7 @@ int session_threads_open(struct session *s, char *err, size_t errlen)
 	return 0;
 }
 
-int session_attach_sli(struct session *s, char *err, size_t errlen)
+int session__attach_sli(struct session *s, char *err, size_t errlen)
 {
 	struct sli_collector_opts so = { 0 };
 	struct probe_opts po;
@@ -382,7 +382,7 @@ int session_attach_sli(struct session *s, char *err, size_t errlen)
 
 	if (s->sli)
 		return 0;
-	session_probe_options(s, &po);
+	session__probe_options(s, &po);
 	so.targets = &po;
 	/* gala-gopher's sli families (--config): cpu, mem, io. */
 	if (s->o->sli_families & RECORD_SLI_CPU)
@@ -410,7 +410,7 @@ int session_attach_sli(struct session *s, char *err, size_t errlen)
 	return 0;
 }
 
-void session_tick(struct session *s)
+void session__tick(struct session *s)
 {
 	int pids[RECORD_MAX_TARGETS];
 	size_t n = 0;
@@ -422,7 +422,7 @@ void session_tick(struct session *s)
 		sli_collector__add_pid(s->sli, pids[i]);
 }
 
-void session_start_command(struct session *s)
+void session__start_command(struct session *s)
 {
 	if (s->go_fd < 0)
 		return;
@@ -453,7 +453,7 @@ static void java_child_tick(struct session *s)
 	java_attach__targets(&s->child, 1);
 }
 
-const char *session_java_hint(struct session *s)
+const char *session__java_hint(struct session *s)
 {
 	static const char flag[] = "+PreserveFramePointer";
 	struct collector_stats cs;
@@ -487,7 +487,7 @@ const char *session_java_hint(struct session *s)
 	return s->java_hint;
 }
 
-int session_poll(struct session *s, int timeout_ms)
+int session__poll(struct session *s, int timeout_ms)
 {
 	int n = 0, m;
 
@@ -510,31 +510,31 @@ int session_poll(struct session *s, int timeout_ms)
 	return n;
 }
 
-void session_poll_report(const struct session *s)
+void session__poll_report(const struct session *s)
 {
 	if (s->poll_err)
 		fprintf(stderr, "galatop: stopped reading the probes' ring buffer: %s\n",
 			strerror(-s->poll_err));
 }
 
-bool session_done(struct session *s)
+bool session__done(struct session *s)
 {
 	if (s->child > 0) {
 		if (waitpid(s->child, NULL, WNOHANG) != s->child)
 			return false;
 		s->child = -1;
-		session_poll(s, DRAIN_ALL); /* the last records */
+		session__poll(s, DRAIN_ALL); /* the last records */
 		return true;
 	}
 	if (s->o->npids && all_gone(s->o->pids, s->o->npids)) {
-		session_poll(s, DRAIN_ALL);
+		session__poll(s, DRAIN_ALL);
 		fprintf(stderr, "galatop: every target process has exited\n");
 		return true;
 	}
 	return false;
 }
 
-void session_sampling(const struct session *s, bool brief, char *buf, size_t len)
+void session__sampling(const struct session *s, bool brief, char *buf, size_t len)
 {
 	static const char *const names[2] = { "offcpu", "mem" };
 	static const unsigned types[2] = { PROBE_OFFCPU, PROBE_MEM };
@@ -559,7 +559,7 @@ void session_sampling(const struct session *s, bool brief, char *buf, size_t len
 	}
 }
 
-void session_summary(struct session *s, double secs)
+void session__summary(struct session *s, double secs)
 {
 	char sampling[256];
 	struct probe_stats ps;
@@ -592,13 +592,13 @@ void session_summary(struct session *s, double secs)
 	if (cs.folded)
 		fprintf(stderr, "galatop: %llu rare stacks folded into [other] frames "
 			"(--max-stacks %zu)\n", (unsigned long long)cs.folded, s->o->max_stacks);
-	session_sampling(s, false, sampling, sizeof(sampling));
+	session__sampling(s, false, sampling, sizeof(sampling));
 	if (sampling[0])
 		fprintf(stderr, "galatop: sampled in the kernel past %u events/s per CPU "
 			"(--event-rate): %s\n", s->o->event_rate, sampling);
 	if (ps.drops)
 		fputs("galatop: hint: lower -F or narrow the targets to avoid drops\n", stderr);
-	if (session_java_hint(s))
+	if (session__java_hint(s))
 		fprintf(stderr, "galatop: hint: %s\n", s->java_hint);
 }
 
@@ -616,7 +616,7 @@ static void reap(pid_t child, bool interrupted)
 		;
 }
 
-void session_close(struct session *s, bool interrupted)
+void session__close(struct session *s, bool interrupted)
 {
 	char warn[PATH_MAX + 128];
 

@@ -45,46 +45,46 @@ struct session {
 };
 
 /* Sets up everything for o (o->types must be set) and attaches the probes; a command is
- * forked but waits for session_start_command. o->types is narrowed to the probes that
+ * forked but waits for session__start_command. o->types is narrowed to the probes that
  * attached. 0, or an exit code after a one-line report; s is then already closed. */
-int session_open(struct session *s, struct record_opts *o);
+int session__open(struct session *s, struct record_opts *o);
 /* Between periods (the collector's profiles empty, nothing else holding frames): replaces
  * the frame table by an empty one once it has grown enough, so frames of processes long gone
  * do not pile up over a long periodic run. */
-void session_renew_frames(struct session *s);
+void session__renew_frames(struct session *s);
 /* The probe options (targets included) the session's probe families share. */
-void session_probe_options(const struct session *s, struct probe_opts *po);
+void session__probe_options(const struct session *s, struct probe_opts *po);
 /* Opens the thread timeline probes now (at start with --type threads, or when the Threads
  * pane first opens). 0, or -errno with a one-line reason in err. */
-int session_threads_open(struct session *s, char *err, size_t errlen);
+int session__threads_open(struct session *s, char *err, size_t errlen);
 /* Attaches the SLI probes to the session's targets (no-op when attached). 0, or -errno with a
  * one-line reason in err. */
-int session_attach_sli(struct session *s, char *err, size_t errlen);
+int session__attach_sli(struct session *s, char *err, size_t errlen);
 /* Once a second: processes matching --cmdline that started since become SLI targets. */
-void session_tick(struct session *s);
+void session__tick(struct session *s);
 /* Lets the -- CMD process exec (no-op without one). */
-void session_start_command(struct session *s);
+void session__start_command(struct session *s);
 /* Attaches a stack probe (PROBE_OFFCPU, ...) loaded at start through o->lazy_types; adds it to
  * o->types. 0, or -errno with one line in err. */
-int session_attach_probe(struct session *s, unsigned type, char *err, size_t errlen);
+int session__attach_probe(struct session *s, unsigned type, char *err, size_t errlen);
 /* Drains every open probe family's ring buffer, waiting up to timeout_ms: the record count,
  * or -errno. An
  * interruption by a signal counts as 0 records; any other error is kept in s->poll_err (for
- * the caller to report, with session_poll_report) and every later call returns it. */
-int session_poll(struct session *s, int timeout_ms);
+ * the caller to report, with session__poll_report) and every later call returns it. */
+int session__poll(struct session *s, int timeout_ms);
 /* Says on stderr why the probes could no longer be read, if they could not. */
-void session_poll_report(const struct session *s);
+void session__poll_report(const struct session *s);
 /* True once the command has exited or every -p target is gone (said on stderr). */
-bool session_done(struct session *s);
+bool session__done(struct session *s);
 /* What the kernel samples now (--event-rate) into buf: "" when every event is taken, else
  * e.g. "mem 1/16" (brief, for the status line) or a sentence for the summary. */
-void session_sampling(const struct session *s, bool brief, char *buf, size_t len);
+void session__sampling(const struct session *s, bool brief, char *buf, size_t len);
 /* The hint for a JVM whose Java stacks stop in JIT code for want of frame pointers (it runs
  * without -XX:+PreserveFramePointer), or NULL when there is none; owned by s. */
-const char *session_java_hint(struct session *s);
+const char *session__java_hint(struct session *s);
 /* Prints the one-line summary of what was recorded in secs seconds. */
-void session_summary(struct session *s, double secs);
+void session__summary(struct session *s, double secs);
 /* Detaches and frees everything; the command is killed if interrupted, then reaped. */
-void session_close(struct session *s, bool interrupted);
+void session__close(struct session *s, bool interrupted);
 
 #endif

@@ -125,7 +125,7 @@ int cmd_svg(int argc, char **argv)
 	long lv;
 	int c, err, pal, group = -1, ret = 1;
 
-	svg_opts_init(&so);
+	svg_opts__init(&so);
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {

@@ -557,7 +557,7 @@ struct tl_capture *tl_capture__open(struct session *s, char *err, size_t errlen)
 		free(c);
 		return NULL;
 	}
-	session_probe_options(s, &po);
+	session__probe_options(s, &po);
 	o.targets = &po;
 	o.classes = s->o->tl_classes;
 	o.min_dur_ns = c->min_dur_ns;

@@ -16,7 +16,7 @@
 #define OUT_CAP (1u << 20)
 #define REPLACEMENT "\xEF\xBF\xBD"
 
-void svg_opts_init(struct svg_opts *o)
+void svg_opts__init(struct svg_opts *o)
 {
 	*o = (struct svg_opts){
 		.fonttype = "Verdana",

@@ -31,7 +31,7 @@ struct svg_opts {
 };
 
 /* Fills o with flamegraph.pl's defaults (shown above). */
-void svg_opts_init(struct svg_opts *o);
+void svg_opts__init(struct svg_opts *o);
 /* Whether s is a --bgcolors value: "yellow", "blue", "green", "grey" or "#rrggbb". */
 bool svg_bgcolors_valid(const char *s);
 /* Writes p as an SVG flame graph to out. Siblings are in name order (insertion order for a

@@ -12,7 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!o)
 		return 0;
-	record_opts_init(o);
+	record_opts__init(o);
 	/* The message is one line, and a refused request leaves no target beyond the limits. */
 	if (record_config_parse((const char *)data, size, "fuzz", o, err, sizeof(err)) &&
 	    (!err[0] || strchr(err, '\n')))

@@ -207,7 +207,7 @@ out:
 	return 0;
 }
 
-int jitmap__load(const char *path, struct sym_table **out)
+int jitmap_load(const char *path, struct sym_table **out)
 {
 	char *buf;
 	size_t len;

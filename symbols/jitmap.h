@@ -26,6 +26,6 @@ int jitmap__parse(const char *buf, size_t len, struct sym_table **out);
 /* Reads a perf map file, which the profiled process controls, with file_read(FILE_UNTRUSTED):
  * a symlink, FIFO, device or file past JITMAP_MAX_BYTES is refused without blocking.
  * 0, or -errno (see file_strerror), -ENOMEM. */
-int jitmap__load(const char *path, struct sym_table **out);
+int jitmap_load(const char *path, struct sym_table **out);
 
 #endif

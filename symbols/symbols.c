@@ -174,7 +174,7 @@ static void proc_load_jit(struct sym_cache *sc, struct proc *p)
 	size = !lstat(path, &st) && S_ISREG(st.st_mode) ? st.st_size : -1;
 	if (p->jit && size >= 0 && size == p->jit_size)
 		return;
-	err = jitmap__load(path, &t);
+	err = jitmap_load(path, &t);
 	if (err == -ELOOP || err == -EFTYPE_NOTREG || err == -EFBIG) {
 		/* A symlink, FIFO or huge file where a perf map belongs: refused, and said once. */
 		if (!sc->hostile++)

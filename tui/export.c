@@ -58,7 +58,7 @@ static int svg_fn(FILE *f, const struct profile *p, struct tui_app *a)
 	char title[256];
 
 	a->src->ops->stats(a->src->ctx, &st);
-	svg_opts_init(&o);
+	svg_opts__init(&o);
 	snprintf(title, sizeof(title), "galatop %s: %s", tui_ptype_str(a->ptype),
 		 st.origin ? st.origin : "");
 	o.title = title;

@@ -14,7 +14,7 @@ static char err[512];
 /* Parses text (named "t.json") on top of fresh defaults; returns the parser's result. */
 static int parse(const char *text)
 {
-	record_opts_init(&opts);
+	record_opts__init(&opts);
 	err[0] = 'x';
 	err[1] = '\0';
 	return record_config_parse(text, strlen(text), "t.json", &opts, err, sizeof(err));
@@ -78,7 +78,7 @@ static const char full_request[] =
 
 TEST_CASE(defaults)
 {
-	record_opts_init(&opts);
+	record_opts__init(&opts);
 	CHECK(opts.types == 0);
 	CHECK(opts.freq == 99);
 	CHECK_NUM(opts.duration, 0);
@@ -124,7 +124,7 @@ TEST_CASE(empty_object_changes_nothing)
 {
 	struct record_opts fresh;
 
-	record_opts_init(&fresh);
+	record_opts__init(&fresh);
 	CHECK(parse("{}") == 0);
 	CHECK(memcmp(&fresh, &opts, sizeof(fresh)) == 0);
 	CHECK(parse("{\"cmd\": {}, \"snoopers\": {}, \"params\": {}}") == 0);
@@ -194,7 +194,7 @@ TEST_CASE(applies_on_top_of_command_line)
 	const char *req = "{\"params\": {\"perf_sample_period\": 10},"
 			  " \"snoopers\": {\"proc_id\": [3]}}";
 
-	record_opts_init(&o);
+	record_opts__init(&o);
 	o.freq = 49;
 	o.pids[o.npids++] = 1;
 	strcpy(o.cpu_list, "0,2");
@@ -209,7 +209,7 @@ TEST_CASE(error_leaves_opts_untouched)
 	const char *req = "{\"params\": {\"perf_sample_period\": 10, \"svg_dir\": \"/x\"},"
 			  " \"snoopers\": {\"proc_id\": [3], \"bogus\": 1}}";
 
-	record_opts_init(&o);
+	record_opts__init(&o);
 	before = o;
 	CHECK(record_config_parse(req, strlen(req), "t.json", &o, err, sizeof(err)) == -EINVAL);
 	CHECK_STR(err, "t.json: snoopers.bogus: unknown key");
@@ -479,7 +479,7 @@ TEST_CASE(hostile_input_does_not_crash)
 		CHECK(strchr(err, '\n') == NULL && err[0]);
 	}
 	/* A short or absent error buffer is fine. */
-	record_opts_init(&o);
+	record_opts__init(&o);
 	CHECK(record_config_parse("{\"x\":1}", 7, "t.json", &o, small, sizeof(small)) == -EINVAL);
 	CHECK_STR(small, "t.json:");
 	CHECK(record_config_parse("{\"x\":1}", 7, "t.json", &o, NULL, 0) == -EINVAL);
@@ -507,7 +507,7 @@ TEST_CASE(tprofiling_request)
 	CHECK(parse("{\"cmd\": {\"probe\": [\"syscall_sched\"]}, \"params\": "
 		    "{\"min_aggr_dur\": 0}}") == -EINVAL);
 	/* --type threads first: oncpu alone is the timeline's on-CPU class. */
-	record_opts_init(&opts);
+	record_opts__init(&opts);
 	opts.types = PROBE_THREADS;
 	{
 		const char *t = "{\"cmd\": {\"probe\": [\"oncpu\"]}}";
@@ -526,7 +526,7 @@ TEST_CASE(load_from_file)
 	CHECK(fd >= 0);
 	CHECK(write(fd, full_request, strlen(full_request)) == (ssize_t)strlen(full_request));
 	close(fd);
-	record_opts_init(&o);
+	record_opts__init(&o);
 	CHECK(record_config_load(path, &o, err, sizeof(err)) == 0);
 	CHECK(o.types == (PROBE_ONCPU | PROBE_OFFCPU | PROBE_MEM) && o.npids == 2);
 	unlink(path);
@@ -548,7 +548,7 @@ TEST_CASE(sli_request)
 	CHECK(opts.types == 0);
 	/* "mem" alone is a flamegraph request, unless --type sli came first. */
 	CHECK(parse("{\"cmd\": {\"probe\": [\"mem\"]}}") == 0 && !opts.sli && opts.types == PROBE_MEM);
-	record_opts_init(&opts);
+	record_opts__init(&opts);
 	opts.sli = true;
 	CHECK(record_config_parse("{\"cmd\": {\"probe\": [\"mem\"]}}", 27, "t.json", &opts, err,
 				  sizeof(err)) == 0);

@@ -146,7 +146,7 @@ TEST_CASE(frame_count_and_titles)
 	char *svg;
 
 	basic(&fx);
-	svg_opts_init(&o);
+	svg_opts__init(&o);
 	svg = render(fx.p, &o, NULL, NULL);
 	/* all, main, foo, bar, baz, qux + the frames container */
 	CHECK(count_of(svg, "<g>") == 6);
@@ -181,7 +181,7 @@ TEST_CASE(layout_widths_and_order)
 	char *svg;
 
 	basic(&fx);
-	svg_opts_init(&o);
+	svg_opts__init(&o);
 	svg = render(fx.p, &o, NULL, NULL);
 	CHECK(find_frame(svg, "all ", &all) && find_frame(svg, "main ", &main_));
 	CHECK(find_frame(svg, "foo ", &foo) && find_frame(svg, "qux ", &qux));
@@ -214,7 +214,7 @@ TEST_CASE(thousands_and_countname)
 	fx_init(&fx, false);
 	add(&fx, "a;b", 1234567);
 	add(&fx, "a;c", 1000);
-	svg_opts_init(&o);
+	svg_opts__init(&o);
 	o.countname = "bytes";
 	o.nametype = "Frame:";
 	svg = render(fx.p, &o, NULL, NULL);
@@ -249,7 +249,7 @@ TEST_CASE(escaping_hostile_names)
 	memcpy(big, "<big&", 5);
 	big[big_len] = '\0';
 	add(&fx, big, 10);
-	svg_opts_init(&o);
+	svg_opts__init(&o);
 	o.title = "<title>&\"'</title>]]>";
 	o.subtitle = "sub <b>\x1b";
 	o.notes = "notes --> <!-- & -";
@@ -297,7 +297,7 @@ TEST_CASE(script_holds_no_user_data)
 	char *a, *b, *sa, *sb;
 
 	basic(&fx);
-	svg_opts_init(&o);
+	svg_opts__init(&o);
 	a = render(fx.p, &o, NULL, NULL);
 	o.nametype = "XYZZY";
 	o.fontsize = 13;
@@ -324,7 +324,7 @@ TEST_CASE(deterministic)
 
 	basic(&fx);
 	basic(&fy);
-	svg_opts_init(&o);
+	svg_opts__init(&o);
 	a = render(fx.p, &o, &la, NULL);
 	b = render(fy.p, &o, &lb, NULL);
 	CHECK(la == lb && !memcmp(a, b, la));
@@ -349,7 +349,7 @@ TEST_CASE(inverted)
 	char *svg;
 
 	basic(&fx);
-	svg_opts_init(&o);
+	svg_opts__init(&o);
 	o.inverted = true;
 	svg = render(fx.p, &o, NULL, NULL);
 	CHECK(strstr(svg, ">Icicle Graph</text>") != NULL);
@@ -378,7 +378,7 @@ TEST_CASE(flamechart_keeps_order)
 	add(&fx, "b;x", 1);
 	add(&fx, "a", 1);
 	add(&fx, "b;y", 2);
-	svg_opts_init(&o);
+	svg_opts__init(&o);
 	svg = render(fx.p, &o, NULL, NULL);
 	CHECK(strstr(svg, ">Flame Chart</text>") != NULL);
 	/* all, b, x, a, b, y: the two b are separate frames in time order */
@@ -402,7 +402,7 @@ TEST_CASE(differential_and_negate)
 	add_raw(&fx, "a;b", 3, 1, 3);
 	add_raw(&fx, "a;c", 3, 4, 1);
 	add_raw(&fx, "a", 1, 2, 2);
-	svg_opts_init(&o);
+	svg_opts__init(&o);
 	svg = render(fx.p, &o, NULL, NULL);
 	CHECK(find_frame(svg, "b ", &b) && find_frame(svg, "c ", &c) && find_frame(svg, "a ", &a));
 	CHECK_STR(b.title, "b (3 samples, 50.00%; +33.33%)");
@@ -434,7 +434,7 @@ TEST_CASE(minwidth_pixels_and_percent)
 	fx_init(&fx, false);
 	add(&fx, "main;big;deep", 90);
 	add(&fx, "main;small;deeper;deepest", 10);
-	svg_opts_init(&o);
+	svg_opts__init(&o);
 	svg = render(fx.p, &o, NULL, NULL);
 	CHECK(count_of(svg, "<g>") == 7);
 	CHECK(strstr(svg, "height=\"150\"") != NULL); /* depth 4 */
@@ -470,7 +470,7 @@ TEST_CASE(labels_fit_and_annotations)
 	add(&fx, "java/lang/Thread.run_[j];do_syscall_64_[k]", 1);
 	add(&fx, "std::vector<int>::push_back;averyveryverylongfunctionnamethatwillnotfit", 1);
 	add(&fx, "x", 2000);
-	svg_opts_init(&o);
+	svg_opts__init(&o);
 	o.palette = PALETTE_JAVA;
 	o.minwidth = 0;
 	svg = render(fx.p, &o, NULL, NULL);
@@ -487,7 +487,7 @@ TEST_CASE(labels_fit_and_annotations)
 	fx_init(&fx, false);
 	add(&fx, "averyveryverylongfunctionnamethatwillnotfit", 1);
 	add(&fx, "y", 19);
-	svg_opts_init(&o);
+	svg_opts__init(&o);
 	svg = render(fx.p, &o, NULL, NULL);
 	/* 59 px / 7.08 px per character = 8 characters: 6 and two dots */
 	CHECK(find_frame(svg, "averyvery", &fv));
@@ -538,7 +538,7 @@ TEST_CASE(backgrounds)
 	char *svg;
 
 	basic(&fx);
-	svg_opts_init(&o);
+	svg_opts__init(&o);
 	o.palette = PALETTE_MEM;
 	svg = render(fx.p, &o, NULL, NULL);
 	CHECK(strstr(svg, "stop-color=\"#eef2ee\"") && strstr(svg, "stop-color=\"#e0ffe0\""));
@@ -559,7 +559,7 @@ TEST_CASE(empty_profile_error_image)
 	char *svg;
 
 	fx_init(&fx, false);
-	svg_opts_init(&o);
+	svg_opts__init(&o);
 	svg = render(fx.p, &o, &len, &rc);
 	CHECK(rc == -ENODATA);
 	CHECK(strstr(svg, "ERROR: No valid input provided") != NULL);
@@ -590,7 +590,7 @@ TEST_CASE(deep_stack)
 		ids[i] = frames__intern_name(fx.ft, name, (size_t)k);
 	}
 	CHECK(profile__add_stack(fx.p, ids, n, 1) == 0);
-	svg_opts_init(&o);
+	svg_opts__init(&o);
 	svg = render(fx.p, &o, NULL, NULL);
 	CHECK(count_of(svg, "<g>") == n + 1);
 	free(svg);
