@@ -45,4 +45,25 @@ static inline void fx_add_stack(struct frames *ft, struct profile *p, const char
 		CHECK(profile__add_stack2(p, ids, n, value, value2) == 0);
 }
 
+/* A profile over ft with identity roots of every kind: processes, a container, a kernel and a
+ * JIT frame, a perf-map thread root (15 samples), for the filter and view tests. */
+static inline struct profile *fx_identities(struct frames *ft)
+{
+	static const struct {
+		const char *stack;
+		double v;
+	} stacks[] = {
+		{ "[10]nginx;main;work;read_[k]", 4 },
+		{ "[10]nginx;main;work", 2 },
+		{ "[20]redis;main;rec;rec;rec", 3 },
+		{ "[Con]0123456789abcdef0123;[30]java;run_[j]", 1 },
+		{ "perf-40/41;loop", 5 },
+	};
+	struct profile *p = profile__new(ft, VALUE_SAMPLES, false);
+
+	for (size_t i = 0; p && i < sizeof(stacks) / sizeof(stacks[0]); i++)
+		fx_add_stack(ft, p, stacks[i].stack, strlen(stacks[i].stack), stacks[i].v, -1);
+	return p;
+}
+
 #endif

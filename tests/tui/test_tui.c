@@ -23,14 +23,7 @@ static void add(struct profile *p, const char *stack, double v)
 
 static struct profile *sample(void)
 {
-	struct profile *p = profile__new(ft, VALUE_SAMPLES, false);
-
-	add(p, "[10]nginx;main;work;read_[k]", 4);
-	add(p, "[10]nginx;main;work", 2);
-	add(p, "[20]redis;main;rec;rec;rec", 3);
-	add(p, "[Con]0123456789abcdef0123;[30]java;run_[j]", 1);
-	add(p, "perf-40/41;loop", 5);
-	return p;
+	return fx_identities(ft);
 }
 
 TEST_CASE(key_script)
