@@ -10,12 +10,6 @@
 static struct strtab *st;
 static struct frames *ft;
 
-/* Adds folded-style stack "a;b;c" with value v. */
-static void add(struct profile *p, const char *stack, double v)
-{
-	fx_add_stack(ft, p, stack, strlen(stack), v, -1);
-}
-
 static struct profile *sample(void)
 {
 	return fx_identities(ft);
