@@ -706,12 +706,19 @@ static int parse_svg_period(struct cfg *c, json_t *v, const char *path, const st
 	return ret;
 }
 
-static int parse_multi_instance(struct cfg *c, json_t *v, const char *path, const struct key *k)
+/* An integer flamegraph parameter within the key's bounds (the sli probe has none). */
+static int get_flame_int(struct cfg *c, json_t *v, const char *path, const struct key *k,
+			 long long *x)
 {
 	if (c->sli)
 		return fail(c, path, "a flamegraph parameter: the sli probe takes report_period");
+	return get_int(c, v, path, k->min, k->max, x);
+}
+
+static int parse_multi_instance(struct cfg *c, json_t *v, const char *path, const struct key *k)
+{
 	long long x;
-	int ret = get_int(c, v, path, k->min, k->max, &x);
+	int ret = get_flame_int(c, v, path, k, &x);
 
 	if (!ret)
 		c->o->multi_instance = x;
@@ -722,10 +729,8 @@ static int parse_multi_instance(struct cfg *c, json_t *v, const char *path, cons
  * Java frames (--no-java-native), 1 shows them (--java-native). */
 static int parse_native_stack(struct cfg *c, json_t *v, const char *path, const struct key *k)
 {
-	if (c->sli)
-		return fail(c, path, "a flamegraph parameter: the sli probe takes report_period");
 	long long x;
-	int ret = get_int(c, v, path, k->min, k->max, &x);
+	int ret = get_flame_int(c, v, path, k, &x);
 
 	if (!ret)
 		c->o->no_java_native = !x;
