@@ -201,8 +201,8 @@ static int diff_profiles(const char *bname, const char *aname, struct frames *ft
 			return -1;
 		}
 		dp[t] = profile__new(ft, profile__kind(a->p[t]), false);
-		if (!dp[t] || profile__merge_column(dp[t], b->p[t], 0) ||
-		    profile__merge_column(dp[t], a->p[t], 1)) {
+		if (!dp[t] || profile__merge_column(dp[t], b->p[t], 0, 1) ||
+		    profile__merge_column(dp[t], a->p[t], 1, 1)) {
 			cli_error("out of memory");
 			return -1;
 		}

@@ -175,18 +175,24 @@ static const char *nonempty(const char *s)
 	return s && *s ? s : "?";
 }
 
-/* Replaces every profile of the snapshot by the slices of its history that overlap the range. */
+int input_range_seconds(const struct input_range *r, double start, double *from, double *to)
+{
+	*from = r->a_clock ? from_clock(start, r->a) : r->a;
+	*to = r->b_clock ? from_clock(start, r->b) : r->b;
+	if (r->b_clock && r->a_clock && *to < *from)
+		*to += 86400; /* across midnight */
+	return *to > *from ? 0 : -EINVAL;
+}
+
+/* Checks the range against the history of every profile and, unless whole, replaces each
+ * profile by the slices of its history that overlap it. */
 static int apply_range(const char *label, struct input *in, const struct input_range *r,
-		       char *err, size_t errlen)
+		       bool whole, char *err, size_t errlen)
 {
 	struct snapshot *sn = &in->snap;
 	double lo = INFINITY, hi = -INFINITY;
 
-	in->from = r->a_clock ? from_clock(sn->meta.start, r->a) : r->a;
-	in->to = r->b_clock ? from_clock(sn->meta.start, r->b) : r->b;
-	if (r->b_clock && r->a_clock && in->to < in->from)
-		in->to += 86400; /* across midnight */
-	if (!(in->to > in->from)) {
+	if (input_range_seconds(r, sn->meta.start, &in->from, &in->to)) {
 		snprintf(err, errlen, "%s: range %s: the end must come after the start", label,
 			 r->text);
 		return -EINVAL;
@@ -218,7 +224,7 @@ static int apply_range(const char *label, struct input *in, const struct input_r
 			snprintf(err, errlen, "%s: range %s: the history is empty", label, r->text);
 		return -EINVAL;
 	}
-	for (size_t i = 0; i < sn->nprofiles; i++) {
+	for (size_t i = 0; !whole && i < sn->nprofiles; i++) {
 		struct profile *p = sn->profiles[i].p;
 		struct profile *q = profile__new(profile__frames(p), profile__kind(p), false);
 
@@ -247,7 +253,7 @@ int input_load_mem(const char *buf, size_t len, const char *label, struct frames
 	if (in->format == INPUT_SNAPSHOT) {
 		ret = snapshot_read_mem(buf, len, label, ft, &in->snap, err, errlen);
 		if (!ret && o->range.set)
-			ret = apply_range(label, in, &o->range, err, errlen);
+			ret = apply_range(label, in, &o->range, o->range_whole, err, errlen);
 		if (ret)
 			input_release(in);
 		return ret;

@@ -28,6 +28,8 @@ struct input_opts {
 	bool chart;		  /* folded, perf: a flame chart (time order kept) */
 	const struct perfscript_opts *perf; /* NULL: stackcollapse-perf.pl's defaults */
 	struct input_range range; /* snapshot: only this range of the history */
+	bool range_whole;	  /* with range: check it and resolve it into from/to, but keep
+				   * the whole profiles (a viewer that selects the range itself) */
 };
 
 struct input {
@@ -39,6 +41,10 @@ struct input {
 
 /* Parses "A-B" into r: 0, or -EINVAL with one line naming the problem in err. */
 int input_range_parse(const char *s, struct input_range *r, char *err, size_t errlen);
+/* Resolves r into seconds from start (the UNIX time the history begins: clock times are
+ * the local times of day from that day on). 0, or -EINVAL when the end is not after the
+ * start. */
+int input_range_seconds(const struct input_range *r, double start, double *from, double *to);
 /* Tells the format of a file from its first bytes (len >= 256 or the whole file): a snapshot
  * (gzip), `perf script` output (the first line that is not blank or a '#' comment does not end
  * in a count, and some line is indented, as perf's frame lines) or else folded text. */

@@ -1,6 +1,7 @@
 #include "profile.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -363,7 +364,7 @@ static uint32_t map_frame(struct profile *dst, const struct frames *sft, uint32_
 
 /* Adds src into dst: both columns as they are (column < 0), or src's values into column 0
  * ("before") or 1 ("after") of a two-column dst. */
-static int merge_into(struct profile *dst, const struct profile *src, int column)
+static int merge_into(struct profile *dst, const struct profile *src, int column, double factor)
 {
 	uint32_t *map = malloc((size_t)src->count * sizeof(*map));
 	bool same = dst->ft == src->ft;
@@ -392,12 +393,12 @@ static int merge_into(struct profile *dst, const struct profile *src, int column
 		}
 		map[id] = d;
 		if (column == 1) {
-			dst->total2[d] += s->total;
-			dst->self2[d] += s->self;
+			dst->total2[d] += s->total * factor;
+			dst->self2[d] += s->self * factor;
 			continue;
 		}
-		dst->nodes[d].total += s->total;
-		dst->nodes[d].self += s->self;
+		dst->nodes[d].total += s->total * factor;
+		dst->nodes[d].self += s->self * factor;
 		if (column < 0 && src->total2) {
 			dst->total2[d] += src->total2[id];
 			dst->self2[d] += src->self2[id];
@@ -409,14 +410,15 @@ static int merge_into(struct profile *dst, const struct profile *src, int column
 
 int profile__merge(struct profile *dst, const struct profile *src)
 {
-	return merge_into(dst, src, -1);
+	return merge_into(dst, src, -1, 1);
 }
 
-int profile__merge_column(struct profile *dst, const struct profile *src, int column)
+int profile__merge_column(struct profile *dst, const struct profile *src, int column,
+			  double factor)
 {
-	if (column != 0 && column != 1)
+	if ((column != 0 && column != 1) || !(factor >= 0) || isinf(factor))
 		return -EINVAL;
-	return merge_into(dst, src, column);
+	return merge_into(dst, src, column, factor);
 }
 
 struct profile *profile__pruned(const struct profile *p, double min_total)

@@ -79,9 +79,12 @@ void profile__scale(struct profile *p, double factor);
 
 /* Adds every stack of src (which may use another frame table) into dst. 0 or -ENOMEM. */
 int profile__merge(struct profile *dst, const struct profile *src);
-/* Adds src's values (first column) into column 0 ("before") or 1 ("after") of dst, which
- * becomes two-column: a differential profile from two profiles. 0, -EINVAL or -ENOMEM. */
-int profile__merge_column(struct profile *dst, const struct profile *src, int column);
+/* Adds src's values (first column) times factor into column 0 ("before") or 1 ("after") of
+ * dst, which becomes two-column: a differential profile from two profiles (a factor other
+ * than 1 normalizes one side, e.g. to the other's duration). 0, -EINVAL (a column other than
+ * 0 or 1, a factor negative or not finite) or -ENOMEM. */
+int profile__merge_column(struct profile *dst, const struct profile *src, int column,
+			  double factor);
 /* Returns a new profile holding only nodes whose total >= min_total (their values unchanged,
  * so parents keep the weight of pruned children as the gap). NULL on ENOMEM. */
 struct profile *profile__pruned(const struct profile *p, double min_total);

@@ -367,6 +367,16 @@ int slices__fold_overlap(const struct slices *s, double from, double to, struct 
 	return 0;
 }
 
+double slices__overlap_secs(const struct slices *s, double from, double to)
+{
+	double secs = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].t0 < to && s->v[i].t1 > from)
+			secs += s->v[i].t1 - s->v[i].t0;
+	return secs;
+}
+
 int slices__fold(struct slices *ring, struct profile *shown, enum fold_mode mode, double window_s,
 		 const struct profile *slice, double t0, double t1)
 {

@@ -89,6 +89,9 @@ int slices__fold_range(const struct slices *s, double from, double to, struct pr
 /* Merges into out every slice that overlaps [from, to) (a range picked by a person: a short
  * one still shows the slice it falls in). 0 or -ENOMEM. */
 int slices__fold_overlap(const struct slices *s, double from, double to, struct profile *out);
+/* Seconds covered by the slices slices__fold_overlap would merge for [from, to): what the
+ * merged profile lasted, to compare it with another at the same rate. */
+double slices__overlap_secs(const struct slices *s, double from, double to);
 
 /* Folds the new slice [t0, t1) into shown the way mode says, window_s being the window length
  * or the half-life, and, when ring is not NULL, pushes it into ring (window mode needs the

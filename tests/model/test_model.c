@@ -1,5 +1,6 @@
 /* Unit tests for model/: strtab, frames, profile, sanitize. */
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 
 #include "harness.h"
@@ -364,14 +365,23 @@ TEST_CASE(profile_merge_column_builds_a_differential)
 	profile__add_stack(b, s1, 2, 60);
 	profile__add_stack(b, s2, 2, 40);
 	profile__add_stack(a, s1, 2, 10);
-	CHECK(profile__merge_column(d, b, 0) == 0 && profile__merge_column(d, a, 1) == 0);
-	CHECK(profile__merge_column(d, a, 2) == -EINVAL);
+	CHECK(profile__merge_column(d, b, 0, 1) == 0 && profile__merge_column(d, a, 1, 1) == 0);
+	CHECK(profile__merge_column(d, a, 2, 1) == -EINVAL);
+	CHECK(profile__merge_column(d, a, 1, -1) == -EINVAL);
+	CHECK(profile__merge_column(d, a, 1, NAN) == -EINVAL);
 	CHECK(profile__two_column(d));
 	nx = profile__find_child(d, profile__find_child(d, PROFILE_ROOT, m), x);
 	ny = profile__find_child(d, profile__find_child(d, PROFILE_ROOT, m), y);
 	CHECK(profile__node(d, nx)->self == 60 && profile__self2(d, nx) == 10);
 	CHECK(profile__node(d, ny)->self == 40 && profile__self2(d, ny) == 0);
 	CHECK(profile__total(d) == 100 && profile__total2(d, PROFILE_ROOT) == 10);
+	/* A factor normalizes one side: the baseline at a quarter of its weight. */
+	profile__free(d);
+	d = profile__new(ft, VALUE_SAMPLES, false);
+	CHECK(profile__merge_column(d, b, 0, 0.25) == 0 && profile__merge_column(d, a, 1, 1) == 0);
+	nx = profile__find_child(d, profile__find_child(d, PROFILE_ROOT, m), x);
+	CHECK(profile__node(d, nx)->self == 15 && profile__self2(d, nx) == 10);
+	CHECK(profile__total(d) == 25 && profile__total2(d, PROFILE_ROOT) == 10);
 	profile__free(d);
 	profile__free(a);
 	profile__free(b);

@@ -97,6 +97,14 @@ TEST_CASE(slices_push_copy_and_range)
 	CHECK(slices__fold_range(r, 3, INFINITY, out) == 0);
 	CHECK_NUM(total_at(fx.ft, out, "main;late"), 4 + 5);
 	CHECK_NUM(total_at(fx.ft, out, "main;early"), 0);
+	/* A range picked by a person takes every slice it touches, and says how long they last. */
+	profile__clear(out);
+	CHECK(slices__fold_overlap(r, 2.5, 3.2, out) == 0);
+	CHECK_NUM(total_at(fx.ft, out, "main;early"), 3);
+	CHECK_NUM(total_at(fx.ft, out, "main;late"), 4);
+	CHECK_NUM(slices__overlap_secs(r, 2.5, 3.2), 2);
+	CHECK_NUM(slices__overlap_secs(r, 1, 2), 1);
+	CHECK_NUM(slices__overlap_secs(r, 7, 9), 0);
 	CHECK(slices__mem(r) > 0);
 	slices__clear(r);
 	CHECK(slices__count(r) == 0 && slices__mem(r) == 0);
