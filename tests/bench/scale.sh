@@ -33,14 +33,14 @@ for build in nofp fp; do
 	if has_perf; then
 		# shellcheck disable=SC2086
 		perf record -q -F 997 --call-graph $cg -o "$T/sl.data" -- \
-			"$GALATOP_OPT" record -F 997 $opt -o "$T/sl.folded" -- sh -c "$loop" >/dev/null 2>&1
+			"$GALATOP_OPT" record --group process -F 997 $opt -o "$T/sl.folded" -- sh -c "$loop" >/dev/null 2>&1
 		perf script -i "$T/sl.data" --comm "$tool" 2>/dev/null | "$GALATOP_OPT" collapse --pid > "$T/psl.folded"
 		p=$(share "$T/psl.folded" ";main;burst_caller;short_burst" "$tool-")
 		po=$(own "$T/psl.folded" "$tool-")
 		rm -f "$T/sl.data"
 	fi
 	# shellcheck disable=SC2086
-	[ -s "$T/sl.folded" ] || "$GALATOP_OPT" record -F 997 $opt -o "$T/sl.folded" -- sh -c "$loop" 2>/dev/null
+	[ -s "$T/sl.folded" ] || "$GALATOP_OPT" record --group process -F 997 $opt -o "$T/sl.folded" -- sh -c "$loop" 2>/dev/null
 	g=$(share "$T/sl.folded" ";main;burst_caller;short_burst" "]$tool;")
 	go=$(own "$T/sl.folded" "]$tool;")
 	echo "short-lived ($build build, 60 x 30 ms, 997 Hz): galatop${opt:+ $opt} $g% of samples reach the hot function and main ($go% of those in its code); perf --call-graph $cg $p% ($po%) on the same processes (target >= 95%)"
