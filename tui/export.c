@@ -80,13 +80,13 @@ static int write_gtop(const char *path, const struct profile *shown, struct tui_
 		      size_t errlen)
 {
 	struct snapshot_profile profs[PTYPE_MAX];
-	struct snapshot_kv filters[10];
+	struct snapshot_kv filters[12];
 	struct snapshot_probe probe[PTYPE_MAX + 1];
 	struct snapshot s = { 0 };
 	struct snapshot_kv hz = { "hz", NULL };
 	struct tui_stats st;
 	struct utsname un;
-	char pid[16], hzbuf[32], host[256] = "";
+	char pid[16], hzbuf[32], host[256] = "", range[64];
 	size_t nf = 0;
 
 	a->src->ops->stats(a->src->ctx, &st);
@@ -126,6 +126,14 @@ static int write_gtop(const char *path, const struct profile *shown, struct tui_
 		filters[nf++] = (struct snapshot_kv){ "container", a->filter.container };
 	if (a->match_on)
 		filters[nf++] = (struct snapshot_kv){ "search", a->match_desc };
+	/* The range picked in the heatmap (as --range takes it; `galatop view` opens it so) and
+	 * the baseline of a comparison. */
+	if (a->travel.range_on) {
+		snprintf(range, sizeof(range), "%.3f-%.3f", a->travel.from, a->travel.to);
+		filters[nf++] = (struct snapshot_kv){ "range", range };
+	}
+	if (a->travel.base.ft)
+		filters[nf++] = (struct snapshot_kv){ "baseline", a->travel.base.desc };
 	/* The kernel's CPU filter (`u`, --cpu) and the trigger's marks, as the status line says. */
 	if (st.live && st.cpus)
 		filters[nf++] = (struct snapshot_kv){ "cpus", st.cpus };
