@@ -40,8 +40,31 @@ static int with_file(const char *path, int (*fn)(FILE *, const struct profile *,
 	return r;
 }
 
+/* What the range and baseline say, for a file's header or subtitle; "" when neither is set. */
+static void travel_note(const struct tui_app *a, char *buf, size_t n)
+{
+	char r[96];
+	int k = 0;
+
+	buf[0] = 0;
+	if (a->travel.range_on) {
+		travel_range_text(a, r, sizeof(r));
+		k = snprintf(buf, n, "range %s from the start", r);
+	}
+	if (a->travel.base.ft && k >= 0 && (size_t)k < n)
+		snprintf(buf + k, n - (size_t)k, "%scompared with %s (scaled x%.3g: %s)", k ? "; " : "",
+			 a->travel.base.desc, a->travel.factor,
+			 a->travel.per_second ? "per second" : "same total");
+}
+
 static int folded_fn(FILE *f, const struct profile *p, struct tui_app *a)
 {
+	char note[320];
+
+	/* A comment line: readers of folded text (galatop's, flamegraph.pl's) skip it. */
+	travel_note(a, note, sizeof(note));
+	if (note[0])
+		fprintf(f, "# %s\n", note);
 	return folded_write(f, p);
 }
 
@@ -55,13 +78,15 @@ static int svg_fn(FILE *f, const struct profile *p, struct tui_app *a)
 {
 	struct svg_opts o;
 	struct tui_stats st;
-	char title[256];
+	char title[256], note[320];
 
 	a->src->ops->stats(a->src->ctx, &st);
+	travel_note(a, note, sizeof(note));
 	svg_opts__init(&o);
 	snprintf(title, sizeof(title), "galatop %s: %s", tui_ptype_str(a->ptype),
 		 st.origin ? st.origin : "");
 	o.title = title;
+	o.subtitle = note;
 	o.inverted = !a->flame;
 	o.hash = a->hash_colors;
 	o.countname = value_kind_str(profile__kind(p));

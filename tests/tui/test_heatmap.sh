@@ -87,5 +87,13 @@ grep -q "87.50%.*spike" "$TMP/heat_cli_range.txt" && pass heat_cli_range_spike |
 screen heat_cli_range_all "4600 samples" "$H" 100x12 "a" --range 10-13
 "$GALATOP" view --dump --keys "${PICK}s<C-u>saved.gtop\n" "$H" >/dev/null 2>&1
 screen heat_saved_range "range 10.00-13.00 s" saved.gtop 100x12 "2"
+# The folded and SVG files of a range (and a comparison) say so; the folded one holds the range.
+"$GALATOP" view --dump --keys "b<C-u>first 10\n${PICK}s<C-u>cmp\n" "$H" >/dev/null 2>&1
+if head -1 cmp.folded | grep -q "^# range 10.00-13.00 s .*compared with the first 10 s (scaled x0.3" &&
+	grep -q "^work;main;spike 0 1050$" cmp.folded && grep -q "range 10.00-13.00 s" cmp.svg; then
+	pass heat_saved_files_say_range
+else
+	fail heat_saved_files_say_range "$(head -3 cmp.folded)"
+fi
 # A file without history says so in the heatmap.
 screen heat_no_history "no per-second history here" "$HERE/basic.folded" $L "6"
