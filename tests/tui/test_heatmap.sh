@@ -29,6 +29,15 @@ grep -q "^19.00-19.05 s (22:13:39.00)  10 samples" "$TMP/heat_start.txt" &&
 	pass heat_cursor_starts_on_the_newest_second ||
 	fail heat_cursor_starts_on_the_newest_second "$(tail -2 "$TMP/heat_start.txt" | head -1)"
 screen heat_start_roles "" "$H" $L "6" --dump-roles
+# Moving: Home the first second, End the newest, PgUp a screen back (clamped at the start),
+# Up from a second's first row to the previous second's last, Down back.
+screen heat_home "0.00-0.05 s (22:13:20.00)" "$H" $L "6<Home>"
+screen heat_end "19.00-19.05 s" "$H" $L "6<Home><End>"
+screen heat_pgup "0.00-0.05 s" "$H" $L "6<PgUp>"
+screen heat_pgdn "19.00-19.05 s" "$H" $L "6<Home><PgDn>"
+screen heat_up "18.95-19.00 s" "$H" $L "6<Up>"
+screen heat_down "19.00-19.05 s" "$H" $L "6<Up><Down>"
+screen heat_space "start marked at 19.00 s" "$H" $L "6<Space>"
 screen heat_ascii "#" "$H" $L "6" --ascii
 
 # Keyboard: the range is the spike: 1200 samples, spike 1050 of them.
