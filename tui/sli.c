@@ -9,6 +9,7 @@
 #include "app.h"
 #include "text.h"
 #include "../model/sli.h"
+#include "util/grow.h"
 
 enum sli_action { S_UP = 1, S_DOWN, S_PGUP, S_PGDN, S_HOME, S_END, S_OPEN, S_BACK, S_SORT_NEXT,
 		  S_SORT_PREV, S_ONCPU, S_OFFCPU, S_TIMELINE, S_SPAN };
@@ -138,14 +139,8 @@ static void refresh_rows(struct sli_pane *p, const struct sli *s)
 	p->nrows = 0;
 	if (!s)
 		return;
-	if (s->n > p->caprows) {
-		const struct sli_group **nr = realloc(p->rows, s->n * sizeof(*nr));
-
-		if (!nr)
-			return;
-		p->rows = nr;
-		p->caprows = s->n;
-	}
+	if (ARRAY_GROW(p->rows, p->caprows, s->n))
+		return;
 	for (size_t i = 0; i < s->n; i++)
 		p->rows[p->nrows++] = s->groups[i];
 	sort_model = s;
