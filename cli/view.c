@@ -32,9 +32,10 @@ const char cmd_view_help[] =
 	"      --ascii        ASCII glyphs only (automatic when the locale is not UTF-8)\n"
 	"  -o, --out-dir DIR  where the s key saves files (default: the current directory)\n"
 	"      --format FMT   input format: auto (default), folded or perf\n"
-	"      --range A-B    from a .gtop snapshot, only seconds A to B of its per-second\n"
-	"                     history (fractions allowed; or clock times HH:MM:SS); with\n"
-	"                     --diff, the same range of both files\n"
+	"      --range A-B    from a .gtop snapshot, open on seconds A to B of its per-second\n"
+	"                     history (fractions allowed; or clock times HH:MM:SS; the\n"
+	"                     heatmap, key 6, picks another, a shows all); with --diff, the\n"
+	"                     same range of both files\n"
 	"  -h, --help         show this help\n"
 	"\n"
 	"No-display mode (for tests and scripts):\n"
@@ -121,7 +122,7 @@ static int load(const char *path, const struct input_opts *io, struct frames *ft
 				t = (first + k) % PTYPE_MAX;
 		if (t >= 0 && !l->p[t]) {
 			l->p[t] = sp->p;
-			l->h[t] = io->range.set ? NULL : sp->history;
+			l->h[t] = io->range.set && !io->range_whole ? NULL : sp->history;
 		}
 	}
 	if (l->in.snap.timeline || l->in.snap.sli)
@@ -143,6 +144,20 @@ static const char *base_name(const char *path)
 	const char *s = strrchr(path, '/');
 
 	return s ? s + 1 : path;
+}
+
+/* A snapshot saved from a range picked in the heatmap opens on that range (`a`: all time). */
+static void saved_range(const struct snapshot *sn, struct tui_opts *o)
+{
+	struct input_range r;
+	char err[128];
+
+	for (size_t i = 0; i < sn->meta.nfilters; i++)
+		if (sn->meta.filters[i].key && !strcmp(sn->meta.filters[i].key, "range") &&
+		    sn->meta.filters[i].value &&
+		    !input_range_parse(sn->meta.filters[i].value, &r, err, sizeof(err)) &&
+		    !input_range_seconds(&r, sn->meta.start, &o->range_from, &o->range_to))
+			o->range = true;
 }
 
 /* Differential profiles of the types both files have: "before" in the first column, "after"
@@ -283,12 +298,16 @@ int cmd_view(int argc, char **argv)
 		snprintf(origin, sizeof(origin), "%s -> %s", base_name(argv[optind]),
 			 base_name(argv[optind + 1]));
 	} else {
+		/* The viewer selects a range itself: the whole history stays (`a` shows it all). */
+		io.range_whole = true;
 		if (load(argv[optind], &io, ft, o.ptype, &l))
 			goto out;
-		if (io.range.set)
-			snprintf(origin, sizeof(origin), "%s range %s", argv[optind], io.range.text);
-		else
-			snprintf(origin, sizeof(origin), "%s", argv[optind]);
+		o.range = io.range.set;
+		o.range_from = l.in.from;
+		o.range_to = l.in.to;
+		if (!o.range)
+			saved_range(&l.in.snap, &o);
+		snprintf(origin, sizeof(origin), "%s", argv[optind]);
 	}
 	tui_static_source_init(&src, origin);
 	for (int k = 0; k < PTYPE_MAX; k++) {
@@ -297,7 +316,7 @@ int cmd_view(int argc, char **argv)
 			tui_static_source_set_history(&src, (enum tui_ptype)k, l.h[k]);
 	}
 	if (!diff)
-		src.since = l.in.snap.meta.start + (io.range.set ? l.in.from : 0);
+		src.since = l.in.snap.meta.start;
 	if (l.in.snap.timeline) {
 		tui_static_source_set_data(&src, TUI_DATA_TIMELINE, l.in.snap.timeline);
 		if (!l.in.snap.nprofiles)
