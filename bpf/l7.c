@@ -19,7 +19,9 @@
 #include "bpf/loadlog.h"
 #include "bpf/tracefs.h"
 #include "bpf/percpu.h"
+#include "bpf/probes.h"
 #include "bpf/targets.h"
+#include "util/clock.h"
 #include "util/grow.h"
 #include "l7.skel.h"
 
@@ -68,27 +70,6 @@ static void add_warning(struct l7_probes *p, const char *fmt, ...)
 	va_end(ap);
 }
 
-static double now_sec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int add_link(struct l7_probes *p, struct bpf_link *link)
-{
-	struct bpf_link **links = realloc(p->links, (p->nlinks + 1) * sizeof(*links));
-
-	if (!links) {
-		bpf_link__destroy(link);
-		return -ENOMEM;
-	}
-	p->links = links;
-	p->links[p->nlinks++] = link;
-	return 0;
-}
-
 /* Attaches the entry and return probes of the four OpenSSL calls in the library at path. */
 static int attach_tls_file(struct l7_probes *p, const char *path)
 {
@@ -110,7 +91,7 @@ static int attach_tls_file(struct l7_probes *p, const char *path)
 				err = -errno;
 				continue;
 			}
-			if (add_link(p, link))
+			if (probe_links_add(&p->links, &p->nlinks, link))
 				return -ENOMEM;
 			attached++;
 		}
@@ -318,7 +299,7 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 				 strerror(-rc));
 			goto fail;
 		}
-		if (add_link(p, link)) {
+		if (probe_links_add(&p->links, &p->nlinks, link)) {
 			snprintf(err, errlen, "l7: out of memory");
 			goto fail;
 		}
@@ -338,7 +319,7 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 			snprintf(err, errlen, "l7: cannot attach %s: %s", sec + 3, strerror(-rc));
 			goto fail;
 		}
-		if (add_link(p, link)) {
+		if (probe_links_add(&p->links, &p->nlinks, link)) {
 			snprintf(err, errlen, "l7: out of memory");
 			goto fail;
 		}
@@ -356,8 +337,8 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 				    "looking again every %.0f s",
 				    RESCAN_NEW_S);
 	}
-	p->next_new = now_sec() + RESCAN_NEW_S;
-	p->next_all = now_sec() + RESCAN_ALL_S;
+	p->next_new = clock_mono_s() + RESCAN_NEW_S;
+	p->next_all = clock_mono_s() + RESCAN_ALL_S;
 	return p;
 fail:
 	l7_probes__free(p);
@@ -377,7 +358,7 @@ int l7_probes__fd(const struct l7_probes *p)
 int l7_probes__poll(struct l7_probes *p, int timeout_ms)
 {
 	if (p->tls) {
-		double now = now_sec();
+		double now = clock_mono_s();
 
 		if (now >= p->next_new) {
 			bool all = now >= p->next_all;
@@ -409,14 +390,8 @@ int l7_probes__add_pid(struct l7_probes *p, int tgid)
 	if (!p->skel->rodata->filter_pids_enabled)
 		return -EINVAL;
 	if (p->target_pids) {
-		if (p->ntarget_pids == p->target_cap) {
-			int *n = realloc(p->target_pids, (p->target_cap * 2 + 8) * sizeof(int));
-
-			if (!n)
-				return -ENOMEM;
-			p->target_pids = n;
-			p->target_cap = p->target_cap * 2 + 8;
-		}
+		if (ARRAY_GROW(p->target_pids, p->target_cap, p->ntarget_pids + 1))
+			return -ENOMEM;
 		p->target_pids[p->ntarget_pids++] = tgid;
 	}
 	return targets_add_pid(p->skel->obj, tgid);

@@ -315,6 +315,8 @@ static void live_stats(void *ctx, struct tui_stats *out)
 	out->cpus_since = l->cpus_wall ? l->cpus_wall : l->hist.wall0;
 	out->trigger = l->trig ? l->trig->says : NULL;
 	out->triggered = l->trig ? l->trig->st.fired : 0;
+	out->marks = l->trig ? l->trig->moments : NULL;
+	out->nmarks = l->trig ? l->trig->n : 0;
 	out->hint = session__java_hint(&l->s);
 }
 

@@ -32,9 +32,10 @@ const char cmd_view_help[] =
 	"      --ascii        ASCII glyphs only (automatic when the locale is not UTF-8)\n"
 	"  -o, --out-dir DIR  where the s key saves files (default: the current directory)\n"
 	"      --format FMT   input format: auto (default), folded or perf\n"
-	"      --range A-B    from a .gtop snapshot, only seconds A to B of its per-second\n"
-	"                     history (fractions allowed; or clock times HH:MM:SS); with\n"
-	"                     --diff, the same range of both files\n"
+	"      --range A-B    from a .gtop snapshot, open on seconds A to B of its per-second\n"
+	"                     history (fractions allowed; or clock times HH:MM:SS; the\n"
+	"                     heatmap, key 6, picks another, a shows all); with --diff, the\n"
+	"                     same range of both files\n"
 	"  -h, --help         show this help\n"
 	"\n"
 	"No-display mode (for tests and scripts):\n"
@@ -72,39 +73,6 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* Reads all of f; caller frees *buf. 0 or -errno. */
-static int slurp(FILE *f, char **buf, size_t *len)
-{
-	size_t cap = 1 << 16, n = 0;
-	char *b = malloc(cap);
-
-	if (!b)
-		return -ENOMEM;
-	for (;;) {
-		size_t k = fread(b + n, 1, cap - n, f);
-
-		n += k;
-		if (n < cap) {
-			if (ferror(f)) {
-				free(b);
-				return -EIO;
-			}
-			break;
-		}
-		char *nb = cap > SIZE_MAX / 2 ? NULL : realloc(b, cap * 2);
-
-		if (!nb) {
-			free(b);
-			return -ENOMEM;
-		}
-		b = nb;
-		cap *= 2;
-	}
-	*buf = b;
-	*len = n;
-	return 0;
-}
-
 /* What a file gave: one profile (folded, perf script) or a snapshot's profiles. */
 struct loaded {
 	struct input in;
@@ -118,17 +86,12 @@ struct loaded {
 static int load(const char *path, const struct input_opts *io, struct frames *ft,
 		enum tui_ptype first, struct loaded *l)
 {
-	FILE *f = cli_open_in(path);
 	char *buf = NULL, err[512];
 	size_t len = 0;
 	int r;
 
-	if (!f)
-		return -1;
-	r = slurp(f, &buf, &len);
-	cli_close_in(f);
-	if (r) {
-		cli_error("cannot read %s: %s", path, strerror(-r));
+	if (input_read(path, &buf, &len, err, sizeof(err))) {
+		cli_error("%s", err);
 		return -1;
 	}
 	if (!io->format && !io->range.set && l7_json_sniff(buf, len)) {
@@ -159,7 +122,7 @@ static int load(const char *path, const struct input_opts *io, struct frames *ft
 				t = (first + k) % PTYPE_MAX;
 		if (t >= 0 && !l->p[t]) {
 			l->p[t] = sp->p;
-			l->h[t] = io->range.set ? NULL : sp->history;
+			l->h[t] = io->range.set && !io->range_whole ? NULL : sp->history;
 		}
 	}
 	if (l->in.snap.timeline || l->in.snap.sli)
@@ -181,6 +144,20 @@ static const char *base_name(const char *path)
 	const char *s = strrchr(path, '/');
 
 	return s ? s + 1 : path;
+}
+
+/* A snapshot saved from a range picked in the heatmap opens on that range (`a`: all time). */
+static void saved_range(const struct snapshot *sn, struct tui_opts *o)
+{
+	struct input_range r;
+	char err[128];
+
+	for (size_t i = 0; i < sn->meta.nfilters; i++)
+		if (sn->meta.filters[i].key && !strcmp(sn->meta.filters[i].key, "range") &&
+		    sn->meta.filters[i].value &&
+		    !input_range_parse(sn->meta.filters[i].value, &r, err, sizeof(err)) &&
+		    !input_range_seconds(&r, sn->meta.start, &o->range_from, &o->range_to))
+			o->range = true;
 }
 
 /* Differential profiles of the types both files have: "before" in the first column, "after"
@@ -321,12 +298,16 @@ int cmd_view(int argc, char **argv)
 		snprintf(origin, sizeof(origin), "%s -> %s", base_name(argv[optind]),
 			 base_name(argv[optind + 1]));
 	} else {
+		/* The viewer selects a range itself: the whole history stays (`a` shows it all). */
+		io.range_whole = true;
 		if (load(argv[optind], &io, ft, o.ptype, &l))
 			goto out;
-		if (io.range.set)
-			snprintf(origin, sizeof(origin), "%s range %s", argv[optind], io.range.text);
-		else
-			snprintf(origin, sizeof(origin), "%s", argv[optind]);
+		o.range = io.range.set;
+		o.range_from = l.in.from;
+		o.range_to = l.in.to;
+		if (!o.range)
+			saved_range(&l.in.snap, &o);
+		snprintf(origin, sizeof(origin), "%s", argv[optind]);
 	}
 	tui_static_source_init(&src, origin);
 	for (int k = 0; k < PTYPE_MAX; k++) {
@@ -335,7 +316,7 @@ int cmd_view(int argc, char **argv)
 			tui_static_source_set_history(&src, (enum tui_ptype)k, l.h[k]);
 	}
 	if (!diff)
-		src.since = l.in.snap.meta.start + (io.range.set ? l.in.from : 0);
+		src.since = l.in.snap.meta.start;
 	if (l.in.snap.timeline) {
 		tui_static_source_set_data(&src, TUI_DATA_TIMELINE, l.in.snap.timeline);
 		if (!l.in.snap.nprofiles)

@@ -7,6 +7,7 @@
 #include "jitmap.h"
 #include "symtab.h"
 #include "util/file.h"
+#include "util/grow.h"
 
 int jitmap__ns_pid(int pid)
 {
@@ -174,16 +175,9 @@ int jitmap__parse(const char *buf, size_t len, struct sym_table **out)
 		buf = eol + (nl != NULL);
 		if (eol == name || n >= UINT32_MAX)
 			continue;
-		if (n == cap) {
-			size_t c = cap ? cap * 2 : 256;
-			struct map_line *g = realloc(lines, c * sizeof(*g));
-
-			if (!g) {
-				err = -ENOMEM;
-				goto out;
-			}
-			lines = g;
-			cap = c;
+		if (ARRAY_GROW(lines, cap, n + 1)) {
+			err = -ENOMEM;
+			goto out;
 		}
 		lines[n] = (struct map_line){ start, start + size < start ? UINT64_MAX : start + size,
 					      name, (size_t)(eol - name), (uint32_t)n };

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "text.h"
+#include "util/grow.h"
 
 enum global_action {
 	G_HELP = 1,
@@ -21,6 +22,9 @@ enum global_action {
 	G_VIEW3,
 	G_VIEW4,
 	G_VIEW5,
+	G_VIEW6,
+	G_ALL_TIME,
+	G_BASELINE,
 	G_MATCH_FILTER,
 	G_KERNEL,
 	G_THREADS,
@@ -41,7 +45,7 @@ enum global_action {
 static const struct tui_key global_keys[] = {
 	{ { KEY_F(1), '?' }, G_HELP, "show this help (any key closes it)", "Help" },
 	{ { '/' }, G_SEARCH, "search frames by regex (POSIX extended); empty clears", "Search" },
-	{ { '\t' }, G_NEXT_VIEW, "next view (Flame, Top, Threads, Containers)", "Views" },
+	{ { '\t' }, G_NEXT_VIEW, "next view (Flame, Top, Threads, L7, Containers, Heatmap)", "Views" },
 	{ { '1' }, G_VIEW1, "flame view", NULL },
 	{ { '2' }, G_VIEW2, "top view: flat table of functions", NULL },
 	{ { '3' }, G_VIEW3, "threads view: what every thread does over time", NULL },
@@ -49,6 +53,10 @@ static const struct tui_key global_keys[] = {
 	  NULL },
 	{ { '5' }, G_VIEW5, "Containers pane: CPU, memory and I/O delays per group (SLI probes)",
 	  NULL },
+	{ { '6' }, G_VIEW6, "heatmap: samples per 50 ms over the history; pick a time range", NULL },
+	{ { 'a' }, G_ALL_TIME, "all time: drop the range picked in the heatmap", NULL },
+	{ { 'b' }, G_BASELINE, "baseline to compare with: what is shown, a range, the first N "
+			       "seconds or a file; empty clears", NULL },
 	{ { '\\' }, G_MATCH_FILTER, "show only stacks containing search matches (toggle)", NULL },
 	{ { 'K' }, G_KERNEL, "hide/show kernel frames", NULL },
 	{ { 'H' }, G_THREADS, "roots: per thread, process, command, none", NULL },
@@ -143,13 +151,11 @@ static void match_extend(struct tui_app *a, bool all)
 		return;
 	if (n > a->bits_cap) {
 		uint32_t cap = n + n / 2 + 64;
-		uint8_t *b = realloc(a->bits, cap / 8 + 1);
 
-		if (!b) {
+		if (ARRAY_RESIZE(a->bits, cap / 8 + 1)) {
 			app_msg(a, ROLE_ERROR, "out of memory for the search");
 			return;
 		}
-		a->bits = b;
 		a->bits_cap = cap;
 	}
 	if (from < n)
@@ -196,7 +202,7 @@ static void carry_frames(struct tui_app *a)
 
 void app_rebuild(struct tui_app *a)
 {
-	const struct profile *p = a->src->ops->profile(a->src->ctx, a->ptype);
+	const struct profile *p = travel_apply(a, a->src->ops->profile(a->src->ctx, a->ptype));
 
 	a->base = p ? p : a->empty;
 	profile__free(a->owned);
@@ -218,6 +224,7 @@ void app_rebuild(struct tui_app *a)
 		if (a->views[i]->changed)
 			a->views[i]->changed(a->views[i], a);
 	a->ft_prev = NULL;
+	travel_rebuilt(a);
 }
 
 static void match_clear(struct tui_app *a)
@@ -307,6 +314,8 @@ static bool prompt_accept(struct tui_app *a)
 		}
 		export_save(a, pr->buf);
 		return true;
+	case PROMPT_BASELINE:
+		return travel_baseline(a, pr->buf, pr->err, sizeof(pr->err)) == 0;
 	default:
 		return true;
 	}
@@ -408,6 +417,15 @@ static void global_action(struct tui_app *a, int action)
 		break;
 	case G_VIEW5:
 		app_show_key(a, '5');
+		break;
+	case G_VIEW6:
+		app_show_key(a, '6');
+		break;
+	case G_ALL_TIME:
+		app_all_time(a);
+		break;
+	case G_BASELINE:
+		app_prompt(a, PROMPT_BASELINE, a->travel.base.ft ? "" : ".");
 		break;
 	case G_MATCH_FILTER:
 		if (!a->match_on) {
@@ -671,6 +689,7 @@ int app_init(struct tui_app *a, struct tui_source *src, const struct tui_opts *o
 	a->views[a->nviews++] = threads_view_new();
 	a->views[a->nviews++] = l7_view_new();
 	a->views[a->nviews++] = sli_view_new();
+	a->views[a->nviews++] = heat_view_new();
 	for (int i = 0; i < a->nviews; i++)
 		ok = ok && a->views[i];
 	if (!ok || !a->empty) {
@@ -691,6 +710,11 @@ int app_init(struct tui_app *a, struct tui_source *src, const struct tui_opts *o
 
 	src->ops->stats(src->ctx, &st);
 	a->mode = st.mode;
+	if (o->range && o->range_to > o->range_from) {
+		a->travel.range_on = true;
+		a->travel.from = o->range_from;
+		a->travel.to = o->range_to;
+	}
 	app_rebuild(a);
 	for (int i = 0; o->first_view && i < a->nviews; i++)
 		if (!strcmp(a->views[i]->name, o->first_view))
@@ -709,6 +733,7 @@ void app_free(struct tui_app *a)
 		regfree(&a->re);
 	free(a->bits);
 	free(a->zoom.v);
+	travel_free(a);
 	profile__free(a->owned);
 	profile__free(a->empty);
 	frames__free(a->empty_ft);

@@ -38,7 +38,7 @@ struct view {
 };
 
 enum prompt_kind { PROMPT_NONE = 0, PROMPT_SEARCH, PROMPT_PID, PROMPT_CONTAINER, PROMPT_COMM,
-		   PROMPT_SAVE };
+		   PROMPT_SAVE, PROMPT_BASELINE };
 
 struct prompt {
 	enum prompt_kind kind;
@@ -56,6 +56,29 @@ struct prompt {
 struct tui_path {
 	uint32_t *v;
 	size_t n, cap;
+};
+
+/* A baseline to compare with (`b`): one profile per type over its own tables (the source may
+ * renew its own), and how long each lasted (0: unknown, the totals are compared instead). */
+struct baseline {
+	struct strtab *st;
+	struct frames *ft;
+	struct profile *p[PTYPE_MAX];
+	double secs[PTYPE_MAX];
+	char desc[128];		     /* what it is, for the status line */
+};
+
+/* Time travel (travel.c): a range of the history instead of everything, and a baseline. */
+struct travel {
+	bool range_on;
+	double from, to;	     /* seconds from the source's stats.since */
+	struct profile *ranged;	     /* the range of the type shown, over the source's tables */
+	struct baseline base;	     /* base.ft NULL: no baseline */
+	double factor;		     /* the baseline's weight in the comparison */
+	bool per_second;	     /* factor: the ratio of durations (else of totals) */
+	struct profile *diff;	     /* what is shown against the baseline, over base.ft */
+	struct baseline old;	     /* a replaced baseline's tables, until the views carried over */
+	struct profile *old_diff;
 };
 
 struct tui_app {
@@ -104,6 +127,8 @@ struct tui_app {
 	struct tui_path zoom;
 	bool flame;		     /* root at the bottom (false: icicle) */
 	uint32_t jump_name;	     /* frame name + 1 to select at the next draw; 0 none */
+	bool side_by_side;	     /* a comparison: the flame view shows before | after */
+	struct travel travel;
 
 	char msg[256];		     /* one-shot status message */
 	enum tui_role msg_role;
@@ -115,6 +140,7 @@ struct tui_app {
 	bool quit;
 	bool redraw_all;	     /* Ctrl-L */
 	int cur_y, cur_x;	     /* where the terminal cursor goes (a prompt), cur_y < 0: hidden */
+	bool line_full;		     /* chrome: the line being drawn reached the last column */
 };
 
 /* Indices of the built-in views. */
@@ -132,6 +158,7 @@ struct view *top_view_new(void);
 struct view *threads_view_new(void);
 struct view *l7_view_new(void);
 struct view *sli_view_new(void);
+struct view *heat_view_new(void);
 
 /* A frame's width and own part in the views: its value, or in a differential profile its
  * "after" value; the colors and delta columns compare it with "before". */
@@ -172,6 +199,24 @@ static inline bool app_matches(const struct tui_app *a, uint32_t frame)
 {
 	return a->match_on && bits_test(a->bits, a->nbits, frame);
 }
+
+/* Time travel (travel.c). What the views show of the source's profile p of the current type:
+ * p, the range of it, or either compared with the baseline (owned by the app, valid until the
+ * next call); called by app_rebuild, which then calls travel_rebuilt. */
+const struct profile *travel_apply(struct tui_app *a, const struct profile *p);
+void travel_rebuilt(struct tui_app *a);
+void travel_free(struct tui_app *a);
+/* Shows [from, to) seconds of the history (from the source's since) in every view. */
+void app_set_range(struct tui_app *a, double from, double to);
+/* Drops the range: the views show all the data again. */
+void app_all_time(struct tui_app *a);
+/* The range as the status line says it: "12.00-17.50 s (14:02:10-14:02:15)". */
+void travel_range_text(const struct tui_app *a, char *buf, size_t n);
+/* Sets the baseline from spec: "." (what is shown), "first N" (seconds of the history),
+ * "A-B" (a range of it, seconds or clock times), or a file (folded, perf script, .gtop,
+ * FILE@A-B); "" clears it. 0, or -EINVAL / -ENOMEM with a one-line reason in err (the
+ * current baseline then stays). */
+int travel_baseline(struct tui_app *a, const char *spec, char *err, size_t errlen);
 
 /* Chrome (chrome.c): header, status bar, detail line, key bar, help overlay, small-terminal
  * message. */

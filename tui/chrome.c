@@ -7,15 +7,27 @@
 #include "app.h"
 #include "text.h"
 
-/* Draws s in role r at the cursor within the line's remaining columns; returns columns used. */
+/* Starts a line of segments at (y, x). */
+static void line_at(struct tui_app *a, int y, int x)
+{
+	wmove(a->w, y, x);
+	a->line_full = false;
+}
+
+/* Draws s in role r at the cursor within the line's remaining columns; returns columns used.
+ * A segment that reaches the last column ends the line (curses moved the cursor to the next
+ * one, which later segments must not spill into). */
 static int seg(struct tui_app *a, enum tui_role r, const char *s)
 {
-	int room = a->cols - getcurx(a->w);
+	int y = getcury(a->w), room = a->cols - getcurx(a->w), used;
 
-	if (room <= 0)
+	if (room <= 0 || a->line_full)
 		return 0;
 	tui_role_on(a->w, r);
-	return tui_put(a->w, s, strlen(s), room);
+	used = tui_put(a->w, s, strlen(s), room);
+	if (getcury(a->w) != y)
+		a->line_full = true;
+	return used;
 }
 
 static void fill_line(struct tui_app *a, enum tui_role r)
@@ -23,7 +35,7 @@ static void fill_line(struct tui_app *a, enum tui_role r)
 	int room = a->cols - getcurx(a->w);
 
 	tui_role_on(a->w, r);
-	if (room > 0)
+	if (room > 0 && !a->line_full)
 		tui_pad(a->w, room);
 }
 
@@ -32,41 +44,51 @@ static void draw_header(struct tui_app *a)
 	struct tui_stats st;
 	char buf[256], tot[32], right[128] = "";
 
+	char what[256], frozen[64] = "";
+	int tabs = 0, rw, fw = 0, x;
+	bool compact;
+
 	a->src->ops->stats(a->src->ctx, &st);
-	wmove(a->w, 0, 0);
-	seg(a, ROLE_HEADER, " galatop ");
-	for (int i = 0; i < a->nviews; i++) {
-		snprintf(buf, sizeof(buf), " %c %s ", a->views[i]->key ? a->views[i]->key : '1' + i,
-			 a->views[i]->name);
-		seg(a, i == a->active ? ROLE_TAB_ACTIVE : ROLE_HEADER, buf);
-	}
 	tui_fmt_value(profile__kind(a->disp), tui_total(a->disp, PROFILE_ROOT), tot, sizeof(tot));
 	const char *origin = st.origin ? st.origin : "";
 
 	/* A file is named by its base name: the directory says little and costs room. */
 	if (!st.live && strrchr(origin, '/'))
 		origin = strrchr(origin, '/') + 1;
-	snprintf(buf, sizeof(buf), "  %s  %s  %s %s", tui_ptype_str(a->ptype), origin, tot,
+	snprintf(what, sizeof(what), "  %s  %s  %s %s", tui_ptype_str(a->ptype), origin, tot,
 		 profile__kind(a->disp) == VALUE_SAMPLES ? "samples" : "total");
-	seg(a, ROLE_HEADER, buf);
 	if (st.live)
 		snprintf(right, sizeof(right), "mode: %s%s ", tui_mode_str(a->mode),
 			 a->mode == MODE_ACCUMULATE ? "" : a->mode == MODE_WINDOW ? " 10s" : " 10s half-life");
-	int rw = tui_width(right, strlen(right)), fw = 0;
-	char frozen[64] = "";
-
+	rw = tui_width(right, strlen(right));
 	if (a->frozen) {
 		snprintf(frozen, sizeof(frozen), " FROZEN +%llu pending ",
 			 (unsigned long long)(st.samples - a->frozen_samples));
 		fw = tui_width(frozen, strlen(frozen));
 	}
-	int x = a->cols - rw - fw;
+	/* Tabs name every pane when there is room, else only the active one (the others by key). */
+	for (int i = 0; i < a->nviews; i++)
+		tabs += 4 + (int)strlen(a->views[i]->name);
+	compact = 9 + tabs + tui_width(what, strlen(what)) + rw + fw > a->cols;
+	line_at(a, 0, 0);
+	seg(a, ROLE_HEADER, " galatop ");
+	for (int i = 0; i < a->nviews; i++) {
+		int key = a->views[i]->key ? a->views[i]->key : '1' + i;
+
+		if (compact && i != a->active)
+			snprintf(buf, sizeof(buf), " %c", key);
+		else
+			snprintf(buf, sizeof(buf), " %c %s ", key, a->views[i]->name);
+		seg(a, i == a->active ? ROLE_TAB_ACTIVE : ROLE_HEADER, buf);
+	}
+	seg(a, ROLE_HEADER, what);
+	x = a->cols - rw - fw;
 
 	/* With many panes the left part may not leave room: the mode and FROZEN win. */
 	if (x < 0)
 		x = 0;
 	fill_line(a, ROLE_HEADER);
-	wmove(a->w, 0, x);
+	line_at(a, 0, x);
 	seg(a, ROLE_HEADER, right);
 	seg(a, ROLE_STATUS_ALERT, frozen);
 }
@@ -78,7 +100,7 @@ static void draw_status(struct tui_app *a)
 	const struct profile_filter *f = &a->filter;
 
 	a->src->ops->stats(a->src->ctx, &st);
-	wmove(a->w, 1, 0);
+	line_at(a, 1, 0);
 	if (st.live) {
 		snprintf(buf, sizeof(buf), "%s  ", st.probes ? st.probes : "no probes");
 		seg(a, ROLE_STATUS, buf);
@@ -144,6 +166,22 @@ static void draw_status(struct tui_app *a)
 			snprintf(buf + n, sizeof(buf) - (size_t)n, " matches-only");
 		seg(a, ROLE_STATUS_ALERT, buf);
 	}
+	if (a->travel.range_on) {
+		char r[96];
+
+		travel_range_text(a, r, sizeof(r));
+		snprintf(buf, sizeof(buf), "  range %s", r);
+		seg(a, ROLE_STATUS_ALERT, buf);
+	}
+	if (a->travel.base.ft) {
+		snprintf(buf, sizeof(buf), "  vs baseline %s", a->travel.base.desc);
+		seg(a, ROLE_STATUS_ALERT, buf);
+		if (a->travel.diff && a->travel.factor != 1) {
+			snprintf(buf, sizeof(buf), " (scaled x%.3g: %s)", a->travel.factor,
+				 a->travel.per_second ? "per second" : "same total");
+			seg(a, ROLE_STATUS, buf);
+		}
+	}
 	if (a->zoom.n) {
 		snprintf(buf, sizeof(buf), "  zoom depth %zu", a->zoom.n);
 		seg(a, ROLE_STATUS, buf);
@@ -168,6 +206,7 @@ static const char *const prompt_labels[] = {
 	[PROMPT_CONTAINER] = "Container/pod id or name (empty clears): ",
 	[PROMPT_COMM] = "Filter by comm (empty clears): ",
 	[PROMPT_SAVE] = "Save as: ",
+	[PROMPT_BASELINE] = "Baseline: ",
 };
 
 static void draw_prompt(struct tui_app *a, int y)
@@ -178,7 +217,7 @@ static void draw_prompt(struct tui_app *a, int y)
 	const char *text = pr->buf;
 	size_t len = pr->len;
 
-	wmove(a->w, y, 0);
+	line_at(a, y, 0);
 	seg(a, ROLE_PROMPT, label);
 	room = a->cols - lw - 1 - (pr->err[0] ? 20 : 0);
 	/* Long input scrolls: the end, where the cursor is, stays visible. */
@@ -196,6 +235,8 @@ static void draw_prompt(struct tui_app *a, int y)
 	}
 	if (pr->kind == PROMPT_SAVE && !pr->err[0])
 		seg(a, ROLE_DIM, "  (every format; a name ending in .svg, .folded or .gtop: that one)");
+	if (pr->kind == PROMPT_BASELINE && !pr->err[0])
+		seg(a, ROLE_DIM, "  (. what is shown, A-B seconds, first N, FILE[@A-B]; empty clears)");
 	fill_line(a, ROLE_NORMAL);
 }
 
@@ -218,7 +259,7 @@ static void draw_keybar(struct tui_app *a)
 	size_t ng;
 	const struct tui_key *g = app_global_keys(&ng);
 
-	wmove(a->w, a->rows - 1, 0);
+	line_at(a, a->rows - 1, 0);
 	bar_item(a, &g[0]);
 	for (size_t i = 0; i < v->nkeys; i++)
 		bar_item(a, &v->keys[i]);

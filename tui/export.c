@@ -40,8 +40,31 @@ static int with_file(const char *path, int (*fn)(FILE *, const struct profile *,
 	return r;
 }
 
+/* What the range and baseline say, for a file's header or subtitle; "" when neither is set. */
+static void travel_note(const struct tui_app *a, char *buf, size_t n)
+{
+	char r[96];
+	int k = 0;
+
+	buf[0] = 0;
+	if (a->travel.range_on) {
+		travel_range_text(a, r, sizeof(r));
+		k = snprintf(buf, n, "range %s from the start", r);
+	}
+	if (a->travel.base.ft && k >= 0 && (size_t)k < n)
+		snprintf(buf + k, n - (size_t)k, "%scompared with %s (scaled x%.3g: %s)", k ? "; " : "",
+			 a->travel.base.desc, a->travel.factor,
+			 a->travel.per_second ? "per second" : "same total");
+}
+
 static int folded_fn(FILE *f, const struct profile *p, struct tui_app *a)
 {
+	char note[320];
+
+	/* A comment line: readers of folded text (galatop's, flamegraph.pl's) skip it. */
+	travel_note(a, note, sizeof(note));
+	if (note[0])
+		fprintf(f, "# %s\n", note);
 	return folded_write(f, p);
 }
 
@@ -55,13 +78,15 @@ static int svg_fn(FILE *f, const struct profile *p, struct tui_app *a)
 {
 	struct svg_opts o;
 	struct tui_stats st;
-	char title[256];
+	char title[256], note[320];
 
 	a->src->ops->stats(a->src->ctx, &st);
+	travel_note(a, note, sizeof(note));
 	svg_opts__init(&o);
 	snprintf(title, sizeof(title), "galatop %s: %s", tui_ptype_str(a->ptype),
 		 st.origin ? st.origin : "");
 	o.title = title;
+	o.subtitle = note;
 	o.inverted = !a->flame;
 	o.hash = a->hash_colors;
 	o.countname = value_kind_str(profile__kind(p));
@@ -80,13 +105,13 @@ static int write_gtop(const char *path, const struct profile *shown, struct tui_
 		      size_t errlen)
 {
 	struct snapshot_profile profs[PTYPE_MAX];
-	struct snapshot_kv filters[10];
+	struct snapshot_kv filters[12];
 	struct snapshot_probe probe[PTYPE_MAX + 1];
 	struct snapshot s = { 0 };
 	struct snapshot_kv hz = { "hz", NULL };
 	struct tui_stats st;
 	struct utsname un;
-	char pid[16], hzbuf[32], host[256] = "";
+	char pid[16], hzbuf[32], host[256] = "", range[64];
 	size_t nf = 0;
 
 	a->src->ops->stats(a->src->ctx, &st);
@@ -126,6 +151,14 @@ static int write_gtop(const char *path, const struct profile *shown, struct tui_
 		filters[nf++] = (struct snapshot_kv){ "container", a->filter.container };
 	if (a->match_on)
 		filters[nf++] = (struct snapshot_kv){ "search", a->match_desc };
+	/* The range picked in the heatmap (as --range takes it; `galatop view` opens it so) and
+	 * the baseline of a comparison. */
+	if (a->travel.range_on) {
+		snprintf(range, sizeof(range), "%.3f-%.3f", a->travel.from, a->travel.to);
+		filters[nf++] = (struct snapshot_kv){ "range", range };
+	}
+	if (a->travel.base.ft)
+		filters[nf++] = (struct snapshot_kv){ "baseline", a->travel.base.desc };
 	/* The kernel's CPU filter (`u`, --cpu) and the trigger's marks, as the status line says. */
 	if (st.live && st.cpus)
 		filters[nf++] = (struct snapshot_kv){ "cpus", st.cpus };

@@ -26,6 +26,7 @@ enum flame_action {
 	F_PGUP,
 	F_PGDN,
 	F_HOME,
+	F_SIDE,
 };
 
 static const struct tui_key flame_keys[] = {
@@ -41,7 +42,9 @@ static const struct tui_key flame_keys[] = {
 	{ { 'N' }, F_PREV, "previous search match", NULL },
 	{ { '#' }, F_SAME_NAME, "highlight all frames named like the selected one", NULL },
 	{ { 'i' }, F_ORIENT, "flip icicle (root on top) / flame (root at the bottom)", NULL },
-	{ { 'a' }, F_COLORS, "color frames by kind / by name hash", NULL },
+	{ { 'x' }, F_COLORS, "color frames by kind / by name hash", NULL },
+	{ { '|' }, F_SIDE, "with a baseline (b): before and after side by side / one graph of "
+			   "the change", NULL },
 	{ { KEY_PPAGE }, F_PGUP, "scroll up half a screen", NULL },
 	{ { KEY_NPAGE }, F_PGDN, "scroll down half a screen", NULL },
 	{ { KEY_HOME }, F_HOME, "select the zoomed root", NULL },
@@ -57,6 +60,13 @@ struct work {
 	double start;
 };
 
+/* One graph's layout: a rectangle per frame at least one column wide. */
+struct layout {
+	struct rect *r;
+	size_t nr, rcap;
+	int x0, cols;	    /* where it is drawn */
+};
+
 struct flame {
 	double maxdelta; /* differential profiles: largest change of a frame's own value */
 	struct tui_path sel; /* the zoom is the app's (a->zoom) */
@@ -64,8 +74,9 @@ struct flame {
 	int scroll;  /* depth shown at the first row (icicle) or last row (flame) */
 	bool follow; /* scroll to keep the selection visible */
 	int rows;
-	struct rect *r;
-	size_t nr, rcap;
+	/* The graph (in a comparison: of "after"), and side by side the baseline's ("before"). */
+	struct layout g, before;
+	bool side;	/* laid out side by side */
 	bool layout_ok;
 	int lcols;
 	unsigned long lgen;
@@ -144,29 +155,29 @@ static void flame_changed(struct view *v, struct tui_app *a)
 	f->layout_ok = false;
 }
 
-static void layout(struct flame *f, const struct profile *p, int cols)
+/* A frame's width in graph `before` (the baseline's column) or the shown one. */
+static double width_of(const struct profile *p, uint32_t id, bool before)
 {
-	double zt = tui_total(p, f->zoom_node);
-	double scale = zt > 0 ? cols / zt : 0;
+	return before ? profile__node(p, id)->total : tui_total(p, id);
+}
+
+/* Lays out the subtree of the zoomed node in g->cols columns, by the baseline's values when
+ * before is set. */
+static void layout_graph(struct flame *f, struct layout *g, const struct profile *p, bool before)
+{
+	double zt = width_of(p, f->zoom_node, before);
+	double scale = zt > 0 ? g->cols / zt : 0;
+	int cols = g->cols;
 	size_t nw = 0;
 
-	f->nr = 0;
-	f->max_depth = 0;
-	f->layout_ok = true;
-	f->lcols = cols;
-	f->maxdelta = 0;
-	for (uint32_t id = 1; profile__two_column(p) && id < profile__node_count(p); id++) {
-		double d = fabs(profile__self2(p, id) - profile__node(p, id)->self);
-
-		if (d > f->maxdelta)
-			f->maxdelta = d;
-	}
+	g->nr = 0;
 	if (ARRAY_GROW(f->wk, f->wcap, 1))
 		return;
 	f->wk[nw++] = (struct work){ f->zoom_node, 0, 0 };
 	while (nw) {
 		struct work it = f->wk[--nw];
-		int x0 = (int)(it.start * scale), x1 = (int)((it.start + tui_total(p, it.node)) * scale);
+		double wd = width_of(p, it.node, before);
+		int x0 = (int)(it.start * scale), x1 = (int)((it.start + wd) * scale);
 
 		if (it.node == f->zoom_node) {
 			x0 = 0;
@@ -174,9 +185,9 @@ static void layout(struct flame *f, const struct profile *p, int cols)
 		}
 		if (x1 > cols)
 			x1 = cols;
-		if (x1 - x0 < 1 || ARRAY_GROW(f->r, f->rcap, f->nr + 1))
+		if (x1 - x0 < 1 || ARRAY_GROW(g->r, g->rcap, g->nr + 1))
 			continue;
-		f->r[f->nr++] = (struct rect){ it.node, it.depth, x0, x1 - x0 };
+		g->r[g->nr++] = (struct rect){ it.node, it.depth, x0, x1 - x0 };
 		if (it.depth > f->max_depth)
 			f->max_depth = it.depth;
 		size_t nk = profile__child_count(p, it.node);
@@ -189,9 +200,9 @@ static void layout(struct flame *f, const struct profile *p, int cols)
 		double end = it.start;
 
 		for (size_t i = 0; i < nk; i++)
-			end += tui_total(p, f->kids[i]);
+			end += width_of(p, f->kids[i], before);
 		for (size_t i = nk; i-- > 0;) {
-			double t = tui_total(p, f->kids[i]);
+			double t = width_of(p, f->kids[i], before);
 
 			end -= t;
 			if ((int)((end + t) * scale) - (int)(end * scale) >= 1)
@@ -200,18 +211,53 @@ static void layout(struct flame *f, const struct profile *p, int cols)
 	}
 }
 
+/* The graph in cols columns, or, side by side, the baseline's left and the shown one right
+ * of a one-column gap. */
+static void layout(struct flame *f, const struct profile *p, int cols, bool side)
+{
+	f->max_depth = 0;
+	f->layout_ok = true;
+	f->lcols = cols;
+	f->side = side;
+	f->maxdelta = 0;
+	for (uint32_t id = 1; profile__two_column(p) && id < profile__node_count(p); id++) {
+		double d = fabs(profile__self2(p, id) - profile__node(p, id)->self);
+
+		if (d > f->maxdelta)
+			f->maxdelta = d;
+	}
+	f->before.nr = 0;
+	f->g.x0 = 0;
+	f->g.cols = cols;
+	if (side) {
+		f->before.x0 = 0;
+		f->before.cols = (cols - 1) / 2;
+		f->g.x0 = f->before.cols + 1;
+		f->g.cols = cols - f->g.x0;
+		layout_graph(f, &f->before, p, true);
+	}
+	layout_graph(f, &f->g, p, false);
+}
+
+/* Side by side needs a comparison; without one the view shows one graph. */
+static bool side_by_side(const struct tui_app *a)
+{
+	return a->side_by_side && profile__two_column(a->disp);
+}
+
 static void ensure_layout(struct flame *f, struct tui_app *a)
 {
-	if (!f->layout_ok || f->lcols != a->cols || f->lgen != a->gen) {
-		layout(f, a->disp, a->cols);
+	if (!f->layout_ok || f->lcols != a->cols || f->lgen != a->gen ||
+	    f->side != side_by_side(a)) {
+		layout(f, a->disp, a->cols, side_by_side(a));
 		f->lgen = a->gen;
 	}
 }
 
 static long rect_of(const struct flame *f, uint32_t node)
 {
-	for (size_t i = 0; i < f->nr; i++)
-		if (f->r[i].node == node)
+	for (size_t i = 0; i < f->g.nr; i++)
+		if (f->g.r[i].node == node)
 			return (long)i;
 	return -1;
 }
@@ -240,12 +286,15 @@ static void clamp_scroll(struct flame *f, const struct tui_app *a)
 		f->scroll = 0;
 }
 
-static void draw_rect(struct flame *f, struct tui_app *a, WINDOW *w, const struct rect *r, int y)
+static void draw_rect(struct flame *f, struct tui_app *a, WINDOW *w, const struct layout *g,
+		      const struct rect *r, int y)
 {
 	const struct profile_node *nd = profile__node(a->disp, r->node);
 	const struct frames *ft = profile__frames(a->disp);
-	const char *name = r->node == PROFILE_ROOT ? "all" : frames__name(ft, nd->frame);
-	size_t len = r->node == PROFILE_ROOT ? 3 : frames__name_len(ft, nd->frame);
+	/* Side by side, the roots say which graph is which. */
+	const char *root = !f->side ? "all" : g == &f->before ? "before (baseline)" : "after";
+	const char *name = r->node == PROFILE_ROOT ? root : frames__name(ft, nd->frame);
+	size_t len = r->node == PROFILE_ROOT ? strlen(root) : frames__name_len(ft, nd->frame);
 	int tw = r->w >= 2 ? r->w - 1 : r->w, used = 0;
 	enum tui_role role;
 
@@ -259,7 +308,7 @@ static void draw_rect(struct flame *f, struct tui_app *a, WINDOW *w, const struc
 		role = (enum tui_role)(ROLE_HASH0 + hash_bytes(name, strlen(name)) % ROLE_HASH_N);
 	else
 		role = role_of_kind(frames__get(ft, nd->frame)->kind);
-	wmove(w, y, r->x);
+	wmove(w, y, g->x0 + r->x);
 	tui_role_on(w, role);
 	/* Under three columns a cut name says nothing: show the bar alone. */
 	if (tw >= 3 || tui_width(name, len) <= tw)
@@ -268,6 +317,18 @@ static void draw_rect(struct flame *f, struct tui_app *a, WINDOW *w, const struc
 	if (r->w >= 2) {
 		tui_role_on(w, ROLE_NORMAL);
 		waddch(w, ' ');
+	}
+}
+
+static void draw_graph(struct flame *f, struct tui_app *a, WINDOW *w, const struct layout *g,
+		       int top, int rows)
+{
+	for (size_t i = 0; i < g->nr; i++) {
+		int rel = (int)g->r[i].depth - f->scroll;
+
+		if (rel < 0 || rel >= rows)
+			continue;
+		draw_rect(f, a, w, g, &g->r[i], top + (a->flame ? rows - 1 - rel : rel));
 	}
 }
 
@@ -284,12 +345,12 @@ static void flame_draw(struct view *v, struct tui_app *a, WINDOW *w, int top, in
 	ensure_layout(f, a);
 	f->rows = rows;
 	clamp_scroll(f, a);
-	for (size_t i = 0; i < f->nr; i++) {
-		int rel = (int)f->r[i].depth - f->scroll;
-
-		if (rel < 0 || rel >= rows)
-			continue;
-		draw_rect(f, a, w, &f->r[i], top + (a->flame ? rows - 1 - rel : rel));
+	draw_graph(f, a, w, &f->g, top, rows);
+	if (f->side) {
+		draw_graph(f, a, w, &f->before, top, rows);
+		tui_role_on(w, ROLE_DIM);
+		for (int y = top; y < top + rows; y++)
+			mvwaddstr(w, y, f->g.x0 - 1, tui_glyphs()->vline);
 	}
 	if (profile__total(a->disp) <= 0) {
 		const char *m = profile__total(a->base) > 0 ? "no stacks match the filters"
@@ -316,12 +377,18 @@ static bool move_vertical(struct flame *f, struct tui_app *a, bool to_parent)
 	size_t nk = profile__child_count(p, f->sel_node);
 
 	if (nk && !ARRAY_GROW(f->kids, f->kcap, nk)) {
+		uint32_t best = PROFILE_NONE;
+
+		/* The heaviest child as shown (in a comparison: "after"), among those drawn. */
 		nk = profile__children(p, f->sel_node, ORDER_WEIGHT, f->kids);
 		for (size_t i = 0; i < nk; i++)
-			if (rect_of(f, f->kids[i]) >= 0) {
-				select_node(f, p, f->kids[i]);
-				return true;
-			}
+			if (rect_of(f, f->kids[i]) >= 0 &&
+			    (best == PROFILE_NONE || tui_total(p, f->kids[i]) > tui_total(p, best)))
+				best = f->kids[i];
+		if (best != PROFILE_NONE) {
+			select_node(f, p, best);
+			return true;
+		}
 	}
 	app_msg(a, ROLE_DIM, nk ? "children are too narrow to show (Enter zooms in)" : "a leaf frame");
 	return false;
@@ -335,16 +402,16 @@ static void move_sideways(struct flame *f, struct tui_app *a, int dir)
 		select_node(f, a->disp, f->zoom_node);
 		return;
 	}
-	for (long k = i + dir; k >= 0 && k < (long)f->nr; k += dir)
-		if (f->r[k].depth == f->r[i].depth) {
-			select_node(f, a->disp, f->r[k].node);
+	for (long k = i + dir; k >= 0 && k < (long)f->g.nr; k += dir)
+		if (f->g.r[k].depth == f->g.r[i].depth) {
+			select_node(f, a->disp, f->g.r[k].node);
 			return;
 		}
 }
 
 static void next_match(struct flame *f, struct tui_app *a, int dir)
 {
-	long i = rect_of(f, f->sel_node), n = (long)f->nr;
+	long i = rect_of(f, f->sel_node), n = (long)f->g.nr;
 
 	if (!a->match_on) {
 		app_msg(a, ROLE_STATUS_ALERT, "no search: use / or # first");
@@ -355,8 +422,8 @@ static void next_match(struct flame *f, struct tui_app *a, int dir)
 	for (long step = 1; step <= n; step++) {
 		long k = ((i + dir * step) % n + n) % n;
 
-		if (app_matches(a, profile__node(a->disp, f->r[k].node)->frame)) {
-			select_node(f, a->disp, f->r[k].node);
+		if (app_matches(a, profile__node(a->disp, f->g.r[k].node)->frame)) {
+			select_node(f, a->disp, f->g.r[k].node);
 			return;
 		}
 	}
@@ -457,6 +524,16 @@ static bool flame_action(struct view *v, struct tui_app *a, int action)
 	case F_HOME:
 		select_node(f, p, f->zoom_node);
 		break;
+	case F_SIDE:
+		if (!profile__two_column(p)) {
+			app_msg(a, ROLE_STATUS_ALERT, "side by side compares two profiles: set a "
+				"baseline with b first");
+			break;
+		}
+		a->side_by_side = !a->side_by_side;
+		app_msg(a, ROLE_STATUS, a->side_by_side ? "side by side: before | after"
+							: "one graph of the change");
+		break;
 	}
 	return true;
 }
@@ -478,11 +555,14 @@ static void flame_mouse(struct view *v, struct tui_app *a, const struct tui_inpu
 		rel = f->rows - 1 - rel;
 	uint32_t depth = (uint32_t)(rel + f->scroll);
 
-	for (size_t i = 0; i < f->nr; i++)
-		if (f->r[i].depth == depth && in->x >= f->r[i].x && in->x < f->r[i].x + f->r[i].w) {
-			select_node(f, a->disp, f->r[i].node);
-			if (in->bstate & BUTTON1_DOUBLE_CLICKED && f->r[i].node != f->zoom_node)
-				zoom_to(f, a, f->r[i].node);
+	const struct layout *g = f->side && in->x < f->g.x0 ? &f->before : &f->g;
+	int x = in->x - g->x0;
+
+	for (size_t i = 0; i < g->nr; i++)
+		if (g->r[i].depth == depth && x >= g->r[i].x && x < g->r[i].x + g->r[i].w) {
+			select_node(f, a->disp, g->r[i].node);
+			if (in->bstate & BUTTON1_DOUBLE_CLICKED && g->r[i].node != f->zoom_node)
+				zoom_to(f, a, g->r[i].node);
 			return;
 		}
 }
@@ -544,7 +624,8 @@ static void flame_free(struct view *v)
 
 	if (f) {
 		free(f->sel.v);
-		free(f->r);
+		free(f->g.r);
+		free(f->before.r);
 		free(f->kids);
 		free(f->wk);
 	}

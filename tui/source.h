@@ -38,6 +38,8 @@ struct tui_stats {
 	const char *trigger;	/* --trigger: its condition and moments, e.g. "trigger cpu>80: 2x,
 				 * last 12:31:05 cpu=93.4 > 80"; NULL without one */
 	unsigned triggered;	/* how many moments it marked */
+	const double *marks;	/* those moments, wall-clock UNIX times (the heatmap marks them) */
+	size_t nmarks;
 	const char *hint;	/* one hint about what is being recorded, NULL when none */
 };
 

@@ -18,6 +18,8 @@ struct tui_opts {
 	bool regroup;	       /* start with the roots regrouped as group says (`H` cycles) */
 	int group;	       /* enum group_by: thread, process, command, none */
 	const char *first_view; /* name of the view shown first ("Threads"); NULL = Flame */
+	bool range;	       /* start showing [range_from, range_to) seconds of the history */
+	double range_from, range_to;
 	/* No-display mode: no terminal is touched. */
 	bool dump;	       /* run keys, print the final screen to dump_out */
 	int dump_cols, dump_rows;

@@ -51,7 +51,7 @@ grep -q 'range 0-2 (0.00-2.00 s' "$TMP/one.svg" && grep -q phase_one "$TMP/one.s
 	! grep -q phase_two "$TMP/one.svg" && pass history_svg_range ||
 	fail history_svg_range "$(head -1 "$TMP/err")"
 "$G" view --dump --size 150x30 --range 4.5-6.5 --keys '2' "$X" >"$TMP/view.txt" 2>"$TMP/err"
-grep -q 'range 4.5-6.5' "$TMP/view.txt" && grep -q phase_two "$TMP/view.txt" &&
+grep -q 'range 4.50-6.50 s' "$TMP/view.txt" && grep -q phase_two "$TMP/view.txt" &&
 	! grep -q phase_one "$TMP/view.txt" && pass history_view_range ||
 	fail history_view_range "$(head -3 "$TMP/view.txt"; head -1 "$TMP/err")"
 

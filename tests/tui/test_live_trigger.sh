@@ -1,5 +1,5 @@
 #!/bin/sh
-# The live view marks --trigger moments on the status line: burst (4 s asleep, then 3 s in
+# The live view marks --trigger moments on the status line and the heatmap: burst (4 s asleep, then 3 s in
 # burst_hot on two threads) run as the view's command, its own CPU % as the condition. Waiting
 # while it sleeps, one mark at the burst, and its function on the screen. Needs root and BPF.
 . "$(dirname "$0")/../lib.sh"
@@ -19,6 +19,30 @@ else
 	fail live_trigger_marks_burst "$(sed -n 2p "$TMP/screen")"
 fi
 wait_for burst_hot 50 && pass live_trigger_shows_burst_function || fail live_trigger_shows_burst_function "$(head -8 "$TMP/screen")"
+# The heatmap (6) marks the moment under its second, and a range picked from 6 s back to the
+# newest second shows the burst in the flame view; `a` shows all time again.
+tm send-keys -t lt 6
+if wait_for "trigger fired" 30 && grep -q '▲' "$TMP/screen" && grep -q '[▓█]' "$TMP/screen"; then
+	pass live_heatmap_marks_trigger
+else
+	fail live_heatmap_marks_trigger "$(cat "$TMP/screen")"
+fi
+tm send-keys -t lt h h h h h h Enter End Enter
+if wait_for "the views show this range" 30 && grep -q "range [0-9.]*-[0-9.]* s (" "$TMP/screen" &&
+	wait_for burst_hot 30; then
+	pass live_heatmap_range_shows_burst
+else
+	fail live_heatmap_range_shows_burst "$(head -8 "$TMP/screen")"
+fi
+tm send-keys -t lt a
+wait_for "all time shown" 30 && pass live_all_time || fail live_all_time "$(sed -n 2p "$TMP/screen")"
+# What is shown now as the baseline of what comes next, side by side in the flame view.
+tm send-keys -t lt b Enter 1 '|'
+if wait_for "vs baseline the live data at the time" 30 && wait_for "before (baseline)" 30; then
+	pass live_baseline_side_by_side
+else
+	fail live_baseline_side_by_side "$(head -4 "$TMP/screen")"
+fi
 tm send-keys -t lt q
 wait_file "$TMP/rc" 50
 [ "$(cat "$TMP/rc" 2>/dev/null)" = 0 ] && pass live_trigger_q_exits_0 || fail live_trigger_q_exits_0 "rc=$(cat "$TMP/rc" 2>/dev/null)"
