@@ -25,7 +25,7 @@ const volatile bool follow_children = false;  /* new processes of target pids be
 /* Off-CPU states remembered at switch-out, closed at wakeup. */
 enum { OFF_NONE, OFF_SLEEP, OFF_BLOCK, OFF_IOWAIT };
 
-#define PENDING 8		   /* histogram rows a task fills between flushes */
+#define PENDING 16		   /* histogram rows a task fills between flushes */
 #define FLUSH_NS 100000000ull	   /* a task's delays reach the maps within 100 ms */
 #define PENDING_FULL 0xfff0	   /* a pending count this high is flushed before it overflows */
 
@@ -35,25 +35,26 @@ struct pending {
 	__u16 n[GT_SLI_HSUB];
 };
 
-/* Per-task timing state and delays not yet in the maps; freed with the task. */
+/* Per-task timing state and delays not yet in the maps; freed with the task. What every
+ * context switch touches comes first. */
 struct tstate {
-	__u64 ns[GT_SLI_MAX];	   /* pending totals */
-	__u32 count[GT_SLI_MAX];
-	struct pending pend[PENDING];
-	__u32 npend;
-	__u32 full;	   /* a pending count reached PENDING_FULL */
-	__u64 flush_ts;	   /* the last flush, in sched_now's clock */
 	__u64 off_ts;	   /* switched out asleep */
 	__u64 rundelay;	   /* sched_info.run_delay at the last switch-out */
 	__u64 swapin;	   /* delays->swapin_delay at the last switch-out */
 	__u64 sys_ts;	   /* entry of the system call it left the CPU in (see sys_slot) */
 	__u64 sys_jiffies;
+	__u64 flush_ts;	   /* the last flush, in sched_now's clock */
+	__u32 off_kind;	   /* OFF_* of off_ts */
+	__u32 seen;	   /* rundelay and swapin hold a baseline */
+	__u32 npend;
+	__u32 full;	   /* a pending count reached PENDING_FULL */
+	__u64 ns[GT_SLI_MAX];	   /* pending totals */
+	__u32 count[GT_SLI_MAX];
+	struct pending pend[PENDING];
 	__u64 reclaim_ts;  /* direct or memcg reclaim entry */
 	__u64 compact_ts;  /* compaction entry */
 	__u64 fault_ts;	   /* page fault entry (swapin_faults) */
 	__u64 fault_addr;
-	__u32 off_kind;	   /* OFF_* of off_ts */
-	__u32 seen;	   /* rundelay and swapin hold a baseline */
 };
 
 struct {

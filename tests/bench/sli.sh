@@ -13,8 +13,8 @@ T=$BENCH_TMP
 LOOPS=${BENCH_SLI_LOOPS:-100000}
 RUNS=${BENCH_SLI_RUNS:-5}
 cpu=$(($(nproc) - 1))
-hz=$(getconf CLK_TCK)
-cpu_of() { awk -v hz="$hz" '{ sub(/.*\) /, ""); print ($12 + $13) / hz }' "/proc/$1/stat"; }
+# cpu_of PID: the CPU seconds of the threads of PID so far, to the ns (/proc/PID/stat counts ticks).
+cpu_of() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.9f\n", s / 1e9 }'; }
 # pipe: "OPS_PER_S CPU_NS_PER_MESSAGE" of one run (the CPU time of perf and its workers, to the
 # nanosecond, from tests/tools/cputime).
 pipe() {
