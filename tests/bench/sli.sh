@@ -65,6 +65,13 @@ stats() {
 		select((.name // "" | startswith("gt_sli_")) and (.id as $i | $old | index([$i]) | not)) |
 		"\(.name) \(.run_cnt // 0) \(.run_time_ns // 0)"'
 }
+# others: how many tracing programs run that are not this bench's (another galatop, bpftrace...):
+# each taxes the context switches or system calls of both sides, so the costs read lower.
+others() {
+	command -v bpftool >/dev/null 2>&1 && command -v jq >/dev/null 2>&1 || { echo "?"; return; }
+	bpftool -j prog show 2>/dev/null | jq '[.[] | select(.type | test("tracing|tracepoint|perf_event|kprobe"))] | length'
+}
+others0=$(others)
 exec 3>"$T/sli-own.txt"
 : >"$T/sli-runs.txt"
 for k in $(seq "$RUNS"); do
@@ -97,6 +104,7 @@ awk -v a="$a" -v w="$w" -v ns="$ns" -v oc="$oc" -v ca="$ca" -v cw="$cw" -v cn="$
 	printf "target: loss <= 5%%; runs with the probes off spread by %s%% (msgs/s) and %s%% (CPU ns/msg) here\n", so, sc
 	printf "galatop record --type sli own CPU during the runs: %s%% of one core\n", own
 }'
+echo "other tracing programs attached: $others0 before the runs, $(others) after (0 for clean figures); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 stats_was=$(cat /proc/sys/kernel/bpf_stats_enabled 2>/dev/null)
 if command -v bpftool >/dev/null 2>&1 && command -v jq >/dev/null 2>&1 && [ -n "$stats_was" ] &&
 	echo 1 >/proc/sys/kernel/bpf_stats_enabled 2>/dev/null; then
