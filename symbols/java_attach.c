@@ -23,6 +23,9 @@
 
 #include "java_attach.h"
 #include "jitmap.h"
+#include "model/hash.h"
+#include "util/clock.h"
+#include "util/file.h"
 
 #ifndef GALATOP_PREFIX
 #define GALATOP_PREFIX "/usr/local"
@@ -160,14 +163,6 @@ static int proc_ids(int pid, uid_t *uid, gid_t *gid)
 	return got == 3 ? 0 : -EINVAL;
 }
 
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
-}
-
 static void sleep_ms(int ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
@@ -175,22 +170,20 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
-/* FNV-1a of the agent file: a JVM already holding a library of the same path gets that one
- * again from dlopen, so each build of the agent is copied under a name of its own. */
+/* The hash of the agent file (at most 64 MiB): a JVM already holding a library of the same
+ * path gets that one again from dlopen, so each build of the agent is copied under a name of
+ * its own. 0 or -errno. */
 static int file_hash(const char *path, unsigned long long *h)
 {
-	unsigned char buf[65536];
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *buf;
+	size_t len;
+	int err = file_read(path, 64u << 20, 0, &buf, &len);
 
-	if (fd < 0)
-		return -errno;
-	*h = 0xcbf29ce484222325ULL;
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		for (ssize_t i = 0; i < n; i++)
-			*h = (*h ^ buf[i]) * 0x100000001b3ULL;
-	close(fd);
-	return n < 0 ? -EIO : 0;
+	if (err)
+		return err;
+	*h = hash_bytes(buf, len);
+	free(buf);
+	return 0;
 }
 
 /* Copies src to dst (created exclusively, 0644, owned by root: the JVM only reads it). */
@@ -294,7 +287,7 @@ int java_attach(int pid, const char *agent, int timeout_ms, char *err, size_t er
 	struct stat st;
 	uid_t uid = 0;
 	gid_t gid = 0;
-	long deadline = now_ms() + timeout_ms;
+	int64_t deadline = clock_mono_ms() + timeout_ms;
 
 	if (proc_ids(pid, &uid, &gid)) {
 		snprintf(err, errlen, "java pid %d: gone", pid);
@@ -321,7 +314,7 @@ int java_attach(int pid, const char *agent, int timeout_ms, char *err, size_t er
 			return -1;
 		}
 		kill(pid, SIGQUIT);
-		while ((stat(sock, &st) || !S_ISSOCK(st.st_mode)) && now_ms() < deadline)
+		while ((stat(sock, &st) || !S_ISSOCK(st.st_mode)) && clock_mono_ms() < deadline)
 			sleep_ms(20);
 		unlink(trig);
 		if (stat(sock, &st) || !S_ISSOCK(st.st_mode)) {
@@ -333,7 +326,8 @@ int java_attach(int pid, const char *agent, int timeout_ms, char *err, size_t er
 	}
 	r = file_hash(agent, &hash);
 	if (r) {
-		snprintf(err, errlen, "java pid %d: cannot read the agent %s: %s", pid, agent, strerror(-r));
+		snprintf(err, errlen, "java pid %d: cannot read the agent %s: %s", pid, agent,
+			 file_strerror(r, 64u << 20));
 		return -1;
 	}
 	snprintf(inside, sizeof(inside), "/tmp/galatop-jvmti-%d-%016llx.so", pid, hash);
@@ -346,8 +340,8 @@ int java_attach(int pid, const char *agent, int timeout_ms, char *err, size_t er
 	if (ncopies < MAX_COPIES)
 		snprintf(copies[ncopies++], PATH_MAX, "%s", copy);
 	snprintf(map, sizeof(map), "/tmp/perf-%d.map", nspid);
-	r = now_ms() < deadline ? send_load(sock, uid, gid, inside, map, reply, sizeof(reply),
-					    (int)(deadline - now_ms()))
+	r = clock_mono_ms() < deadline ? send_load(sock, uid, gid, inside, map, reply, sizeof(reply),
+					    (int)(deadline - clock_mono_ms()))
 				: -ETIMEDOUT;
 	if (r) {
 		snprintf(err, errlen, "java pid %d: attach failed: %s", pid, strerror(-r));
