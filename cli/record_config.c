@@ -592,45 +592,43 @@ static int parse_proc_names(struct cfg *c, json_t *v, const char *path, const st
 	return 0;
 }
 
-static int ignore_custom_labels(struct cfg *c, json_t *v, const char *path, const struct key *k)
+/* At most CONFIG_LABELS_MAX strings in v: an object's values or an array's items (type). */
+static int ignore_labels(struct cfg *c, json_t *v, const char *path, json_type type)
 {
 	char sub[PATH_LEN];
 	const char *name, *s;
+	size_t i;
 	json_t *e;
-	int ret = expect(c, v, JSON_OBJECT, path);
+	int ret = expect(c, v, type, path);
 
 	if (ret)
 		return ret;
-	if (json_object_size(v) > CONFIG_LABELS_MAX)
+	if ((type == JSON_OBJECT ? json_object_size(v) : json_array_size(v)) > CONFIG_LABELS_MAX)
 		return fail(c, path, "more than %d labels", CONFIG_LABELS_MAX);
-	json_object_foreach(v, name, e) {
-		key_path(sub, path, name);
-		ret = get_string(c, e, sub, (size_t)-1, &s);
-		if (ret)
-			return ret;
+	if (type == JSON_OBJECT) {
+		json_object_foreach(v, name, e) {
+			key_path(sub, path, name);
+			if ((ret = get_string(c, e, sub, (size_t)-1, &s)))
+				return ret;
+		}
+	} else {
+		json_array_foreach(v, i, e) {
+			index_path(sub, path, i);
+			if ((ret = get_string(c, e, sub, (size_t)-1, &s)))
+				return ret;
+		}
 	}
 	return 0;
 }
 
+static int ignore_custom_labels(struct cfg *c, json_t *v, const char *path, const struct key *k)
+{
+	return ignore_labels(c, v, path, JSON_OBJECT);
+}
+
 static int ignore_pod_labels(struct cfg *c, json_t *v, const char *path, const struct key *k)
 {
-	char sub[PATH_LEN];
-	const char *s;
-	size_t i;
-	json_t *e;
-	int ret = expect(c, v, JSON_ARRAY, path);
-
-	if (ret)
-		return ret;
-	if (json_array_size(v) > CONFIG_LABELS_MAX)
-		return fail(c, path, "more than %d labels", CONFIG_LABELS_MAX);
-	json_array_foreach(v, i, e) {
-		index_path(sub, path, i);
-		ret = get_string(c, e, sub, (size_t)-1, &s);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return ignore_labels(c, v, path, JSON_ARRAY);
 }
 
 /* params.* */
