@@ -300,13 +300,7 @@ static int write_output(const char *path, struct l7_table *t, double secs, doubl
 		err = l7_prom_write(f, t, secs);
 	else
 		err = l7_json_write(f, t, secs, 1);
-	if (err) {
-		cli_error("cannot write %s: %s", path, strerror(-err));
-		if (f != stdout)
-			fclose(f);
-		return 1;
-	}
-	return cli_close_out(f, path);
+	return cli_finish_out(f, path, err);
 }
 
 int l7_record(struct record_opts *o)

@@ -680,12 +680,20 @@ static int parse_support_ssl(struct cfg *c, json_t *v, const char *path, const s
 	return ret;
 }
 
+/* A flamegraph parameter given to the sli probe: an error naming it; 0 otherwise. */
+static int flame_only(struct cfg *c, const char *path)
+{
+	return c->sli ? fail(c, path, "a flamegraph parameter: the sli probe takes report_period")
+		      : 0;
+}
+
 static int parse_sample_period(struct cfg *c, json_t *v, const char *path, const struct key *k)
 {
-	if (c->sli)
-		return fail(c, path, "a flamegraph parameter: the sli probe takes report_period");
 	long long ms;
-	int ret = get_period(c, v, path, k, &ms);
+	int ret = flame_only(c, path);
+
+	if (!ret)
+		ret = get_period(c, v, path, k, &ms);
 
 	if (!ret && ms)
 		c->o->freq = (unsigned)((1000 + ms / 2) / ms);
@@ -694,10 +702,11 @@ static int parse_sample_period(struct cfg *c, json_t *v, const char *path, const
 
 static int parse_svg_period(struct cfg *c, json_t *v, const char *path, const struct key *k)
 {
-	if (c->sli)
-		return fail(c, path, "a flamegraph parameter: the sli probe takes report_period");
 	long long s;
-	int ret = get_period(c, v, path, k, &s);
+	int ret = flame_only(c, path);
+
+	if (!ret)
+		ret = get_period(c, v, path, k, &s);
 
 	if (!ret)
 		c->o->period = s ? (double)s : CONFIG_SVG_PERIOD_DEFAULT;
@@ -708,9 +717,9 @@ static int parse_svg_period(struct cfg *c, json_t *v, const char *path, const st
 static int get_flame_int(struct cfg *c, json_t *v, const char *path, const struct key *k,
 			 long long *x)
 {
-	if (c->sli)
-		return fail(c, path, "a flamegraph parameter: the sli probe takes report_period");
-	return get_int(c, v, path, k->min, k->max, x);
+	int ret = flame_only(c, path);
+
+	return ret ? ret : get_int(c, v, path, k->min, k->max, x);
 }
 
 static int parse_multi_instance(struct cfg *c, json_t *v, const char *path, const struct key *k)
@@ -737,16 +746,16 @@ static int parse_native_stack(struct cfg *c, json_t *v, const char *path, const 
 
 static int parse_svg_dir(struct cfg *c, json_t *v, const char *path, const struct key *k)
 {
-	if (c->sli)
-		return fail(c, path, "a flamegraph parameter: the sli probe takes report_period");
-	return copy_string(c, v, path, c->o->svg_dir, sizeof(c->o->svg_dir));
+	int ret = flame_only(c, path);
+
+	return ret ? ret : copy_string(c, v, path, c->o->svg_dir, sizeof(c->o->svg_dir));
 }
 
 static int parse_flame_dir(struct cfg *c, json_t *v, const char *path, const struct key *k)
 {
-	if (c->sli)
-		return fail(c, path, "a flamegraph parameter: the sli probe takes report_period");
-	return copy_string(c, v, path, c->o->flame_dir, sizeof(c->o->flame_dir));
+	int ret = flame_only(c, path);
+
+	return ret ? ret : copy_string(c, v, path, c->o->flame_dir, sizeof(c->o->flame_dir));
 }
 
 /* sli: every report_period seconds an interval closes (and .prom files are rewritten);
