@@ -1,7 +1,6 @@
 /* Loader of bpf/l7.bpf.c: sets the capture knobs and targets, attaches the syscall tracepoints
  * and the OpenSSL uprobes (one set per libssl file found in /proc/PID/maps), and drains the
  * ring buffer into a callback. */
-#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,6 +22,7 @@
 #include "bpf/targets.h"
 #include "util/clock.h"
 #include "util/grow.h"
+#include "util/procfs.h"
 #include "l7.skel.h"
 
 #define WARNINGS_MAX 4096
@@ -165,31 +165,30 @@ static void scan_pid(struct l7_probes *p, int pid)
 	fclose(f);
 }
 
+struct tls_scan {
+	struct l7_probes *p;
+	bool all; /* also the processes scanned before */
+};
+
+static int scan_one(void *ctx, int pid)
+{
+	struct tls_scan *s = ctx;
+
+	if (!pid_seen(s->p, pid) || s->all)
+		scan_pid(s->p, pid);
+	return 0;
+}
+
 static void scan_tls(struct l7_probes *p, bool all)
 {
-	DIR *d;
-	struct dirent *e;
+	struct tls_scan s = { p, all };
 
 	/* Only processes are targets: their libraries are the ones that matter, and reading
 	 * every new process's maps costs much on a box that starts many. */
-	if (p->ntarget_pids) {
-		for (size_t i = 0; i < p->ntarget_pids; i++)
-			if (!pid_seen(p, p->target_pids[i]) || all)
-				scan_pid(p, p->target_pids[i]);
-		return;
-	}
-	d = opendir("/proc");
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		int pid = atoi(e->d_name);
-
-		if (pid <= 0)
-			continue;
-		if (!pid_seen(p, pid) || all)
-			scan_pid(p, pid);
-	}
-	closedir(d);
+	for (size_t i = 0; i < p->ntarget_pids; i++)
+		scan_one(&s, p->target_pids[i]);
+	if (!p->ntarget_pids)
+		procfs_each_id("/proc", scan_one, &s);
 }
 
 static int on_record(void *ctx, void *data, size_t size)
