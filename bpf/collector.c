@@ -254,18 +254,8 @@ static uint32_t chain_add(struct addr_table *t, const uint32_t *f, size_t n)
 
 	if (at + n + 1 >= CHAIN_BIT)
 		return EMPTY;
-	if (at + n + 1 > t->chains_cap) {
-		size_t cap = t->chains_cap ? t->chains_cap * 2 : 256;
-		uint32_t *g;
-
-		while (cap < at + n + 1)
-			cap *= 2;
-		g = realloc(t->chains, cap * sizeof(*g));
-		if (!g)
-			return EMPTY;
-		t->chains = g;
-		t->chains_cap = cap;
-	}
+	if (ARRAY_GROW(t->chains, t->chains_cap, at + n + 1))
+		return EMPTY;
 	t->chains[at] = (uint32_t)n;
 	memcpy(t->chains + at + 1, f, n * sizeof(*f));
 	t->nchains = at + n + 1;

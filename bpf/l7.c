@@ -1,7 +1,6 @@
 /* Loader of bpf/l7.bpf.c: sets the capture knobs and targets, attaches the syscall tracepoints
  * and the OpenSSL uprobes (one set per libssl file found in /proc/PID/maps), and drains the
  * ring buffer into a callback. */
-#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,8 +18,11 @@
 #include "bpf/loadlog.h"
 #include "bpf/tracefs.h"
 #include "bpf/percpu.h"
+#include "bpf/probes.h"
 #include "bpf/targets.h"
+#include "util/clock.h"
 #include "util/grow.h"
+#include "util/procfs.h"
 #include "l7.skel.h"
 
 #define WARNINGS_MAX 4096
@@ -68,27 +70,6 @@ static void add_warning(struct l7_probes *p, const char *fmt, ...)
 	va_end(ap);
 }
 
-static double now_sec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int add_link(struct l7_probes *p, struct bpf_link *link)
-{
-	struct bpf_link **links = realloc(p->links, (p->nlinks + 1) * sizeof(*links));
-
-	if (!links) {
-		bpf_link__destroy(link);
-		return -ENOMEM;
-	}
-	p->links = links;
-	p->links[p->nlinks++] = link;
-	return 0;
-}
-
 /* Attaches the entry and return probes of the four OpenSSL calls in the library at path. */
 static int attach_tls_file(struct l7_probes *p, const char *path)
 {
@@ -110,7 +91,7 @@ static int attach_tls_file(struct l7_probes *p, const char *path)
 				err = -errno;
 				continue;
 			}
-			if (add_link(p, link))
+			if (probe_links_add(&p->links, &p->nlinks, link))
 				return -ENOMEM;
 			attached++;
 		}
@@ -184,31 +165,30 @@ static void scan_pid(struct l7_probes *p, int pid)
 	fclose(f);
 }
 
+struct tls_scan {
+	struct l7_probes *p;
+	bool all; /* also the processes scanned before */
+};
+
+static int scan_one(void *ctx, int pid)
+{
+	struct tls_scan *s = ctx;
+
+	if (!pid_seen(s->p, pid) || s->all)
+		scan_pid(s->p, pid);
+	return 0;
+}
+
 static void scan_tls(struct l7_probes *p, bool all)
 {
-	DIR *d;
-	struct dirent *e;
+	struct tls_scan s = { p, all };
 
 	/* Only processes are targets: their libraries are the ones that matter, and reading
 	 * every new process's maps costs much on a box that starts many. */
-	if (p->ntarget_pids) {
-		for (size_t i = 0; i < p->ntarget_pids; i++)
-			if (!pid_seen(p, p->target_pids[i]) || all)
-				scan_pid(p, p->target_pids[i]);
-		return;
-	}
-	d = opendir("/proc");
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		int pid = atoi(e->d_name);
-
-		if (pid <= 0)
-			continue;
-		if (!pid_seen(p, pid) || all)
-			scan_pid(p, pid);
-	}
-	closedir(d);
+	for (size_t i = 0; i < p->ntarget_pids; i++)
+		scan_one(&s, p->target_pids[i]);
+	if (!p->ntarget_pids)
+		procfs_each_id("/proc", scan_one, &s);
 }
 
 static int on_record(void *ctx, void *data, size_t size)
@@ -318,7 +298,7 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 				 strerror(-rc));
 			goto fail;
 		}
-		if (add_link(p, link)) {
+		if (probe_links_add(&p->links, &p->nlinks, link)) {
 			snprintf(err, errlen, "l7: out of memory");
 			goto fail;
 		}
@@ -338,7 +318,7 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 			snprintf(err, errlen, "l7: cannot attach %s: %s", sec + 3, strerror(-rc));
 			goto fail;
 		}
-		if (add_link(p, link)) {
+		if (probe_links_add(&p->links, &p->nlinks, link)) {
 			snprintf(err, errlen, "l7: out of memory");
 			goto fail;
 		}
@@ -356,8 +336,8 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 				    "looking again every %.0f s",
 				    RESCAN_NEW_S);
 	}
-	p->next_new = now_sec() + RESCAN_NEW_S;
-	p->next_all = now_sec() + RESCAN_ALL_S;
+	p->next_new = clock_mono_s() + RESCAN_NEW_S;
+	p->next_all = clock_mono_s() + RESCAN_ALL_S;
 	return p;
 fail:
 	l7_probes__free(p);
@@ -377,7 +357,7 @@ int l7_probes__fd(const struct l7_probes *p)
 int l7_probes__poll(struct l7_probes *p, int timeout_ms)
 {
 	if (p->tls) {
-		double now = now_sec();
+		double now = clock_mono_s();
 
 		if (now >= p->next_new) {
 			bool all = now >= p->next_all;
@@ -409,14 +389,8 @@ int l7_probes__add_pid(struct l7_probes *p, int tgid)
 	if (!p->skel->rodata->filter_pids_enabled)
 		return -EINVAL;
 	if (p->target_pids) {
-		if (p->ntarget_pids == p->target_cap) {
-			int *n = realloc(p->target_pids, (p->target_cap * 2 + 8) * sizeof(int));
-
-			if (!n)
-				return -ENOMEM;
-			p->target_pids = n;
-			p->target_cap = p->target_cap * 2 + 8;
-		}
+		if (ARRAY_GROW(p->target_pids, p->target_cap, p->ntarget_pids + 1))
+			return -ENOMEM;
 		p->target_pids[p->ntarget_pids++] = tgid;
 	}
 	return targets_add_pid(p->skel->obj, tgid);

@@ -23,6 +23,7 @@
 #include "bpf/tracefs.h"
 #include "profile.skel.h"
 #include "util/cpulist.h"
+#include "util/grow.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38
@@ -225,14 +226,11 @@ static struct gt_profile *load_what_works(struct probes *p, const struct probe_o
 
 int probe_links_add(struct bpf_link ***links, size_t *n, struct bpf_link *link)
 {
-	struct bpf_link **grown = realloc(*links, (*n + 1) * sizeof(*grown));
-
-	if (!grown) {
+	if (array_resize(links, *n + 1, sizeof(**links))) {
 		bpf_link__destroy(link);
 		return -ENOMEM;
 	}
-	*links = grown;
-	grown[(*n)++] = link;
+	(*links)[(*n)++] = link;
 	return 0;
 }
 

@@ -260,14 +260,8 @@ static void read_ring(struct sideband *sb, struct ring *r)
 		if (first >= h.size) {
 			rec = r->data + off;
 		} else {
-			if (sb->tmp_cap < h.size) {
-				unsigned char *t = realloc(sb->tmp, h.size);
-
-				if (!t)
-					break;
-				sb->tmp = t;
-				sb->tmp_cap = h.size;
-			}
+			if (ARRAY_GROW(sb->tmp, sb->tmp_cap, h.size))
+				break;
 			memcpy(sb->tmp, r->data + off, first);
 			memcpy(sb->tmp + first, r->data, h.size - first);
 			rec = sb->tmp;

@@ -25,32 +25,36 @@ const volatile bool follow_children = false;  /* new processes of target pids be
 /* Off-CPU states remembered at switch-out, closed at wakeup. */
 enum { OFF_NONE, OFF_SLEEP, OFF_BLOCK, OFF_IOWAIT };
 
-#define PENDING 8		/* distinct histogram buckets a task keeps between flushes */
-#define FLUSH_HZ 10		/* a task's pending delays reach the maps within 100 ms */
+#define PENDING 16		   /* histogram rows a task fills between flushes */
+#define FLUSH_NS 100000000ull	   /* a task's delays reach the maps within 100 ms */
+#define PENDING_FULL 0xfff0	   /* a pending count this high is flushed before it overflows */
 
+/* One histogram row (struct gt_sli_hkey) of a task's delays not yet in the maps. */
 struct pending {
-	__u16 sli, bucket;
-	__u32 n;
+	__u16 sli, row;
+	__u16 n[GT_SLI_HSUB];
 };
 
-/* Per-task timing state and delays not yet in the maps; freed with the task. */
+/* Per-task timing state and delays not yet in the maps; freed with the task. What every
+ * context switch touches comes first. */
 struct tstate {
-	__u64 ns[GT_SLI_MAX];	   /* pending totals */
-	__u32 count[GT_SLI_MAX];
-	struct pending pend[PENDING];
-	__u32 npend;
-	__u64 flush_jiffies;
 	__u64 off_ts;	   /* switched out asleep */
 	__u64 rundelay;	   /* sched_info.run_delay at the last switch-out */
 	__u64 swapin;	   /* delays->swapin_delay at the last switch-out */
 	__u64 sys_ts;	   /* entry of the system call it left the CPU in (see sys_slot) */
 	__u64 sys_jiffies;
+	__u64 flush_ts;	   /* the last flush, in sched_now's clock */
+	__u32 off_kind;	   /* OFF_* of off_ts */
+	__u32 seen;	   /* rundelay and swapin hold a baseline */
+	__u32 npend;
+	__u32 full;	   /* a pending count reached PENDING_FULL */
+	__u64 ns[GT_SLI_MAX];	   /* pending totals */
+	__u32 count[GT_SLI_MAX];
+	struct pending pend[PENDING];
 	__u64 reclaim_ts;  /* direct or memcg reclaim entry */
 	__u64 compact_ts;  /* compaction entry */
 	__u64 fault_ts;	   /* page fault entry (swapin_faults) */
 	__u64 fault_addr;
-	__u32 off_kind;	   /* OFF_* of off_ts */
-	__u32 seen;	   /* rundelay and swapin hold a baseline */
 };
 
 struct {
@@ -61,7 +65,7 @@ struct {
 } gt_sli_state SEC(".maps");
 
 /* Preallocated: an update in the scheduler's hot path must not depend on an allocation that
- * can fail there (about 3.5 MB and 4.5 MB). */
+ * can fail there (about 3.5 MB and 5 MB). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
@@ -71,10 +75,13 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
+	__uint(max_entries, 16384);
 	__type(key, struct gt_sli_hkey);
-	__type(value, __u64);
+	__type(value, struct gt_sli_hrow);
 } gt_sli_hist SEC(".maps");
+
+/* A new histogram row starts from this. */
+const struct gt_sli_hrow zero_row = {};
 
 /* Block requests in flight: who issued them and since when. */
 struct bio_start {
@@ -155,13 +162,11 @@ static __always_inline struct gt_sli_counters *counters(void)
 	return bpf_map_lookup_elem(&gt_sli_counters, &zero);
 }
 
-/* model/hist.h's hist_index (5 sub-bucket bits) without __builtin_clzll, which BPF lacks. */
-static __always_inline __u32 bucket_of(__u64 v)
+/* floor(log2 v) for v >= 1, without __builtin_clzll, which BPF lacks. */
+static __always_inline __u32 log2_of(__u64 v)
 {
 	__u32 e = 0;
 
-	if (v < 32)
-		return (__u32)v;
 	if (v >> 32) { v >>= 32; e += 32; }
 	if (v >> 16) { v >>= 16; e += 16; }
 	if (v >> 8) { v >>= 8; e += 8; }
@@ -171,13 +176,19 @@ static __always_inline __u32 bucket_of(__u64 v)
 	return e;
 }
 
-static __always_inline __u32 hist_bucket(__u64 v)
+/* model/hist.h's hist_index(v) as its row (hist_index / GT_SLI_HSUB, returned) and its place
+ * in the row (*sub). */
+static __always_inline __u32 hist_row(__u64 v, __u32 *sub)
 {
-	__u32 e = bucket_of(v);
+	__u32 e;
 
-	if (v < 32)
-		return (__u32)v;
-	return (e - 5 + 1) * 32 + (__u32)(v >> (e - 5)) - 32;
+	if (v < GT_SLI_HSUB) {
+		*sub = (__u32)v;
+		return 0;
+	}
+	e = log2_of(v);
+	*sub = (__u32)(v >> (e - 5)) & (GT_SLI_HSUB - 1);
+	return e - 4;
 }
 
 /* The v2 cgroup id of t, by direct BTF loads: tp_btf programs may, and they cost a fraction of
@@ -202,22 +213,21 @@ static __always_inline struct gt_sli_thread *thread_of(__u32 tid, __u32 tgid, co
 	return th;
 }
 
-/* Adds n delays to bucket of process tgid's histogram of sli. */
-static __always_inline void hist_add(__u32 tgid, __u32 sli, __u32 bucket, __u64 n,
-				     struct gt_sli_counters *c)
+/* Row row of process tgid's histogram of sli, created when new; NULL (counted) when the map is
+ * full. */
+static __always_inline struct gt_sli_hrow *hist_row_of(__u32 tgid, __u32 sli, __u32 row,
+						       struct gt_sli_counters *c)
 {
-	struct gt_sli_hkey hk = { .tgid = tgid, .sli = (__u16)sli, .bucket = (__u16)bucket };
-	__u64 *v = bpf_map_lookup_elem(&gt_sli_hist, &hk);
+	struct gt_sli_hkey hk = { .tgid = tgid, .sli = (__u16)sli, .row = (__u16)row };
+	struct gt_sli_hrow *v = bpf_map_lookup_elem(&gt_sli_hist, &hk);
 
-	if (v) {
-		__sync_fetch_and_add(v, n);
-	} else if (bpf_map_update_elem(&gt_sli_hist, &hk, &n, BPF_NOEXIST)) {
+	if (!v) {
+		bpf_map_update_elem(&gt_sli_hist, &hk, &zero_row, BPF_NOEXIST);
 		v = bpf_map_lookup_elem(&gt_sli_hist, &hk);
-		if (v)
-			__sync_fetch_and_add(v, n);
-		else if (c)
+		if (!v && c)
 			c->drops++;
 	}
+	return v;
 }
 
 /* Adds one delay of ns straight to the maps (block requests, completed away from the task). */
@@ -226,6 +236,8 @@ static __always_inline void charge(__u32 tid, __u32 tgid, __u64 cgroup_id, const
 {
 	struct gt_sli_counters *c = counters();
 	struct gt_sli_thread *th;
+	struct gt_sli_hrow *v;
+	__u32 row, sub;
 
 	if (sli >= GT_SLI_MAX)
 		return;
@@ -238,22 +250,25 @@ static __always_inline void charge(__u32 tid, __u32 tgid, __u64 cgroup_id, const
 	th->cgroup_id = cgroup_id;
 	__sync_fetch_and_add(&th->ns[sli], ns);
 	__sync_fetch_and_add(&th->count[sli], 1);
-	hist_add(tgid, sli, hist_bucket(ns), 1, c);
+	row = hist_row(ns, &sub);
+	v = hist_row_of(tgid, sli, row, c);
+	if (v)
+		__sync_fetch_and_add(&v->n[sub & (GT_SLI_HSUB - 1)], 1);
 	if (c)
 		c->events++;
 }
 
-/* Moves task t's pending delays into the maps. */
-static __always_inline void flush(struct task_struct *t, struct tstate *s)
+/* Moves task t's pending delays into the maps; now (sched_now) times the next flush. */
+static __always_inline void flush(struct task_struct *t, struct tstate *s, __u64 now)
 {
 	struct gt_sli_counters *c = counters();
 	__u32 tgid = t->tgid, events = 0;
 	struct gt_sli_thread *th;
 
-	s->flush_jiffies = bpf_jiffies64();
+	s->flush_ts = now;
 	th = thread_of(t->pid, tgid, t->comm);
 	if (!th) {
-		/* Kept for the next flush; only what overflows the pending buckets is lost. */
+		/* Kept for the next flush; the delays that find no room are lost then. */
 		if (c)
 			c->drops++;
 		return;
@@ -267,55 +282,63 @@ static __always_inline void flush(struct task_struct *t, struct tstate *s)
 		events += s->count[i];
 	}
 	for (int i = 0; i < PENDING; i++) {
+		struct pending *p = &s->pend[i];
+		struct gt_sli_hrow *v;
+
 		if (i >= s->npend)
 			break;
-		hist_add(tgid, s->pend[i].sli, s->pend[i].bucket, s->pend[i].n, c);
+		v = hist_row_of(tgid, p->sli, p->row, c);
+		for (int j = 0; j < GT_SLI_HSUB; j++) {
+			if (!p->n[j])
+				continue;
+			if (v)
+				__sync_fetch_and_add(&v->n[j], p->n[j]);
+			p->n[j] = 0;
+		}
 	}
 	__builtin_memset(s->ns, 0, sizeof(s->ns));
 	__builtin_memset(s->count, 0, sizeof(s->count));
 	s->npend = 0;
+	s->full = 0;
 	if (c)
 		c->events += events;
 }
 
-/* Adds one delay of ns to task t's pending delays: the maps are updated at most every
- * 1/FLUSH_HZ s per task (and at its exit), not at every event, which the scheduler's hot path
- * could not afford. The jiffies time it: the callers' clocks differ (rq_clock, ktime). */
-static __always_inline void charge_task(struct task_struct *t, struct tstate *s, __u32 sli,
-					__u64 ns)
+/* Adds one delay of ns to a task's pending delays (s): a total and a count in a histogram row.
+ * Every program that charges a task ends with settle(), which keeps room in s->pend for the two
+ * charges one program run makes at most per task. */
+static __always_inline void charge_task(struct tstate *s, __u32 sli, __u64 ns)
 {
-	__u32 bucket = hist_bucket(ns), i;
+	__u32 sub, row = hist_row(ns, &sub), i;
+	struct pending *p;
 
 	if (sli >= GT_SLI_MAX)
 		return;
 	s->ns[sli] += ns;
 	s->count[sli]++;
 	for (i = 0; i < PENDING; i++) {
-		if (i >= s->npend)
+		if (i >= s->npend || (s->pend[i].sli == sli && s->pend[i].row == row))
 			break;
-		if (s->pend[i].sli == sli && s->pend[i].bucket == bucket) {
-			s->pend[i].n++;
-			break;
-		}
 	}
-	if (i >= s->npend) {
-		if (s->npend >= PENDING)
-			flush(t, s); /* room for this one; totals go along */
-		i = s->npend;
-		if (i >= PENDING) {
-			struct gt_sli_counters *c = counters();
+	if (i >= PENDING)
+		return; /* settle() leaves room: not reached */
+	p = &s->pend[i];
+	if (i >= s->npend) { /* a new row: its counts were zeroed by the last flush */
+		p->sli = (__u16)sli;
+		p->row = (__u16)row;
+		s->npend = i + 1;
+	}
+	if (++p->n[sub & (GT_SLI_HSUB - 1)] >= PENDING_FULL)
+		s->full = 1;
+}
 
-			if (c)
-				c->drops++; /* the maps refused the flush: this bucket is lost */
-		} else {
-			s->pend[i].sli = (__u16)sli;
-			s->pend[i].bucket = (__u16)bucket;
-			s->pend[i].n = 1;
-			s->npend = i + 1;
-		}
-	}
-	if ((bpf_jiffies64() - s->flush_jiffies) * FLUSH_HZ >= (CONFIG_HZ ?: 100))
-		flush(t, s);
+/* Ends a program's charges to task t: its pending delays reach the maps at most every FLUSH_NS
+ * (and at its exit), not at every event, which the scheduler's hot path could not afford, or
+ * sooner when the next run's charges might not fit. now: sched_now(t). */
+static __always_inline void settle(struct task_struct *t, struct tstate *s, __u64 now)
+{
+	if (s->npend > PENDING - 2 || s->full || now - s->flush_ts >= FLUSH_NS)
+		flush(t, s, now);
 }
 
 static __always_inline struct tstate *state_of(struct task_struct *t)
@@ -364,9 +387,9 @@ int BPF_PROG(gt_sli_switch, bool preempt, struct task_struct *prev, struct task_
 			}
 			if (s->seen) {
 				if (rd > s->rundelay)
-					charge_task(prev, s, GT_SLI_CPU_RUNDELAY, rd - s->rundelay);
+					charge_task(s, GT_SLI_CPU_RUNDELAY, rd - s->rundelay);
 				if (sw > s->swapin)
-					charge_task(prev, s, GT_SLI_MEM_SWAPIN, sw - s->swapin);
+					charge_task(s, GT_SLI_MEM_SWAPIN, sw - s->swapin);
 			}
 			s->rundelay = rd;
 			s->swapin = sw;
@@ -383,6 +406,7 @@ int BPF_PROG(gt_sli_switch, bool preempt, struct task_struct *prev, struct task_
 			} else {
 				s->off_ts = 0; /* idle kernel threads, stopped, traced, dead */
 			}
+			settle(prev, s, now);
 		}
 	}
 
@@ -406,10 +430,11 @@ int BPF_PROG(gt_sli_switch, bool preempt, struct task_struct *prev, struct task_
 				s->sys_ts = 0;
 			}
 			if (s->off_ts && now - s->off_ts > wait)
-				charge_task(next, s, off_sli(s->off_kind), now - s->off_ts - wait);
+				charge_task(s, off_sli(s->off_kind), now - s->off_ts - wait);
 			if (s->seen)
-				charge_task(next, s, GT_SLI_CPU_WAIT, wait);
+				charge_task(s, GT_SLI_CPU_WAIT, wait);
 			s->off_ts = 0;
+			settle(next, s, now);
 		}
 	}
 	return 0;
@@ -453,12 +478,20 @@ int BPF_PROG(gt_sli_sys_exit, struct pt_regs *regs, long ret)
 	if (!sli_passes(t))
 		return 0;
 	s = state_of(t);
-	if (s)
-		charge_task(t, s, GT_SLI_CPU_LONGSYS, d);
+	if (s) {
+		charge_task(s, GT_SLI_CPU_LONGSYS, d);
+		settle(t, s, sched_now(t));
+	}
 	return 0;
 }
 
-/* Begin/end pairs on the current task (reclaim, compaction). */
+/* Begin/end tracepoint pairs timing the current task (reclaim, compaction): which is the SLI
+ * they charge, and picks where the begin waits for its end. */
+static __always_inline __u64 *span_ts(struct tstate *s, int which)
+{
+	return which == GT_SLI_MEM_RECLAIM ? &s->reclaim_ts : &s->compact_ts;
+}
+
 static __always_inline void span_begin(int which)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
@@ -467,12 +500,8 @@ static __always_inline void span_begin(int which)
 	if (!task_passes(t))
 		return;
 	s = state_of(t);
-	if (!s)
-		return;
-	if (which == GT_SLI_MEM_RECLAIM)
-		s->reclaim_ts = bpf_ktime_get_ns();
-	else
-		s->compact_ts = bpf_ktime_get_ns();
+	if (s)
+		*span_ts(s, which) = bpf_ktime_get_ns();
 }
 
 static __always_inline void span_end(int which)
@@ -483,56 +512,20 @@ static __always_inline void span_end(int which)
 
 	if (!s)
 		return;
-	ts = which == GT_SLI_MEM_RECLAIM ? &s->reclaim_ts : &s->compact_ts;
+	ts = span_ts(s, which);
 	if (*ts) {
-		__u64 now = bpf_ktime_get_ns();
-
-		charge_task(t, s, which, now - *ts);
+		charge_task(s, which, bpf_ktime_get_ns() - *ts);
+		settle(t, s, sched_now(t));
 	}
 	*ts = 0;
 }
 
-SEC("tp_btf/mm_vmscan_direct_reclaim_begin")
-int gt_sli_dreclaim_begin(__u64 *ctx)
-{
-	span_begin(GT_SLI_MEM_RECLAIM);
-	return 0;
-}
+/* The programs of one begin/end pair: tracepoints TP_begin and TP_end, charging sli. */
+#define SPAN_PROGS(name, tp, sli)                                                                  	SEC("tp_btf/" tp "_begin")                                                                 	int gt_sli_##name##_begin(__u64 *ctx)                                                      	{                                                                                          		span_begin(sli);                                                                   		return 0;                                                                          	}                                                                                          	SEC("tp_btf/" tp "_end")                                                                   	int gt_sli_##name##_end(__u64 *ctx)                                                        	{                                                                                          		span_end(sli);                                                                     		return 0;                                                                          	}
 
-SEC("tp_btf/mm_vmscan_direct_reclaim_end")
-int gt_sli_dreclaim_end(__u64 *ctx)
-{
-	span_end(GT_SLI_MEM_RECLAIM);
-	return 0;
-}
-
-SEC("tp_btf/mm_vmscan_memcg_reclaim_begin")
-int gt_sli_mreclaim_begin(__u64 *ctx)
-{
-	span_begin(GT_SLI_MEM_RECLAIM);
-	return 0;
-}
-
-SEC("tp_btf/mm_vmscan_memcg_reclaim_end")
-int gt_sli_mreclaim_end(__u64 *ctx)
-{
-	span_end(GT_SLI_MEM_RECLAIM);
-	return 0;
-}
-
-SEC("tp_btf/mm_compaction_begin")
-int gt_sli_compact_begin(__u64 *ctx)
-{
-	span_begin(GT_SLI_MEM_COMPACT);
-	return 0;
-}
-
-SEC("tp_btf/mm_compaction_end")
-int gt_sli_compact_end(__u64 *ctx)
-{
-	span_end(GT_SLI_MEM_COMPACT);
-	return 0;
-}
+SPAN_PROGS(dreclaim, "mm_vmscan_direct_reclaim", GT_SLI_MEM_RECLAIM)
+SPAN_PROGS(mreclaim, "mm_vmscan_memcg_reclaim", GT_SLI_MEM_RECLAIM)
+SPAN_PROGS(compact, "mm_compaction", GT_SLI_MEM_COMPACT)
 
 /* Swap-in without delay accounting: a page fault's entry starts the clock; the fault's end,
  * when it was major (the perf event PERF_COUNT_SW_PAGE_FAULTS_MAJ, counted as the fault
@@ -603,7 +596,8 @@ int gt_sli_majfault(struct bpf_perf_event_data *ctx)
 	if (bpf_find_vma(t, addr, swap_backed, &swap, 0) || !swap) {
 		return 0;
 	}
-	charge_task(t, s, GT_SLI_MEM_SWAPIN, bpf_ktime_get_ns() - ts);
+	charge_task(s, GT_SLI_MEM_SWAPIN, bpf_ktime_get_ns() - ts);
+	settle(t, s, sched_now(t));
 	return 0;
 }
 
@@ -669,7 +663,7 @@ int BPF_PROG(gt_sli_exit, struct task_struct *p)
 	struct gt_sli_thread *th;
 
 	if (s)
-		flush(p, s);
+		flush(p, s, 0);
 	th = bpf_map_lookup_elem(&gt_sli_threads, &tid);
 	if (th)
 		th->dead = 1;

@@ -36,7 +36,7 @@ struct sli_probes {
 	bool swapin_faults;  /* ... or from major faults on swap-backed memory */
 	bool swapin_forced;  /* the faults by SWAPIN_ENV */
 	struct hmap *threads; /* tid -> struct gt_sli_thread, as last read */
-	struct hmap *buckets; /* struct gt_sli_hkey -> count as last read (in the pointer) */
+	struct hmap *rows;    /* struct gt_sli_hkey -> struct gt_sli_hrow, as last read */
 	char warnings[1024];
 };
 
@@ -201,7 +201,7 @@ struct sli_probes *sli_probes__open(const struct probe_opts *o, unsigned want,
 		o = &none;
 	}
 	p = calloc(1, sizeof(*p));
-	if (!p || !(p->threads = hmap__new()) || !(p->buckets = hmap__new())) {
+	if (!p || !(p->threads = hmap__new()) || !(p->rows = hmap__new())) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
@@ -408,18 +408,26 @@ static bool tgid_gone(struct read_ctx *c, uint32_t tgid)
 	return v == 1;
 }
 
-static void on_bucket(void *arg, const void *key, const void *val)
+static void on_row(void *arg, const void *key, const void *val)
 {
 	struct read_ctx *c = arg;
 	const struct gt_sli_hkey *k = key;
-	uint64_t now = *(const uint64_t *)val;
-	uint64_t prev = (uintptr_t)hmap__get(c->p->buckets, k, sizeof(*k));
+	const struct gt_sli_hrow *now = val;
+	struct gt_sli_hrow *prev = hmap__get(c->p->rows, k, sizeof(*k));
 
-	if (now > prev) {
-		if (c->ops->bucket)
-			c->ops->bucket(c->ctx, k->tgid, k->sli, k->bucket, now - prev);
-		if (!hmap__put(c->p->buckets, k, sizeof(*k), (void *)(uintptr_t)now))
+	if (!prev) {
+		prev = calloc(1, sizeof(*prev));
+		if (!prev || !hmap__put(c->p->rows, k, sizeof(*k), prev)) {
+			free(prev);
 			c->err = -ENOMEM;
+			return;
+		}
+	}
+	for (unsigned i = 0; i < GT_SLI_HSUB; i++) {
+		if (now->n[i] > prev->n[i] && c->ops->bucket)
+			c->ops->bucket(c->ctx, k->tgid, k->sli, k->row * GT_SLI_HSUB + i,
+				       now->n[i] - prev->n[i]);
+		prev->n[i] = now->n[i];
 	}
 	if (tgid_gone(c, k->tgid)) {
 		if (c->ndrop == c->capdrop) {
@@ -451,7 +459,7 @@ int sli_probes__read(struct sli_probes *p, const struct sli_read_ops *ops, void 
 		goto out;
 	}
 	ret = each_entry(tfd, sizeof(uint32_t), sizeof(struct gt_sli_thread), on_thread, &c);
-	ret = ret ?: each_entry(hfd, sizeof(struct gt_sli_hkey), sizeof(uint64_t), on_bucket, &c);
+	ret = ret ?: each_entry(hfd, sizeof(struct gt_sli_hkey), sizeof(struct gt_sli_hrow), on_row, &c);
 	ret = ret ?: c.err;
 	/* Exited threads and gone processes were reported for the last time. */
 	for (size_t i = 0; i < c.ndead; i++) {
@@ -460,7 +468,7 @@ int sli_probes__read(struct sli_probes *p, const struct sli_read_ops *ops, void 
 	}
 	for (size_t i = 0; i < c.ndrop; i++) {
 		bpf_map_delete_elem(hfd, &c.drop[i]);
-		hmap__del(p->buckets, &c.drop[i], sizeof(c.drop[i]));
+		free(hmap__del(p->rows, &c.drop[i], sizeof(c.drop[i])));
 	}
 out:
 	hmap__free(c.live);
@@ -495,7 +503,7 @@ void sli_probes__counts(const struct sli_probes *p, uint64_t *events, uint64_t *
 	free(c);
 }
 
-static void free_thread(const void *key, size_t len, void *val, void *arg)
+static void free_val(const void *key, size_t len, void *val, void *arg)
 {
 	free(val);
 }
@@ -511,8 +519,10 @@ void sli_probes__free(struct sli_probes *p)
 	if (p->delayacct_saved >= 0)
 		write_sysctl(DELAYACCT_SYSCTL, p->delayacct_saved);
 	if (p->threads)
-		hmap__each(p->threads, free_thread, NULL);
+		hmap__each(p->threads, free_val, NULL);
+	if (p->rows)
+		hmap__each(p->rows, free_val, NULL);
 	hmap__free(p->threads);
-	hmap__free(p->buckets);
+	hmap__free(p->rows);
 	free(p);
 }

@@ -36,12 +36,20 @@ struct gt_sli_thread {
 	__u64 count[GT_SLI_MAX];
 };
 
-/* Key of the per-process histograms (value: a __u64 count): bucket is model/hist.h's
- * hist_index() of the delay in nanoseconds (32 sub-buckets per power of two). */
+/* The per-process histograms come in rows of GT_SLI_HSUB buckets: bucket b of model/hist.h's
+ * hist_index() (32 sub-buckets per power of two) is count n[b % GT_SLI_HSUB] of row
+ * b / GT_SLI_HSUB, so that the delays of one power of two (most of a task's) share one map
+ * entry. Key of a row: */
+#define GT_SLI_HSUB 32
+
 struct gt_sli_hkey {
 	__u32 tgid;
 	__u16 sli;
-	__u16 bucket;
+	__u16 row;
+};
+
+struct gt_sli_hrow {
+	__u64 n[GT_SLI_HSUB];
 };
 
 /* Per-CPU counters (one entry). */

@@ -83,6 +83,17 @@ int cli_close_out(FILE *f, const char *path)
 	return 0;
 }
 
+int cli_finish_out(FILE *f, const char *path, int err)
+{
+	if (!err)
+		return cli_close_out(f, path);
+	cli_error("cannot write %s: %s", path && strcmp(path, "-") ? path : "standard output",
+		  strerror(-err));
+	if (f != stdout)
+		fclose(f);
+	return 1;
+}
+
 void cli_close_in(FILE *f)
 {
 	if (f && f != stdin)

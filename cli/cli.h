@@ -32,6 +32,9 @@ FILE *cli_open_out(const char *path);
 /* Closes f (not stdin/stdout, which are flushed); reports a write error naming path.
  * Returns 0 or 1 (an exit code). */
 int cli_close_out(FILE *f, const char *path);
+/* cli_close_out after a writer returned err (0 or -errno into f): a failed writer is reported
+ * naming path and f closed. Returns 0 or 1 (an exit code). */
+int cli_finish_out(FILE *f, const char *path, int err);
 /* Closes an input opened by cli_open_in. */
 void cli_close_in(FILE *f);
 /* Parses a decimal number into *out within [min, max]; reports "OPTION: bad value 'ARG'" and

@@ -16,6 +16,7 @@
 #include "model/l7/track.h"
 #include "symbols/hmap.h"
 #include "symbols/ident.h"
+#include "util/clock.h"
 
 #define EXPIRE_EVERY_NS 10000000000ull /* look for idle connections every 10 s */
 #define IDLE_NS 300000000000ull	       /* a connection silent for 5 min has gone */
@@ -31,22 +32,6 @@ struct l7_engine {
 	uint64_t last_ts, next_expire;
 	struct hmap *seen; /* processes whose maps were read */
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static double wall_sec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void on_event(void *ctx, const struct l7_event *e, const uint8_t *data)
 {
@@ -167,8 +152,8 @@ struct l7_engine *l7_engine__open(struct session *s, char *err, size_t errlen)
 		l7_engine__free(en);
 		return NULL;
 	}
-	en->ts0_ns = mono_ns();
-	en->wall0 = wall_sec();
+	en->ts0_ns = clock_mono_ns();
+	en->wall0 = clock_wall_s();
 	en->next_expire = en->ts0_ns + EXPIRE_EVERY_NS;
 	return en;
 }
@@ -176,7 +161,7 @@ struct l7_engine *l7_engine__open(struct session *s, char *err, size_t errlen)
 int l7_engine__poll(struct l7_engine *e, int timeout_ms)
 {
 	int n = l7_probes__poll(e->probes, timeout_ms);
-	uint64_t now = mono_ns();
+	uint64_t now = clock_mono_ns();
 
 	if (now >= e->next_expire) {
 		l7_track__expire(e->track, now, IDLE_NS);
@@ -315,13 +300,7 @@ static int write_output(const char *path, struct l7_table *t, double secs, doubl
 		err = l7_prom_write(f, t, secs);
 	else
 		err = l7_json_write(f, t, secs, 1);
-	if (err) {
-		cli_error("cannot write %s: %s", path, strerror(-err));
-		if (f != stdout)
-			fclose(f);
-		return 1;
-	}
-	return cli_close_out(f, path);
+	return cli_finish_out(f, path, err);
 }
 
 int l7_record(struct record_opts *o)
@@ -363,20 +342,20 @@ int l7_record(struct record_opts *o)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	session__start_command(&s);
-	t0 = mono_ns();
-	start = wall_sec();
+	t0 = clock_mono_ns();
+	start = clock_wall_s();
 	fprintf(stderr, "galatop: recording L7 requests%s... Ctrl-C to stop\n",
 		o->duration ? " for the given duration" : "");
 	while (!stop_signal) {
 		l7_engine__poll(e, 100);
-		if (o->duration && (double)(mono_ns() - t0) / 1e9 >= o->duration)
+		if (o->duration && (double)(clock_mono_ns() - t0) / 1e9 >= o->duration)
 			break;
 		if (session__done(&s))
 			break;
 	}
 	l7_engine__poll(e, DRAIN_ALL);
 	l7_engine__flush(e);
-	secs = (double)(mono_ns() - t0) / 1e9;
+	secs = (double)(clock_mono_ns() - t0) / 1e9;
 	l7_engine__summary(e, secs);
 	if (trace)
 		ret |= cli_close_out(trace, trace_path);

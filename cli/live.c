@@ -1,6 +1,7 @@
 /* galatop (no command) / galatop live: the live view — the session's probes feeding the TUI
  * through a tui_source that folds each refresh's samples into what is shown. */
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,10 +227,15 @@ static bool live_update(void *ctx)
 	double now = clock_mono_s(), dt = now - l->last_update, window_s = l->window_s;
 
 	l->running = true;
-	frames__free(l->old_ft);
-	strtab__free(l->old_st);
-	l->old_ft = NULL;
-	l->old_st = NULL;
+	if (l->old_ft) {
+		frames__free(l->old_ft);
+		strtab__free(l->old_st);
+		l->old_ft = NULL;
+		l->old_st = NULL;
+		/* The old tables and profiles were large and freed at once: give the pages back,
+		 * so that RSS follows what is held rather than its high-water mark. */
+		malloc_trim(0);
+	}
 	session__poll(&l->s, 0);
 	if (l->s.tl)
 		tl_capture__refresh(l->s.tl);

@@ -78,13 +78,7 @@ int record_write_profile(const char *path, enum gt_event_type t, const struct pr
 	} else {
 		err = folded_write(f, p);
 	}
-	if (err) {
-		cli_error("cannot write %s: %s", path, strerror(-err));
-		if (f != stdout)
-			fclose(f);
-		return 1;
-	}
-	return cli_close_out(f, path);
+	return cli_finish_out(f, path, err);
 }
 
 /* "out.svg" for one type; "out-oncpu.svg" when several types are recorded. */

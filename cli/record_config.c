@@ -592,45 +592,43 @@ static int parse_proc_names(struct cfg *c, json_t *v, const char *path, const st
 	return 0;
 }
 
-static int ignore_custom_labels(struct cfg *c, json_t *v, const char *path, const struct key *k)
+/* At most CONFIG_LABELS_MAX strings in v: an object's values or an array's items (type). */
+static int ignore_labels(struct cfg *c, json_t *v, const char *path, json_type type)
 {
 	char sub[PATH_LEN];
 	const char *name, *s;
+	size_t i;
 	json_t *e;
-	int ret = expect(c, v, JSON_OBJECT, path);
+	int ret = expect(c, v, type, path);
 
 	if (ret)
 		return ret;
-	if (json_object_size(v) > CONFIG_LABELS_MAX)
+	if ((type == JSON_OBJECT ? json_object_size(v) : json_array_size(v)) > CONFIG_LABELS_MAX)
 		return fail(c, path, "more than %d labels", CONFIG_LABELS_MAX);
-	json_object_foreach(v, name, e) {
-		key_path(sub, path, name);
-		ret = get_string(c, e, sub, (size_t)-1, &s);
-		if (ret)
-			return ret;
+	if (type == JSON_OBJECT) {
+		json_object_foreach(v, name, e) {
+			key_path(sub, path, name);
+			if ((ret = get_string(c, e, sub, (size_t)-1, &s)))
+				return ret;
+		}
+	} else {
+		json_array_foreach(v, i, e) {
+			index_path(sub, path, i);
+			if ((ret = get_string(c, e, sub, (size_t)-1, &s)))
+				return ret;
+		}
 	}
 	return 0;
 }
 
+static int ignore_custom_labels(struct cfg *c, json_t *v, const char *path, const struct key *k)
+{
+	return ignore_labels(c, v, path, JSON_OBJECT);
+}
+
 static int ignore_pod_labels(struct cfg *c, json_t *v, const char *path, const struct key *k)
 {
-	char sub[PATH_LEN];
-	const char *s;
-	size_t i;
-	json_t *e;
-	int ret = expect(c, v, JSON_ARRAY, path);
-
-	if (ret)
-		return ret;
-	if (json_array_size(v) > CONFIG_LABELS_MAX)
-		return fail(c, path, "more than %d labels", CONFIG_LABELS_MAX);
-	json_array_foreach(v, i, e) {
-		index_path(sub, path, i);
-		ret = get_string(c, e, sub, (size_t)-1, &s);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return ignore_labels(c, v, path, JSON_ARRAY);
 }
 
 /* params.* */
@@ -682,12 +680,20 @@ static int parse_support_ssl(struct cfg *c, json_t *v, const char *path, const s
 	return ret;
 }
 
+/* A flamegraph parameter given to the sli probe: an error naming it; 0 otherwise. */
+static int flame_only(struct cfg *c, const char *path)
+{
+	return c->sli ? fail(c, path, "a flamegraph parameter: the sli probe takes report_period")
+		      : 0;
+}
+
 static int parse_sample_period(struct cfg *c, json_t *v, const char *path, const struct key *k)
 {
-	if (c->sli)
-		return fail(c, path, "a flamegraph parameter: the sli probe takes report_period");
 	long long ms;
-	int ret = get_period(c, v, path, k, &ms);
+	int ret = flame_only(c, path);
+
+	if (!ret)
+		ret = get_period(c, v, path, k, &ms);
 
 	if (!ret && ms)
 		c->o->freq = (unsigned)((1000 + ms / 2) / ms);
@@ -696,10 +702,11 @@ static int parse_sample_period(struct cfg *c, json_t *v, const char *path, const
 
 static int parse_svg_period(struct cfg *c, json_t *v, const char *path, const struct key *k)
 {
-	if (c->sli)
-		return fail(c, path, "a flamegraph parameter: the sli probe takes report_period");
 	long long s;
-	int ret = get_period(c, v, path, k, &s);
+	int ret = flame_only(c, path);
+
+	if (!ret)
+		ret = get_period(c, v, path, k, &s);
 
 	if (!ret)
 		c->o->period = s ? (double)s : CONFIG_SVG_PERIOD_DEFAULT;
@@ -710,9 +717,9 @@ static int parse_svg_period(struct cfg *c, json_t *v, const char *path, const st
 static int get_flame_int(struct cfg *c, json_t *v, const char *path, const struct key *k,
 			 long long *x)
 {
-	if (c->sli)
-		return fail(c, path, "a flamegraph parameter: the sli probe takes report_period");
-	return get_int(c, v, path, k->min, k->max, x);
+	int ret = flame_only(c, path);
+
+	return ret ? ret : get_int(c, v, path, k->min, k->max, x);
 }
 
 static int parse_multi_instance(struct cfg *c, json_t *v, const char *path, const struct key *k)
@@ -739,16 +746,16 @@ static int parse_native_stack(struct cfg *c, json_t *v, const char *path, const 
 
 static int parse_svg_dir(struct cfg *c, json_t *v, const char *path, const struct key *k)
 {
-	if (c->sli)
-		return fail(c, path, "a flamegraph parameter: the sli probe takes report_period");
-	return copy_string(c, v, path, c->o->svg_dir, sizeof(c->o->svg_dir));
+	int ret = flame_only(c, path);
+
+	return ret ? ret : copy_string(c, v, path, c->o->svg_dir, sizeof(c->o->svg_dir));
 }
 
 static int parse_flame_dir(struct cfg *c, json_t *v, const char *path, const struct key *k)
 {
-	if (c->sli)
-		return fail(c, path, "a flamegraph parameter: the sli probe takes report_period");
-	return copy_string(c, v, path, c->o->flame_dir, sizeof(c->o->flame_dir));
+	int ret = flame_only(c, path);
+
+	return ret ? ret : copy_string(c, v, path, c->o->flame_dir, sizeof(c->o->flame_dir));
 }
 
 /* sli: every report_period seconds an interval closes (and .prom files are rewritten);

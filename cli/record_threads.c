@@ -68,13 +68,7 @@ static int write_one(struct session *s, const char *path, struct timeline *tl, d
 		gethostname(hname, sizeof(hname) - 1);
 		err = tl_jsonl_write(f, tl, &jo);
 	}
-	if (err) {
-		cli_error("cannot write %s: %s", path ? path : "standard output", strerror(-err));
-		if (f != stdout)
-			fclose(f);
-		return 1;
-	}
-	return cli_close_out(f, path);
+	return cli_finish_out(f, path, err);
 }
 
 /* Prints every lock hint, one line each: "hint: deadlock: ..." / "hint: contention: ...". */

@@ -17,6 +17,7 @@
 #include "util/file.h"
 #include "tl_capture.h"
 #include "util/cpulist.h"
+#include "util/grow.h"
 
 static bool cmdline_matches(const struct ident_cache *ic, const regex_t *re, int pid)
 {
@@ -119,7 +120,7 @@ static int resolve_groups(struct ident_cache *ic, const struct record_opts *o, u
 
 		for (size_t i = 0; i < count; i++) {
 			const char *key = pass ? o->pods[i] : o->containers[i];
-			uint64_t *found = NULL, *grown;
+			uint64_t *found = NULL;
 			size_t nfound = 0;
 			int err = ident_resolve_container_cgroups(ic, pass ? IDENT_POD : IDENT_CONTAINER,
 								  key, &found, &nfound);
@@ -134,12 +135,10 @@ static int resolve_groups(struct ident_cache *ic, const struct record_opts *o, u
 					  key, strerror(-err));
 				return -1;
 			}
-			grown = realloc(*ids, (*n + nfound) * sizeof(**ids));
-			if (!grown) {
+			if (array_resize(ids, *n + nfound, sizeof(**ids))) {
 				free(found);
 				return -1;
 			}
-			*ids = grown;
 			memcpy(*ids + *n, found, nfound * sizeof(*found));
 			*n += nfound;
 			free(found);
@@ -202,7 +201,7 @@ static int cpu_targets(struct session *s)
 static int cgroup_targets(struct session *s)
 {
 	char err[512];
-	uint64_t cgid, *grown;
+	uint64_t cgid;
 	int n = sli_cgroup_target(s->o->cgroup, &cgid, s->pids + s->npids,
 				  RECORD_MAX_TARGETS - s->npids, err, sizeof(err));
 
@@ -214,12 +213,10 @@ static int cgroup_targets(struct session *s)
 	if (!cgid && !n)
 		s->pids[s->npids++] = 0x7fffffff; /* an empty v1 cgroup: nothing matches yet */
 	if (cgid) {
-		grown = realloc(s->cgroups, (s->ncgroups + 1) * sizeof(*grown));
-		if (!grown) {
+		if (ARRAY_RESIZE(s->cgroups, s->ncgroups + 1)) {
 			cli_error("out of memory");
 			return -1;
 		}
-		s->cgroups = grown;
 		s->cgroups[s->ncgroups++] = cgid;
 	}
 	return 0;

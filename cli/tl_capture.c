@@ -5,14 +5,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "session.h"
+#include "symbols/ident.h"
 #include "util/clock.h"
+#include "util/procfs.h"
 
 #define FD_SLOTS 4096 /* (pid, fd) -> path cache, direct-mapped */
 #define FUTEX_CMD_MASK 127
@@ -482,61 +483,54 @@ static void seed_task(struct tl_capture *c, uint32_t pid, uint32_t tid, uint64_t
 	c->seeds[c->nseeds++].stack = seed_stack(c, pid, tid, sp, pc);
 }
 
-static void seed_process(struct tl_capture *c, uint32_t pid, uint64_t now)
-{
-	char path[64];
-	struct dirent *e;
-	DIR *d;
+struct seeding {
+	struct tl_capture *c;
+	const char *comm; /* only the processes of this name, when set */
+	uint32_t pid;	  /* the process whose threads are being seeded */
+	uint64_t now;
+};
 
-	snprintf(path, sizeof(path), "/proc/%u/task", pid);
-	d = opendir(path);
-	if (!d)
-		return;
-	while ((e = readdir(d)))
-		if (atoi(e->d_name) > 0)
-			seed_task(c, pid, (uint32_t)atoi(e->d_name), now);
-	closedir(d);
+static int seed_thread(void *ctx, int tid)
+{
+	struct seeding *s = ctx;
+
+	seed_task(s->c, s->pid, (uint32_t)tid, s->now);
+	return 0;
+}
+
+/* Seeds the threads of process pid (of a process named s->comm only, when that is set). */
+static int seed_process(void *ctx, int pid)
+{
+	struct seeding *s = ctx;
+	char path[64], comm[GT_COMM_LEN + 1] = "";
+
+	if (pid == getpid())
+		return 0;
+	if (s->comm) {
+		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+		if (ident_read_small(path, comm, sizeof(comm)) > 0)
+			comm[strcspn(comm, "\n")] = 0;
+		if (strncmp(comm, s->comm, GT_COMM_LEN - 1))
+			return 0;
+	}
+	s->pid = (uint32_t)pid;
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	procfs_each_id(path, seed_thread, s);
+	return 0;
 }
 
 /* Calls that were already running when the probes attached (threads stuck in a deadlock
  * entered their futex waits long ago): found in /proc and seeded into the kernel's map. */
 static void seed_in_progress(struct tl_capture *c, const struct probe_opts *po)
 {
-	uint64_t now = clock_mono_ns();
-	struct dirent *e;
-	DIR *d;
+	struct seeding s = { c, NULL, 0, clock_mono_ns() };
 
-	if (po->npids) {
-		for (size_t i = 0; i < po->npids; i++)
-			seed_process(c, (uint32_t)po->pids[i], now);
-		return;
+	for (size_t i = 0; i < po->npids; i++)
+		seed_process(&s, po->pids[i]);
+	if (!po->npids && !po->follow_children) {
+		s.comm = po->comm;
+		procfs_each_id("/proc", seed_process, &s);
 	}
-	if (po->follow_children)
-		return;
-	d = opendir("/proc");
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		int pid = atoi(e->d_name);
-		char comm[GT_COMM_LEN + 1] = "", path[64];
-		FILE *f;
-
-		if (pid <= 0 || pid == getpid())
-			continue;
-		if (po->comm) {
-			snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-			f = fopen(path, "r");
-			if (f) {
-				if (fgets(comm, sizeof(comm), f))
-					comm[strcspn(comm, "\n")] = 0;
-				fclose(f);
-			}
-			if (strncmp(comm, po->comm, GT_COMM_LEN - 1))
-				continue;
-		}
-		seed_process(c, (uint32_t)pid, now);
-	}
-	closedir(d);
 }
 
 struct tl_capture *tl_capture__open(struct session *s, char *err, size_t errlen)

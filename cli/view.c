@@ -73,39 +73,6 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* Reads all of f; caller frees *buf. 0 or -errno. */
-static int slurp(FILE *f, char **buf, size_t *len)
-{
-	size_t cap = 1 << 16, n = 0;
-	char *b = malloc(cap);
-
-	if (!b)
-		return -ENOMEM;
-	for (;;) {
-		size_t k = fread(b + n, 1, cap - n, f);
-
-		n += k;
-		if (n < cap) {
-			if (ferror(f)) {
-				free(b);
-				return -EIO;
-			}
-			break;
-		}
-		char *nb = cap > SIZE_MAX / 2 ? NULL : realloc(b, cap * 2);
-
-		if (!nb) {
-			free(b);
-			return -ENOMEM;
-		}
-		b = nb;
-		cap *= 2;
-	}
-	*buf = b;
-	*len = n;
-	return 0;
-}
-
 /* What a file gave: one profile (folded, perf script) or a snapshot's profiles. */
 struct loaded {
 	struct input in;
@@ -119,17 +86,12 @@ struct loaded {
 static int load(const char *path, const struct input_opts *io, struct frames *ft,
 		enum tui_ptype first, struct loaded *l)
 {
-	FILE *f = cli_open_in(path);
 	char *buf = NULL, err[512];
 	size_t len = 0;
 	int r;
 
-	if (!f)
-		return -1;
-	r = slurp(f, &buf, &len);
-	cli_close_in(f);
-	if (r) {
-		cli_error("cannot read %s: %s", path, strerror(-r));
+	if (input_read(path, &buf, &len, err, sizeof(err))) {
+		cli_error("%s", err);
 		return -1;
 	}
 	if (!io->format && !io->range.set && l7_json_sniff(buf, len)) {

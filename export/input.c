@@ -282,26 +282,35 @@ int input_load_mem(const char *buf, size_t len, const char *label, struct frames
 	return ret;
 }
 
+int input_read(const char *path, char **buf, size_t *len, char *err, size_t errlen)
+{
+	bool std_in = !strcmp(path, "-");
+	int ret = std_in ? file_read_fd(STDIN_FILENO, INPUT_MAX_BYTES, buf, len)
+			 : file_read(path, INPUT_MAX_BYTES, 0, buf, len);
+
+	if (ret) {
+		bool open = ret == -ENOENT || ret == -EACCES || ret == -EPERM || ret == -ENOTDIR;
+
+		snprintf(err, errlen, "cannot %s %s: %s", open ? "open" : "read",
+			 std_in ? "standard input" : path, file_strerror(ret, INPUT_MAX_BYTES));
+		return ret == -ENOMEM ? -ENOMEM : -EINVAL;
+	}
+	return 0;
+}
+
 int input_load(const char *path, struct frames *ft, const struct input_opts *o,
 	       struct input *in, char *err, size_t errlen)
 {
-	bool std_in = !strcmp(path, "-");
-	const char *label = std_in ? "standard input" : path;
 	char *buf = NULL;
 	size_t len = 0;
 	int ret;
 
 	memset(in, 0, sizeof(*in));
-	ret = std_in ? file_read_fd(STDIN_FILENO, INPUT_MAX_BYTES, &buf, &len)
-		     : file_read(path, INPUT_MAX_BYTES, 0, &buf, &len);
-	if (ret) {
-		bool open = ret == -ENOENT || ret == -EACCES || ret == -EPERM || ret == -ENOTDIR;
-
-		snprintf(err, errlen, "cannot %s %s: %s", open ? "open" : "read", label,
-			 file_strerror(ret, INPUT_MAX_BYTES));
-		return ret == -ENOMEM ? -ENOMEM : -EINVAL;
-	}
-	ret = input_load_mem(buf, len, label, ft, o, in, err, errlen);
+	ret = input_read(path, &buf, &len, err, errlen);
+	if (ret)
+		return ret;
+	ret = input_load_mem(buf, len, strcmp(path, "-") ? path : "standard input", ft, o, in,
+			     err, errlen);
 	free(buf);
 	return ret;
 }

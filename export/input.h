@@ -55,7 +55,11 @@ enum input_format input_sniff(const char *buf, size_t len);
  * says; in strict mode the first one ends the load with err empty). */
 int input_load_mem(const char *buf, size_t len, const char *label, struct frames *ft,
 		   const struct input_opts *o, struct input *in, char *err, size_t errlen);
-/* input_load_mem on the file at path ("-": standard input), at most 1 GiB. */
+/* Reads the file at path ("-": standard input), at most 1 GiB, into a new NUL-terminated
+ * buffer (*buf, which the caller frees; *len bytes). 0, or -EINVAL / -ENOMEM with one line
+ * naming path and the problem in err. */
+int input_read(const char *path, char **buf, size_t *len, char *err, size_t errlen);
+/* input_read, then input_load_mem. */
 int input_load(const char *path, struct frames *ft, const struct input_opts *o,
 	       struct input *in, char *err, size_t errlen);
 /* The profile of type (a snapshot profile's type, "oncpu", ...; NULL: the first), the one

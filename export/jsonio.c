@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../model/sanitize.h"
+#include "util/grow.h"
 
 #define MAX_DEPTH 64
 #define EXACT_LIMIT 9007199254740992.0 /* 2^53: doubles below it are exact integers */
@@ -53,16 +54,10 @@ static char *out_room(struct json_out *o, size_t n)
 {
 	if (o->len + n > o->cap && o->len)
 		out_deflate(o, Z_NO_FLUSH);
-	if (n > o->cap) {
-		char *b = realloc(o->buf, n);
-
-		if (!b) {
-			o->err = o->err ? o->err : -ENOMEM;
-			o->len = 0;
-			return NULL;
-		}
-		o->buf = b;
-		o->cap = n;
+	if (ARRAY_GROW(o->buf, o->cap, n)) {
+		o->err = o->err ? o->err : -ENOMEM;
+		o->len = 0;
+		return NULL;
 	}
 	return o->buf + o->len;
 }
@@ -263,14 +258,8 @@ static int unescape(struct json_in *s, const char *src, size_t n, size_t *len)
 {
 	char *o;
 
-	if (n + 1 > s->scap) {
-		char *b = realloc(s->sbuf, n + 1);
-
-		if (!b)
-			return json_err_set(s->e, -ENOMEM, "%s", strerror(ENOMEM));
-		s->sbuf = b;
-		s->scap = n + 1;
-	}
+	if (ARRAY_GROW(s->sbuf, s->scap, n + 1))
+		return json_err_set(s->e, -ENOMEM, "%s", strerror(ENOMEM));
 	o = s->sbuf;
 	for (size_t i = 0; i < n;) {
 		unsigned cp, lo;
@@ -452,14 +441,8 @@ int json_in__value(struct json_in *s, double *v)
 		*v = (double)u;
 		return 0;
 	}
-	if (len + 1 > s->scap) {
-		char *b = realloc(s->sbuf, len + 1);
-
-		if (!b)
-			return json_err_set(s->e, -ENOMEM, "%s", strerror(ENOMEM));
-		s->sbuf = b;
-		s->scap = len + 1;
-	}
+	if (ARRAY_GROW(s->sbuf, s->scap, len + 1))
+		return json_err_set(s->e, -ENOMEM, "%s", strerror(ENOMEM));
 	memcpy(s->sbuf, tok, len);
 	s->sbuf[len] = '\0';
 	*v = strtod(s->sbuf, NULL);

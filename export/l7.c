@@ -13,28 +13,17 @@
 
 #include "export/prom.h"
 #include "model/sanitize.h"
+#include "util/duration.h"
 
 #define L7_JSON_FORMAT "galatop-l7"
 #define L7_JSON_VERSION 1
 
 void l7_fmt_ns(uint64_t ns, char *buf, size_t cap, bool dash)
 {
-	double v = (double)ns;
-
 	if (!ns && dash)
 		snprintf(buf, cap, "-");
-	else if (ns < 1000)
-		snprintf(buf, cap, "%lluns", (unsigned long long)ns);
-	else if (v < 1e5)
-		snprintf(buf, cap, "%.1fus", v / 1e3);
-	else if (v < 1e6)
-		snprintf(buf, cap, "%.0fus", v / 1e3);
-	else if (v < 1e8)
-		snprintf(buf, cap, "%.2fms", v / 1e6);
-	else if (v < 1e9)
-		snprintf(buf, cap, "%.0fms", v / 1e6);
 	else
-		snprintf(buf, cap, "%.2fs", v / 1e9);
+		duration_format((double)ns, buf, cap);
 }
 
 void l7_fmt_count(double v, char *buf, size_t cap)

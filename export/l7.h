@@ -33,7 +33,7 @@ int l7_jsonl_write(FILE *f, const struct l7_session *s, const struct l7_record *
 /* Writes t as text tables (endpoints, then sessions), as `galatop record` prints them. */
 int l7_text_write(FILE *f, const struct l7_table *t, double secs);
 
-/* "812ns", "35.2us", "1.50ms", "2.31s"; "-" for 0 when dash. */
+/* A latency as util/duration writes it ("812ns", "35.2us", "1.50ms"); "-" for 0 when dash. */
 void l7_fmt_ns(uint64_t ns, char *buf, size_t cap, bool dash);
 /* "12", "4.5k", "3.2M". */
 void l7_fmt_count(double v, char *buf, size_t cap);

@@ -10,6 +10,7 @@
 
 #include "../model/strtab.h"
 #include "../model/stackset.h"
+#include "util/grow.h"
 
 /* Character classes of perl's \s, \d, \w on byte strings, plus the bytes frame tidying edits. */
 enum {
@@ -56,20 +57,7 @@ struct buf {
 
 static int buf_reserve(struct buf *b, size_t extra)
 {
-	size_t cap;
-	char *p;
-
-	if (b->cap - b->len >= extra)
-		return 0;
-	cap = b->cap ? b->cap : 256;
-	while (cap - b->len < extra)
-		cap *= 2;
-	p = realloc(b->p, cap);
-	if (!p)
-		return -ENOMEM;
-	b->p = p;
-	b->cap = cap;
-	return 0;
+	return extra > SIZE_MAX - b->len ? -ENOMEM : ARRAY_GROW(b->p, b->cap, b->len + extra);
 }
 
 static int buf_put(struct buf *b, const char *s, size_t n)

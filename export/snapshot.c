@@ -13,7 +13,6 @@
 
 #include "../model/sanitize.h"
 #include "../model/slices.h"
-#include "../util/grow.h"
 #include "../util/file.h"
 #include "jsonio.h"
 #include "snapshot_format.h"
@@ -64,14 +63,8 @@ static int clean_text(struct reader *r, const char *s, size_t n, bool keep_lines
 {
 	size_t o = 0, i = 0;
 
-	if (SANITIZE_MAX(n) + 1 > r->tcap) {
-		char *b = realloc(r->tmp, SANITIZE_MAX(n) + 1);
-
-		if (!b)
-			return oom(r);
-		r->tmp = b;
-		r->tcap = SANITIZE_MAX(n) + 1;
-	}
+	if (ARRAY_GROW(r->tmp, r->tcap, SANITIZE_MAX(n) + 1))
+		return oom(r);
 	while (i <= n) {
 		size_t j = i;
 
@@ -352,17 +345,10 @@ static int read_column(struct reader *r, struct pdesc *d, enum column c)
 	while ((more = json_in__arr_next(&r->s, &first)) == 1) {
 		uint64_t u;
 
-		if (n == cap) {
-			void *v;
-
-			if (n >= UINT32_MAX - 1)
-				return json_in__fail(&r->s, "too many nodes");
-			cap = cap ? cap * 2 : 4096;
-			v = realloc(d->col[c], cap * esz);
-			if (!v)
-				return oom(r);
-			d->col[c] = v;
-		}
+		if (n >= UINT32_MAX - 1)
+			return json_in__fail(&r->s, "too many nodes");
+		if (array_grow(&d->col[c], &cap, n + 1, esz))
+			return oom(r);
 		json_in__where(&r->s, 1, column_names[c], n);
 		if (c >= COL_SELF) {
 			if (json_in__value(&r->s, (double *)d->col[c] + n))
@@ -817,20 +803,16 @@ static int inflate_all(const unsigned char *in, size_t len, char **out, size_t *
 	z.avail_in = (uInt)len;
 	for (;;) {
 		if (used == cap || !buf) {
-			char *b;
-
 			if (buf && cap >= SNAPSHOT_MAX_BYTES) {
 				ret = json_err_set(e, -EINVAL, "inflates to more than %lu MiB",
 						   SNAPSHOT_MAX_BYTES >> 20);
 				break;
 			}
-			cap = buf ? (cap * 2 < SNAPSHOT_MAX_BYTES ? cap * 2 : SNAPSHOT_MAX_BYTES) : cap;
-			b = realloc(buf, cap);
-			if (!b) {
+			cap = buf ? grow_cap(cap, cap + 1, 0, SNAPSHOT_MAX_BYTES) : cap;
+			if (ARRAY_RESIZE(buf, cap)) {
 				ret = json_err_set(e, -ENOMEM, "%s", strerror(ENOMEM));
 				break;
 			}
-			buf = b;
 		}
 		z.next_out = (unsigned char *)buf + used;
 		z.avail_out = (uInt)(cap - used);

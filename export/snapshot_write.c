@@ -18,6 +18,7 @@
 #include "snapshot_format.h"
 #include "snapshot_l7.h"
 #include "sli.h"
+#include "util/grow.h"
 
 
 /* A parameter value: a JSON number or boolean when its text is one, else a string. */
@@ -116,7 +117,7 @@ static void out_meta(struct json_out *o, const struct snapshot_meta *m)
 struct frame_list {
 	struct frames **tables;
 	uint32_t **map;
-	size_t ntables;
+	size_t ntables, tcap;
 	uint32_t *table_of, *id_of; /* file index -> (table, frame id) */
 	size_t n, cap;
 };
@@ -128,17 +129,14 @@ static int frame_list_add(struct frame_list *fl, const struct profile *p, uint32
 
 	for (t = 0; t < fl->ntables && fl->tables[t] != ft; t++)
 		;
-	if (t == fl->ntables) {
-		void *tables = realloc(fl->tables, (t + 1) * sizeof(*fl->tables));
+	if (t == fl->tcap) {
+		size_t ncap = grow_cap(fl->tcap, t + 1, 4, SIZE_MAX / sizeof(*fl->map));
 
-		if (tables)
-			fl->tables = tables;
-		void *map = realloc(fl->map, (t + 1) * sizeof(*fl->map));
-
-		if (map)
-			fl->map = map;
-		if (!tables || !map)
+		if (!ncap || ARRAY_RESIZE(fl->tables, ncap) || ARRAY_RESIZE(fl->map, ncap))
 			return -ENOMEM;
+		fl->tcap = ncap;
+	}
+	if (t == fl->ntables) {
 		fl->map[t] = calloc(frames__count(ft), sizeof(uint32_t));
 		if (!fl->map[t])
 			return -ENOMEM;
@@ -150,16 +148,10 @@ static int frame_list_add(struct frame_list *fl, const struct profile *p, uint32
 
 		if (!fl->map[t][f]) {
 			if (fl->n == fl->cap) {
-				size_t ncap = fl->cap ? fl->cap * 2 : 1024;
-				uint32_t *a = realloc(fl->table_of, ncap * sizeof(*a));
+				size_t ncap = grow_cap(fl->cap, fl->n + 1, 1024, UINT32_MAX - 1);
 
-				if (a)
-					fl->table_of = a;
-				uint32_t *b = realloc(fl->id_of, ncap * sizeof(*b));
-
-				if (b)
-					fl->id_of = b;
-				if (!a || !b)
+				if (!ncap || ARRAY_RESIZE(fl->table_of, ncap) ||
+				    ARRAY_RESIZE(fl->id_of, ncap))
 					return -ENOMEM;
 				fl->cap = ncap;
 			}

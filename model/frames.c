@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "hash.h"
+#include "util/grow.h"
 
 #define EMPTY_SLOT UINT32_MAX
 
@@ -131,13 +132,11 @@ uint32_t frames__intern(struct frames *ft, const struct frame *f)
 		i = (i + 1) & ft->mask;
 	}
 	if (ft->count == ft->cap) {
-		uint32_t ncap = ft->cap ? ft->cap * 2 : 1024;
-		struct frame *v = realloc(ft->v, (size_t)ncap * sizeof(*v));
+		size_t ncap = grow_cap(ft->cap, (size_t)ft->count + 1, 1024, UINT32_MAX);
 
-		if (!v)
+		if (!ncap || ARRAY_RESIZE(ft->v, ncap))
 			return UINT32_MAX;
-		ft->v = v;
-		ft->cap = ncap;
+		ft->cap = (uint32_t)ncap;
 	}
 	if ((uint64_t)(ft->count + 1) * 4 > (uint64_t)(ft->mask + 1) * 3) {
 		if (grow_slots(ft))
@@ -198,17 +197,13 @@ uint32_t frames__intern_name(struct frames *ft, const char *name, size_t len)
 	if (id == UINT32_MAX)
 		return id;
 	if (f.name >= ft->by_name_cap) {
-		uint32_t ncap = ft->by_name_cap ? ft->by_name_cap : 1024;
-		uint32_t *m;
+		size_t ncap = grow_cap(ft->by_name_cap, (size_t)f.name + 1, 1024, UINT32_MAX);
 
-		while (ncap <= f.name)
-			ncap *= 2;
-		m = realloc(ft->by_name, (size_t)ncap * sizeof(*m));
-		if (!m)
+		if (!ncap || ARRAY_RESIZE(ft->by_name, ncap))
 			return id; /* only the shortcut is lost */
-		memset(m + ft->by_name_cap, 0xff, (size_t)(ncap - ft->by_name_cap) * sizeof(*m));
-		ft->by_name = m;
-		ft->by_name_cap = ncap;
+		memset(ft->by_name + ft->by_name_cap, 0xff,
+		       (ncap - ft->by_name_cap) * sizeof(*ft->by_name));
+		ft->by_name_cap = (uint32_t)ncap;
 	}
 	ft->by_name[f.name] = id;
 	return id;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "hash.h"
+#include "util/grow.h"
 
 #define EMPTY_SLOT UINT64_MAX
 
@@ -69,34 +70,16 @@ static int rehash(struct profile *p, uint32_t nsize)
 	return 0;
 }
 
+/* Grows the node arrays (and the second column's) by one shared capacity; ids stay below
+ * PROFILE_NONE. */
 static int grow_nodes(struct profile *p)
 {
-	uint32_t ncap = p->cap ? p->cap * 2 : 256;
-	struct profile_node *nodes;
-	uint8_t *flags;
+	size_t ncap = grow_cap(p->cap, (size_t)p->count + 1, 256, PROFILE_NONE);
 
-	if (p->cap >= UINT32_MAX / 2)
+	if (!ncap || ARRAY_RESIZE(p->nodes, ncap) || ARRAY_RESIZE(p->indexed, ncap) ||
+	    (p->total2 && (ARRAY_RESIZE(p->total2, ncap) || ARRAY_RESIZE(p->self2, ncap))))
 		return -ENOMEM;
-	nodes = realloc(p->nodes, (size_t)ncap * sizeof(*nodes));
-	if (!nodes)
-		return -ENOMEM;
-	p->nodes = nodes;
-	flags = realloc(p->indexed, ncap);
-	if (!flags)
-		return -ENOMEM;
-	p->indexed = flags;
-	if (p->total2) {
-		double *t2 = realloc(p->total2, (size_t)ncap * sizeof(double));
-
-		if (!t2)
-			return -ENOMEM;
-		p->total2 = t2;
-		t2 = realloc(p->self2, (size_t)ncap * sizeof(double));
-		if (!t2)
-			return -ENOMEM;
-		p->self2 = t2;
-	}
-	p->cap = ncap;
+	p->cap = (uint32_t)ncap;
 	return 0;
 }
 

@@ -5,6 +5,7 @@
 
 #include "stackset.h"
 #include "strtab.h"
+#include "util/grow.h"
 
 struct column {
 	uint64_t *count; /* exact part */
@@ -45,26 +46,18 @@ void stack_set__free(struct stack_set *s)
 	free(s);
 }
 
-/* Grows every column to hold id; the new slots are zero. */
+/* Grows every column to hold id, by one shared capacity; the new slots are zero. */
 static int grow(struct stack_set *s, uint32_t id)
 {
-	size_t ncap = s->cap ? s->cap * 2 : 4096;
+	size_t ncap = grow_cap(s->cap, (size_t)id + 1, 4096, UINT32_MAX);
 
-	while (ncap <= id)
-		ncap *= 2;
 	for (int c = 0; c < 2; c++) {
-		uint64_t *count = realloc(s->col[c].count, ncap * sizeof(*count));
-		double *extra;
+		struct column *col = &s->col[c];
 
-		if (!count)
+		if (!ncap || ARRAY_RESIZE(col->count, ncap) || ARRAY_RESIZE(col->extra, ncap))
 			return -ENOMEM;
-		s->col[c].count = count;
-		extra = realloc(s->col[c].extra, ncap * sizeof(*extra));
-		if (!extra)
-			return -ENOMEM;
-		s->col[c].extra = extra;
-		memset(count + s->cap, 0, (ncap - s->cap) * sizeof(*count));
-		memset(extra + s->cap, 0, (ncap - s->cap) * sizeof(*extra));
+		memset(col->count + s->cap, 0, (ncap - s->cap) * sizeof(*col->count));
+		memset(col->extra + s->cap, 0, (ncap - s->cap) * sizeof(*col->extra));
 	}
 	s->cap = ncap;
 	return 0;

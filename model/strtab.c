@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "hash.h"
+#include "util/grow.h"
 
 #define CHUNK_SIZE (256u * 1024)
 #define EMPTY_SLOT UINT32_MAX
@@ -79,25 +80,16 @@ static int grow_slots(struct strtab *st)
 	return 0;
 }
 
+/* Grows strs, lens and hashes by one shared capacity; ids stay below UINT32_MAX (ENOMEM). */
 static int grow_ids(struct strtab *st)
 {
-	uint32_t ncap = st->cap ? st->cap * 2 : 1024;
-	char **strs = realloc(st->strs, (size_t)ncap * sizeof(*strs));
-	uint32_t *lens, *hashes;
+	size_t ncap = grow_cap(st->cap, (size_t)st->count + 1, 1024, UINT32_MAX);
 
-	if (!strs)
+	if (!ncap || ARRAY_RESIZE(st->strs, ncap) || ARRAY_RESIZE(st->lens, ncap) ||
+	    ARRAY_RESIZE(st->hashes, ncap))
 		return -ENOMEM;
-	st->strs = strs;
-	lens = realloc(st->lens, (size_t)ncap * sizeof(*lens));
-	if (!lens)
-		return -ENOMEM;
-	st->lens = lens;
-	hashes = realloc(st->hashes, (size_t)ncap * sizeof(*hashes));
-	if (!hashes)
-		return -ENOMEM;
-	st->hashes = hashes;
-	st->mem += (size_t)(ncap - st->cap) * (sizeof(*strs) + 2 * sizeof(uint32_t));
-	st->cap = ncap;
+	st->mem += (ncap - st->cap) * (sizeof(*st->strs) + sizeof(*st->lens) + sizeof(*st->hashes));
+	st->cap = (uint32_t)ncap;
 	return 0;
 }
 

@@ -405,34 +405,31 @@ const struct tl_event *timeline__lane(const struct timeline *tl, size_t i, size_
 	return t->ev ? t->ev + t->lo : NULL; /* a lane without events has no array */
 }
 
+/* The first of ev[a..b) (sorted by start) that starts at or after ts; b when none does. */
+static size_t first_start_from(const struct tl_event *ev, size_t a, size_t b, uint64_t ts)
+{
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (ev[m].start < ts)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
 void timeline__range(const struct timeline *tl, size_t i, uint64_t t0, uint64_t t1,
 		     size_t *from, size_t *to)
 {
 	const struct tl_thread *t = &tl->threads[i];
 	const struct tl_event *ev = t->ev ? t->ev + t->lo : NULL;
-	size_t n = t->n - t->lo, a = 0, b = n;
+	size_t n = t->n - t->lo;
 	uint64_t lo = t0 > t->max_dur ? t0 - t->max_dur : 0;
 
 	/* First start >= lo: nothing before it can reach t0. */
-	while (a < b) {
-		size_t m = a + (b - a) / 2;
-
-		if (ev[m].start < lo)
-			a = m + 1;
-		else
-			b = m;
-	}
-	*from = a;
-	b = n;
-	while (a < b) {
-		size_t m = a + (b - a) / 2;
-
-		if (ev[m].start < t1)
-			a = m + 1;
-		else
-			b = m;
-	}
-	*to = a;
+	*from = first_start_from(ev, 0, n, lo);
+	*to = first_start_from(ev, *from, n, t1);
 }
 
 static uint64_t overlap(uint64_t s, uint64_t e, uint64_t t0, uint64_t t1)

@@ -20,6 +20,7 @@
 #include "ident.h"
 #include "util/file.h"
 #include "util/grow.h"
+#include "util/procfs.h"
 
 #define POD_LEN 128
 #define WALK_MAX_DEPTH 64
@@ -343,20 +344,7 @@ ssize_t ident_cache__cmdline(const struct ident_cache *ic, int pid, char *buf, s
 
 int ident_cache__each_pid(const struct ident_cache *ic, int (*fn)(void *ctx, int pid), void *ctx)
 {
-	DIR *d = opendir(ic->proc_root);
-	struct dirent *e;
-	int ret = 0;
-
-	if (!d)
-		return -errno;
-	while (!ret && (e = readdir(d))) {
-		int pid = atoi(e->d_name);
-
-		if (pid > 0)
-			ret = fn(ctx, pid);
-	}
-	closedir(d);
-	return ret;
+	return procfs_each_id(ic->proc_root, fn, ctx);
 }
 
 /* A process that vanished between readdir and read shows up as ENOENT or ESRCH. */

@@ -4,7 +4,6 @@
  * "1\0load\0<agent>\0true\0<options>\0"; the reply is the command's result code, then the
  * agent's return code. Paths are reached through /proc/PID/root, so a JVM in another mount
  * namespace (a container) is attached the same way. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -22,7 +21,12 @@
 #include <unistd.h>
 
 #include "java_attach.h"
+#include "ident.h"
 #include "jitmap.h"
+#include "model/hash.h"
+#include "util/clock.h"
+#include "util/file.h"
+#include "util/procfs.h"
 
 #ifndef GALATOP_PREFIX
 #define GALATOP_PREFIX "/usr/local"
@@ -56,50 +60,38 @@ bool java_attach__is_jvm(int pid)
  * handling is set up; until then SIGQUIT would kill it. */
 static bool catches_sigquit(int pid)
 {
-	char path[64], line[256];
-	unsigned long long mask = 0;
-	bool found = false;
-	FILE *f;
+	const char *v;
+	char *text;
+	size_t len;
+	bool yes;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "re");
-	if (!f)
+	if (procfs_status(pid, &text))
 		return false;
-	while (!found && fgets(line, sizeof(line), f))
-		found = sscanf(line, "SigCgt: %llx", &mask) == 1;
-	fclose(f);
-	return found && (mask & (1ULL << (SIGQUIT - 1)));
+	v = procfs_field(text, "SigCgt", &len);
+	yes = v && (strtoull(v, NULL, 16) & (1ULL << (SIGQUIT - 1)));
+	free(text);
+	return yes;
+}
+
+/* Whether thread tid of the process whose task directory is dir is the JVM's signal
+ * dispatcher, the thread that handles SIGQUIT and starts the attach listener. */
+static int is_signal_dispatcher(void *dir, int tid)
+{
+	char path[PATH_MAX], comm[64];
+
+	snprintf(path, sizeof(path), "%s/%d/comm", (const char *)dir, tid);
+	return ident_read_small(path, comm, sizeof(comm)) > 0 &&
+	       !strncmp(comm, "Signal Dispatch", 15);
 }
 
 bool java_attach__ready(int pid)
 {
-	char path[64], comm[64];
-	struct dirent *d;
-	bool ready = false;
-	DIR *dir;
+	char path[64];
 
 	if (!java_attach__is_jvm(pid) || !catches_sigquit(pid))
 		return false;
-	/* The thread that handles SIGQUIT and starts the attach listener. */
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	dir = opendir(path);
-	if (!dir)
-		return false;
-	while (!ready && (d = readdir(dir))) {
-		char cpath[PATH_MAX];
-		FILE *f;
-
-		if (d->d_name[0] < '1' || d->d_name[0] > '9')
-			continue;
-		snprintf(cpath, sizeof(cpath), "%s/%s/comm", path, d->d_name);
-		f = fopen(cpath, "re");
-		if (!f)
-			continue;
-		ready = fgets(comm, sizeof(comm), f) && !strncmp(comm, "Signal Dispatch", 15);
-		fclose(f);
-	}
-	closedir(dir);
-	return ready;
+	return procfs_each_id(path, is_signal_dispatcher, path) == 1;
 }
 
 static bool readable(const char *p)
@@ -138,34 +130,26 @@ int java_attach__agent_path(char *buf, size_t len)
 	return -ENOENT;
 }
 
-/* The JVM's effective uid and gid from /proc/PID/status. */
+/* The JVM's effective uid and gid (the second of the Uid and Gid fields). 0 or -errno. */
 static int proc_ids(int pid, uid_t *uid, gid_t *gid)
 {
-	char path[64], line[256];
-	unsigned r, e;
-	int got = 0;
-	FILE *f;
+	const char *u, *g;
+	unsigned r, eu, eg;
+	char *text;
+	size_t len;
+	int err = procfs_status(pid, &text);
 
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "Uid: %u %u", &r, &e) == 2)
-			*uid = e, got |= 1;
-		else if (sscanf(line, "Gid: %u %u", &r, &e) == 2)
-			*gid = e, got |= 2;
-	}
-	fclose(f);
-	return got == 3 ? 0 : -EINVAL;
-}
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+	if (err)
+		return err;
+	u = procfs_field(text, "Uid", &len);
+	g = procfs_field(text, "Gid", &len);
+	err = u && g && sscanf(u, "%u %u", &r, &eu) == 2 && sscanf(g, "%u %u", &r, &eg) == 2
+		      ? 0
+		      : -EINVAL;
+	free(text);
+	if (!err)
+		*uid = eu, *gid = eg;
+	return err;
 }
 
 static void sleep_ms(int ms)
@@ -175,22 +159,20 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
-/* FNV-1a of the agent file: a JVM already holding a library of the same path gets that one
- * again from dlopen, so each build of the agent is copied under a name of its own. */
+/* The hash of the agent file (at most 64 MiB): a JVM already holding a library of the same
+ * path gets that one again from dlopen, so each build of the agent is copied under a name of
+ * its own. 0 or -errno. */
 static int file_hash(const char *path, unsigned long long *h)
 {
-	unsigned char buf[65536];
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *buf;
+	size_t len;
+	int err = file_read(path, 64u << 20, 0, &buf, &len);
 
-	if (fd < 0)
-		return -errno;
-	*h = 0xcbf29ce484222325ULL;
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		for (ssize_t i = 0; i < n; i++)
-			*h = (*h ^ buf[i]) * 0x100000001b3ULL;
-	close(fd);
-	return n < 0 ? -EIO : 0;
+	if (err)
+		return err;
+	*h = hash_bytes(buf, len);
+	free(buf);
+	return 0;
 }
 
 /* Copies src to dst (created exclusively, 0644, owned by root: the JVM only reads it). */
@@ -294,7 +276,7 @@ int java_attach(int pid, const char *agent, int timeout_ms, char *err, size_t er
 	struct stat st;
 	uid_t uid = 0;
 	gid_t gid = 0;
-	long deadline = now_ms() + timeout_ms;
+	int64_t deadline = clock_mono_ms() + timeout_ms;
 
 	if (proc_ids(pid, &uid, &gid)) {
 		snprintf(err, errlen, "java pid %d: gone", pid);
@@ -321,7 +303,7 @@ int java_attach(int pid, const char *agent, int timeout_ms, char *err, size_t er
 			return -1;
 		}
 		kill(pid, SIGQUIT);
-		while ((stat(sock, &st) || !S_ISSOCK(st.st_mode)) && now_ms() < deadline)
+		while ((stat(sock, &st) || !S_ISSOCK(st.st_mode)) && clock_mono_ms() < deadline)
 			sleep_ms(20);
 		unlink(trig);
 		if (stat(sock, &st) || !S_ISSOCK(st.st_mode)) {
@@ -333,7 +315,8 @@ int java_attach(int pid, const char *agent, int timeout_ms, char *err, size_t er
 	}
 	r = file_hash(agent, &hash);
 	if (r) {
-		snprintf(err, errlen, "java pid %d: cannot read the agent %s: %s", pid, agent, strerror(-r));
+		snprintf(err, errlen, "java pid %d: cannot read the agent %s: %s", pid, agent,
+			 file_strerror(r, 64u << 20));
 		return -1;
 	}
 	snprintf(inside, sizeof(inside), "/tmp/galatop-jvmti-%d-%016llx.so", pid, hash);
@@ -346,8 +329,8 @@ int java_attach(int pid, const char *agent, int timeout_ms, char *err, size_t er
 	if (ncopies < MAX_COPIES)
 		snprintf(copies[ncopies++], PATH_MAX, "%s", copy);
 	snprintf(map, sizeof(map), "/tmp/perf-%d.map", nspid);
-	r = now_ms() < deadline ? send_load(sock, uid, gid, inside, map, reply, sizeof(reply),
-					    (int)(deadline - now_ms()))
+	r = clock_mono_ms() < deadline ? send_load(sock, uid, gid, inside, map, reply, sizeof(reply),
+					    (int)(deadline - clock_mono_ms()))
 				: -ETIMEDOUT;
 	if (r) {
 		snprintf(err, errlen, "java pid %d: attach failed: %s", pid, strerror(-r));
@@ -368,26 +351,31 @@ int java_attach(int pid, const char *agent, int timeout_ms, char *err, size_t er
 	return 0;
 }
 
-static int attach_one(int pid, const char *agent)
+struct attach_run {
+	const char *agent;
+	int done; /* JVMs that took the agent */
+};
+
+/* Loads the agent into pid if it is a JVM (a failure is a warning); 0 to go on. */
+static int attach_one(void *ctx, int pid)
 {
+	struct attach_run *run = ctx;
 	char err[512];
 
 	if (pid <= 0 || pid == 0x7fffffff || pid == getpid() || !java_attach__is_jvm(pid))
 		return 0;
-	if (java_attach(pid, agent, 5000, err, sizeof(err))) {
+	if (java_attach(pid, run->agent, 5000, err, sizeof(err)))
 		fprintf(stderr, "galatop: warning: %s\n", err);
-		return 0;
-	}
-	return 1;
+	else
+		run->done++;
+	return 0;
 }
 
 int java_attach__targets(const int *pids, size_t n)
 {
 	char agent[PATH_MAX];
-	struct dirent *d;
-	int done = 0;
+	struct attach_run run = { agent, 0 };
 	bool any = false;
-	DIR *dir;
 
 	if (n) {
 		for (size_t i = 0; i < n && !any; i++)
@@ -400,19 +388,11 @@ int java_attach__targets(const int *pids, size_t n)
 			"Java frames stay unnamed\n", AGENT_NAME, GALATOP_PREFIX);
 		return 0;
 	}
-	if (n) {
-		for (size_t i = 0; i < n; i++)
-			done += attach_one(pids[i], agent);
-		return done;
-	}
-	dir = opendir("/proc");
-	if (!dir)
-		return 0;
-	while ((d = readdir(dir)))
-		if (d->d_name[0] >= '1' && d->d_name[0] <= '9')
-			done += attach_one(atoi(d->d_name), agent);
-	closedir(dir);
-	return done;
+	for (size_t i = 0; i < n; i++)
+		attach_one(&run, pids[i]);
+	if (!n)
+		procfs_each_id("/proc", attach_one, &run);
+	return run.done;
 }
 
 void java_attach__cleanup(void)

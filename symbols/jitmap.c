@@ -7,31 +7,25 @@
 #include "jitmap.h"
 #include "symtab.h"
 #include "util/file.h"
+#include "util/grow.h"
+#include "util/procfs.h"
 
 int jitmap__ns_pid(int pid)
 {
-	char path[64], *line = NULL;
-	size_t cap = 0;
+	const char *v, *last;
+	char *text;
+	size_t len;
 	int nspid = pid;
-	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "re");
-	if (!f)
+	if (procfs_status(pid, &text))
 		return pid;
-	while (getline(&line, &cap, f) > 0) {
-		char *p, *last = NULL;
-
-		if (strncmp(line, "NSpid:", 6))
-			continue;
-		for (p = strtok(line + 6, " \t\n"); p; p = strtok(NULL, " \t\n"))
-			last = p;
-		if (last && atoi(last) > 0)
-			nspid = atoi(last);
-		break;
-	}
-	free(line);
-	fclose(f);
+	/* NSpid lists the pid in each namespace down to the process's own, the last one. */
+	v = procfs_field(text, "NSpid", &len);
+	for (last = v ? v + len : NULL; last && last > v && last[-1] != ' ' && last[-1] != '\t';)
+		last--;
+	if (last && atoi(last) > 0)
+		nspid = atoi(last);
+	free(text);
 	return nspid;
 }
 
@@ -174,16 +168,9 @@ int jitmap__parse(const char *buf, size_t len, struct sym_table **out)
 		buf = eol + (nl != NULL);
 		if (eol == name || n >= UINT32_MAX)
 			continue;
-		if (n == cap) {
-			size_t c = cap ? cap * 2 : 256;
-			struct map_line *g = realloc(lines, c * sizeof(*g));
-
-			if (!g) {
-				err = -ENOMEM;
-				goto out;
-			}
-			lines = g;
-			cap = c;
+		if (ARRAY_GROW(lines, cap, n + 1)) {
+			err = -ENOMEM;
+			goto out;
 		}
 		lines[n] = (struct map_line){ start, start + size < start ? UINT64_MAX : start + size,
 					      name, (size_t)(eol - name), (uint32_t)n };

@@ -108,7 +108,7 @@ static void proc_drop_maps(struct sym_cache *sc, struct proc *p)
 	free(p->elfs);
 	p->maps = NULL;
 	p->elfs = NULL;
-	p->nmaps = 0;
+	p->nmaps = p->maps_cap = 0;
 }
 
 static void proc_free(struct sym_cache *sc, struct proc *p)
@@ -155,7 +155,7 @@ static int proc_set_maps(struct sym_cache *sc, struct proc *p, struct proc_map *
 	proc_drop_maps(sc, p);
 	p->maps = maps;
 	p->elfs = elfs;
-	p->nmaps = n;
+	p->nmaps = p->maps_cap = n;
 	return 0;
 }
 
@@ -410,6 +410,7 @@ int sym_cache__fork(struct sym_cache *sc, int ppid, int pid)
 		sym_cache__process_exit(sc, pid);
 		return -ENOMEM;
 	}
+	p->maps_cap = n;
 	for (size_t i = 0; i < n; i++) {
 		p->maps[i] = parent->maps[i];
 		p->maps[i].path = strdup(parent->maps[i].path);
@@ -430,31 +431,28 @@ int sym_cache__fork(struct sym_cache *sc, int ppid, int pid)
 int sym_cache__mmap(struct sym_cache *sc, int pid, const struct proc_map *m)
 {
 	struct proc *p = proc_get(sc, pid);
-	struct proc_map *maps;
-	struct elf_obj **elfs;
 	size_t i;
 
 	if (!p || m->end <= m->start)
 		return 0; /* never sampled and not followed since its exec: /proc will tell */
 	proc_unmap(sc, p, m->start, m->end);
-	maps = realloc(p->maps, (p->nmaps + 1) * sizeof(*maps));
-	if (maps)
-		p->maps = maps;
-	elfs = realloc(p->elfs, (p->nmaps + 1) * sizeof(*elfs));
-	if (elfs)
-		p->elfs = elfs;
-	if (!maps || !elfs)
-		return -ENOMEM;
+	if (p->nmaps == p->maps_cap) {
+		size_t ncap = grow_cap(p->maps_cap, p->nmaps + 1, 16, SIZE_MAX / sizeof(*p->maps));
+
+		if (!ncap || ARRAY_RESIZE(p->maps, ncap) || ARRAY_RESIZE(p->elfs, ncap))
+			return -ENOMEM;
+		p->maps_cap = ncap;
+	}
 	for (i = p->nmaps; i > 0 && p->maps[i - 1].start > m->start; i--)
 		;
-	memmove(&p->maps[i + 1], &p->maps[i], (p->nmaps - i) * sizeof(*maps));
-	memmove(&p->elfs[i + 1], &p->elfs[i], (p->nmaps - i) * sizeof(*elfs));
+	memmove(&p->maps[i + 1], &p->maps[i], (p->nmaps - i) * sizeof(*p->maps));
+	memmove(&p->elfs[i + 1], &p->elfs[i], (p->nmaps - i) * sizeof(*p->elfs));
 	p->maps[i] = *m;
 	p->maps[i].path = strdup(m->path ? m->path : "");
 	p->elfs[i] = NULL;
 	if (!p->maps[i].path) {
-		memmove(&p->maps[i], &p->maps[i + 1], (p->nmaps - i) * sizeof(*maps));
-		memmove(&p->elfs[i], &p->elfs[i + 1], (p->nmaps - i) * sizeof(*elfs));
+		memmove(&p->maps[i], &p->maps[i + 1], (p->nmaps - i) * sizeof(*p->maps));
+		memmove(&p->elfs[i], &p->elfs[i + 1], (p->nmaps - i) * sizeof(*p->elfs));
 		return -ENOMEM;
 	}
 	p->nmaps++;

@@ -43,7 +43,7 @@ struct proc {
 	int pid;
 	struct proc_map *maps;
 	struct elf_obj **elfs; /* per mapping, NULL until resolved */
-	size_t nmaps;
+	size_t nmaps, maps_cap; /* mappings, and room for so many in maps and elfs */
 	uint64_t maps_ns; /* when maps were last read (or tried) */
 	struct sym_table *jit;
 	uint64_t jit_ns;

@@ -95,22 +95,8 @@ void sym_table__finish(struct sym_table *t, uint64_t max_gap)
 		e->size = gap > UINT32_MAX ? UINT32_MAX : gap;
 	}
 	/* give back the slack of the doubling growth */
-	if (t->cap > t->count) {
-		void *p = realloc(t->syms, t->count * sizeof(*t->syms));
-
-		if (p) {
-			t->syms = p;
-			t->cap = t->count;
-		}
-	}
-	if (t->arena_cap > t->used) {
-		void *p = realloc(t->arena, t->used);
-
-		if (p) {
-			t->arena = p;
-			t->arena_cap = t->used;
-		}
-	}
+	ARRAY_SHRINK(t->syms, t->cap, t->count);
+	ARRAY_SHRINK(t->arena, t->arena_cap, t->used);
 }
 
 const struct sym_entry *sym_table__find(const struct sym_table *t, uint64_t addr)

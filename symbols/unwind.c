@@ -20,6 +20,7 @@
 #include "hmap.h"
 #include "model/hash.h"
 #include "symbols.h"
+#include "util/grow.h"
 
 #define DEFAULT_PROCS 64
 #define MEMO_SLOTS 32	/* remembered walks per process */
@@ -482,12 +483,10 @@ static void memo_keep(struct uw_proc *p, const struct unwind_sample *s, const ui
 		      size_t n, size_t max, enum unwind_status status)
 {
 	struct uw_memo *m = memo_slot(p, s);
-	uint64_t *words;
+	uint64_t *words = m->words;
 
-	if (p->nreads > MEMO_READS || status == UNWIND_ERROR)
-		return;
-	words = realloc(m->words, (2 * p->nreads + n) * sizeof(*words));
-	if (!words)
+	if (p->nreads > MEMO_READS || status == UNWIND_ERROR ||
+	    ARRAY_RESIZE(words, 2 * p->nreads + n))
 		return;
 	memcpy(words, p->reads, 2 * p->nreads * sizeof(*words));
 	memcpy(words + 2 * p->nreads, pcs, n * sizeof(*pcs));

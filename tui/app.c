@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "text.h"
+#include "util/grow.h"
 
 enum global_action {
 	G_HELP = 1,
@@ -150,13 +151,11 @@ static void match_extend(struct tui_app *a, bool all)
 		return;
 	if (n > a->bits_cap) {
 		uint32_t cap = n + n / 2 + 64;
-		uint8_t *b = realloc(a->bits, cap / 8 + 1);
 
-		if (!b) {
+		if (ARRAY_RESIZE(a->bits, cap / 8 + 1)) {
 			app_msg(a, ROLE_ERROR, "out of memory for the search");
 			return;
 		}
-		a->bits = b;
 		a->bits_cap = cap;
 	}
 	if (from < n)

@@ -206,7 +206,7 @@ static void heat_draw(struct view *v, struct tui_app *a, WINDOW *w, int top, int
 	wmove(w, top, 0);
 	tui_put(w, "time", 4, x0);
 	for (long r = 0; r < grid; r++) {
-		char lab[16];
+		char lab[32];
 		int y = top + 1 + (int)r;
 
 		snprintf(lab, sizeof(lab), "%4ldms", r * h->k * 50);
@@ -419,11 +419,6 @@ static void heat_changed(struct view *v, struct tui_app *a)
 	fetch(h, a);
 }
 
-static void heat_free(struct view *v)
-{
-	view__free(v);
-}
-
 struct view *heat_view_new(void)
 {
 	static const struct view tmpl = {
@@ -436,7 +431,7 @@ struct view *heat_view_new(void)
 		.mouse = heat_mouse,
 		.detail = heat_detail,
 		.changed = heat_changed,
-		.free = heat_free,
+		.free = view__free,
 	};
 	struct view *v = view__new(&tmpl, sizeof(struct heat));
 

@@ -199,6 +199,27 @@ static int cmp_slow(const void *x, const void *y)
 	return la < lb ? 1 : la > lb ? -1 : 0;
 }
 
+/* Whether a pair of endpoint i has a session that passes the process filter; with st, merges
+ * every such pair's stats into it. */
+static bool endpoint_pairs(const struct l7v *s, const struct tui_app *a, size_t i,
+			   struct l7_stats *st)
+{
+	const struct l7_table *t = s->t;
+	bool any = false;
+
+	for (size_t k = 0; k < l7_table__npairs(t); k++) {
+		const struct l7_pair *p = l7_table__get_pair(t, k);
+
+		if (p->endpoint != i || !session_passes(s, a, l7_table__get_session(t, p->session)))
+			continue;
+		any = true;
+		if (!st)
+			break;
+		l7_stats_merge(st, &p->st);
+	}
+	return any;
+}
+
 /* Rebuilds the rows of the current level from the table. */
 static void compute(struct l7v *s, struct tui_app *a)
 {
@@ -211,26 +232,16 @@ static void compute(struct l7v *s, struct tui_app *a)
 	if (!t)
 		return;
 	if (s->level == LVL_ROWS && s->group == GRP_ENDPOINT) {
+		/* With a process filter, only the endpoint's part from that process. */
+		bool filtered = a->filter.pid || a->filter.comm[0] || a->filter.container[0];
+
 		for (size_t i = 0; i < l7_table__nendpoints(t); i++) {
 			const struct l7_endpoint *e = l7_table__get_endpoint(t, i);
-			bool any = false;
 			struct row *r;
 
-			if (s->proto && e->proto != s->proto)
+			if ((s->proto && e->proto != s->proto) ||
+			    (filtered && !endpoint_pairs(s, a, i, NULL)))
 				continue;
-			/* With a process filter, only the endpoint's part from that process. */
-			if (a->filter.pid || a->filter.comm[0] || a->filter.container[0]) {
-				for (size_t k = 0; k < l7_table__npairs(t); k++) {
-					const struct l7_pair *p = l7_table__get_pair(t, k);
-
-					if (p->endpoint == i &&
-					    session_passes(s, a,
-							   l7_table__get_session(t, p->session)))
-						any = true;
-				}
-				if (!any)
-					continue;
-			}
 			endpoint_label(e, label, sizeof(label));
 			r = add_row(s);
 			if (!r)
@@ -238,18 +249,10 @@ static void compute(struct l7v *s, struct tui_app *a)
 			snprintf(r->label, sizeof(r->label), "%s", label);
 			r->proto = e->proto;
 			r->endpoint = (long)i;
-			if (a->filter.pid || a->filter.comm[0] || a->filter.container[0]) {
-				for (size_t k = 0; k < l7_table__npairs(t); k++) {
-					const struct l7_pair *p = l7_table__get_pair(t, k);
-
-					if (p->endpoint == i &&
-					    session_passes(s, a,
-							   l7_table__get_session(t, p->session)))
-						l7_stats_merge(&r->st, &p->st);
-				}
-			} else {
+			if (filtered)
+				endpoint_pairs(s, a, i, &r->st);
+			else
 				l7_stats_merge(&r->st, &e->st);
-			}
 		}
 	} else if (s->level == LVL_ROWS || s->level == LVL_CONNS) {
 		/* Session-based rows: whole sessions, or their part under one endpoint. */

@@ -9,6 +9,8 @@
 #include "app.h"
 #include "text.h"
 #include "../model/sli.h"
+#include "util/duration.h"
+#include "util/grow.h"
 
 enum sli_action { S_UP = 1, S_DOWN, S_PGUP, S_PGDN, S_HOME, S_END, S_OPEN, S_BACK, S_SORT_NEXT,
 		  S_SORT_PREV, S_ONCPU, S_OFFCPU, S_TIMELINE, S_SPAN };
@@ -138,14 +140,8 @@ static void refresh_rows(struct sli_pane *p, const struct sli *s)
 	p->nrows = 0;
 	if (!s)
 		return;
-	if (s->n > p->caprows) {
-		const struct sli_group **nr = realloc(p->rows, s->n * sizeof(*nr));
-
-		if (!nr)
-			return;
-		p->rows = nr;
-		p->caprows = s->n;
-	}
+	if (ARRAY_GROW(p->rows, p->caprows, s->n))
+		return;
 	for (size_t i = 0; i < s->n; i++)
 		p->rows[p->nrows++] = s->groups[i];
 	sort_model = s;
@@ -159,20 +155,6 @@ static void refresh_rows(struct sli_pane *p, const struct sli *s)
 			p->sel = i;
 }
 
-static void fmt_ns(double ns, char *buf, size_t n)
-{
-	if (isnan(ns))
-		snprintf(buf, n, "-");
-	else if (ns < 1e3)
-		snprintf(buf, n, "%.0fns", ns);
-	else if (ns < 1e6)
-		snprintf(buf, n, "%.3gus", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(buf, n, "%.3gms", ns / 1e6);
-	else
-		snprintf(buf, n, "%.3gs", ns / 1e9);
-}
-
 static void fmt_col(const struct sli *s, const struct sli_group *g, int c, char *buf, size_t n)
 {
 	double v = col_value(s, g, c);
@@ -180,7 +162,7 @@ static void fmt_col(const struct sli *s, const struct sli_group *g, int c, char 
 	if (isnan(v))
 		snprintf(buf, n, "-");
 	else if (cols[c].kind == CK_P99)
-		fmt_ns(v, buf, n);
+		duration_format(v, buf, n);
 	else if (v >= 99.95 || cols[c].kind == CK_RATE)
 		snprintf(buf, n, "%.0f", v);
 	else
@@ -331,8 +313,8 @@ static int draw_hist(struct tui_app *a, WINDOW *w, int y, int rows, const struct
 		char l[16], r[16];
 		int bw = a->cols - 34, len;
 
-		fmt_ns(o ? (double)(1ull << o) : 0, l, sizeof(l));
-		fmt_ns((double)(2ull << o), r, sizeof(r));
+		duration_format(o ? (double)(1ull << o) : 0, l, sizeof(l));
+		duration_format((double)(2ull << o), r, sizeof(r));
 		wmove(w, y + drawn, 0);
 		tui_role_on(w, ROLE_NORMAL);
 		tui_printf(w, a->cols, "  %7s - %-7s %10llu ", l, r, (unsigned long long)oct[o]);
@@ -370,10 +352,10 @@ static void draw_group(struct sli_pane *p, struct tui_app *a, const struct sli *
 
 		wmove(w, y++, 0);
 		tui_role_on(w, sel ? ROLE_SELECTION : have ? ROLE_NORMAL : ROLE_DIM);
-		fmt_ns(dh->count ? (double)hist_quantile(dh, 0.5) : NAN, a1, sizeof(a1));
-		fmt_ns(dh->count ? (double)hist_quantile(dh, 0.99) : NAN, a2, sizeof(a2));
-		fmt_ns(dh->count ? (double)dh->max : NAN, a3, sizeof(a3));
-		fmt_ns((double)g->ns[k], a4, sizeof(a4));
+		duration_format(dh->count ? (double)hist_quantile(dh, 0.5) : NAN, a1, sizeof(a1));
+		duration_format(dh->count ? (double)hist_quantile(dh, 0.99) : NAN, a2, sizeof(a2));
+		duration_format(dh->count ? (double)dh->max : NAN, a3, sizeof(a3));
+		duration_format((double)g->ns[k], a4, sizeof(a4));
 		snprintf(pct, sizeof(pct), "%.1f", sli_group__pct(s, g, (enum sli_kind)k));
 		snprintf(rate, sizeof(rate), "%.0f", s->dt > 0 ? (double)g->d_count[k] / s->dt : 0);
 		if (have)
@@ -411,7 +393,7 @@ static void draw_group(struct sli_pane *p, struct tui_app *a, const struct sli *
 		char v[7][16];
 
 		for (int j = 0; j < 7; j++)
-			fmt_ns((double)t->ns[ks[j]], v[j], sizeof(v[j]));
+			duration_format((double)t->ns[ks[j]], v[j], sizeof(v[j]));
 		wmove(w, y++, 0);
 		tui_role_on(w, ROLE_NORMAL);
 		tui_printf(w, a->cols, "  %-8u %-16s %9s %9s %9s %9s %9s %9s %9s", t->tid, t->comm,

@@ -6,6 +6,7 @@
 #include <wchar.h>
 
 #include "../model/sanitize.h"
+#include "util/duration.h"
 
 static const struct tui_glyphs utf8_glyphs = {
 	"\xe2\x94\x80", "\xe2\x94\x82", "\xe2\x94\x8c", "\xe2\x94\x90", "\xe2\x94\x94",
@@ -165,21 +166,12 @@ int tui_printf(WINDOW *w, int cols, const char *fmt, ...)
 void tui_fmt_value(enum value_kind k, double v, char *buf, size_t n)
 {
 	static const char *const bunits[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	double ns;
 	int u = 0;
 
 	switch (k) {
 	case VALUE_NANOSECONDS:
 	case VALUE_MICROSECONDS:
-		ns = k == VALUE_MICROSECONDS ? v * 1e3 : v;
-		if (ns < 1e3)
-			snprintf(buf, n, "%.0f ns", ns);
-		else if (ns < 1e6)
-			snprintf(buf, n, "%.1f us", ns / 1e3);
-		else if (ns < 1e9)
-			snprintf(buf, n, "%.1f ms", ns / 1e6);
-		else
-			snprintf(buf, n, "%.2f s", ns / 1e9);
+		duration_format(k == VALUE_MICROSECONDS ? v * 1e3 : v, buf, n);
 		return;
 	case VALUE_BYTES:
 		while (v >= 1024 && u < 4) {

@@ -11,6 +11,7 @@
 #include "text.h"
 #include "../model/lockhint.h"
 #include "../model/timeline.h"
+#include "util/duration.h"
 #include "util/grow.h"
 
 enum th_action { H_UP = 1, H_DOWN, H_LEFT, H_RIGHT, H_PGUP, H_PGDN, H_HOME, H_END, H_ZOOM_IN,
@@ -294,18 +295,6 @@ static int dominant(const uint64_t *acc)
 	return best;
 }
 
-static void fmt_dur(uint64_t ns, char *buf, size_t n)
-{
-	if (ns >= 60000000000ull)
-		snprintf(buf, n, "%.1fmin", (double)ns / 6e10);
-	else if (ns >= 1000000000ull)
-		snprintf(buf, n, "%.2fs", (double)ns / 1e9);
-	else if (ns >= 1000000ull)
-		snprintf(buf, n, "%.2fms", (double)ns / 1e6);
-	else
-		snprintf(buf, n, "%.1fus", (double)ns / 1e3);
-}
-
 static void draw_share(WINDOW *w, const uint64_t *by, uint64_t span)
 {
 	int used = 0;
@@ -331,7 +320,7 @@ static void draw_axis(struct threads *t, struct tui_app *a, WINDOW *w, int y)
 
 	wmove(w, y, 0);
 	tui_role_on(w, ROLE_TABLE_HEADER);
-	fmt_dur(t->slot, dur, sizeof(dur));
+	duration_format((double)(t->slot), dur, sizeof(dur));
 	used = tui_printf(w, x0, "%7s %-13s %-*s", "TID", "Thread", SHARE_W - 1, "Share");
 	tui_pad(w, x0 - used);
 	/* A label every 12 cells, counting back from now at the right. */
@@ -339,7 +328,7 @@ static void draw_axis(struct threads *t, struct tui_app *a, WINDOW *w, int y)
 		int back = t->ncells - c;
 
 		if (back % 12 == 0 && back >= 12) {
-			fmt_dur((uint64_t)back * t->slot, dur, sizeof(dur));
+			duration_format((double)((uint64_t)back * t->slot), dur, sizeof(dur));
 			snprintf(label, sizeof(label), "|-%s", dur);
 			c += tui_put(w, label, strlen(label), t->ncells - c);
 		} else if (back == 3) {
@@ -362,7 +351,7 @@ static void draw_legend(struct threads *t, struct tui_app *a, WINDOW *w, int y)
 		tui_role_on(w, ROLE_NORMAL);
 		used += tui_printf(w, a->cols - used, " %s  ", kinds[k].word);
 	}
-	fmt_dur(t->slot, dur, sizeof(dur));
+	duration_format((double)(t->slot), dur, sizeof(dur));
 	tui_role_on(w, ROLE_DIM);
 	used += tui_printf(w, a->cols - used, "slot %s, sort %s", dur, sort_names[t->sort]);
 	tui_role_on(w, ROLE_NORMAL);
@@ -442,7 +431,7 @@ static void draw_inspector(struct threads *t, struct tui_app *a, WINDOW *w, int 
 		return;
 	th = timeline__thread(t->tl, (size_t)t->rows[t->sel].ti);
 	n = timeline__collect(t->tl, (size_t)t->rows[t->sel].ti, s0, s1, &ev);
-	fmt_dur(t->slot, d, sizeof(d));
+	duration_format((double)(t->slot), d, sizeof(d));
 	snprintf(lines[nl++], sizeof(lines[0]), "%s (tid %u, pid %u): %ld event%s in the %s slot "
 		 "ending %.3f s before the right edge", strtab__str(st, th->comm), th->tid, th->pid,
 		 n < 0 ? 0 : n, n == 1 ? "" : "s", d, (double)t->cursor * t->slot / 1e9);
@@ -452,7 +441,7 @@ static void draw_inspector(struct threads *t, struct tui_app *a, WINDOW *w, int 
 
 		if (e->end - e->start > ev[longest].end - ev[longest].start)
 			longest = (size_t)k;
-		fmt_dur(e->end - e->start, d, sizeof(d));
+		duration_format((double)(e->end - e->start), d, sizeof(d));
 		if (e->kind == TL_LOCK)
 			snprintf(extra, sizeof(extra), "%s 0x%llx%s%.0u",
 				 tl_futex_op_str(e->op, op, sizeof(op)), (unsigned long long)e->addr,
@@ -682,7 +671,7 @@ static bool threads_action(struct view *v, struct tui_app *a, int action)
 			t->slot /= 2;
 		else if (action == H_ZOOM_OUT && t->slot * 2 <= MAX_SLOT)
 			t->slot *= 2;
-		fmt_dur(t->slot, d, sizeof(d));
+		duration_format((double)(t->slot), d, sizeof(d));
 		app_msg(a, ROLE_STATUS, "time slot %s", d);
 		break;
 	}

@@ -13,6 +13,7 @@
 #include "app.h"
 #include "model/slices.h"
 #include "export/input.h"
+#include "util/clock.h"
 
 static const struct slices *history_of(const struct tui_app *a, enum tui_ptype t)
 {
@@ -36,7 +37,10 @@ static double source_secs(const struct tui_app *a, enum tui_ptype t)
 		/* Every second counts 2^(-age / half-life): the weights add up to h / ln 2. */
 		return st.window_s / M_LN2;
 	default:
-		return span;
+		/* Everything since the start (or since the CPU set changed): the history may hold
+		 * less (--history). */
+		return st.since > 0 ? clock_wall_s() - fmax(st.since, st.cpus ? st.cpus_since : 0)
+				    : span;
 	}
 }
 

@@ -1,4 +1,6 @@
-/* The one growth helper for arrays that grow by doubling. */
+/* The one growth helper for arrays: doubling growth (ARRAY_GROW), parallel arrays that share
+ * one capacity (grow_cap once, then ARRAY_RESIZE each), exact-size buffers (ARRAY_RESIZE) and
+ * giving back the slack of a finished array (ARRAY_SHRINK). */
 #ifndef GALATOP_UTIL_GROW_H
 #define GALATOP_UTIL_GROW_H
 
@@ -7,28 +9,51 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Makes the array *pptr (of *cap items of elem bytes each; pptr is the address of the array
- * pointer) hold at least need items, doubling its capacity (16 at first). 0, or -ENOMEM
- * (also on size overflow) with *pptr and *cap unchanged. */
-static inline int array_grow(void *pptr, size_t *cap, size_t need, size_t elem)
+/* The capacity that holds need items, doubling from cap (from first when cap is 0) and
+ * clamped to max; cap itself when it holds need already; 0 when need > max. */
+static inline size_t grow_cap(size_t cap, size_t need, size_t first, size_t max)
 {
-	size_t ncap = *cap ? *cap : 16;
+	size_t ncap = cap ? cap : first ? first : 1;
+
+	if (need <= cap)
+		return cap;
+	if (need > max)
+		return 0;
+	while (ncap < need)
+		ncap = ncap > max / 2 ? max : ncap * 2;
+	return ncap < max ? ncap : max;
+}
+
+/* Reallocates the array *pptr (pptr is the address of the array pointer) to n items of elem
+ * bytes (at least one byte, so that it never frees). 0, or -ENOMEM (also on size overflow)
+ * with *pptr unchanged. */
+static inline int array_resize(void *pptr, size_t n, size_t elem)
+{
+	size_t size = n * elem;
 	void *p, *np;
 
-	if (need <= *cap)
-		return 0;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2)
-			return -ENOMEM;
-		ncap *= 2;
-	}
-	if (ncap > SIZE_MAX / elem)
+	if (elem && n > SIZE_MAX / elem)
 		return -ENOMEM;
 	memcpy(&p, pptr, sizeof(p));
-	np = realloc(p, ncap * elem);
+	np = realloc(p, size ? size : 1);
 	if (!np)
 		return -ENOMEM;
 	memcpy(pptr, &np, sizeof(np));
+	return 0;
+}
+
+/* Makes the array *pptr (of *cap items of elem bytes each) hold at least need items, doubling
+ * its capacity (16 at first). 0, or -ENOMEM (also on size overflow) with *pptr and *cap
+ * unchanged. */
+static inline int array_grow(void *pptr, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap;
+
+	if (need <= *cap)
+		return 0;
+	ncap = grow_cap(*cap, need, 16, elem ? SIZE_MAX / elem : SIZE_MAX);
+	if (!ncap || array_resize(pptr, ncap, elem))
+		return -ENOMEM;
 	*cap = ncap;
 	return 0;
 }
@@ -47,8 +72,18 @@ static inline int array_grow_zero(void *pptr, size_t *cap, size_t need, size_t e
 	return 0;
 }
 
-/* array_grow (or array_grow_zero) for an array variable arr with a size_t capacity cap. */
+/* Gives back the capacity of the array *pptr beyond its n items (*cap becomes n); when the
+ * smaller block cannot be had, the array stays as it was. */
+static inline void array_shrink(void *pptr, size_t *cap, size_t n, size_t elem)
+{
+	if (n < *cap && !array_resize(pptr, n, elem))
+		*cap = n;
+}
+
+/* The functions above for an array variable arr (cap: its size_t capacity). */
 #define ARRAY_GROW(arr, cap, need) array_grow(&(arr), &(cap), (need), sizeof(*(arr)))
 #define ARRAY_GROW_ZERO(arr, cap, need) array_grow_zero(&(arr), &(cap), (need), sizeof(*(arr)))
+#define ARRAY_RESIZE(arr, n) array_resize(&(arr), (n), sizeof(*(arr)))
+#define ARRAY_SHRINK(arr, cap, n) array_shrink(&(arr), &(cap), (n), sizeof(*(arr)))
 
 #endif

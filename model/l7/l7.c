@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "../sanitize.h"
+#include "util/grow.h"
 
 static const char *const proto_names[L7_PROTO_MAX] = { "unknown", "http", "redis", "pgsql",
 						      "mysql", "dns" };
@@ -249,18 +250,8 @@ static int append(struct l7_dirstate *s, const uint8_t *buf, size_t n, uint64_t 
 {
 	if (s->npend + n > L7_PEND_MAX)
 		return -EPROTO;
-	if (s->npend + n > s->pend_cap) {
-		size_t cap = s->pend_cap ? s->pend_cap : 512;
-		uint8_t *b;
-
-		while (cap < s->npend + n)
-			cap *= 2;
-		b = realloc(s->pend, cap);
-		if (!b)
-			return -ENOMEM;
-		s->pend = b;
-		s->pend_cap = cap;
-	}
+	if (ARRAY_GROW(s->pend, s->pend_cap, s->npend + n))
+		return -ENOMEM;
 	if (!s->npend)
 		s->pend_ns = ts;
 	memcpy(s->pend + s->npend, buf, n);

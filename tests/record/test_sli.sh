@@ -101,6 +101,11 @@ else
 	fail cpu_sleep_matches_clock "cpu_sleep=$sl (asked 2000000000) + cpu_wait=$wt vs measured=$slept, count=$n"
 	cat "$TMP/sleep.err"
 fi
+# Each of those sleeps is a system call of at least 20 ms: cpu_longsys (10 ms by default) is
+# their time, measured around them (from the entry to the exit, so a little less).
+ls=$(thread "$TMP/sleep.json" host "$tid" cpu_longsys_ns)
+if within "${ls:-0}" "${slept:-0}" 5 && [ "${ls:-0}" -le "${slept:-0}" ]; then pass cpu_longsys_matches_clock
+else fail cpu_longsys_matches_clock "cpu_longsys=$ls vs measured=$slept"; fi
 
 # 3. O_DIRECT overwrites of a synced file (no journal, no flush): the group's requests are the
 #    ones the device's stat counted over the same interval (/sys/dev/block/M:m/stat, read by the

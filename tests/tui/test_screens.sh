@@ -181,7 +181,7 @@ if "$O/asan/tests/model/test_timeline" --fixture "$TL" 2>"$TMP/tl.err"; then
 	assert threads_start "opens in the Threads pane" grep -q '3 Threads' "$TMP/threads_start.txt"
 	assert threads_start "contention hint names the holder" grep -q 'held by CompeteThd1 (tid 201)' "$TMP/threads_start.txt"
 	assert threads_start "legend" grep -q 'D D-state' "$TMP/threads_start.txt"
-	screen threads_zoom     "slot 12.50ms" "$TL" $T "+++"
+	screen threads_zoom     "slot 12.5ms" "$TL" $T "+++"
 	screen threads_inspect  "Inspector" "$TL" $T "jj+++<Left><Left><Enter>"
 	assert threads_inspect "slot events with path and stack" grep -q '/var/log/app.log' "$TMP/threads_inspect.txt"
 	screen threads_lock     "lock    futex" "$TL" $T "jjjjjjj<Enter>"

@@ -133,9 +133,9 @@ TEST_CASE(values)
 	tui_fmt_value(VALUE_SAMPLES, 1234, b, sizeof(b));
 	CHECK_STR(b, "1234");
 	tui_fmt_value(VALUE_NANOSECONDS, 12500000, b, sizeof(b));
-	CHECK_STR(b, "12.5 ms");
+	CHECK_STR(b, "12.5ms");
 	tui_fmt_value(VALUE_MICROSECONDS, 3, b, sizeof(b));
-	CHECK_STR(b, "3.0 us");
+	CHECK_STR(b, "3.00us");
 	tui_fmt_value(VALUE_BYTES, 3 * 1048576.0, b, sizeof(b));
 	CHECK_STR(b, "3.0 MiB");
 	tui_fmt_value(VALUE_BYTES, 10, b, sizeof(b));
@@ -235,7 +235,7 @@ TEST_CASE(live_source)
 	CHECK(f.mode == MODE_WINDOW);
 	free(s);
 	s = run_live(&f, "o");
-	CHECK(strstr(s, "profile: offcpu") != NULL && strstr(s, "2.0 ms") != NULL);
+	CHECK(strstr(s, "profile: offcpu") != NULL && strstr(s, "2.00ms") != NULL);
 	free(s);
 	profile__free(f.p[0]);
 	profile__free(f.p[1]);

@@ -1,4 +1,4 @@
-/* Unit tests for util/file (the whole-file reader and the untrusted open) and util/grow. */
+/* Unit tests for util/file (the whole-file reader and the untrusted open). */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -8,7 +8,6 @@
 
 #include "harness.h"
 #include "util/file.h"
-#include "util/grow.h"
 
 static char dir[] = "/tmp/gt-file-XXXXXX";
 
@@ -79,23 +78,6 @@ TEST_CASE(untrusted_refuses_symlinks_fifos_and_devices_without_blocking)
 	}
 }
 
-TEST_CASE(array_grow_doubles_and_keeps_contents)
-{
-	int *a = NULL;
-	size_t cap = 0;
-
-	CHECK(ARRAY_GROW(a, cap, 1) == 0 && cap == 16 && a);
-	for (int i = 0; i < 16; i++)
-		a[i] = i;
-	CHECK(ARRAY_GROW(a, cap, 16) == 0 && cap == 16);
-	CHECK(ARRAY_GROW(a, cap, 17) == 0 && cap == 32);
-	CHECK(ARRAY_GROW(a, cap, 1000) == 0 && cap == 1024);
-	CHECK(a[15] == 15 && a[0] == 0);
-	CHECK(array_grow(&a, &cap, SIZE_MAX / 2, sizeof(*a)) == -ENOMEM && cap == 1024);
-	CHECK(a[15] == 15);
-	free(a);
-}
-
 int main(void)
 {
 	char cmd[64];
@@ -106,7 +88,6 @@ int main(void)
 	}
 	RUN(reads_whole_files_up_to_the_cap);
 	RUN(untrusted_refuses_symlinks_fifos_and_devices_without_blocking);
-	RUN(array_grow_doubles_and_keeps_contents);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd))
 		printf("  could not remove %s\n", dir);
