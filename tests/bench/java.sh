@@ -10,8 +10,8 @@
 # gives each of two busy JVMs anything from a third to all of a CPU; two JVMs of the same
 # program also differ by several % (their JIT decisions). So each round runs two JVMs of
 # GtFormat at the same time (they see the same load), alike but for the agent, waits until
-# both are warm (8 s in, compilers and GC under 5% of the JVM's CPU and the program's speed
-# steady for 3 s), measures both for 8 s, lets galatop record one of them for 5 s (which one
+# both are warm (8 s in, nothing compiled for 2 s, compilers and GC under 5% of the JVM's CPU
+# and the program's speed steady for 3 s), measures both for 8 s, lets galatop record one of them for 5 s (which one
 # alternates), waits 1 s and measures both again for 8 s. A round's loss compares each JVM
 # with itself and the pair with each other: loss = 1 - (after/before of the attached JVM) /
 # (after/before of the other). Throughput is the workload's iterations per wall-clock second,
@@ -40,6 +40,17 @@ warm() {
 			exit !(t[n] >= 8000 && a > 0 && m > a && j[n] > j[a] &&
 			       (c[n] - c[a]) / (j[n] - j[a]) > 0.95 &&
 			       rate(a, m) > 0.95 * rate(m, n) && rate(m, n) > 0.95 * rate(a, m)) }' "$1"
+}
+# quiet W: whether JVM W has compiled nothing for 2 s (its compilation log did not grow; a JVM
+# starved of CPU compiles late, and its speed still climbs when its compilers' share is low).
+quiet() {
+	eval "s=\$size$1; since=\$since$1"
+	n=$(stat -c %s "$T/jit$1" 2>/dev/null)
+	if [ "$n" != "$s" ]; then
+		eval "size$1=$n; since$1=$(now)"
+		return 1
+	fi
+	echo "$since $(now)" | awk '{ exit !($2 - $1 >= 2) }'
 }
 # rates FILE FROM TO: the workload's iterations per wall-clock s, per CPU s of its thread and
 # per CPU s of the JVM between its milliseconds FROM and TO: each the median over the window's
@@ -71,13 +82,18 @@ rates() {
 round() {
 	for w in 0 1; do
 		: >"$T/out$w"
-		"$JDK/java" -XX:+PreserveFramePointer -cp "$T" GtFormat 120 >"$T/out$w" &
+		rm -f "$T/jit$w"*
+		"$JDK/java" -XX:+PreserveFramePointer -Xlog:jit+compilation=debug:file="$T/jit$w" \
+			-cp "$T" GtFormat 120 >"$T/out$w" &
 		eval "pid$w=\$!"
 	done
 	w=$(($1 % 2)); o=$((1 - w))
 	eval "j=\$pid$w"
 	t0=$(now)
-	until warm "$T/out0" && warm "$T/out1"; do
+	size0=; size1=
+	while :; do
+		quiet 0; q0=$?; quiet 1; q1=$?
+		[ $q0 = 0 ] && [ $q1 = 0 ] && warm "$T/out0" && warm "$T/out1" && break
 		[ "$(echo "$t0 $(now)" | awk '{ print ($2 - $1 > 60) }')" = 1 ] && break
 		sleep 0.2
 	done
@@ -119,6 +135,7 @@ round() {
 	function loss(a0, a1, c0, c1) { return a0 > 0 && c0 > 0 && c1 > 0 ? sprintf("%.2f", 100 * (1 - (a1 / a0) / (c1 / c0))) : "nan" }'
 }
 : >"$T/rounds"
+load0=$(cut -d' ' -f1 /proc/loadavg)
 for r in $(seq "$ROUNDS"); do
 	round "$r" | tee -a "$T/rounds" | awk -v r=$r '{ printf "  round %d (warm after %d s): loss after galatop exited %s%% per wall s, %s%% per CPU s of the thread, %s%% per CPU s of the JVM; while it recorded %s%%, %s%%, %s%%; named map after %.2f s\n", r, $8, $1, $3, $5, $2, $4, $6, $7 }'
 done
@@ -131,7 +148,8 @@ summary() {
 		printf "  %s: median %.1f%%, range %.1f..%.1f%% (%.0f%% confidence for the median, %d rounds)\n",
 			w, m, l, h, 100 * (1 - 2 / 2 ^ n), n }'
 }
-echo "  the agent's throughput loss after galatop exited (target <= 2%), median of $ROUNDS rounds:"
+echo "  the agent's throughput loss after galatop exited (target <= 2%), median of $ROUNDS rounds" \
+     "(load average $load0 at the start, $(cut -d' ' -f1 /proc/loadavg) at the end):"
 summary "per wall-clock second" 1
 summary "per CPU second of the program's thread" 3
 summary "per CPU second of the JVM" 5
