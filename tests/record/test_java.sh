@@ -58,7 +58,7 @@ then pass java_string_format_under_program_method
 else fail java_string_format_under_program_method "$(grep -c GtFormat "$TMP/j1.folded") GtFormat lines"; fi
 # The program's own CPU time in String.format over the recording, against the flame graph's
 # share of it in the program's stacks.
-own=$(echo "$before $after" | awk '{ f = $5 - $1; b = $6 - $2; if (f + b > 0) printf "%.1f", 100 * f / (f + b); else print -100 }')
+own=$(echo "$before $after" | awk '{ f = $6 - $1; b = $7 - $2; if (f + b > 0) printf "%.1f", 100 * f / (f + b); else print -100 }')
 seen=$(share "$TMP/j1.folded" 'java.lang.String.format' 'GtFormat.main')
 main=$(awk '/GtFormat.main/ { t += $NF } END { print t + 0 }' "$TMP/j1.folded")
 if [ "$main" -ge 400 ] && near "$seen" "$own" 5; then pass java_string_format_share
