@@ -297,7 +297,9 @@ const char *sli_probes__swapin_source(const struct sli_probes *p)
 					: "major faults on swap (delay accounting off)";
 	if (!p->delayacct)
 		return NULL;
-	return p->delayacct_saved == 0 ? "delayacct (turned on by galatop)" : "delayacct";
+	/* The kernel gives a task its delay record at fork, when delay accounting is on. */
+	return p->delayacct_saved == 0 ? "delayacct (turned on by galatop: not for tasks started before)"
+				       : "delayacct";
 }
 
 /* Calls fn on every entry of map fd, BATCH at a time (hash maps support batch lookups since

@@ -34,7 +34,7 @@ struct sli_probes *sli_probes__open(const struct probe_opts *o, unsigned want,
 const char *sli_probes__warnings(const struct sli_probes *p);
 /* Bit (1 << GT_SLI_*) set for each SLI whose hooks run. */
 unsigned sli_probes__have(const struct sli_probes *p);
-/* Where mem_swapin comes from: "delayacct (turned on by galatop)", "delayacct", "major faults
+/* Where mem_swapin comes from: "delayacct (turned on by galatop: ...)", "delayacct", "major faults
  * on swap (...why...)", or NULL when it is not measured. Owned by p. */
 const char *sli_probes__swapin_source(const struct sli_probes *p);
 /* Reads what grew since the last call (the first call reports everything since attach). Threads

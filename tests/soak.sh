@@ -1,8 +1,9 @@
 #!/bin/sh
 # Soak: galatop's memory over a long run with a churning workload (new processes all the time,
 # page faults, sleeps). Runs `galatop record --period 10` and the live view in decay and window
-# modes side by side at 999 Hz with oncpu,offcpu,mem for SOAK_MIN minutes (default 4), samples
-# their RSS every 10 s and prints the slope after SOAK_WARMUP seconds (default 60) of warm-up,
+# modes side by side at 999 Hz with oncpu,offcpu,mem for SOAK_MIN minutes (default 12), samples
+# their RSS every 10 s and prints the slope after SOAK_WARMUP seconds (default 300: the
+# live view's frame table fills and is first renewed in the first minutes) of warm-up,
 # the growth it projects over an hour, and pass or FAIL against the bound of 10% (the exit
 # status is 1 when one fails). The full test is SOAK_MIN=60 (see docs/probes.md). Needs root.
 # SOAK_SYSTEM=1 samples the whole system instead of each galatop's own churn.
@@ -10,8 +11,8 @@ cd "$(dirname "$0")/.." || exit 1
 O=${O:-build}; case $O in /*) ;; *) O="$PWD/$O";; esac
 BIN=${BIN:-galatop}; case $BIN in /*) ;; *) BIN="$PWD/$BIN";; esac
 TOOLS=$O/tools
-MIN=${SOAK_MIN:-4}
-WARM=${SOAK_WARMUP:-60}
+MIN=${SOAK_MIN:-12}
+WARM=${SOAK_WARMUP:-300}
 BOUND=10 # % of RSS an hour may add
 [ "$(id -u)" = 0 ] || { echo "soak: needs root"; exit 1; }
 command -v tmux >/dev/null 2>&1 || { echo "soak: needs tmux"; exit 1; }
