@@ -127,6 +127,27 @@ static size_t hooks_of(struct gt_sli *s, struct bpf_program **progs, struct hook
 
 #define MAX_HOOKS 24
 
+/* Delay accounting turned on ahead of the probes (sli_delayacct_early): the sysctl's value to
+ * restore, which the next sli_probes__open takes over; -1 when none. */
+static int early_saved = -1;
+
+void sli_delayacct_early(void)
+{
+	const char *env = getenv(SWAPIN_ENV);
+
+	if (early_saved >= 0 || (env && !strcmp(env, "faults")))
+		return;
+	if (read_sysctl(DELAYACCT_SYSCTL) == 0 && write_sysctl(DELAYACCT_SYSCTL, 1) == 0)
+		early_saved = 0;
+}
+
+void sli_delayacct_release(void)
+{
+	if (early_saved >= 0)
+		write_sysctl(DELAYACCT_SYSCTL, early_saved);
+	early_saved = -1;
+}
+
 /* Where mem_swapin will come from: delay accounting when it is on or galatop may turn it on
  * (want), else (or with GALATOP_SLI_SWAPIN=faults) major faults, p->swapin_faults. */
 static void setup_swapin(struct sli_probes *p, bool want)
@@ -142,6 +163,8 @@ static void setup_swapin(struct sli_probes *p, bool want)
 	cur = read_sysctl(DELAYACCT_SYSCTL);
 	if (cur > 0) {
 		p->delayacct = true;
+		p->delayacct_saved = early_saved; /* restored at close when galatop turned it on */
+		early_saved = -1;
 	} else if (cur == 0 && want && write_sysctl(DELAYACCT_SYSCTL, 1) == 0) {
 		p->delayacct = true;
 		p->delayacct_saved = 0;

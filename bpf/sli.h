@@ -34,6 +34,12 @@ struct sli_probes *sli_probes__open(const struct probe_opts *o, unsigned want,
 const char *sli_probes__warnings(const struct sli_probes *p);
 /* Bit (1 << GT_SLI_*) set for each SLI whose hooks run. */
 unsigned sli_probes__have(const struct sli_probes *p);
+/* Turns delay accounting on now, when it is off and GALATOP_SLI_SWAPIN does not ask for the
+ * fallback, for a command galatop starts before its probes (the kernel gives a task its delay
+ * record at fork). The next sli_probes__open takes it over and restores the sysctl at close;
+ * sli_delayacct_release restores it if none did (a failed start). */
+void sli_delayacct_early(void);
+void sli_delayacct_release(void);
 /* Where mem_swapin comes from: "delayacct (turned on by galatop: ...)", "delayacct", "major faults
  * on swap (...why...)", or NULL when it is not measured. Owned by p. */
 const char *sli_probes__swapin_source(const struct sli_probes *p);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "bpf/drain.h"
+#include "bpf/sli.h"
 #include "cli.h"
 #include "symbols/java_attach.h"
 #include "util/clock.h"
@@ -270,6 +271,9 @@ int session__open(struct session *s, struct record_opts *o)
 			s->pids[s->npids++] = 0x7fffffff; /* keeps the pid filter on until one starts */
 	}
 	if (o->command) {
+		/* mem_swapin from delay accounting covers the command only when it is on at fork. */
+		if (o->sli)
+			sli_delayacct_early();
 		s->child = spawn_command(o->command, &s->go_fd);
 		if (s->child < 0) {
 			cli_error("cannot start %s: %s", o->command[0], strerror(errno));
@@ -629,6 +633,7 @@ void session__close(struct session *s, bool interrupted)
 	probes__free(s->probes);
 	tl_capture__free(s->tl);
 	sli_collector__free(s->sli);
+	sli_delayacct_release();
 	if (s->have_re)
 		regfree(&s->cmdline_re);
 	collector__free(s->col);
