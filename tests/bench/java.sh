@@ -77,8 +77,8 @@ rates() {
 }
 # round N: one round; prints "WALL REC_WALL CPU REC_CPU JVM REC_JVM NAMED WARM" (the losses
 # per wall-clock s, per CPU s of the thread, per CPU s of the JVM, each after galatop exited
-# and while it recorded, in %; NAMED: seconds to the named map, -1 if not named; WARM: seconds
-# both JVMs took to warm up, -1 if they did not within 60 s).
+# and while it recorded, in %, "nan" if not measured; NAMED: seconds to the named map, -1 if
+# not named; WARM: seconds both JVMs took to warm up, -1 if they did not within 60 s).
 round() {
 	for w in 0 1; do
 		: >"$T/out$w"
@@ -102,6 +102,11 @@ round() {
 	A="$(ms "$T/out$w")"; C="$(ms "$T/out$o")"
 	sleep 8
 	A="$A $(ms "$T/out$w")"; C="$C $(ms "$T/out$o")"
+	# another session's galatop profiling the whole machine attaches its agent to every JVM:
+	# a round where either JVM has an agent before this attach, or the other one after, is
+	# not counted
+	eval "c=\$pid$o"
+	grep -q galatop-jvmti /proc/$j/maps /proc/$c/maps && foreign=1 || foreign=0
 	rm -f /tmp/perf-$j.map
 	t0=$(now)
 	"$GALATOP_OPT" record -p $j -d 5 -F 499 -o "$T/first.folded" 2>/dev/null & g=$!
@@ -119,6 +124,7 @@ round() {
 	A="$A $(ms "$T/out$w")"; C="$C $(ms "$T/out$o")"
 	sleep 8
 	A="$A $(ms "$T/out$w")"; C="$C $(ms "$T/out$o")"
+	grep -q galatop-jvmti /proc/$c/maps && foreign=1
 	kill $pid0 $pid1; wait $pid0 $pid1 2>/dev/null
 	rm -f /tmp/perf-$j.map
 	# kept for a look: the workload's lines and the windows
@@ -127,17 +133,23 @@ round() {
 	set -- $A $C
 	echo "$(rates "$T/out$w" $1 $2) $(rates "$T/out$o" $7 $8) $(rates "$T/out$w" $5 $6)" \
 	     "$(rates "$T/out$o" ${11} ${12}) $(rates "$T/out$w" $3 $4) $(rates "$T/out$o" $9 ${10})" |
-	awk -v n=$named -v s=$settled '{
+	awk -v n=$named -v s=$settled -v f=$foreign '{
+		if (f)
+			for (k = 1; k <= 18; k++)
+				$k = 0
 		for (k = 1; k <= 3; k++)
 			printf "%s %s ", loss($k, $(6 + k), $(3 + k), $(9 + k)), loss($k, $(12 + k), $(3 + k), $(15 + k))
 		print n, s }
-	# the attached JVM went from a0 to a1, the other from c0 to c1 ("nan": a window was empty)
+	# the attached JVM went from a0 to a1, the other from c0 to c1 ("nan": a window was empty
+	# or another galatop attached)
 	function loss(a0, a1, c0, c1) { return a0 > 0 && c0 > 0 && c1 > 0 ? sprintf("%.2f", 100 * (1 - (a1 / a0) / (c1 / c0))) : "nan" }'
 }
 : >"$T/rounds"
 load0=$(cut -d' ' -f1 /proc/loadavg)
 for r in $(seq "$ROUNDS"); do
-	round "$r" | tee -a "$T/rounds" | awk -v r=$r '{ printf "  round %d (warm after %d s): loss after galatop exited %s%% per wall s, %s%% per CPU s of the thread, %s%% per CPU s of the JVM; while it recorded %s%%, %s%%, %s%%; named map after %.2f s\n", r, $8, $1, $3, $5, $2, $4, $6, $7 }'
+	round "$r" | tee -a "$T/rounds" | awk -v r=$r '$3 == "nan" && $4 == "nan" {
+		printf "  round %d: not counted (another galatop attached to a JVM, or a window was empty); named map after %.2f s\n", r, $7; next }
+		{ printf "  round %d (warm after %d s): loss after galatop exited %s%% per wall s, %s%% per CPU s of the thread, %s%% per CPU s of the JVM; while it recorded %s%%, %s%%, %s%%; named map after %.2f s\n", r, $8, $1, $3, $5, $2, $4, $6, $7 }'
 done
 # median, range and count of a column's numbers
 stat() { awk -v c="$1" '$c != "nan" { print $c }' "$T/rounds" | sort -g | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%s %s %s %d", m, v[1], v[NR], NR }'; }
@@ -148,7 +160,7 @@ summary() {
 		printf "  %s: median %.1f%%, range %.1f..%.1f%% (%.0f%% confidence for the median, %d rounds)\n",
 			w, m, l, h, 100 * (1 - 2 / 2 ^ n), n }'
 }
-echo "  the agent's throughput loss after galatop exited (target <= 2%), median of $ROUNDS rounds" \
+echo "  the agent's throughput loss after galatop exited (target <= 2%), median of the rounds counted" \
      "(load average $load0 at the start, $(cut -d' ' -f1 /proc/loadavg) at the end):"
 summary "per wall-clock second" 1
 summary "per CPU second of the program's thread" 3
