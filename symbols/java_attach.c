@@ -34,7 +34,12 @@
 #define AGENT_NAME "libgalatop-jvmti.so"
 #define MAX_COPIES 64
 
-static char copies[MAX_COPIES][PATH_MAX];
+/* The agent copies to remove at exit, each by its name in the JVM's /tmp, held open: a JVM
+ * that exits first takes its /proc/PID/root path with it. */
+static struct {
+	int tmp;
+	char name[64];
+} copies[MAX_COPIES];
 static int ncopies;
 
 bool java_attach__is_jvm(int pid)
@@ -326,8 +331,15 @@ int java_attach(int pid, const char *agent, int timeout_ms, char *err, size_t er
 		snprintf(err, errlen, "java pid %d: cannot copy the agent to %s: %s", pid, copy, strerror(-r));
 		return -1;
 	}
-	if (ncopies < MAX_COPIES)
-		snprintf(copies[ncopies++], PATH_MAX, "%s", copy);
+	if (ncopies < MAX_COPIES) {
+		char tmp[80];
+
+		snprintf(tmp, sizeof(tmp), "%s/tmp", root);
+		copies[ncopies].tmp = open(tmp, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		snprintf(copies[ncopies].name, sizeof(copies[ncopies].name), "%s", inside + strlen("/tmp/"));
+		if (copies[ncopies].tmp >= 0)
+			ncopies++;
+	}
 	snprintf(map, sizeof(map), "/tmp/perf-%d.map", nspid);
 	r = clock_mono_ms() < deadline ? send_load(sock, uid, gid, inside, map, reply, sizeof(reply),
 					    (int)(deadline - clock_mono_ms()))
@@ -397,7 +409,9 @@ int java_attach__targets(const int *pids, size_t n)
 
 void java_attach__cleanup(void)
 {
-	for (int i = 0; i < ncopies; i++)
-		unlink(copies[i]);
+	for (int i = 0; i < ncopies; i++) {
+		unlinkat(copies[i].tmp, copies[i].name, 0);
+		close(copies[i].tmp);
+	}
 	ncopies = 0;
 }
