@@ -19,6 +19,7 @@
 #include "loadlog.h"
 #include "sli.skel.h"
 #include "symbols/hmap.h"
+#include "util/grow.h"
 #include "targets.h"
 
 #define DELAYACCT_SYSCTL "/proc/sys/kernel/task_delayacct"
@@ -401,16 +402,9 @@ static void on_thread(void *arg, const void *key, const void *val)
 	if ((grew || now->dead) && c->ops->thread)
 		c->ops->thread(c->ctx, tid, &d, now->dead);
 	if (now->dead) {
-		if (c->ndead == c->capdead) {
-			size_t nc = c->capdead ? c->capdead * 2 : 64;
-			uint32_t *nd = realloc(c->dead_tids, nc * sizeof(*nd));
-
-			if (!nd) {
-				c->err = -ENOMEM;
-				return;
-			}
-			c->dead_tids = nd;
-			c->capdead = nc;
+		if (ARRAY_GROW(c->dead_tids, c->capdead, c->ndead + 1)) {
+			c->err = -ENOMEM;
+			return;
 		}
 		c->dead_tids[c->ndead++] = tid;
 	} else if (!hmap__put(c->live, &now->tgid, sizeof(now->tgid), (void *)1)) {
@@ -455,16 +449,9 @@ static void on_row(void *arg, const void *key, const void *val)
 		prev->n[i] = now->n[i];
 	}
 	if (tgid_gone(c, k->tgid)) {
-		if (c->ndrop == c->capdrop) {
-			size_t nc = c->capdrop ? c->capdrop * 2 : 64;
-			struct gt_sli_hkey *nd = realloc(c->drop, nc * sizeof(*nd));
-
-			if (!nd) {
-				c->err = -ENOMEM;
-				return;
-			}
-			c->drop = nd;
-			c->capdrop = nc;
+		if (ARRAY_GROW(c->drop, c->capdrop, c->ndrop + 1)) {
+			c->err = -ENOMEM;
+			return;
 		}
 		c->drop[c->ndrop++] = *k;
 	}
