@@ -22,7 +22,10 @@ wait_for burst_hot 50 && pass live_trigger_shows_burst_function || fail live_tri
 # The heatmap (6) marks the moment under its second, and a range picked from 6 s back to the
 # newest second shows the burst in the flame view; `a` shows all time again.
 tm send-keys -t lt 6
-if wait_for "trigger fired" 30 && grep -q '▲' "$TMP/screen" && grep -q '[▓█]' "$TMP/screen"; then
+# The row under the grid holds only the marks (UTF-8 or, without a UTF-8 locale, ASCII glyphs);
+# the burst's cells are the darkest shades.
+if wait_for "trigger fired" 30 && grep -Eq '^ +(▲|\^)' "$TMP/screen" &&
+	grep -Eq '^ *[0-9]+ms.*(▓|█|\*|#)' "$TMP/screen"; then
 	pass live_heatmap_marks_trigger
 else
 	fail live_heatmap_marks_trigger "$(cat "$TMP/screen")"
