@@ -99,6 +99,11 @@ void app_prompt(struct tui_app *a, enum prompt_kind k, const char *init)
 	a->prompt.err[0] = 0;
 }
 
+const struct slices *app_history(const struct tui_app *a, enum tui_ptype t)
+{
+	return a->src->ops->history ? a->src->ops->history(a->src->ctx, t) : NULL;
+}
+
 void app_show(struct tui_app *a, int i)
 {
 	if (i >= 0 && i < a->nviews)

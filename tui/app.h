@@ -180,6 +180,8 @@ void app_match_name(struct tui_app *a, uint32_t name_id);
 /* Shows the flame view with the heaviest node of frames named name_id selected (zoom reset)
  * and those frames highlighted: how panes open a function in the flame graph. */
 void app_show_frame(struct tui_app *a, uint32_t name_id);
+/* The source's per-second history of type t, or NULL when it keeps none. */
+const struct slices *app_history(const struct tui_app *a, enum tui_ptype t);
 /* Switches to view i. */
 void app_show(struct tui_app *a, int i);
 /* Switches to the view shown by key (see struct view); false when there is none. */
@@ -212,6 +214,9 @@ void app_set_range(struct tui_app *a, double from, double to);
 void app_all_time(struct tui_app *a);
 /* The range as the status line says it: "12.00-17.50 s (14:02:10-14:02:15)". */
 void travel_range_text(const struct tui_app *a, char *buf, size_t n);
+/* How the baseline is scaled in the comparison shown, " (scaled x0.3: per second)", or ""
+ * when it is not (no comparison, or a factor of 1). */
+void travel_scale_text(const struct tui_app *a, char *buf, size_t n);
 /* Sets the baseline from spec: "." (what is shown), "first N" (seconds of the history),
  * "A-B" (a range of it, seconds or clock times), or a file (folded, perf script, .gtop,
  * FILE@A-B); "" clears it. 0, or -EINVAL / -ENOMEM with a one-line reason in err (the

@@ -105,12 +105,9 @@ static void draw_status(struct tui_app *a)
 		snprintf(buf, sizeof(buf), "%s  ", st.probes ? st.probes : "no probes");
 		seg(a, ROLE_STATUS, buf);
 		if (st.cpus) {
-			time_t t = (time_t)st.cpus_since;
-			struct tm tm;
-			char hms[16] = "?";
+			char hms[16];
 
-			if (localtime_r(&t, &tm))
-				strftime(hms, sizeof(hms), "%H:%M:%S", &tm);
+			tui_fmt_clock(st.cpus_since, hms, sizeof(hms));
 			snprintf(buf, sizeof(buf), "%s since %s", st.cpus, hms);
 			seg(a, ROLE_STATUS_ALERT, buf);
 			seg(a, ROLE_STATUS, "  ");
@@ -176,11 +173,8 @@ static void draw_status(struct tui_app *a)
 	if (a->travel.base.ft) {
 		snprintf(buf, sizeof(buf), "  vs baseline %s", a->travel.base.desc);
 		seg(a, ROLE_STATUS_ALERT, buf);
-		if (a->travel.diff && a->travel.factor != 1) {
-			snprintf(buf, sizeof(buf), " (scaled x%.3g: %s)", a->travel.factor,
-				 a->travel.per_second ? "per second" : "same total");
-			seg(a, ROLE_STATUS, buf);
-		}
+		travel_scale_text(a, buf, sizeof(buf));
+		seg(a, ROLE_STATUS, buf);
 	}
 	if (a->zoom.n) {
 		snprintf(buf, sizeof(buf), "  zoom depth %zu", a->zoom.n);

@@ -51,10 +51,13 @@ static void travel_note(const struct tui_app *a, char *buf, size_t n)
 		travel_range_text(a, r, sizeof(r));
 		k = snprintf(buf, n, "range %s from the start", r);
 	}
-	if (a->travel.base.ft && k >= 0 && (size_t)k < n)
-		snprintf(buf + k, n - (size_t)k, "%scompared with %s (scaled x%.3g: %s)", k ? "; " : "",
-			 a->travel.base.desc, a->travel.factor,
-			 a->travel.per_second ? "per second" : "same total");
+	if (a->travel.base.ft && k >= 0 && (size_t)k < n) {
+		char scale[64];
+
+		travel_scale_text(a, scale, sizeof(scale));
+		snprintf(buf + k, n - (size_t)k, "%scompared with %s%s", k ? "; " : "",
+			 a->travel.base.desc, scale);
+	}
 }
 
 static int folded_fn(FILE *f, const struct profile *p, struct tui_app *a)
@@ -126,9 +129,7 @@ static int write_gtop(const char *path, const struct profile *shown, struct tui_
 		profs[s.nprofiles] = (struct snapshot_profile){
 			tui_ptype_str((enum tui_ptype)t), tui_ptype_str((enum tui_ptype)t),
 			(struct profile *)p,
-			a->src->ops->history ? (struct slices *)a->src->ops->history(a->src->ctx,
-										 (enum tui_ptype)t)
-					     : NULL
+			(struct slices *)app_history(a, (enum tui_ptype)t)
 		};
 		if (st.live)
 			probe[s.meta.nprobes++] = (struct snapshot_probe){

@@ -6,7 +6,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "app.h"
 #include "model/slices.h"
@@ -61,11 +60,6 @@ struct heat {
 	double max;	   /* the largest cell at k buckets a row */
 };
 
-static const struct slices *history(const struct tui_app *a)
-{
-	return a->src->ops->history ? a->src->ops->history(a->src->ctx, a->ptype) : NULL;
-}
-
 /* The seconds the heat map covers: [*lo, *hi]; false when it is empty. */
 static bool span(const struct heat *h, long *lo, long *hi)
 {
@@ -92,7 +86,7 @@ static double cell(const struct heat *h, long s, long r)
 
 static void fetch(struct heat *h, struct tui_app *a)
 {
-	const struct slices *hs = history(a);
+	const struct slices *hs = app_history(a, a->ptype);
 
 	h->heat = hs ? slices__heat(hs, &h->hfirst, &h->hn) : NULL;
 	if (!h->heat)
@@ -163,7 +157,7 @@ static void heat_draw(struct view *v, struct tui_app *a, WINDOW *w, int top, int
 	a->src->ops->stats(a->src->ctx, &st);
 	fetch(h, a);
 	if (!span(h, &lo, &hi)) {
-		const char *m = !history(a) ? "no per-second history here: the live view and .gtop "
+		const char *m = !app_history(a, a->ptype) ? "no per-second history here: the live view and .gtop "
 					      "files from galatop record have one"
 					    : "no samples in the history yet";
 
@@ -184,11 +178,12 @@ static void heat_draw(struct view *v, struct tui_app *a, WINDOW *w, int top, int
 		for (long r = 0; r < grid; r++)
 			h->max = fmax(h->max, cell(h, s, r));
 	/* The time axis: seconds from the start, a label every 8 columns or more. */
+	static const long steps[] = { 1, 2, 5, 10, 30, 60 };
 	long every = 60;
 
-	for (size_t i = 0; i < 5; i++)
-		if ((long[]){ 1, 2, 5, 10, 30 }[i] * h->cw >= 8) {
-			every = (long[]){ 1, 2, 5, 10, 30 }[i];
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+		if (steps[i] * h->cw >= 8) {
+			every = steps[i];
 			break;
 		}
 	tui_role_on(w, ROLE_TABLE_HEADER);
@@ -388,14 +383,10 @@ static void heat_detail(struct view *v, struct tui_app *a, WINDOW *w, int y)
 	a->src->ops->stats(a->src->ctx, &st);
 	if (st.since > 0) {
 		double t = st.since + cursor_time(h, false);
-		time_t tt = (time_t)t;
-		struct tm tm;
+		char hms[16];
 
-		if (localtime_r(&tt, &tm)) {
-			strftime(when, sizeof(when), " (%H:%M:%S", &tm);
-			snprintf(when + strlen(when), sizeof(when) - strlen(when), ".%02d)",
-				 (int)((t - floor(t)) * 100));
-		}
+		tui_fmt_clock(t, hms, sizeof(hms));
+		snprintf(when, sizeof(when), " (%s.%02d)", hms, (int)((t - floor(t)) * 100));
 	}
 	tui_fmt_value(profile__kind(a->base), cell(h, h->sec, h->row), val, sizeof(val));
 	n = snprintf(line, sizeof(line), "%.2f-%.2f s%s  %s %s", cursor_time(h, false),

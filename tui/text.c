@@ -1,5 +1,7 @@
 #include "text.h"
 
+#include <time.h>
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -183,4 +185,13 @@ void tui_fmt_value(enum value_kind k, double v, char *buf, size_t n)
 	default:
 		snprintf(buf, n, "%.0f", v);
 	}
+}
+
+void tui_fmt_clock(double unix_s, char *buf, size_t n)
+{
+	time_t t = (time_t)unix_s;
+	struct tm tm;
+
+	if (!(unix_s > 0) || !localtime_r(&t, &tm) || !strftime(buf, n, "%H:%M:%S", &tm))
+		snprintf(buf, n, "?");
 }

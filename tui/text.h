@@ -35,6 +35,8 @@ void tui_pad(WINDOW *w, int n);
 /* printf into a line of at most cols columns at the cursor (output goes through tui_put). */
 int tui_printf(WINDOW *w, int cols, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* Formats a wall-clock UNIX time as local "HH:MM:SS" into buf; "?" when unknown (<= 0). */
+void tui_fmt_clock(double unix_s, char *buf, size_t n);
 /* Formats value v of kind k for humans ("1234", "12.5 ms", "3.0 MiB") into buf. */
 void tui_fmt_value(enum value_kind k, double v, char *buf, size_t n);
 /* Percent of v in total, 0 when total is 0. */

@@ -8,22 +8,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "app.h"
+#include "text.h"
 #include "model/slices.h"
 #include "export/input.h"
 #include "util/clock.h"
 
-static const struct slices *history_of(const struct tui_app *a, enum tui_ptype t)
-{
-	return a->src->ops->history ? a->src->ops->history(a->src->ctx, t) : NULL;
-}
-
 /* How long the source's own profile of type t lasted, in seconds; 0 when unknown. */
 static double source_secs(const struct tui_app *a, enum tui_ptype t)
 {
-	const struct slices *h = history_of(a, t);
+	const struct slices *h = app_history(a, t);
 	double span = h && slices__count(h) ? slices__end(h) - slices__start(h) : 0;
 	struct tui_stats st;
 
@@ -44,21 +39,25 @@ static double source_secs(const struct tui_app *a, enum tui_ptype t)
 	}
 }
 
+/* Merges [from, to) of history h into out; returns how long the slices taken last, -2 on
+ * ENOMEM. */
+static double fold_range(const struct slices *h, double from, double to, struct profile *out)
+{
+	return slices__fold_overlap(h, from, to, out) ? -2 : slices__overlap_secs(h, from, to);
+}
+
 /* Into out (over any frame table): what type t shows before the baseline is applied (the
  * range, or the source's profile). Returns how long that lasted (0: unknown), -1 when the
  * source has no such profile, -2 on ENOMEM. */
 static double shown_of(struct tui_app *a, enum tui_ptype t, struct profile *out)
 {
 	const struct profile *p = a->src->ops->profile(a->src->ctx, t);
-	const struct slices *h = history_of(a, t);
+	const struct slices *h = app_history(a, t);
 
 	if (!p)
 		return -1;
-	if (a->travel.range_on && h) {
-		if (slices__fold_overlap(h, a->travel.from, a->travel.to, out))
-			return -2;
-		return slices__overlap_secs(h, a->travel.from, a->travel.to);
-	}
+	if (a->travel.range_on && h)
+		return fold_range(h, a->travel.from, a->travel.to, out);
 	if (profile__merge(out, p))
 		return -2;
 	return source_secs(a, t);
@@ -69,7 +68,7 @@ static const struct profile *apply_range(struct tui_app *a, const struct profile
 					 double *secs)
 {
 	struct travel *tr = &a->travel;
-	const struct slices *h = history_of(a, a->ptype);
+	const struct slices *h = app_history(a, a->ptype);
 
 	profile__free(tr->ranged);
 	tr->ranged = NULL;
@@ -82,11 +81,11 @@ static const struct profile *apply_range(struct tui_app *a, const struct profile
 		return p;
 	}
 	tr->ranged = profile__new(profile__frames(p), profile__kind(p), false);
-	if (!tr->ranged || slices__fold_overlap(h, tr->from, tr->to, tr->ranged)) {
+	if (!tr->ranged || (*secs = fold_range(h, tr->from, tr->to, tr->ranged)) == -2) {
+		*secs = 0;
 		app_msg(a, ROLE_ERROR, "out of memory selecting the range");
 		return p;
 	}
-	*secs = slices__overlap_secs(h, tr->from, tr->to);
 	return tr->ranged;
 }
 
@@ -122,17 +121,6 @@ const struct profile *travel_apply(struct tui_app *a, const struct profile *p)
 	return tr->diff;
 }
 
-static void hms(double unix_s, char *buf, size_t n)
-{
-	time_t t = (time_t)unix_s;
-	struct tm tm;
-
-	if (unix_s > 0 && localtime_r(&t, &tm))
-		strftime(buf, n, "%H:%M:%S", &tm);
-	else
-		snprintf(buf, n, "?");
-}
-
 void travel_range_text(const struct tui_app *a, char *buf, size_t n)
 {
 	struct tui_stats st;
@@ -140,12 +128,20 @@ void travel_range_text(const struct tui_app *a, char *buf, size_t n)
 
 	a->src->ops->stats(a->src->ctx, &st);
 	if (st.since > 0) {
-		hms(st.since + a->travel.from, h0, sizeof(h0));
-		hms(st.since + a->travel.to, h1, sizeof(h1));
+		tui_fmt_clock(st.since + a->travel.from, h0, sizeof(h0));
+		tui_fmt_clock(st.since + a->travel.to, h1, sizeof(h1));
 		snprintf(buf, n, "%.2f-%.2f s (%s-%s)", a->travel.from, a->travel.to, h0, h1);
 	} else {
 		snprintf(buf, n, "%.2f-%.2f s", a->travel.from, a->travel.to);
 	}
+}
+
+void travel_scale_text(const struct tui_app *a, char *buf, size_t n)
+{
+	buf[0] = 0;
+	if (a->travel.diff && a->travel.factor != 1)
+		snprintf(buf, n, " (scaled x%.3g: %s)", a->travel.factor,
+			 a->travel.per_second ? "per second" : "same total");
 }
 
 void app_set_range(struct tui_app *a, double from, double to)
@@ -206,7 +202,7 @@ static int baseline_from_source(struct tui_app *a, struct baseline *nb, bool sho
 	for (int k = 0; k < PTYPE_MAX; k++) {
 		enum tui_ptype t = (enum tui_ptype)k;
 		const struct profile *p = a->src->ops->profile(a->src->ctx, t);
-		const struct slices *h = history_of(a, t);
+		const struct slices *h = app_history(a, t);
 		double secs;
 
 		if (!p || (!shown && !h))
@@ -214,11 +210,7 @@ static int baseline_from_source(struct tui_app *a, struct baseline *nb, bool sho
 		nb->p[t] = profile__new(nb->ft, profile__kind(p), false);
 		if (!nb->p[t])
 			return -ENOMEM;
-		if (shown)
-			secs = shown_of(a, t, nb->p[t]);
-		else
-			secs = slices__fold_overlap(h, from, to, nb->p[t]) ? -2
-			       : slices__overlap_secs(h, from, to);
+		secs = shown ? shown_of(a, t, nb->p[t]) : fold_range(h, from, to, nb->p[t]);
 		if (secs == -2)
 			return -ENOMEM;
 		nb->secs[t] = secs > 0 ? secs : 0;
@@ -297,7 +289,7 @@ static int baseline_load(struct tui_app *a, struct baseline *nb, const char *spe
 		return baseline_from_source(a, nb, true, 0, 0, err, errlen);
 	}
 	if (sscanf(spec, "first %lf", &n) == 1) {
-		const struct slices *h = history_of(a, a->ptype);
+		const struct slices *h = app_history(a, a->ptype);
 
 		if (!h || !slices__count(h)) {
 			snprintf(err, errlen, "no per-second history here to take the first seconds of");
