@@ -9,9 +9,9 @@
 #include <time.h>
 
 #include "cli.h"
-#include "bpf/l7probes.h"
+#include "bpf/l7_probe.h"
 #include "bpf/drain.h"
-#include "export/l7.h"
+#include "export/l7_tables.h"
 #include "export/snapshot.h"
 #include "model/l7/track.h"
 #include "symbols/hmap.h"

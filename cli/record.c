@@ -19,7 +19,7 @@
 #include "bpf/drain.h"
 #include "bpf/probes.h"
 #include "export/folded.h"
-#include "bpf/l7.h"
+#include "bpf/l7_event.h"
 #include "export/svg.h"
 #include "l7.h"
 #include "util/clock.h"

@@ -13,7 +13,7 @@
 #include "bpf/probes.h"
 #include "bpf/threads.h"
 #include "cli/record.h"
-#include "model/l7/l7.h"
+#include "model/l7/proto.h"
 #include "util/file.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -1,11 +1,11 @@
 /* Internal to model/l7: the stream framework every protocol parser plugs into. The framework
- * (l7.c) keeps, per direction, the bytes seen but not yet parsed (bounded), the bytes a message
+ * (stream.c) keeps, per direction, the bytes seen but not yet parsed (bounded), the bytes a message
  * body still owns (skipped whether captured or not), and when each message began; a protocol
  * only says how long the next piece of a message is and what a finished message means. */
 #ifndef GALATOP_MODEL_L7_PARSER_H
 #define GALATOP_MODEL_L7_PARSER_H
 
-#include "l7.h"
+#include "proto.h"
 
 /* Longest message header (or line) a parser waits for; past it the stream is out of sync. */
 #define L7_PEND_MAX 16384

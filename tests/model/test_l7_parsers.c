@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "harness.h"
-#include "model/l7/l7.h"
+#include "model/l7/proto.h"
 
 #define MAX_RECS 512
 #define MAX_FDS 8

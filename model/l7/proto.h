@@ -1,9 +1,9 @@
 /* L7 protocol parsing: the bytes one traced process sends and receives on one connection go in,
  * request/response records come out. Pure functions over bytes (no I/O, no globals), shared by
- * the live capture (bpf/l7.c), snapshots and tests; each protocol lives in its own file of
+ * the live capture (bpf/l7_probe.c), snapshots and tests; each protocol lives in its own file of
  * model/l7/ behind this one interface, so adding a protocol adds a file and an enum value. */
-#ifndef GALATOP_MODEL_L7_L7_H
-#define GALATOP_MODEL_L7_L7_H
+#ifndef GALATOP_MODEL_L7_PROTO_H
+#define GALATOP_MODEL_L7_PROTO_H
 
 #include <stdbool.h>
 #include <stddef.h>

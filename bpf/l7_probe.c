@@ -1,6 +1,6 @@
-/* Loader of bpf/l7.bpf.c: sets the capture knobs and targets, attaches the syscall tracepoints
- * and the OpenSSL uprobes (one set per libssl file found in /proc/PID/maps), and drains the
- * ring buffer into a callback. */
+/* Loader of bpf/l7_probe.bpf.c: sets the capture knobs and targets, attaches the syscall
+ * tracepoints and the OpenSSL uprobes (one set per libssl file found in /proc/PID/maps), and
+ * drains the ring buffer into a callback. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,7 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "bpf/l7probes.h"
+#include "bpf/l7_probe.h"
 #include "bpf/drain.h"
 #include "bpf/loadlog.h"
 #include "bpf/tracefs.h"
@@ -23,7 +23,7 @@
 #include "util/clock.h"
 #include "util/grow.h"
 #include "util/procfs.h"
-#include "l7.skel.h"
+#include "l7_probe.skel.h"
 
 #define WARNINGS_MAX 4096
 #define DEFAULT_RINGBUF (16u << 20)
@@ -43,7 +43,7 @@ struct tls_file {
 };
 
 struct l7_probes {
-	struct gt_l7 *skel;
+	struct gt_l7_probe *skel;
 	struct drain *rb;
 	struct bpf_link **links;
 	size_t nlinks;
@@ -240,7 +240,7 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 	p->fn = fn;
 	p->ctx = ctx;
 	tracefs_ensure(); /* the syscall probes are classic tracepoints */
-	p->skel = gt_l7__open();
+	p->skel = gt_l7_probe__open();
 	if (!p->skel) {
 		snprintf(err, errlen, "l7: cannot open the BPF object: %s", strerror(errno));
 		goto fail;
@@ -275,7 +275,7 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 	if (o->no_stacks)
 		rc = rc ?: bpf_map__set_max_entries(p->skel->maps.gt_l7_stacks, 1);
 	rc = rc ?: targets_size(p->skel->obj, t, PID_HEADROOM);
-	rc = rc ?: gt_l7__load(p->skel);
+	rc = rc ?: gt_l7_probe__load(p->skel);
 	rc = rc ?: targets_fill(p->skel->obj, t);
 	if (rc) {
 		snprintf(err, errlen, "l7: cannot load the L7 capture: %s%s%s", strerror(-rc),
@@ -413,7 +413,7 @@ void l7_probes__free(struct l7_probes *p)
 	for (size_t i = 0; i < p->nlinks; i++)
 		bpf_link__destroy(p->links[i]);
 	free(p->links);
-	gt_l7__destroy(p->skel);
+	gt_l7_probe__destroy(p->skel);
 	free(p->seen_pids);
 	free(p->target_pids);
 	free(p);

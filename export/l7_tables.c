@@ -1,4 +1,4 @@
-#include "l7.h"
+#include "l7_tables.h"
 
 #include <errno.h>
 #include <math.h>

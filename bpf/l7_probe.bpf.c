@@ -10,7 +10,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
-#include "l7.h"
+#include "l7_event.h"
 #include "targets.bpf.h"
 
 #define AF_INET 2

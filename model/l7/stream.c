@@ -1,4 +1,4 @@
-/* The L7 parser interface (l7.h) over the per-protocol parsers: protocol names and inference,
+/* The L7 parser interface (proto.h) over the per-protocol parsers: protocol names and inference,
  * the stream framework (pending bytes, skipped bodies, message times), the request queue and
  * the text helpers the protocols share. */
 #include "parser.h"

@@ -7,7 +7,7 @@
 
 #include "app.h"
 #include "text.h"
-#include "export/l7.h"
+#include "export/l7_tables.h"
 #include "model/l7/table.h"
 #include "util/grow.h"
 
