@@ -21,7 +21,8 @@ enum l7_ev_type {
 	L7_EV_CLOSE = 2,
 };
 
-/* Kernel protocol guesses (bit i = protocol i of enum l7_proto in model/l7/proto.h). */
+/* Kernel protocol guesses: the numbers of enum l7_proto in model/l7/proto.h (asserted in
+ * bpf/l7_probe.c); its registry says which protocols each guess leads to. */
 #define L7_KPROTO_HTTP 1
 #define L7_KPROTO_REDIS 2
 #define L7_KPROTO_PGSQL 3

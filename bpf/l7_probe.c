@@ -20,10 +20,21 @@
 #include "bpf/percpu.h"
 #include "bpf/probes.h"
 #include "bpf/targets.h"
+#include "model/l7/proto.h"
 #include "util/clock.h"
 #include "util/grow.h"
 #include "util/procfs.h"
 #include "l7_probe.skel.h"
+
+/* The record's numbers mirror model/l7's enums: the tracker takes them as they come. */
+_Static_assert(L7_KPROTO_HTTP == L7_HTTP && L7_KPROTO_REDIS == L7_REDIS &&
+		       L7_KPROTO_PGSQL == L7_PGSQL && L7_KPROTO_MYSQL == L7_MYSQL &&
+		       L7_KPROTO_DNS == L7_DNS,
+	       "bpf/l7_event.h L7_KPROTO_* mirror enum l7_proto");
+_Static_assert(L7_KROLE_UNKNOWN == L7_ROLE_UNKNOWN && L7_KROLE_CLIENT == L7_ROLE_CLIENT &&
+		       L7_KROLE_SERVER == L7_ROLE_SERVER,
+	       "bpf/l7_event.h L7_KROLE_* mirror enum l7_role");
+_Static_assert(L7_DIR_SEND == 0 && L7_DIR_RECV == 1, "l7_event.dir mirrors enum l7_dir");
 
 #define WARNINGS_MAX 4096
 #define DEFAULT_RINGBUF (16u << 20)
@@ -249,7 +260,7 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 	p->skel->rodata->capture_bytes = o->capture ? o->capture : L7_CAPTURE_DEFAULT;
 	if (p->skel->rodata->capture_bytes > L7_CAPTURE_MAX)
 		p->skel->rodata->capture_bytes = L7_CAPTURE_MAX;
-	p->skel->rodata->proto_mask = o->proto_mask ? o->proto_mask : ~0u;
+	p->skel->rodata->proto_mask = l7_proto_kernel_mask(o->proto_mask);
 	p->skel->rodata->want_stacks = !o->no_stacks;
 	p->skel->rodata->wakeup_bytes = rbsize / 8;
 	p->skel->rodata->follow_children = t->follow_children;
