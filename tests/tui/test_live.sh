@@ -37,6 +37,24 @@ wait_for "roots: none (every" 20 && tm send-keys -t lv H && wait_for "roots: per
 	fail live_H_cycles_groups "$(sed -n 2p "$TMP/screen"; tail -2 "$TMP/screen")"
 wait_for "[$W1]burn" 20 && pass live_process_root || fail live_process_root
 
+# Saves hold what the view showed: frozen, unfiltered and accumulating (whole samples; decay
+# makes fractions that fold rounds per stack), the SVG's root and the snapshot read back
+# (galatop fold) have the total of the header.
+tm send-keys -t lv z
+wait_for FROZEN 30
+shown=$(shown_total "$TMP/screen")
+tm send-keys -t lv s C-u "$TMP/shown.gtop" Enter
+wait_file "$TMP/shown.gtop" 50
+tm send-keys -t lv s C-u "$TMP/shown.svg" Enter
+wait_file "$TMP/shown.svg" 50
+tm send-keys -t lv z
+svgt=$(svg_total "$TMP/shown.svg") gtopt=$(gtop_total "$TMP/shown.gtop")
+if [ -n "$shown" ] && [ "$shown" -gt 0 ] && [ "$svgt" = "$shown" ] && [ "$gtopt" = "$shown" ]; then
+	pass live_saves_hold_shown_total
+else
+	fail live_saves_hold_shown_total "shown '$shown', SVG root '$svgt', snapshot '$gtopt'"
+fi
+
 # Hostile name: no raw control bytes on the screen and the pane title was not changed.
 tm capture-pane -p -t lv >"$TMP/raw"
 if ! LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" "$TMP/raw" &&
