@@ -154,6 +154,8 @@ long timeline__thread_get(struct timeline *tl, uint32_t pid, uint32_t tid, const
 		t = &tl->threads[found];
 		if (comm && commlen && t->comm != name)
 			t->comm = name;
+		if (t->pid != pid)
+			t->ended = 0;
 		t->pid = pid;
 		return found;
 	}
@@ -171,6 +173,12 @@ long timeline__thread_get(struct timeline *tl, uint32_t pid, uint32_t tid, const
 		;
 	tl->index[i] = (uint32_t)tl->nthreads + 1;
 	return (long)tl->nthreads++;
+}
+
+void timeline__thread_end(struct timeline *tl, size_t i, uint64_t when)
+{
+	if (i < tl->nthreads && when)
+		tl->threads[i].ended = when;
 }
 
 size_t timeline__nthreads(const struct timeline *tl)
