@@ -33,13 +33,14 @@ static const struct tui_key threads_keys[] = {
 	{ { '\n', KEY_ENTER }, H_INSPECT, "thread: inspect the slot (events, durations, stack); "
 					  "process or ended command: fold or unfold", "Inspect" },
 	{ { TUI_KEY_ESC, KEY_BACKSPACE, 127 }, H_CLOSE, "close the inspector", NULL },
-	{ { KEY_F(6), '>' }, H_SORT_NEXT, "sort by the next key: activity (on-CPU and waiting "
-					  "time in the window), CPU, lock, I/O time, pid/tid", "Sort" },
+	{ { KEY_F(6), '>' }, H_SORT_NEXT, "sort by the next key: activity (busy time in the "
+					  "window: on-CPU, run queue, contended locks, file I/O, "
+					  "D state), CPU, lock, I/O time, pid/tid", "Sort" },
 	{ { '<' }, H_SORT_PREV, "sort by the previous key", NULL },
 	{ { 'f' }, H_FLAME, "flame graph of this thread, process or ended command", "Flame" },
 };
 
-#define LEFT_W 22	/* "  TID comm" */
+#define LEFT_W 28	/* "▸ ended " and a whole comm with " x99" */
 #define SHARE_W 11	/* share bar and a space */
 #define MAX_HINTS 16
 #define MIN_SLOT 1000ull	      /* 1 us */
@@ -193,27 +194,25 @@ static bool shown(const struct tui_app *a, const struct timeline *tl, size_t i)
 	return true;
 }
 
-/* The sort value of thread i over [t0, t1): activity is the time on a CPU or waiting for
- * one, for a lock, for I/O or in D state, everything but sleeping and polling. */
+/* The sort value of thread i over [t0, t1); activity is its busy time (timeline__busy_time):
+ * on a CPU or waiting for one, for a contended lock, for file I/O or in D state. */
 static uint64_t sort_key(enum th_sort sort, const struct timeline *tl, size_t i, uint64_t t0,
 			 uint64_t t1)
 {
-	uint64_t by[TL_KIND_MAX], sum = 0;
+	uint64_t by[TL_KIND_MAX];
 
 	if (sort == SORT_TID)
 		return 0;
+	if (sort == SORT_ACTIVE)
+		return timeline__busy_time(tl, i, t0, t1);
 	timeline__time_by_kind(tl, i, t0, t1, by);
 	switch (sort) {
 	case SORT_CPU:
 		return by[TL_ONCPU];
 	case SORT_LOCK:
 		return by[TL_LOCK];
-	case SORT_IO:
-		return by[TL_FILE] + by[TL_NET];
 	default:
-		for (int k = 0; k < TL_KIND_MAX; k++)
-			sum += k == TL_SCHED ? 0 : by[k];
-		return sum;
+		return by[TL_FILE] + by[TL_NET];
 	}
 }
 
@@ -470,7 +469,7 @@ static void draw_axis(struct threads *t, struct tui_app *a, WINDOW *w, int y)
 	wmove(w, y, 0);
 	tui_role_on(w, ROLE_TABLE_HEADER);
 	duration_format((double)(t->slot), dur, sizeof(dur));
-	used = tui_printf(w, x0, "%7s %-13s %-*s", "TID", "Thread", SHARE_W - 1, "Share");
+	used = tui_printf(w, x0, "%7s %-*s%-*s", "TID", LEFT_W - 8, "Thread", SHARE_W, "Share");
 	tui_pad(w, x0 - used);
 	/* A label every 12 cells, counting back from now at the right. */
 	for (int c = 0; c < t->ncells;) {

@@ -184,6 +184,27 @@ TEST_CASE(thread_end_and_tid_reuse)
 	timeline__free(tl);
 }
 
+TEST_CASE(busy_time_leaves_out_idle_waits)
+{
+	struct timeline *tl = timeline__new(0);
+	size_t t = thread(tl, 1, 2, "w");
+	struct tl_event cond = { .start = 0, .end = 1000, .kind = TL_LOCK, .count = 1 };
+
+	cond.name = str(tl, "futex");
+	CHECK(timeline__add(tl, t, &cond) == 0);		   /* a condition wait: idle */
+	lock_wait(tl, t, 1000, 1300, 0, 0x10, false);		   /* contended: busy */
+	add(tl, t, TL_ONCPU, "oncpu", 1300, 1400, NULL, NULL);	   /* busy */
+	add(tl, t, TL_RUNQ, "runq", 1400, 1420, NULL, NULL);	   /* busy */
+	add(tl, t, TL_FILE, "fsync", 1420, 1500, "/f", NULL);	   /* busy */
+	add(tl, t, TL_NET, "recvfrom", 1500, 2500, NULL, NULL);   /* waiting for a peer: idle */
+	add(tl, t, TL_SCHED, "epoll_wait", 2500, 3500, NULL, NULL); /* idle */
+	add(tl, t, TL_DSTATE, "dstate", 3500, 3550, NULL, NULL);   /* busy */
+	CHECK(timeline__busy_time(tl, t, 0, 4000) == 300 + 100 + 20 + 80 + 50);
+	CHECK(timeline__busy_time(tl, t, 1350, 1450) == 50 + 20 + 30);
+	CHECK(timeline__busy_time(tl, 9, 0, 4000) == 0);
+	timeline__free(tl);
+}
+
 TEST_CASE(open_calls_grow_to_now)
 {
 	struct timeline *tl = timeline__new(0);
@@ -574,6 +595,8 @@ int main(int argc, char **argv)
 	}
 	RUN(lanes_and_ranges);
 	RUN(memory_cap_drops_oldest_and_counts);
+	RUN(thread_end_and_tid_reuse);
+	RUN(busy_time_leaves_out_idle_waits);
 	RUN(open_calls_grow_to_now);
 	RUN(deadlock_hint_names_the_cycle);
 	RUN(contention_hint_names_the_holder);
