@@ -85,3 +85,54 @@ gtop_total() { "$GALATOP" fold ${2:+--type "$2"} "$1" 2>/dev/null | folded_total
 shown_total() { sed -n '1s/.*  \([0-9][0-9]*\) samples.*/\1/p' "$1"; }
 # near A B TOL: |A - B| <= TOL
 near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
+# near_counts A NA B NB: the percentages A (of NA samples) and B (of NB samples) of two
+# independent samplings of the same process agree within 4 standard errors of their
+# difference, and at least 3 points.
+near_counts() {
+	awk -v a="$1" -v na="$2" -v b="$3" -v nb="$4" 'BEGIN {
+		p = (a + b) / 200; if (na < 1 || nb < 1) exit 1
+		t = 400 * sqrt(p * (1 - p) * (1 / na + 1 / nb)); if (t < 3) t = 3
+		d = a - b; if (d < 0) d = -d; exit !(d <= t) }'
+}
+# near_truth A N TRUTH: the percentage A measured over N samples is within 3 points of TRUTH,
+# or within 4 standard errors when a loaded machine left too few samples for 3 points to be
+# 4 of them (fewer than ~3700 at a 70/30 split); the test prints N.
+near_truth() {
+	awk -v a="$1" -v n="$2" -v p="$3" 'BEGIN {
+		if (n < 1) exit 1; t = 400 * sqrt(p / 100 * (1 - p / 100) / n); if (t < 3) t = 3
+		d = a - p; if (d < 0) d = -d; exit !(d <= t) }'
+}
+# samples FILE [WITHIN]: the samples of FILE's lines containing WITHIN (default all).
+samples() { awk -v w="${2:-}" 'w == "" || index($0, w) { t += $NF } END { print t + 0 }' "$1"; }
+# beside NAME SECONDS CMD...: runs CMD (which must run longer than SECONDS + 1) and profiles it
+# at 997 Hz for SECONDS with galatop record -p and, at the same time, perf record --call-graph
+# dwarf -p; leaves $TMP/NAME.folded (galatop) and $TMP/NAME.perf.folded (perf script through
+# galatop collapse; empty without perf), galatop's messages in $TMP/NAME.err.
+beside() {
+	_n=$1 _s=$2; shift 2
+	"$@" >/dev/null & _w=$!
+	sleep 0.5
+	"$GALATOP" record -F 997 -p $_w -d "$_s" -o "$TMP/$_n.folded" 2>"$TMP/$_n.err" & _g=$!
+	: >"$TMP/$_n.perf.folded"
+	if command -v perf >/dev/null 2>&1 &&
+		perf record -q -F 997 --call-graph dwarf -p $_w -o "$TMP/$_n.data" -- sleep "$_s" >/dev/null 2>&1; then
+		perf script --no-inline -i "$TMP/$_n.data" 2>/dev/null | "$GALATOP" collapse --samples >"$TMP/$_n.perf.folded"
+		rm -f "$TMP/$_n.data"
+	fi
+	wait $_g; kill $_w 2>/dev/null; wait $_w 2>/dev/null
+}
+# stack_to FILE LEAF [FROM [SHORT]]: the most sampled stack of FILE whose last frame is LEAF,
+# from its frame FROM (default main) on, frames separated by ';'; with SHORT, each frame cut
+# before its first '<' or '(' (perf script's Rust v0 and C++ template names lose their
+# parameters in collapse).
+stack_to() {
+	awk -v leaf="$2" -v from="${3:-main}" -v short="${4:-}" '{
+		n = $NF; s = $0; sub(/ [0-9]+$/, "", s); k = split(s, f, ";")
+		if (short) for (i = 1; i <= k; i++) sub(/[<(].*/, "", f[i])
+		if (f[k] != leaf) next
+		for (i = 1; i <= k && f[i] != from; i++) ;
+		if (i > k) next
+		t = f[i]; for (j = i + 1; j <= k; j++) t = t ";" f[j]
+		c[t] += n
+	} END { for (t in c) if (c[t] > m) { m = c[t]; b = t }; print b }' "$1"
+}
