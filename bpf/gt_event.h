@@ -127,6 +127,7 @@ struct gt_counters {
 	__u64 py_no_tstate; /* samples of CPython processes in a thread with no Python state */
 };
 
-enum { GT_RATE_OFFCPU, GT_RATE_MEM };
+/* Event-sampling slots (oncpu, sampled at a frequency, has none). */
+enum { GT_RATE_ONCPU = -1, GT_RATE_OFFCPU, GT_RATE_MEM };
 
 #endif

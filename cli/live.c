@@ -65,23 +65,12 @@ _Static_assert((int)MODE_ACCUMULATE == FOLD_ACCUMULATE && (int)MODE_WINDOW == FO
 		       (int)MODE_DECAY == FOLD_DECAY && (int)MODE_MAX == FOLD_MODE_MAX,
 	       "the TUI's update modes are the model's fold modes");
 
-_Static_assert(PTYPE_MAX == HISTORY_TYPES && PTYPE_ONCPU == 0 && PTYPE_OFFCPU == 1 &&
-		       PTYPE_MEM == 2,
-	       "the TUI's profile types index the history's rings");
-
-static const enum gt_event_type event_of[PTYPE_MAX] = {
-	[PTYPE_ONCPU] = GT_EV_ONCPU, [PTYPE_OFFCPU] = GT_EV_OFFCPU, [PTYPE_MEM] = GT_EV_MEM,
-};
-static const unsigned probe_of[PTYPE_MAX] = {
-	[PTYPE_ONCPU] = PROBE_ONCPU, [PTYPE_OFFCPU] = PROBE_OFFCPU, [PTYPE_MEM] = PROBE_MEM,
-};
-
 struct live {
 	struct session s;
 	double refresh;			  /* seconds between updates */
-	struct profile *shown[PTYPE_MAX]; /* what the TUI reads; NULL for probes not attached */
+	struct profile *shown[STACK_TYPES]; /* what the TUI reads; NULL for probes not attached */
 	struct history hist; /* one slice per update per type: the window mode, the heat map, and
-			      * the history snapshots carry; PTYPE_* index it */
+			      * the history snapshots carry; stack types index it */
 	enum tui_mode mode;
 	double window_s;
 	double last_update;
@@ -90,7 +79,7 @@ struct live {
 	uint64_t rate_events;
 	char probes[64];
 	char sampling[64];
-	struct stack_cap cap[PTYPE_MAX]; /* accumulate: --max-stacks; decay: drops faded nodes */
+	struct stack_cap cap[STACK_TYPES]; /* accumulate: --max-stacks; decay: drops faded nodes */
 	uint32_t renew_min;    /* RENEW_FRAMES_MIN, or GALATOP_RENEW_FRAMES (tests) */
 	unsigned renewals;
 	struct strtab *old_st; /* the tables before the last renewal, kept until the next update */
@@ -135,8 +124,8 @@ static double cpu_sec(void)
  * next update, for the TUI to carry its frame ids over. Nothing changes on ENOMEM. */
 static void live_renew_frames(struct live *l)
 {
-	struct profile *shown[PTYPE_MAX] = { NULL };
-	struct slices *ring[PTYPE_MAX] = { NULL };
+	struct profile *shown[STACK_TYPES] = { NULL };
+	struct slices *ring[STACK_TYPES] = { NULL };
 	struct strtab *st;
 	struct frames *ft;
 	uint32_t n = frames__count(l->s.ft);
@@ -148,7 +137,7 @@ static void live_renew_frames(struct live *l)
 	ft = st ? frames__new(st) : NULL;
 	if (!ft)
 		goto fail;
-	for (t = 0; t < PTYPE_MAX; t++) {
+	for (t = 0; t < STACK_TYPES; t++) {
 		if (!l->shown[t])
 			continue;
 		shown[t] = profile__new(ft, profile__kind(l->shown[t]), false);
@@ -158,7 +147,7 @@ static void live_renew_frames(struct live *l)
 	}
 	if (collector__set_frames(l->s.col, ft))
 		goto fail;
-	for (t = 0; t < PTYPE_MAX; t++) {
+	for (t = 0; t < STACK_TYPES; t++) {
 		profile__free(l->shown[t]);
 		slices__free(l->hist.ring[t]);
 		l->shown[t] = shown[t];
@@ -172,7 +161,7 @@ static void live_renew_frames(struct live *l)
 	l->renewals++;
 	return;
 fail:
-	for (t = 0; t < PTYPE_MAX; t++) {
+	for (t = 0; t < STACK_TYPES; t++) {
 		profile__free(shown[t]);
 		slices__free(ring[t]);
 	}
@@ -248,12 +237,12 @@ static bool live_update(void *ctx)
 	/* A window does not reach back past a change of CPUs: what is shown is one CPU set. */
 	if (l->mode == MODE_WINDOW && l->cpus_mono > 0 && now - l->cpus_mono < window_s)
 		window_s = now - l->cpus_mono;
-	for (int t = 0; t < PTYPE_MAX; t++) {
+	for (int t = 0; t < STACK_TYPES; t++) {
 		if (!l->shown[t])
 			continue;
 		history_heat(&l->hist, &l->s, t);
 		if (slices__fold(l->hist.ring[t], l->shown[t], (enum fold_mode)l->mode, window_s,
-				 collector__profile(l->s.col, event_of[t]),
+				 collector__profile(l->s.col, t),
 				 l->last_update - l->hist.mono0, now - l->hist.mono0))
 			return false; /* out of memory: keep showing what there is */
 		/* Bounded memory: what accumulates is capped, what decays is let go once faded
@@ -271,11 +260,11 @@ static bool live_update(void *ctx)
 	return true;
 }
 
-static const struct profile *live_profile(void *ctx, enum tui_ptype t)
+static const struct profile *live_profile(void *ctx, enum stack_type t)
 {
 	struct live *l = ctx;
 
-	return (unsigned)t < PTYPE_MAX ? l->shown[t] : NULL;
+	return (unsigned)t < STACK_TYPES ? l->shown[t] : NULL;
 }
 
 static void live_stats(void *ctx, struct tui_stats *out)
@@ -348,7 +337,8 @@ static int live_next_cpus(void *ctx, char *err, size_t errlen)
 	int step = l->cpu_step, r;
 
 	if (!l->s.probes) {
-		snprintf(err, errlen, "no stack probes run: the CPU filter applies to oncpu, offcpu, mem");
+		snprintf(err, errlen, "no stack probes run: the CPU filter applies to %s",
+			 stack_type_list());
 		return -ENOTSUP;
 	}
 	if (step == CPU_LIST) {
@@ -378,7 +368,7 @@ static int live_next_cpus(void *ctx, char *err, size_t errlen)
 	/* What was collected under the old set goes: the profiles start afresh on the new one. */
 	session__poll(&l->s, 0);
 	collector__clear(l->s.col);
-	for (int t = 0; t < PTYPE_MAX; t++)
+	for (int t = 0; t < STACK_TYPES; t++)
 		if (l->shown[t])
 			profile__clear(l->shown[t]);
 	l->last_update = l->cpus_mono = clock_mono_s();
@@ -421,7 +411,7 @@ static int live_set_mode(void *ctx, enum tui_mode m, double window_s)
 	 * keeps each slice's times, so a window of any length starts from the slices it covers. */
 	l->mode = m;
 	l->window_s = window_s;
-	for (int t = 0; t < PTYPE_MAX; t++) {
+	for (int t = 0; t < STACK_TYPES; t++) {
 		if (!l->hist.ring[t])
 			continue;
 		slices__set_fine(l->hist.ring[t], m == MODE_WINDOW ? window_s : 0);
@@ -502,18 +492,18 @@ static int live_attach(void *ctx, enum tui_data d, char *err, size_t errlen)
 	}
 }
 
-static const struct slices *live_history(void *ctx, enum tui_ptype t)
+static const struct slices *live_history(void *ctx, enum stack_type t)
 {
 	struct live *l = ctx;
 
-	return (unsigned)t < PTYPE_MAX ? l->hist.ring[t] : NULL;
+	return (unsigned)t < STACK_TYPES ? l->hist.ring[t] : NULL;
 }
 
 /* Room in shown[t] and the history ring of profile type t, named in the status bar; 0 or
  * -ENOMEM. */
-static int live_add_ptype(struct live *l, enum tui_ptype t)
+static int live_add_ptype(struct live *l, enum stack_type t)
 {
-	enum value_kind kind = profile__kind(collector__profile(l->s.col, event_of[t]));
+	enum value_kind kind = profile__kind(collector__profile(l->s.col, t));
 
 	l->shown[t] = profile__new(l->s.ft, kind, false);
 	if (!l->shown[t] || history_add(&l->hist, &l->s, t)) {
@@ -525,25 +515,25 @@ static int live_add_ptype(struct live *l, enum tui_ptype t)
 	slices__set_fine(l->hist.ring[t], l->mode == MODE_WINDOW ? l->window_s : 0);
 	stack_cap_init(&l->cap[t], l->s.o->max_stacks);
 	snprintf(l->probes + strlen(l->probes), sizeof(l->probes) - strlen(l->probes), "%s%s",
-		 l->probes[0] ? " " : "", tui_ptype_str(t));
+		 l->probes[0] ? " " : "", stack_type_name(t));
 	return 0;
 }
 
 /* `o` reached a profile type not attached at start: its probe, loaded then, attaches now. */
-static int live_attach_ptype(void *ctx, enum tui_ptype t, char *err, size_t errlen)
+static int live_attach_ptype(void *ctx, enum stack_type t, char *err, size_t errlen)
 {
 	struct live *l = ctx;
 	int r;
 
-	if ((unsigned)t >= PTYPE_MAX)
+	if ((unsigned)t >= STACK_TYPES)
 		return -EINVAL;
 	if (l->shown[t])
 		return 0;
-	if (!(l->s.o->lazy_types & probe_of[t])) {
-		snprintf(err, errlen, "%s: not collected by this galatop (--type)", tui_ptype_str(t));
+	if (!(l->s.o->lazy_types & stack_types[t].probe)) {
+		snprintf(err, errlen, "%s: not collected by this galatop (--type)", stack_type_name(t));
 		return -ENOTSUP;
 	}
-	r = session__attach_probe(&l->s, probe_of[t], err, errlen);
+	r = session__attach_probe(&l->s, stack_types[t].probe, err, errlen);
 	if (r)
 		return r;
 	if (live_add_ptype(l, t)) {
@@ -579,7 +569,7 @@ static void live_free(struct live *l)
 		l->trig = NULL;
 	}
 	l->cpu_set = l->online = NULL;
-	for (int t = 0; t < PTYPE_MAX; t++) {
+	for (int t = 0; t < STACK_TYPES; t++) {
 		profile__free(l->shown[t]);
 	}
 	history_free(&l->hist);
@@ -612,8 +602,8 @@ int cmd_live(int argc, char **argv)
 		o.types = PROBE_ONCPU;
 	/* The other stack probes are loaded now (the verifier's time is spent before the first
 	 * frame) and attached at the first `o` that reaches them: until then they cost nothing. */
-	if (o.types & (PROBE_ONCPU | PROBE_OFFCPU | PROBE_MEM))
-		o.lazy_types = PROBE_ONCPU | PROBE_OFFCPU | PROBE_MEM;
+	if (o.types & stack_type_probes())
+		o.lazy_types = stack_type_probes();
 	/* Recorded per thread so that `H` can show every grouping; the view starts with --group. */
 	to.regroup = true;
 	to.group = o.group < 0 ? GROUP_COMMAND : o.group;
@@ -639,8 +629,8 @@ int cmd_live(int argc, char **argv)
 		session__close(&l.s, true);
 		return 1;
 	}
-	for (int t = 0; t < PTYPE_MAX; t++) {
-		if ((o.types & probe_of[t]) && live_add_ptype(&l, (enum tui_ptype)t)) {
+	for (int t = 0; t < STACK_TYPES; t++) {
+		if ((o.types & stack_types[t].probe) && live_add_ptype(&l, (enum stack_type)t)) {
 			cli_error("out of memory");
 			live_free(&l);
 			session__close(&l.s, true);

@@ -550,8 +550,6 @@ bool session__done(struct session *s)
 
 void session__sampling(const struct session *s, bool brief, char *buf, size_t len)
 {
-	static const char *const names[2] = { "offcpu", "mem" };
-	static const unsigned types[2] = { PROBE_OFFCPU, PROBE_MEM };
 	struct probe_stats ps;
 	size_t n = 0;
 
@@ -559,15 +557,18 @@ void session__sampling(const struct session *s, bool brief, char *buf, size_t le
 	if (!s->probes)
 		return;
 	probes__stats(s->probes, &ps);
-	for (int k = 0; k < 2 && n < len; k++) {
-		if (!(s->o->types & types[k]) || (!ps.skipped[k] && ps.period[k] <= 1))
+	for (int t = 0; t < STACK_TYPES && n < len; t++) {
+		int k = stack_types[t].rate_slot;
+
+		if (k < 0 || !(s->o->types & stack_types[t].probe) ||
+		    (!ps.skipped[k] && ps.period[k] <= 1))
 			continue;
 		if (brief)
-			n += snprintf(buf + n, len - n, "%s%s 1/%llu", n ? " " : "", names[k],
+			n += snprintf(buf + n, len - n, "%s%s 1/%llu", n ? " " : "", stack_types[t].name,
 				      (unsigned long long)(ps.period[k] ? ps.period[k] : 1));
 		else
 			n += snprintf(buf + n, len - n, "%s%s 1 in %llu now (%llu events left out, "
-				      "the rest weighted)", n ? ", " : "", names[k],
+				      "the rest weighted)", n ? ", " : "", stack_types[t].name,
 				      (unsigned long long)(ps.period[k] ? ps.period[k] : 1),
 				      (unsigned long long)ps.skipped[k]);
 	}
