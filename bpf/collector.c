@@ -520,21 +520,13 @@ static void python_found(struct collector *c, uint32_t pid, const struct py_runt
 	c->stats.python_procs++;
 }
 
-/* Looks for a CPython interpreter in pid on its first sample, and again (at most every
- * PY_RETRY_NS) once its stacks name the interpreter loop. */
-static void python_check(struct collector *c, uint32_t pid)
+/* Looks for a CPython interpreter in pid (t: its table) now. */
+static void python_look(struct collector *c, struct addr_table *t, uint32_t pid)
 {
-	struct addr_table *t = table_of(c, pid);
 	struct py_runtime rt;
-	uint64_t now;
 	int err;
 
-	if (!t || t->py || t->py_never || !c->o.python_fn)
-		return;
-	now = clock_mono_ns();
-	if (t->py_ns && (!t->py_seen || now - t->py_ns < PY_RETRY_NS))
-		return;
-	t->py_ns = now;
+	t->py_ns = clock_mono_ns();
 	t->py_seen = false;
 	err = py_detect((int)pid, &rt, NULL, 0);
 	if (err == -ENOTSUP)
@@ -543,13 +535,26 @@ static void python_check(struct collector *c, uint32_t pid)
 		python_found(c, pid, &rt);
 }
 
+/* Looks for a CPython interpreter in pid on its first sample, and again (at most every
+ * PY_RETRY_NS) once its stacks name the interpreter loop. */
+static void python_check(struct collector *c, uint32_t pid)
+{
+	struct addr_table *t = table_of(c, pid);
+
+	if (!t || t->py || t->py_never || !c->o.python_fn)
+		return;
+	if (t->py_ns && (!t->py_seen || clock_mono_ns() - t->py_ns < PY_RETRY_NS))
+		return;
+	python_look(c, t, pid);
+}
+
 static int python_scan_one(void *ctx, int pid)
 {
 	struct collector *c = ctx;
-	struct py_runtime rt;
+	struct addr_table *t = pid == getpid() ? NULL : table_of(c, (uint32_t)pid);
 
-	if (pid != getpid() && !py_detect(pid, &rt, NULL, 0))
-		python_found(c, (uint32_t)pid, &rt);
+	if (t && !t->py)
+		python_look(c, t, (uint32_t)pid);
 	return 0;
 }
 
@@ -612,9 +617,11 @@ static void python_merge(struct collector *c, const struct gt_event *ev, uint32_
 	uint32_t py[GT_PY_MAX_FRAMES], merged[COLLECTOR_MAX_FRAMES];
 	bool entry[GT_PY_MAX_FRAMES], eval[COLLECTOR_MAX_FRAMES];
 	size_t np = ev->pystack_len, keep = 0;
+	uint64_t t0;
 
 	if (!t || !t->py || !np || np > GT_PY_MAX_FRAMES || has_perf_trampolines(c, frames, *n))
 		return;
+	t0 = clock_mono_ns();
 	if (!c->pn && !(c->pn = py_names__new()))
 		return;
 	if (c->py_eval_name == EMPTY)
@@ -635,6 +642,7 @@ static void python_merge(struct collector *c, const struct gt_event *ev, uint32_
 	*n = py_merge(frames, eval, *n, keep, py, entry, np, merged, COLLECTOR_MAX_FRAMES);
 	memcpy(frames, merged, *n * sizeof(*frames));
 	c->stats.python_stacks++;
+	c->stats.python_ns += clock_mono_ns() - t0;
 }
 
 /* Forgets pid's symbols, identity and unwinding state (its image is gone or replaced). */

@@ -52,6 +52,7 @@ struct collector_stats {
 	uint64_t python_procs;	/* CPython processes found (their frames walked from then on) */
 	uint64_t python_stacks;	/* stacks with Python frames merged in */
 	uint64_t python_unnamed;/* Python frames whose code object could not be read */
+	uint64_t python_ns;	/* time spent naming and merging them */
 };
 
 struct collector;

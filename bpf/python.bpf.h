@@ -22,7 +22,7 @@ struct {
 } gt_py_procs SEC(".maps");
 
 /* Each thread's PyThreadState once found (or, with tstate 0, when it was last looked for in
- * vain), keyed by kernel tid; checked at every use. */
+ * vain), keyed by tgid << 32 | tid; checked at every use. */
 struct py_thread {
 	__u64 tstate;
 	__u64 miss_ns;
@@ -31,7 +31,7 @@ struct py_thread {
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384);
-	__type(key, __u32);
+	__type(key, __u64);
 	__type(value, struct py_thread);
 } gt_py_threads SEC(".maps");
 
@@ -94,10 +94,10 @@ static int py_search_step(__u32 i, void *arg)
 	return 0;
 }
 
-/* The PyThreadState of the current thread (kernel tid tid) in pp's process, or 0. */
-static __always_inline __u64 py_tstate(struct py_search *s, __u32 tid, __u64 now)
+/* The PyThreadState of the current thread (pid_tgid) in pp's process, or 0. */
+static __always_inline __u64 py_tstate(struct py_search *s, __u64 pid_tgid, __u64 now)
 {
-	struct py_thread *known = bpf_map_lookup_elem(&gt_py_threads, &tid);
+	struct py_thread *known = bpf_map_lookup_elem(&gt_py_threads, &pid_tgid);
 	struct py_thread found = { 0, now };
 
 	s->nstid = py_ns_tid();
@@ -111,7 +111,7 @@ static __always_inline __u64 py_tstate(struct py_search *s, __u32 tid, __u64 now
 	if (s->interp)
 		bpf_loop(PY_MAX_INTERPS * (PY_MAX_THREADS + 1), py_search_step, s, 0);
 	found.tstate = s->found;
-	bpf_map_update_elem(&gt_py_threads, &tid, &found, BPF_ANY);
+	bpf_map_update_elem(&gt_py_threads, &pid_tgid, &found, BPF_ANY);
 	return found.tstate;
 }
 
@@ -174,7 +174,7 @@ static __always_inline void py_take(struct gt_event *e, __u32 used, struct gt_co
 	if (!pp || used > 2 * GT_MAX_STACK)
 		return;
 	s->search.pp = *pp;
-	ts = py_tstate(&s->search, e->tid, e->ts_ns);
+	ts = py_tstate(&s->search, (__u64)e->pid << 32 | e->tid, e->ts_ns);
 	if (!ts) {
 		if (c)
 			__sync_fetch_and_add(&c->py_no_tstate, 1);

@@ -600,6 +600,14 @@ void session__summary(struct session *s, double secs)
 			(unsigned long long)cs.unwind_replays,
 			(unsigned long long)cs.unwind_truncated,
 			(unsigned long long)cs.unwind_errors);
+	if (cs.python_procs)
+		fprintf(stderr,
+			"galatop: CPython: %llu processes, %llu stacks with Python frames (%.1f us "
+			"each to name and merge), %llu frames not named, %llu samples in threads "
+			"without a Python state\n",
+			(unsigned long long)cs.python_procs, (unsigned long long)cs.python_stacks,
+			cs.python_stacks ? cs.python_ns / 1e3 / (double)cs.python_stacks : 0.0,
+			(unsigned long long)cs.python_unnamed, (unsigned long long)ps.py_no_tstate);
 	if (ps.sb_lost)
 		fprintf(stderr, "galatop: %llu mapping events lost (side band full): stacks of "
 			"processes that exited early may show [unknown]\n",

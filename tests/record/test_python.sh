@@ -17,8 +17,9 @@ trap 'kill $P1 $P2 2>/dev/null; rm -rf "$TMP"' EXIT INT TERM
 line() { grep -n -- "$2" "$1" | head -1 | cut -d: -f1; }
 S=$DIR/gt_split.py
 L_CALL=$(line $S '            f(n)'); L_MOD=$(line $S '^    main()')
-# body F: the lines of function F's body ("s = 0" to "return s"), as a regex alternation.
-body() { l=$(line $S "def $1"); echo "$(( l + 1 ))|$(( l + 2 ))|$(( l + 3 ))|$(( l + 4 ))"; }
+# body F: the lines of function F, "def" (its first instruction) to "return s", as a regex
+# alternation.
+body() { l=$(line $S "def $1"); echo "$l|$(( l + 1 ))|$(( l + 2 ))|$(( l + 3 ))|$(( l + 4 ))"; }
 
 # 1. The split program, started 2 s before galatop.
 "$PY" $S 14 >"$TMP/split.out" & P1=$!
