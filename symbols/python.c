@@ -14,6 +14,7 @@
 #include "hmap.h"
 #include "proc_maps.h"
 #include "util/grow.h"
+#include "util/utf8.h"
 
 /* Layouts from CPython's headers (offsetof over Include/internal, x86_64, default build). */
 static const struct py_layout layout_311 = {
@@ -395,33 +396,6 @@ void py_names__free(struct py_names *pn)
 	free(pn);
 }
 
-/* Appends code point cp as UTF-8 to out (room for 4 more bytes). */
-static size_t put_utf8(char *out, uint32_t cp)
-{
-	if (cp < 0x80) {
-		out[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		out[0] = (char)(0xc0 | cp >> 6);
-		out[1] = (char)(0x80 | (cp & 63));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		out[0] = (char)(0xe0 | cp >> 12);
-		out[1] = (char)(0x80 | (cp >> 6 & 63));
-		out[2] = (char)(0x80 | (cp & 63));
-		return 3;
-	}
-	if (cp > 0x10ffff)
-		cp = 0xfffd;
-	out[0] = (char)(0xf0 | cp >> 18);
-	out[1] = (char)(0x80 | (cp >> 12 & 63));
-	out[2] = (char)(0x80 | (cp >> 6 & 63));
-	out[3] = (char)(0x80 | (cp & 63));
-	return 4;
-}
-
 /* Reads the str object at addr (a compact unicode object) as a new UTF-8 string; NULL when it
  * is not readable as one. */
 static char *read_str(int pid, const struct py_layout *l, uint64_t addr)
@@ -457,7 +431,7 @@ static char *read_str(int pid, const struct py_layout *l, uint64_t addr)
 			      : kind == 2 ? ((uint16_t *)raw)[i]
 					  : ((uint32_t *)raw)[i];
 
-		at += put_utf8(s + at, cp);
+		at += utf8_put(s + at, cp);
 	}
 	s[at] = '\0';
 	free(raw);
