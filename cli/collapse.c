@@ -90,6 +90,14 @@ int cmd_collapse(int argc, char **argv)
 		const char *name = argc > optind ? argv[optind + i] : "-";
 
 		err = perfscript__parse_file(ps, in[i]);
+		if (err == -EBADMSG) {
+			char msg[512];
+
+			perfscript__strerror(ps, strcmp(name, "-") ? name : "standard input", msg,
+					     sizeof(msg));
+			cli_error("%s", msg);
+			goto out;
+		}
 		if (err == -EIO) {
 			cli_error("cannot read %s: %s", strcmp(name, "-") ? name : "standard input",
 				  strerror(errno ? errno : EIO));

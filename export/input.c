@@ -123,7 +123,8 @@ static int perf_sink_add(void *ctx, const char *stack, size_t len, uint64_t coun
 	return profile__add_stack(ps->p, ps->frames, (size_t)n, (double)count);
 }
 
-static int load_perf(const char *buf, size_t len, const struct input_opts *o, struct profile *p)
+static int load_perf(const char *buf, size_t len, const char *label, const struct input_opts *o,
+		     struct profile *p, char *errbuf, size_t errlen)
 {
 	static const struct perfscript_opts defaults = { .warn = NULL };
 	struct perfscript_opts po = o->perf ? *o->perf : defaults;
@@ -137,6 +138,8 @@ static int load_perf(const char *buf, size_t len, const struct input_opts *o, st
 	err = ps ? perfscript__feed(ps, buf, len) : -ENOMEM;
 	if (!err)
 		err = perfscript__end_file(ps);
+	if (err == -EBADMSG)
+		perfscript__strerror(ps, label, errbuf, errlen);
 	perfscript__free(ps);
 	free(sink.frames);
 	return err;
@@ -269,10 +272,12 @@ int input_load_mem(const char *buf, size_t len, const char *label, struct frames
 		snprintf(err, errlen, "%s: %s", label, strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	ret = in->format == INPUT_PERF ? load_perf(buf, len, o, in->own)
+	ret = in->format == INPUT_PERF ? load_perf(buf, len, label, o, in->own, err, errlen)
 				       : load_folded(buf, len, label, o, in->own);
 	if (ret == -EINVAL && in->format == INPUT_FOLDED) {
-		err[0] = '\0'; /* strict mode: folded_parse said which line */
+		err[0] = '\0'; /* folded_parse said which line, or that most were invalid */
+	} else if (ret == -EBADMSG) {
+		ret = -EINVAL; /* load_perf said how many lines were not perf script */
 	} else if (ret) {
 		snprintf(err, errlen, "%s: %s", label, strerror(ret < 0 ? -ret : EINVAL));
 		ret = ret == -ENOMEM ? -ENOMEM : -EINVAL;

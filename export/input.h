@@ -52,7 +52,9 @@ enum input_format input_sniff(const char *buf, size_t len);
 /* Loads buf[0..len) (label names it in messages) over ft into in, which the caller releases
  * with input_release. 0, or -EINVAL / -ENOMEM with one line naming label and the problem in
  * err (a folded file's invalid lines go to stderr as label:line: reason, as folded_parse
- * says; in strict mode the first one ends the load with err empty). */
+ * says; in strict mode the first one, and a file with more invalid lines than stacks, end
+ * the load with -EINVAL and err empty: folded_parse said why). Any input mostly invalid in its
+ * format fails so, never a profile of garbage. */
 int input_load_mem(const char *buf, size_t len, const char *label, struct frames *ft,
 		   const struct input_opts *o, struct input *in, char *err, size_t errlen);
 /* Reads the file at path ("-": standard input), at most 1 GiB, into a new NUL-terminated
