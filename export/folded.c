@@ -191,8 +191,9 @@ int folded_parse(FILE *f, const char *name, const struct folded_opts *o, folded_
 		ret = -ENOMEM;
 	if (!ret && st.skipped > st.stacks) {
 		/* Mostly invalid: another format (a binary file, a log), not a profile. */
-		fprintf(stderr, "%s: not folded stacks: %lu of %lu lines invalid (line %lu: %s)\n",
-			name, st.skipped, st.skipped + st.stacks, bad[0].line, bad[0].why);
+		if (!(o && o->quiet))
+			fprintf(stderr, "%s: not folded stacks: %lu of %lu lines invalid "
+				"(line %lu: %s)\n", name, st.skipped, st.skipped + st.stacks, bad[0].line, bad[0].why);
 		ret = -EINVAL;
 	} else if (!ret && !(o && o->quiet)) {
 		for (unsigned long i = 0; i < st.skipped && i < MAX_REPORTED; i++)

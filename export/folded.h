@@ -11,7 +11,7 @@
 struct folded_opts {
 	bool strict;  /* stop at the first invalid line (-EINVAL) instead of skipping it */
 	bool reverse; /* reverse the frames of each stack (flamegraph.pl --reverse) */
-	bool quiet;   /* do not report skipped lines on stderr */
+	bool quiet;   /* do not report invalid lines on stderr (nor a mostly invalid file) */
 };
 
 struct folded_stats {
