@@ -13,6 +13,7 @@
 #include "../model/slices.h"
 #include "../util/file.h"
 #include "folded.h"
+#include "perfdata.h"
 
 #define INPUT_MAX_BYTES (1ul << 30)
 
@@ -77,6 +78,8 @@ enum input_format input_sniff(const char *buf, size_t len)
 
 	if (snapshot_sniff(buf, len))
 		return INPUT_SNAPSHOT;
+	if (perfdata_sniff(buf, len))
+		return INPUT_PERFDATA;
 	for (int lines = 0; i < len && lines < 200; lines++) {
 		const char *nl = memchr(buf + i, '\n', len - i);
 		size_t end = nl ? (size_t)(nl - buf) : len, e = end, d;
@@ -134,6 +137,12 @@ static int load_perf(const char *buf, size_t len, const char *label, const struc
 
 	if (!o->perf)
 		po.warn = stderr;
+	if (perfdata_sniff(buf, len)) {
+		err = perfdata_collapse(buf, len, label, NULL, &po, perf_sink_add, &sink, NULL,
+					errbuf, errlen);
+		free(sink.frames);
+		return err == -EINVAL ? -EBADMSG : err; /* said in errbuf */
+	}
 	ps = perfscript__new(&po, perf_sink_add, &sink);
 	err = ps ? perfscript__feed(ps, buf, len) : -ENOMEM;
 	if (!err)
@@ -263,8 +272,9 @@ int input_load_mem(const char *buf, size_t len, const char *label, struct frames
 	}
 	if (o->range.set) {
 		snprintf(err, errlen, "%s: --range needs a .gtop snapshot with per-second history, "
-			 "not %s", label, in->format == INPUT_PERF ? "perf script output" : "folded "
-			 "stacks");
+			 "not %s", label, in->format == INPUT_PERF ? "perf script output"
+					  : in->format == INPUT_PERFDATA ? "a perf.data file"
+									 : "folded stacks");
 		return -EINVAL;
 	}
 	in->own = profile__new(ft, VALUE_SAMPLES, o->chart);
@@ -272,12 +282,12 @@ int input_load_mem(const char *buf, size_t len, const char *label, struct frames
 		snprintf(err, errlen, "%s: %s", label, strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	ret = in->format == INPUT_PERF ? load_perf(buf, len, label, o, in->own, err, errlen)
-				       : load_folded(buf, len, label, o, in->own);
+	ret = in->format == INPUT_FOLDED ? load_folded(buf, len, label, o, in->own)
+					 : load_perf(buf, len, label, o, in->own, err, errlen);
 	if (ret == -EINVAL && in->format == INPUT_FOLDED) {
 		err[0] = '\0'; /* folded_parse said which line, or that most were invalid */
 	} else if (ret == -EBADMSG) {
-		ret = -EINVAL; /* load_perf said how many lines were not perf script */
+		ret = -EINVAL; /* load_perf said what was wrong with the file */
 	} else if (ret) {
 		snprintf(err, errlen, "%s: %s", label, strerror(ret < 0 ? -ret : EINVAL));
 		ret = ret == -ENOMEM ? -ENOMEM : -EINVAL;

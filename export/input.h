@@ -10,7 +10,7 @@
 #include "perfscript.h"
 #include "snapshot.h"
 
-enum input_format { INPUT_AUTO = 0, INPUT_FOLDED, INPUT_PERF, INPUT_SNAPSHOT };
+enum input_format { INPUT_AUTO = 0, INPUT_FOLDED, INPUT_PERF, INPUT_SNAPSHOT, INPUT_PERFDATA };
 
 /* A time range A-B: seconds from the start of the recording (fractions allowed) or clock
  * times HH:MM[:SS[.frac]] (local time of day, resolved against the snapshot's start). */
@@ -46,7 +46,8 @@ int input_range_parse(const char *s, struct input_range *r, char *err, size_t er
  * start. */
 int input_range_seconds(const struct input_range *r, double start, double *from, double *to);
 /* Tells the format of a file from its first bytes (len >= 256 or the whole file): a snapshot
- * (gzip), `perf script` output (the first line that is not blank or a '#' comment does not end
+ * (gzip), a perf.data file ("PERFILE2", read through export/perfdata: its samples named and
+ * collapsed as `perf script` output would be), `perf script` output (the first line that is not blank or a '#' comment does not end
  * in a count, and some line is indented, as perf's frame lines) or else folded text. */
 enum input_format input_sniff(const char *buf, size_t len);
 /* Loads buf[0..len) (label names it in messages) over ft into in, which the caller releases
