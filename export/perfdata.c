@@ -39,6 +39,7 @@ enum {
 	REC_FORK = 7,
 	REC_SAMPLE = 9,
 	REC_MMAP2 = 10,
+	REC_KSYMBOL = 17,
 	REC_HEADER_ATTR = 64,
 	REC_TRACING_DATA = 66,
 	REC_BUILD_ID = 67,
@@ -116,6 +117,12 @@ struct pd_bid {
 	char *path;
 };
 
+/* A kernel symbol the file announced (BPF programs, trampolines): perf names them so. */
+struct pd_ksym {
+	uint64_t start, end;
+	char *name;
+};
+
 struct pd_proc {
 	uint32_t gen; /* bumped when its mappings change: cached names are then stale */
 };
@@ -172,6 +179,10 @@ struct pd {
 	char *text; /* perf script text waiting to be fed */
 	size_t tlen, tcap;
 	struct perfdata_stats st;
+
+	struct pd_ksym *ksyms;
+	size_t nksyms, ksyms_cap;
+	uint32_t kgen; /* bumped when they change: cached kernel names are then stale */
 
 	int last_pid; /* proc_get's last answer */
 	struct pd_proc *last_proc;
@@ -719,11 +730,46 @@ static struct pd_sym *sym_slot(struct pd *pd, uint64_t pid_gen, uint64_t addr)
 	return &pd->syms[i];
 }
 
+static int on_ksymbol(struct pd *pd, const unsigned char *r, size_t size)
+{
+	uint64_t start, end;
+	size_t i;
+	char *name;
+
+	if (size <= 24)
+		return 1;
+	start = rd64(r + 8);
+	end = start + rd32(r + 16);
+	for (i = 0; i < pd->nksyms; i++)
+		if (pd->ksyms[i].start == start)
+			break;
+	if (i < pd->nksyms) {
+		free(pd->ksyms[i].name);
+		pd->ksyms[i] = pd->ksyms[--pd->nksyms];
+	}
+	pd->kgen++;
+	if (rd16(r + 22) & 1) /* PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER */
+		return 0;
+	if (end <= start)
+		return 1;
+	name = malloc(size - 24 + 1);
+	if (!name || ARRAY_GROW(pd->ksyms, pd->ksyms_cap, pd->nksyms + 1)) {
+		free(name);
+		return -ENOMEM;
+	}
+	set_name(name, size - 24 + 1, r + 24, size - 24);
+	pd->ksyms[pd->nksyms].start = start;
+	pd->ksyms[pd->nksyms].end = end;
+	pd->ksyms[pd->nksyms++].name = name;
+	return 0;
+}
+
 /* The name of addr in pid (-1: the kernel), as perf script prints it. NULL on ENOMEM. */
 static const struct pd_sym *name_of(struct pd *pd, int pid, uint64_t addr)
 {
 	struct pd_proc *p = pid >= 0 ? proc_get(pd, pid) : NULL;
-	uint64_t key = pid < 0 ? 1 : ((uint64_t)(uint32_t)pid + 2) << 32 | (p ? p->gen : 0);
+	uint64_t key = pid < 0 ? 1ull << 63 | pd->kgen
+			       : ((uint64_t)(uint32_t)pid + 2) << 32 | (p ? p->gen : 0);
 	struct pd_sym *s;
 	struct sym_info si;
 	int err;
@@ -735,6 +781,17 @@ static const struct pd_sym *name_of(struct pd *pd, int pid, uint64_t addr)
 		return NULL;
 	if (s->pid_gen)
 		return s;
+	for (size_t i = 0; pid < 0 && i < pd->nksyms; i++) {
+		const struct pd_ksym *k = &pd->ksyms[i];
+
+		if (addr >= k->start && addr < k->end) {
+			*s = (struct pd_sym){ .pid_gen = key, .addr = addr, .name = k->name,
+					      .module = k->name, .pc = addr, .off = addr - k->start,
+					      .known = true };
+			pd->nsyms++;
+			return s;
+		}
+	}
 	err = pid < 0 ? sym_cache__kernel(pd->sc, addr, &si)
 		      : sym_cache__user(pd->sc, pid, addr, &si);
 	if (err == -ENOMEM)
@@ -1101,7 +1158,8 @@ static int seen_key(struct pd *pd, const struct pd_attr *a, const struct pd_samp
 	struct pd_proc *p = s->pid >= 0 ? proc_get(pd, s->pid) : NULL;
 	const char *comm = comm_of(pd, s->tid);
 	uint64_t head[3] = {
-		(uint64_t)(a - pd->attrs) << 8 | (misc & MISC_CPUMODE_MASK),
+		(uint64_t)pd->kgen << 32 | (uint64_t)(a - pd->attrs) << 8 |
+			(misc & MISC_CPUMODE_MASK),
 		(uint64_t)(uint32_t)s->pid << 32 | (p ? p->gen : 0),
 		pd->o->include_tid ? (uint64_t)(uint32_t)s->tid : 0,
 	};
@@ -1313,6 +1371,7 @@ static int replay(struct pd *pd)
 			if (size >= 24)
 				pd->st.lost += rd64(r + 16);
 			break;
+		case REC_KSYMBOL: err = on_ksymbol(pd, r, size); break;
 		case REC_EXIT: break;
 		default: pd->st.unknown++; break;
 		}
@@ -1403,6 +1462,10 @@ static int read_file_header(struct pd *pd, size_t *data_at, size_t *data_end)
 	attrs_size = rd64(b + 32);
 	data_off = rd64(b + 40);
 	data_size = rd64(b + 48);
+	if (attr_size >= 64 + 16 && attr_size <= 4096 && !(attrs_size % attr_size) &&
+	    attrs_off <= UINT64_MAX - attrs_size && attrs_off + attrs_size > pd->len)
+		return fail(pd, "truncated perf.data: its event attributes end at %" PRIu64 " but "
+			    "the file has %zu bytes", attrs_off + attrs_size, pd->len);
 	if (attr_size < 64 + 16 || attr_size > 4096 || attrs_off > pd->len ||
 	    attrs_size > pd->len - attrs_off || attrs_size % attr_size)
 		return fail(pd, "corrupt perf.data: bad attribute section (%" PRIu64 " bytes at "
@@ -1480,7 +1543,7 @@ int perfdata_collapse(const void *buf, size_t len, const char *label, struct sym
 	if (!ret)
 		ret = list_records(&pd, at, end);
 	if (!ret && !pd.nattrs)
-		ret = fail(&pd, "corrupt perf.data: no event attributes");
+		ret = fail(&pd, "truncated perf.data: the stream ends before its event attributes");
 	if (!ret && pd.own_sc && pd.pipe)
 		ret = choose_kallsyms(&pd);
 	if (!ret)
@@ -1505,6 +1568,9 @@ out:
 	hmap__free(pd.files);
 	for (size_t i = 0; i < pd.nbids; i++)
 		free(pd.bids[i].path);
+	for (size_t i = 0; i < pd.nksyms; i++)
+		free(pd.ksyms[i].name);
+	free(pd.ksyms);
 	free(pd.bids);
 	free(pd.attrs);
 	free(pd.ids);
