@@ -274,20 +274,14 @@ static int write_output(const char *path, struct l7_table *t, double secs, doubl
 	int err;
 
 	if (!strcmp(ext, ".gtop")) {
-		struct snapshot snap = {0};
-		char host[256] = "", msg[512];
-		struct snapshot_probe probe = {"l7", NULL, 0};
+		struct snapshot_build b;
+		char msg[512];
 
-		gethostname(host, sizeof(host) - 1);
-		snap.meta.host = host;
-		snap.meta.version = GALATOP_VERSION;
-		snap.meta.start = start;
-		snap.meta.end = start + secs;
-		snap.meta.probes = &probe;
-		snap.meta.nprobes = 1;
-		snap.l7 = t;
-		snap.l7_secs = secs;
-		if (snapshot_write(path, &snap, msg, sizeof(msg))) {
+		snapshot_build_init(&b, true, NULL, start, start + secs);
+		snapshot_build_probe(&b, "l7", NULL, 0);
+		b.sn.l7 = t;
+		b.sn.l7_secs = secs;
+		if (snapshot_write(path, &b.sn, msg, sizeof(msg))) {
 			cli_error("cannot write %s", msg);
 			return 1;
 		}

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "bpf/gt_event.h"
+#include "model/stack_type.h"
 
 #define RECORD_MAX_OUTPUTS 16
 #define RECORD_MAX_TARGETS 256
@@ -116,9 +117,9 @@ void record_opts__init(struct record_opts *o);
 int record_parse_args(int argc, char **argv, struct record_opts *o, const char *cmd);
 
 struct profile;
-/* Writes p (of event type t) to path in the format its extension names (.svg, else folded).
+/* Writes p (of stack type t) to path in the format its extension names (.svg, else folded).
  * 0, or 1 after reporting. */
-int record_write_profile(const char *path, enum gt_event_type t, const struct profile *p);
+int record_write_profile(const char *path, enum stack_type t, const struct profile *p);
 
 /* Whether ext (".json") is a format of `record --type sli`. */
 bool record_sli_format(const char *ext);

@@ -4,7 +4,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -57,24 +56,16 @@ int record_sli_check(const struct record_opts *o, const char *cmd)
 	return 0;
 }
 
-static int write_gtop(const char *path, struct sli *sli, const char *host)
+static int write_gtop(const char *path, struct sli *sli)
 {
-	struct snapshot snap = { 0 };
-	struct snapshot_probe probe = { "sli", NULL, 0 };
-	struct utsname un;
+	struct snapshot_build b;
 	char err[512];
 
-	snap.meta.host = host;
-	if (uname(&un) == 0)
-		snap.meta.kernel = un.release;
-	snap.meta.version = GALATOP_VERSION;
-	snap.meta.notes = "galatop record --type sli";
-	snap.meta.start = sli->start;
-	snap.meta.end = sli->end > sli->start ? sli->end : sli->start;
-	snap.meta.probes = &probe;
-	snap.meta.nprobes = 1;
-	snap.sli = sli;
-	if (snapshot_write(path, &snap, err, sizeof(err))) {
+	snapshot_build_init(&b, true, "galatop record --type sli", sli->start,
+			    sli->end > sli->start ? sli->end : sli->start);
+	snapshot_build_probe(&b, "sli", NULL, 0);
+	b.sn.sli = sli;
+	if (snapshot_write(path, &b.sn, err, sizeof(err))) {
 		cli_error("%s", err);
 		return 1;
 	}
@@ -103,7 +94,7 @@ static int write_outputs(const struct record_opts *o, struct sli *sli,
 
 		if (!strcmp(ext, ".gtop")) {
 			if (!prom_only)
-				ret |= write_gtop(path, sli, host);
+				ret |= write_gtop(path, sli);
 			continue;
 		}
 		if (prom_only && strcmp(ext, ".prom"))

@@ -4,14 +4,12 @@
 # workload runs, and a --call-graph dwarf capture of burn_nofp. Prints both side by side (best
 # of 3, wall and CPU seconds) and the ratio; target: >= 10x end to end. Needs root and perf.
 # Figures, not pass/fail. $BENCH_SECONDS sets the length of the captures (10).
-cd "$(dirname "$0")/../.." || exit 1
-: "${GALATOP_OPT:=$(pwd)/galatop}"
-: "${TOOLS:=$(pwd)/build/tools}"
+. "$(dirname "$0")/env.sh"
 secs=${BENCH_SECONDS:-10}
 if ! command -v perf >/dev/null || [ "$(id -u)" != 0 ]; then
 	echo "perfdata: needs root and perf (make deps installs linux-perf): skipped"; exit 0
 fi
-dir=$(mktemp -d "${BENCH_TMP:-/tmp}/perfdata.XXXXXX")
+dir=$(mktemp -d "$BENCH_TMP/perfdata.XXXXXX")
 trap 'rm -rf "$dir"' EXIT INT TERM
 
 # best NAME CMD: the fastest of 3 runs of the shell command CMD; sets $wall and $cpu (s).
