@@ -125,6 +125,10 @@ int folded_parse(FILE *f, const char *name, const struct folded_opts *o, folded_
 {
 	struct reader r = { .f = f };
 	struct folded_stats st = { 0 };
+	struct {
+		unsigned long line;
+		const char *why;
+	} bad[MAX_REPORTED]; /* reported at the end, unless the input is mostly invalid */
 	double sum = 0, sum2 = 0; /* so that no total can overflow to infinity */
 	const char *line;
 	long n;
@@ -167,8 +171,10 @@ int folded_parse(FILE *f, const char *name, const struct folded_opts *o, folded_
 				ret = -EINVAL;
 				break;
 			}
-			if (!(o && o->quiet) && st.skipped <= MAX_REPORTED)
-				fprintf(stderr, "%s:%lu: %s; line skipped\n", name, st.lines, why);
+			if (st.skipped <= MAX_REPORTED) {
+				bad[st.skipped - 1].line = st.lines;
+				bad[st.skipped - 1].why = why;
+			}
 			continue;
 		}
 		st.stacks++;
@@ -183,9 +189,20 @@ int folded_parse(FILE *f, const char *name, const struct folded_opts *o, folded_
 		ret = -EIO;
 	else if (n == -3)
 		ret = -ENOMEM;
-	if (!(o && o->quiet) && st.skipped > MAX_REPORTED && !ret)
-		fprintf(stderr, "%s: %lu more invalid lines skipped\n", name,
-			st.skipped - MAX_REPORTED);
+	if (!ret && st.skipped > st.stacks) {
+		/* Mostly invalid: another format (a binary file, a log), not a profile. */
+		if (!(o && o->quiet))
+			fprintf(stderr, "%s: not folded stacks: %lu of %lu lines invalid "
+				"(line %lu: %s)\n", name, st.skipped, st.skipped + st.stacks, bad[0].line, bad[0].why);
+		ret = -EINVAL;
+	} else if (!ret && !(o && o->quiet)) {
+		for (unsigned long i = 0; i < st.skipped && i < MAX_REPORTED; i++)
+			fprintf(stderr, "%s:%lu: %s; line skipped\n", name, bad[i].line,
+				bad[i].why);
+		if (st.skipped > MAX_REPORTED)
+			fprintf(stderr, "%s: %lu more invalid lines skipped\n", name,
+				st.skipped - MAX_REPORTED);
+	}
 	free(r.block);
 	free(r.line);
 	if (stats)

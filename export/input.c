@@ -13,6 +13,7 @@
 #include "../model/slices.h"
 #include "../util/file.h"
 #include "folded.h"
+#include "perfdata.h"
 
 #define INPUT_MAX_BYTES (1ul << 30)
 
@@ -77,6 +78,8 @@ enum input_format input_sniff(const char *buf, size_t len)
 
 	if (snapshot_sniff(buf, len))
 		return INPUT_SNAPSHOT;
+	if (perfdata_sniff(buf, len))
+		return INPUT_PERFDATA;
 	for (int lines = 0; i < len && lines < 200; lines++) {
 		const char *nl = memchr(buf + i, '\n', len - i);
 		size_t end = nl ? (size_t)(nl - buf) : len, e = end, d;
@@ -123,7 +126,8 @@ static int perf_sink_add(void *ctx, const char *stack, size_t len, uint64_t coun
 	return profile__add_stack(ps->p, ps->frames, (size_t)n, (double)count);
 }
 
-static int load_perf(const char *buf, size_t len, const struct input_opts *o, struct profile *p)
+static int load_perf(const char *buf, size_t len, const char *label, const struct input_opts *o,
+		     struct profile *p, char *errbuf, size_t errlen)
 {
 	static const struct perfscript_opts defaults = { .warn = NULL };
 	struct perfscript_opts po = o->perf ? *o->perf : defaults;
@@ -133,10 +137,18 @@ static int load_perf(const char *buf, size_t len, const struct input_opts *o, st
 
 	if (!o->perf)
 		po.warn = stderr;
+	if (perfdata_sniff(buf, len)) {
+		err = perfdata_collapse(buf, len, label, NULL, &po, perf_sink_add, &sink, NULL,
+					errbuf, errlen);
+		free(sink.frames);
+		return err == -EINVAL ? -EBADMSG : err; /* said in errbuf */
+	}
 	ps = perfscript__new(&po, perf_sink_add, &sink);
 	err = ps ? perfscript__feed(ps, buf, len) : -ENOMEM;
 	if (!err)
 		err = perfscript__end_file(ps);
+	if (err == -EBADMSG)
+		perfscript__strerror(ps, label, errbuf, errlen);
 	perfscript__free(ps);
 	free(sink.frames);
 	return err;
@@ -260,8 +272,9 @@ int input_load_mem(const char *buf, size_t len, const char *label, struct frames
 	}
 	if (o->range.set) {
 		snprintf(err, errlen, "%s: --range needs a .gtop snapshot with per-second history, "
-			 "not %s", label, in->format == INPUT_PERF ? "perf script output" : "folded "
-			 "stacks");
+			 "not %s", label, in->format == INPUT_PERF ? "perf script output"
+					  : in->format == INPUT_PERFDATA ? "a perf.data file"
+									 : "folded stacks");
 		return -EINVAL;
 	}
 	in->own = profile__new(ft, VALUE_SAMPLES, o->chart);
@@ -269,10 +282,12 @@ int input_load_mem(const char *buf, size_t len, const char *label, struct frames
 		snprintf(err, errlen, "%s: %s", label, strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	ret = in->format == INPUT_PERF ? load_perf(buf, len, o, in->own)
-				       : load_folded(buf, len, label, o, in->own);
+	ret = in->format == INPUT_FOLDED ? load_folded(buf, len, label, o, in->own)
+					 : load_perf(buf, len, label, o, in->own, err, errlen);
 	if (ret == -EINVAL && in->format == INPUT_FOLDED) {
-		err[0] = '\0'; /* strict mode: folded_parse said which line */
+		err[0] = '\0'; /* folded_parse said which line, or that most were invalid */
+	} else if (ret == -EBADMSG) {
+		ret = -EINVAL; /* load_perf said what was wrong with the file */
 	} else if (ret) {
 		snprintf(err, errlen, "%s: %s", label, strerror(ret < 0 ? -ret : EINVAL));
 		ret = ret == -ENOMEM ? -ENOMEM : -EINVAL;
