@@ -594,17 +594,20 @@ static uint32_t python_frame(struct collector *c, uint32_t pid, const struct py_
 	return intern(c, name, (size_t)len, fn.file, FRAME_USER, fn.file, fn.line);
 }
 
-/* Whether a stack already has CPython's perf-map trampolines (python -X perf, 3.12+), which
- * name its Python frames through the JIT map. */
-static bool has_perf_trampolines(struct collector *c, const uint32_t *frames, size_t n)
+/* Drops CPython's perf-map trampolines (python -X perf, 3.12+: JIT frames "py::func:file", one
+ * per call of the interpreter loop) from frames[0..*n): the walked frames name those calls,
+ * with lines, and reach the root where the native walk stops in the trampolines. */
+static void drop_perf_trampolines(struct collector *c, uint32_t *frames, size_t *n)
 {
-	for (size_t i = 0; i < n; i++) {
+	size_t k = 0;
+
+	for (size_t i = 0; i < *n; i++) {
 		const struct frame *fr = frames[i] == EMPTY ? NULL : frames__get(c->ft, frames[i]);
 
-		if (fr && fr->kind == FRAME_JIT && !strncmp(frames__name(c->ft, frames[i]), "py::", 4))
-			return true;
+		if (!fr || fr->kind != FRAME_JIT || strncmp(frames__name(c->ft, frames[i]), "py::", 4))
+			frames[k++] = frames[i];
 	}
-	return false;
+	*n = k;
 }
 
 /* Puts the Python frames of ev in place of the interpreter-loop frames of its user stack
@@ -619,9 +622,10 @@ static void python_merge(struct collector *c, const struct gt_event *ev, uint32_
 	size_t np = ev->pystack_len, keep = 0;
 	uint64_t t0;
 
-	if (!t || !t->py || !np || np > GT_PY_MAX_FRAMES || has_perf_trampolines(c, frames, *n))
+	if (!t || !t->py || !np || np > GT_PY_MAX_FRAMES)
 		return;
 	t0 = clock_mono_ns();
+	drop_perf_trampolines(c, frames, n);
 	if (!c->pn && !(c->pn = py_names__new()))
 		return;
 	if (c->py_eval_name == EMPTY)

@@ -4,8 +4,8 @@
 # its Python frames stand where the interpreter loop stood, named "function (file.py:line)"
 # with the lines of the source, merged under the native frames that called the interpreter;
 # the split is within 3 pp of the program's and >= 95% of its samples reach main() and
-# <module>. Threads each get their own Python stack (on-CPU and off-CPU); frame-pointer mode
-# too. Needs root + BPF.
+# <module>. A program galatop starts gets its frames too; threads each get their own Python
+# stack (on-CPU and off-CPU); frame-pointer mode too. Needs root + BPF.
 . tests/lib.sh
 need_root_bpf python || exit 0
 PY=/usr/bin/python3
@@ -63,7 +63,16 @@ else fail python_split_within_3pp "flame graph $share %, program $truth %"; fi
 if [ "$eval_left" -le $(( total / 20 )) ]; then pass python_eval_loop_replaced
 else fail python_eval_loop_replaced "$eval_left of $total stacks keep _PyEval_EvalFrameDefault"; fi
 
-# 2. Threads: each thread's own stack, on-CPU and off-CPU; and frame-pointer mode.
+# 2. A program galatop starts itself: its interpreter is found at its first samples (those
+# taken before, in its start-up, have no Python frames).
+timeout 60 "$GALATOP" record -F 499 -o "$TMP/cmd.folded" -- "$PY" $S 4 >/dev/null 2>"$TMP/cmd.err"
+total=$(sum "$TMP/cmd.folded" '.')
+rooted=$(sum "$TMP/cmd.folded" ";<module> $LP$B:$L_MOD$RP;main $LP$B:[0-9]+$RP(;|$)")
+echo "  started by galatop: $rooted of $total samples under <module>;main"
+if [ "$total" -ge 100 ] && [ $(( rooted * 100 )) -ge $(( total * 90 )) ]; then pass python_command_found
+else fail python_command_found "$rooted of $total: $(tail -3 "$TMP/cmd.err")"; fi
+
+# 3. Threads: each thread's own stack, on-CPU and off-CPU; and frame-pointer mode.
 T=$DIR/gt_threads.py
 "$PY" $T 20 & P2=$!
 sleep 1
