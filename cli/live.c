@@ -11,13 +11,13 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "history.h"
-#include "l7.h"
+#include "engine/history.h"
+#include "engine/l7_capture.h"
 #include "model/slices.h"
 #include "model/stack_cap.h"
-#include "session.h"
+#include "engine/session.h"
 #include "record_trigger.h"
-#include "tl_capture.h"
+#include "engine/tl_capture.h"
 #include "tui/tui.h"
 #include "util/clock.h"
 #include "util/cpulist.h"
@@ -95,7 +95,7 @@ struct live {
 	unsigned renewals;
 	struct strtab *old_st; /* the tables before the last renewal, kept until the next update */
 	struct frames *old_ft; /* (the TUI carries its frame ids over with them) */
-	struct l7_engine *l7; /* the L7 capture, once the L7 pane opened (or --type l7) */
+	struct l7_capture *l7; /* the L7 capture, once the L7 pane opened (or --type l7) */
 	char l7_err[256];     /* why it could not start */
 	/* The CPU set (`u` cycles it): the --cpu list, every CPU, or one online CPU. */
 	uint8_t *cpu_set;     /* ncpus flags handed to the probes */
@@ -242,7 +242,7 @@ static bool live_update(void *ctx)
 	if (!(dt > 0))
 		return false; /* no time passed: nothing to fold */
 	if (l->l7)
-		l7_engine__poll(l->l7, 0);
+		l7_capture__poll(l->l7, 0);
 	if (l->s.sli)
 		sli_collector__close(l->s.sli);
 	/* A window does not reach back past a change of CPUs: what is shown is one CPU set. */
@@ -311,7 +311,7 @@ static void live_stats(void *ctx, struct tui_stats *out)
 	out->samples = cs.events;
 	out->lost = ps.drops;
 	if (l->l7)
-		out->lost += l7_engine__drops(l->l7);
+		out->lost += l7_capture__drops(l->l7);
 	out->dropped = ps.lost_user + ps.kstack_fail + ps.ustack_fail;
 	out->own_cpu = l->own_cpu;
 	out->mode = l->mode;
@@ -442,7 +442,7 @@ static void live_drain(void *ctx)
 	l->running = true;
 	session__poll(&l->s, 0);
 	if (l->l7)
-		l7_engine__poll(l->l7, 0);
+		l7_capture__poll(l->l7, 0);
 }
 
 static const void *live_data(void *ctx, enum tui_data d)
@@ -454,7 +454,7 @@ static const void *live_data(void *ctx, enum tui_data d)
 	if (d == TUI_DATA_SLI && l->s.sli)
 		return sli_collector__model(l->s.sli);
 	if (d == TUI_DATA_L7 && l->l7)
-		return l7_engine__table(l->l7);
+		return l7_capture__table(l->l7);
 	return NULL;
 }
 
@@ -467,7 +467,7 @@ static int live_attach_l7(struct live *l, char *err, size_t errlen)
 		snprintf(err, errlen, "%s", l->l7_err);
 		return -EPERM;
 	}
-	l->l7 = l7_engine__open(&l->s, l->l7_err, sizeof(l->l7_err));
+	l->l7 = l7_capture__open(&l->s, l->l7_err, sizeof(l->l7_err));
 	if (!l->l7) {
 		snprintf(err, errlen, "%s", l->l7_err);
 		return -EPERM;
@@ -568,7 +568,7 @@ static const struct tui_source_ops live_ops = {
 
 static void live_free(struct live *l)
 {
-	l7_engine__free(l->l7);
+	l7_capture__free(l->l7);
 	l->l7 = NULL;
 	free(l->cpu_set);
 	free(l->online);

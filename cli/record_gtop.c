@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "history.h"
+#include "engine/history.h"
 #include "export/snapshot.h"
 #include "model/timeline.h"
 #include "util/clock.h"

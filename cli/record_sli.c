@@ -10,7 +10,7 @@
 
 #include "cli.h"
 #include "record.h"
-#include "session.h"
+#include "engine/session.h"
 #include "export/sli.h"
 #include "export/snapshot.h"
 #include "util/clock.h"

@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "history.h"
-#include "session.h"
-#include "tl_capture.h"
+#include "engine/history.h"
+#include "engine/session.h"
+#include "engine/tl_capture.h"
 #include "export/chrome_trace.h"
 #include "export/snapshot.h"
 #include "export/tl_jsonl.h"

@@ -12,7 +12,7 @@
 
 #include "bpf/drain.h"
 #include "bpf/sli.h"
-#include "cli.h"
+#include "cli/cli.h"
 #include "symbols/java_attach.h"
 #include "util/clock.h"
 #include "util/file.h"

@@ -1,8 +1,8 @@
 /* The per-second history of a session's stack profiles: one model/slices ring per stack type
  * (on-CPU, off-CPU, mem), with its sub-second heat map, fed from the collector by the live
  * view and by `galatop record` for .gtop files. Times are seconds from time 0 (wall0). */
-#ifndef GALATOP_CLI_HISTORY_H
-#define GALATOP_CLI_HISTORY_H
+#ifndef GALATOP_ENGINE_HISTORY_H
+#define GALATOP_ENGINE_HISTORY_H
 
 #include <stdbool.h>
 #include <stddef.h>

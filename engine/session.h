@@ -1,17 +1,17 @@
 /* A recording session: symbol and identity caches, the collector, the probes with their
  * targets, and an optional command run under them. Shared by `galatop record` and the live
  * view; cli/ is where the rooms are wired together. */
-#ifndef GALATOP_CLI_SESSION_H
-#define GALATOP_CLI_SESSION_H
+#ifndef GALATOP_ENGINE_SESSION_H
+#define GALATOP_ENGINE_SESSION_H
 
 #include <regex.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "record.h"
-#include "bpf/collector.h"
+#include "cli/record.h"
+#include "stack_collector.h"
 #include "bpf/probes.h"
-#include "bpf/sli_collector.h"
+#include "sli_collector.h"
 
 struct history;
 

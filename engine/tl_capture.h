@@ -1,8 +1,8 @@
 /* The thread timeline of a session: opens bpf/threads with the session's targets and turns
  * its records into model/timeline intervals (system call names, file paths, socket
  * connections, futex owners, user stacks named by the session's collector). */
-#ifndef GALATOP_CLI_TL_CAPTURE_H
-#define GALATOP_CLI_TL_CAPTURE_H
+#ifndef GALATOP_ENGINE_TL_CAPTURE_H
+#define GALATOP_ENGINE_TL_CAPTURE_H
 
 #include <stddef.h>
 
