@@ -113,22 +113,28 @@ int l7_record(struct record_opts *o)
 	struct l7_capture *e;
 	struct l7_trace trace = { NULL, 0, 0 };
 	const char *trace_path = NULL;
+	struct msg_list msgs = { 0 };
 	char err[512];
 	uint64_t t0;
 	double secs, start;
 	int ret = 0;
 
-	ret = session__open(&s, o);
-	if (ret)
+	ret = session__open(&s, o, &msgs);
+	cli_say(&msgs);
+	if (ret) {
+		msg_list__free(&msgs);
 		return ret;
+	}
 	e = l7_capture__open(&s, err, sizeof(err));
 	if (!e) {
 		cli_error("%s", err);
 		session__close(&s, true);
+		cli_say(&msgs);
+		msg_list__free(&msgs);
 		return 1;
 	}
-	if (*l7_capture__warnings(e))
-		fprintf(stderr, "galatop: %s", l7_capture__warnings(e));
+	msg_list__add_lines(&msgs, MSG_WARNING, l7_capture__warnings(e));
+	cli_say(&msgs);
 	for (size_t i = 0; i < o->noutputs; i++)
 		if (!strcmp(strrchr(o->outputs[i], '.'), ".jsonl"))
 			trace_path = o->outputs[i];
@@ -137,6 +143,8 @@ int l7_record(struct record_opts *o)
 		if (!trace.f) {
 			l7_capture__free(e);
 			session__close(&s, true);
+			cli_say(&msgs);
+			msg_list__free(&msgs);
 			return 1;
 		}
 		l7_capture__clock0(e, &trace.ts0_ns, &trace.wall0);
@@ -146,6 +154,7 @@ int l7_record(struct record_opts *o)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	session__start_command(&s);
+	cli_say(&msgs);
 	t0 = clock_mono_ns();
 	start = clock_wall_s();
 	fprintf(stderr, "galatop: recording L7 requests%s... Ctrl-C to stop\n",
@@ -157,6 +166,7 @@ int l7_record(struct record_opts *o)
 		if (session__done(&s))
 			break;
 	}
+	cli_say(&msgs);
 	l7_capture__poll(e, DRAIN_ALL);
 	l7_capture__flush(e);
 	secs = (double)(clock_mono_ns() - t0) / 1e9;
@@ -173,5 +183,7 @@ int l7_record(struct record_opts *o)
 			ret |= write_output(o->outputs[i], l7_capture__table(e), secs, start);
 	l7_capture__free(e);
 	session__close(&s, stop_signal != 0);
+	cli_say(&msgs);
+	msg_list__free(&msgs);
 	return ret;
 }

@@ -13,6 +13,8 @@
 #include "commands.h"
 #include "engine/history.h"
 #include "engine/l7_capture.h"
+#include "engine/messages.h"
+#include "record.h"
 #include "model/slices.h"
 #include "model/stack_cap.h"
 #include "engine/session.h"
@@ -78,6 +80,7 @@ static const unsigned probe_of[PTYPE_MAX] = {
 
 struct live {
 	struct session s;
+	struct msg_list msgs;		  /* the engine's; said on the status line while it runs */
 	double refresh;			  /* seconds between updates */
 	struct profile *shown[PTYPE_MAX]; /* what the TUI reads; NULL for probes not attached */
 	struct history hist; /* one slice per update per type: the window mode, the heat map, and
@@ -553,6 +556,17 @@ static int live_attach_ptype(void *ctx, enum tui_ptype t, char *err, size_t errl
 	return 0;
 }
 
+static const char *live_message(void *ctx, bool *error)
+{
+	struct live *l = ctx;
+	const struct msg *m = msg_list__next(&l->msgs);
+
+	if (!m)
+		return NULL;
+	*error = m->level == MSG_ERROR;
+	return m->text;
+}
+
 static const struct tui_source_ops live_ops = {
 	.history = live_history,
 	.drain = live_drain,
@@ -564,6 +578,7 @@ static const struct tui_source_ops live_ops = {
 	.attach = live_attach,
 	.next_cpus = live_next_cpus,
 	.attach_ptype = live_attach_ptype,
+	.message = live_message,
 };
 
 static void live_free(struct live *l)
@@ -585,6 +600,15 @@ static void live_free(struct live *l)
 	history_free(&l->hist);
 	frames__free(l->old_ft);
 	strtab__free(l->old_st);
+}
+
+/* live_free, then the session closes and what the engine still has to say is said. */
+static void live_close(struct live *l)
+{
+	live_free(l);
+	session__close(&l->s, true);
+	cli_say(&l->msgs);
+	msg_list__free(&l->msgs);
 }
 
 int cmd_live(int argc, char **argv)
@@ -625,9 +649,11 @@ int cmd_live(int argc, char **argv)
 		live_free(&l);
 		return 1;
 	}
-	ret = session__open(&l.s, &o);
+	ret = session__open(&l.s, &o, &l.msgs);
+	cli_say(&l.msgs);
 	if (ret) {
 		live_free(&l);
+		msg_list__free(&l.msgs);
 		return ret;
 	}
 	if (history_open(&l.hist, &l.s, o.history ? o.history : HISTORY_DEFAULT_S,
@@ -635,15 +661,13 @@ int cmd_live(int argc, char **argv)
 			 false) ||
 	    live_trigger_init(&l)) {
 		cli_error("out of memory");
-		live_free(&l);
-		session__close(&l.s, true);
+		live_close(&l);
 		return 1;
 	}
 	for (int t = 0; t < PTYPE_MAX; t++) {
 		if ((o.types & probe_of[t]) && live_add_ptype(&l, (enum tui_ptype)t)) {
 			cli_error("out of memory");
-			live_free(&l);
-			session__close(&l.s, true);
+			live_close(&l);
 			return 1;
 		}
 	}
@@ -653,6 +677,7 @@ int cmd_live(int argc, char **argv)
 	l.last_update = l.rate_t = clock_mono_s();
 	l.rate_cpu = cpu_sec();
 	session__start_command(&l.s);
+	cli_say(&l.msgs);
 	to.theme = o.theme;
 	to.no_color = o.no_color;
 	to.ascii = o.ascii;
@@ -668,7 +693,6 @@ int cmd_live(int argc, char **argv)
 	session__poll_report(&l.s);
 	if (l.s.poll_err)
 		ret = 1;
-	live_free(&l);
-	session__close(&l.s, true);
+	live_close(&l);
 	return ret;
 }

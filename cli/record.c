@@ -199,6 +199,7 @@ int cmd_record(int argc, char **argv)
 	double start, next_period, start_unix;
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct history hist = { 0 };
+	struct msg_list msgs = { 0 };
 	double next_cut;
 	bool keep_history = false;
 	int ret;
@@ -213,9 +214,12 @@ int cmd_record(int argc, char **argv)
 		o.types = PROBE_ONCPU;
 	if (o.types & RECORD_TYPE_L7)
 		return l7_record(&o);
-	ret = session__open(&s, &o);
-	if (ret)
+	ret = session__open(&s, &o, &msgs);
+	cli_say(&msgs);
+	if (ret) {
+		msg_list__free(&msgs);
 		return ret;
+	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
@@ -226,17 +230,22 @@ int cmd_record(int argc, char **argv)
 				 o.history ? (size_t)o.history + 2 : HISTORY_RECORD_SLICES, true)) {
 			cli_error("out of memory");
 			session__close(&s, true);
+			cli_say(&msgs);
+			msg_list__free(&msgs);
 			return 1;
 		}
 		s.hist = &hist;
 	}
 	session__start_command(&s);
+	cli_say(&msgs);
 	if (o.trigger[0]) {
 		start = clock_mono_s();
 		ret = record_trigger_run(&s, &stop_signal);
 		session__poll_report(&s);
 		session__summary(&s, clock_mono_s() - start);
 		session__close(&s, stop_signal != 0);
+		cli_say(&msgs);
+		msg_list__free(&msgs);
 		return ret;
 	}
 	start = clock_mono_s();
@@ -257,6 +266,7 @@ int cmd_record(int argc, char **argv)
 			break;
 		if (session__done(&s))
 			break;
+		cli_say(&msgs);
 		if (s.hist && now >= next_cut) {
 			if (history_cut(s.hist, &s, now)) {
 				cli_error("out of memory keeping the history");
@@ -281,9 +291,12 @@ int cmd_record(int argc, char **argv)
 		ret = 1;
 	}
 	session__summary(&s, clock_mono_s() - start);
+	cli_say(&msgs);
 	ret |= write_all(&s, o.types, o.period > 0, start_unix);
 	ret |= record_threads_write(&s, start_unix);
 	history_free(&hist); /* before the frame table its profiles use */
 	session__close(&s, stop_signal != 0);
+	cli_say(&msgs);
+	msg_list__free(&msgs);
 	return ret;
 }

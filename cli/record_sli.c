@@ -141,16 +141,22 @@ int record_sli_run(struct record_opts *o)
 	double start, next_read, next_period;
 	struct session s;
 	char host[256] = "";
+	struct msg_list msgs = { 0 };
 	uint64_t events, drops;
 	int ret;
 
 	o->types = 0; /* no stacks: only the SLI probes */
-	ret = session__open(&s, o);
-	if (ret)
+	ret = session__open(&s, o, &msgs);
+	cli_say(&msgs);
+	if (ret) {
+		msg_list__free(&msgs);
 		return ret;
+	}
 	if (o->period && !(periods = sli_json_periods__new())) {
 		cli_error("out of memory");
 		session__close(&s, true);
+		cli_say(&msgs);
+		msg_list__free(&msgs);
 		return 1;
 	}
 	gethostname(host, sizeof(host) - 1);
@@ -158,6 +164,7 @@ int record_sli_run(struct record_opts *o)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	session__start_command(&s);
+	cli_say(&msgs);
 	start = clock_mono_s();
 	next_read = start + 1;
 	next_period = start + o->period;
@@ -184,6 +191,7 @@ int record_sli_run(struct record_opts *o)
 			next_period += o->period;
 		}
 	}
+	cli_say(&msgs);
 	sli_collector__close(s.sli);
 	if (periods && sli_collector__model(s.sli)->dt >= 0.5)
 		ret |= sli_json_periods__add(periods, sli_collector__model(s.sli)) ? 1 : 0;
@@ -193,5 +201,7 @@ int record_sli_run(struct record_opts *o)
 	ret |= write_outputs(o, sli_collector__model(s.sli), periods, host, false);
 	sli_json_periods__free(periods);
 	session__close(&s, stop_signal != 0);
+	cli_say(&msgs);
+	msg_list__free(&msgs);
 	return ret;
 }

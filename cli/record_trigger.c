@@ -1,4 +1,5 @@
 /* `galatop record --trigger EXPR`: see record_trigger.h. */
+#include "record.h"
 #include "record_trigger.h"
 
 #include <errno.h>

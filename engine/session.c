@@ -12,7 +12,6 @@
 
 #include "bpf/drain.h"
 #include "bpf/sli.h"
-#include "cli/cli.h"
 #include "symbols/java_attach.h"
 #include "util/clock.h"
 #include "util/file.h"
@@ -83,38 +82,52 @@ static bool all_gone(const int *pids, size_t n)
 	return n > 0;
 }
 
-/* Forks CMD stopped on a pipe, so the probes attach before it runs. */
-static pid_t spawn_command(char **argv, int *go_fd)
+/* Forks CMD stopped on a pipe, so the probes attach before it runs. A failed exec writes its
+ * errno on a second pipe (closed by a successful exec), read by session__start_command. */
+static pid_t spawn_command(char **argv, int *go_fd, int *exec_fd)
 {
-	int fds[2];
+	int fds[2], efds[2];
 	pid_t pid;
 
 	if (pipe2(fds, O_CLOEXEC))
 		return -1;
-	pid = fork();
-	if (pid < 0) {
+	if (pipe2(efds, O_CLOEXEC)) {
 		close(fds[0]);
 		close(fds[1]);
 		return -1;
 	}
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		close(efds[0]);
+		close(efds[1]);
+		return -1;
+	}
 	if (pid == 0) {
 		char c;
+		int e;
 
 		close(fds[1]);
+		close(efds[0]);
 		if (read(fds[0], &c, 1) != 1)
 			_exit(127); /* galatop went away before starting us */
 		signal(SIGINT, SIG_DFL);
 		execvp(argv[0], argv);
-		fprintf(stderr, "galatop: cannot run %s: %s\n", argv[0], strerror(errno));
+		e = errno;
+		if (write(efds[1], &e, sizeof(e)) != sizeof(e))
+			_exit(126);
 		_exit(127);
 	}
 	close(fds[0]);
+	close(efds[1]);
 	*go_fd = fds[1];
+	*exec_fd = efds[0];
 	return pid;
 }
 
 static int resolve_groups(struct ident_cache *ic, const struct record_opts *o, uint64_t **ids,
-			  size_t *n)
+			  size_t *n, struct msg_list *msgs)
 {
 	for (int pass = 0; pass < 2; pass++) {
 		size_t count = pass ? o->npods : o->ncontainers;
@@ -127,13 +140,13 @@ static int resolve_groups(struct ident_cache *ic, const struct record_opts *o, u
 								  key, &found, &nfound);
 
 			if (err == -ENOENT) {
-				cli_error("no %s matches '%s' (no cgroup names it)",
-					  pass ? "pod" : "container", key);
+				msg_list__add(msgs, MSG_ERROR, "no %s matches '%s' (no cgroup names it)",
+					      pass ? "pod" : "container", key);
 				return -1;
 			}
 			if (err) {
-				cli_error("cannot look up %s '%s': %s", pass ? "pod" : "container",
-					  key, strerror(-err));
+				msg_list__add(msgs, MSG_ERROR, "cannot look up %s '%s': %s",
+					      pass ? "pod" : "container", key, strerror(-err));
 				return -1;
 			}
 			if (array_resize(ids, *n + nfound, sizeof(**ids))) {
@@ -188,11 +201,11 @@ static int cpu_targets(struct session *s)
 	s->ncpus = n > 0 ? (size_t)n : 1;
 	s->cpus = calloc(s->ncpus, 1);
 	if (!s->cpus) {
-		cli_error("out of memory");
+		msg_list__add(s->msgs, MSG_ERROR, "out of memory");
 		return -1;
 	}
 	if (cpulist_parse(s->o->cpu_list, s->cpus, s->ncpus, NULL) <= 0) {
-		cli_error("--cpu: bad CPU list '%s'", s->o->cpu_list);
+		msg_list__add(s->msgs, MSG_ERROR, "--cpu: bad CPU list '%s'", s->o->cpu_list);
 		return -1;
 	}
 	return 0;
@@ -207,7 +220,7 @@ static int cgroup_targets(struct session *s)
 				  RECORD_MAX_TARGETS - s->npids, err, sizeof(err));
 
 	if (n < 0) {
-		cli_error("%s", err);
+		msg_list__add(s->msgs, MSG_ERROR, "%s", err);
 		return -1;
 	}
 	s->npids += (size_t)n;
@@ -215,7 +228,7 @@ static int cgroup_targets(struct session *s)
 		s->pids[s->npids++] = 0x7fffffff; /* an empty v1 cgroup: nothing matches yet */
 	if (cgid) {
 		if (ARRAY_RESIZE(s->cgroups, s->ncgroups + 1)) {
-			cli_error("out of memory");
+			msg_list__add(s->msgs, MSG_ERROR, "out of memory");
 			return -1;
 		}
 		s->cgroups[s->ncgroups++] = cgid;
@@ -223,17 +236,18 @@ static int cgroup_targets(struct session *s)
 	return 0;
 }
 
-int session__open(struct session *s, struct record_opts *o)
+int session__open(struct session *s, struct record_opts *o, struct msg_list *msgs)
 {
 	struct collector_opts co = { 0 };
 	struct probe_opts po;
-	const char *warn;
 	char err[512] = "";
 
 	memset(s, 0, sizeof(*s));
 	s->o = o;
+	s->msgs = msgs;
 	s->child = -1;
 	s->go_fd = -1;
+	s->exec_fd = -1;
 	s->st = strtab__new();
 	s->ft = s->st ? frames__new(s->st) : NULL;
 	s->sc = sym_cache__new();
@@ -254,10 +268,10 @@ int session__open(struct session *s, struct record_opts *o)
 	co.no_java_native = o->no_java_native;
 	s->col = s->ft && s->sc && s->ic ? collector__new(s->ft, s->sc, s->ic, &co) : NULL;
 	if (!s->col) {
-		cli_error("out of memory");
+		msg_list__add(msgs, MSG_ERROR, "out of memory");
 		goto fail;
 	}
-	if (resolve_groups(s->ic, o, &s->cgroups, &s->ncgroups))
+	if (resolve_groups(s->ic, o, &s->cgroups, &s->ncgroups, msgs))
 		goto fail;
 	if (o->cpu_list[0] && cpu_targets(s))
 		goto fail;
@@ -274,9 +288,10 @@ int session__open(struct session *s, struct record_opts *o)
 		/* mem_swapin from delay accounting covers the command only when it is on at fork. */
 		if (o->sli)
 			sli_delayacct_early();
-		s->child = spawn_command(o->command, &s->go_fd);
+		s->child = spawn_command(o->command, &s->go_fd, &s->exec_fd);
 		if (s->child < 0) {
-			cli_error("cannot start %s: %s", o->command[0], strerror(errno));
+			msg_list__add(msgs, MSG_ERROR, "cannot start %s: %s", o->command[0],
+				      strerror(errno));
 			goto fail;
 		}
 		s->pids[s->npids++] = s->child;
@@ -289,21 +304,18 @@ int session__open(struct session *s, struct record_opts *o)
 	if (po.types) {
 		s->probes = probes__open(&po, on_event, s, err, sizeof(err));
 		if (!s->probes) {
-			cli_error("%s", err);
+			msg_list__add(msgs, MSG_ERROR, "%s", err);
 			goto fail;
 		}
-		warn = probes__warnings(s->probes);
-		if (*warn)
-			fprintf(stderr, "galatop: %s%s", warn,
-				warn[strlen(warn) - 1] == '\n' ? "" : "\n");
+		msg_list__add_lines(msgs, MSG_WARNING, probes__warnings(s->probes));
 		o->types &= probes__types(s->probes) | PROBE_THREADS | RECORD_TYPE_L7;
 	}
 	if (o->sli && session__attach_sli(s, err, sizeof(err))) {
-		cli_error("%s", err);
+		msg_list__add(msgs, MSG_ERROR, "%s", err);
 		goto fail;
 	}
 	if ((o->types & PROBE_THREADS) && session__threads_open(s, err, sizeof(err))) {
-		cli_error("%s", err);
+		msg_list__add(msgs, MSG_ERROR, "%s", err);
 		goto fail;
 	}
 	/* JVMs get the agent that names their JIT code, once the stack probes are in place; the
@@ -361,16 +373,13 @@ int session__attach_probe(struct session *s, unsigned type, char *err, size_t er
 
 int session__threads_open(struct session *s, char *err, size_t errlen)
 {
-	const char *warn;
 
 	if (s->tl)
 		return 0;
 	s->tl = tl_capture__open(s, err, errlen);
 	if (!s->tl)
 		return -EPERM;
-	warn = tl_capture__warnings(s->tl);
-	if (*warn)
-		fprintf(stderr, "galatop: %s", warn);
+	msg_list__add_lines(s->msgs, MSG_WARNING, tl_capture__warnings(s->tl));
 	s->o->types |= PROBE_THREADS;
 	return 0;
 }
@@ -379,7 +388,6 @@ int session__attach_sli(struct session *s, char *err, size_t errlen)
 {
 	struct sli_collector_opts so = { 0 };
 	struct probe_opts po;
-	const char *warn;
 
 	if (s->sli)
 		return 0;
@@ -405,9 +413,7 @@ int session__attach_sli(struct session *s, char *err, size_t errlen)
 	s->sli = sli_collector__new(s->ic, &so, err, errlen);
 	if (!s->sli)
 		return -EINVAL;
-	warn = sli_collector__warnings(s->sli);
-	if (*warn)
-		fprintf(stderr, "galatop: %s%s", warn, warn[strlen(warn) - 1] == '\n' ? "" : "\n");
+	msg_list__add_lines(s->msgs, MSG_WARNING, sli_collector__warnings(s->sli));
 	return 0;
 }
 
@@ -425,12 +431,22 @@ void session__tick(struct session *s)
 
 void session__start_command(struct session *s)
 {
+	int e = 0;
+
 	if (s->go_fd < 0)
 		return;
 	if (write(s->go_fd, "g", 1) != 1)
-		cli_error("cannot start %s", s->o->command[0]);
+		msg_list__add(s->msgs, MSG_ERROR, "cannot start %s", s->o->command[0]);
 	close(s->go_fd);
 	s->go_fd = -1;
+	/* EOF once the command runs; its errno when it could not. */
+	while (read(s->exec_fd, &e, sizeof(e)) < 0 && errno == EINTR)
+		;
+	if (e)
+		msg_list__add(s->msgs, MSG_ERROR, "cannot run %s: %s", s->o->command[0],
+			      strerror(e));
+	close(s->exec_fd);
+	s->exec_fd = -1;
 }
 
 /* Attaches the command's JVM once it is ready (its signal handling set up: a SIGQUIT before
@@ -514,8 +530,8 @@ int session__poll(struct session *s, int timeout_ms)
 void session__poll_report(const struct session *s)
 {
 	if (s->poll_err)
-		fprintf(stderr, "galatop: stopped reading the probes' ring buffer: %s\n",
-			strerror(-s->poll_err));
+		msg_list__add(s->msgs, MSG_ERROR, "stopped reading the probes' ring buffer: %s",
+			      strerror(-s->poll_err));
 }
 
 bool session__done(struct session *s)
@@ -529,7 +545,7 @@ bool session__done(struct session *s)
 	}
 	if (s->o->npids && all_gone(s->o->pids, s->o->npids)) {
 		session__poll(s, DRAIN_ALL);
-		fprintf(stderr, "galatop: every target process has exited\n");
+		msg_list__add(s->msgs, MSG_NOTE, "every target process has exited");
 		return true;
 	}
 	return false;
@@ -570,37 +586,37 @@ void session__summary(struct session *s, double secs)
 		return;
 	probes__stats(s->probes, &ps);
 	collector__stats(s->col, &cs);
-	fprintf(stderr,
-		"galatop: recorded %llu samples in %.1f s; %llu dropped (ring buffer full), "
+	msg_list__add(s->msgs, MSG_NOTE,
+		"recorded %llu samples in %.1f s; %llu dropped (ring buffer full), "
 		"%llu failed stack captures, %llu unknown frames, %llu stacks at the %d-frame "
-		"limit\n",
+		"limit",
 		(unsigned long long)cs.events, secs, (unsigned long long)ps.drops,
 		(unsigned long long)(ps.kstack_fail + ps.ustack_fail),
 		(unsigned long long)cs.unknown_frames, (unsigned long long)cs.truncated,
 		GT_MAX_STACK);
 	if (cs.unwound)
-		fprintf(stderr,
-			"galatop: unwound %llu user stacks (%.1f us each, %llu replayed from "
-			"memory): %llu [truncated] (raise --stack-size), %llu [unwind error]\n",
+		msg_list__add(s->msgs, MSG_NOTE,
+			"unwound %llu user stacks (%.1f us each, %llu replayed from "
+			"memory): %llu [truncated] (raise --stack-size), %llu [unwind error]",
 			(unsigned long long)cs.unwound, cs.unwind_ns / 1e3 / (double)cs.unwound,
 			(unsigned long long)cs.unwind_replays,
 			(unsigned long long)cs.unwind_truncated,
 			(unsigned long long)cs.unwind_errors);
 	if (ps.sb_lost)
-		fprintf(stderr, "galatop: %llu mapping events lost (side band full): stacks of "
-			"processes that exited early may show [unknown]\n",
+		msg_list__add(s->msgs, MSG_NOTE, "%llu mapping events lost (side band full): stacks of "
+			"processes that exited early may show [unknown]",
 			(unsigned long long)ps.sb_lost);
 	if (cs.folded)
-		fprintf(stderr, "galatop: %llu rare stacks folded into [other] frames "
-			"(--max-stacks %zu)\n", (unsigned long long)cs.folded, s->o->max_stacks);
+		msg_list__add(s->msgs, MSG_NOTE, "%llu rare stacks folded into [other] frames "
+			"(--max-stacks %zu)", (unsigned long long)cs.folded, s->o->max_stacks);
 	session__sampling(s, false, sampling, sizeof(sampling));
 	if (sampling[0])
-		fprintf(stderr, "galatop: sampled in the kernel past %u events/s per CPU "
-			"(--event-rate): %s\n", s->o->event_rate, sampling);
+		msg_list__add(s->msgs, MSG_NOTE, "sampled in the kernel past %u events/s per CPU "
+			"(--event-rate): %s", s->o->event_rate, sampling);
 	if (ps.drops)
-		fputs("galatop: hint: lower -F or narrow the targets to avoid drops\n", stderr);
+		msg_list__add(s->msgs, MSG_NOTE, "hint: lower -F or narrow the targets to avoid drops");
 	if (session__java_hint(s))
-		fprintf(stderr, "galatop: hint: %s\n", s->java_hint);
+		msg_list__add(s->msgs, MSG_NOTE, "hint: %s", s->java_hint);
 }
 
 /* Waits for the command; one that ignores SIGTERM gets SIGKILL after 3 s. */
@@ -621,10 +637,12 @@ void session__close(struct session *s, bool interrupted)
 {
 	char warn[PATH_MAX + 128];
 
-	if (s->sc && sym_cache__warning(s->sc, warn, sizeof(warn)))
-		fprintf(stderr, "galatop: warning: %s\n", warn);
+	if (s->sc && s->msgs && sym_cache__warning(s->sc, warn, sizeof(warn)))
+		msg_list__add(s->msgs, MSG_WARNING, "warning: %s", warn);
 	if (s->go_fd >= 0)
 		close(s->go_fd); /* the child reads EOF and exits without running CMD */
+	if (s->exec_fd >= 0)
+		close(s->exec_fd);
 	if (s->child > 0) {
 		if (interrupted)
 			kill(s->child, SIGTERM);
@@ -647,4 +665,5 @@ void session__close(struct session *s, bool interrupted)
 	memset(s, 0, sizeof(*s));
 	s->child = -1;
 	s->go_fd = -1;
+	s->exec_fd = -1;
 }

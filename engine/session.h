@@ -1,6 +1,8 @@
-/* A recording session: symbol and identity caches, the collector, the probes with their
- * targets, and an optional command run under them. Shared by `galatop record` and the live
- * view; cli/ is where the rooms are wired together. */
+/* A capture session, the heart of the engine: symbol and identity caches, the stack collector,
+ * every probe family with their targets (stack types, thread timeline, SLI; the L7 capture in
+ * l7_capture.h), and an optional command run under them. Shared by `galatop record` and the
+ * live view. Nothing here writes to a terminal: warnings and errors go to the caller's
+ * message list (messages.h). */
 #ifndef GALATOP_ENGINE_SESSION_H
 #define GALATOP_ENGINE_SESSION_H
 
@@ -8,7 +10,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "cli/record.h"
+#include "messages.h"
+#include "record_opts.h"
 #include "stack_collector.h"
 #include "bpf/probes.h"
 #include "sli_collector.h"
@@ -17,6 +20,7 @@ struct history;
 
 struct session {
 	struct record_opts *o;
+	struct msg_list *msgs;	    /* where warnings and errors go; the caller's */
 	struct history *hist;	    /* record's per-second history for .gtop, NULL when none */
 	struct strtab *st;
 	struct frames *ft;
@@ -36,6 +40,7 @@ struct session {
 	size_t npids;
 	pid_t child;  /* the -- CMD process, -1 when none or reaped */
 	int go_fd;    /* write end of the pipe the command waits on, -1 once started */
+	int exec_fd;  /* read end of the pipe a failed exec of the command writes its errno on */
 	uint32_t renewed_at; /* frames in the table when it was last renewed */
 	int poll_err; /* the first error reading the ring buffer (-errno), said once; 0 if none */
 	bool java_child; /* the -- CMD process is to be attached once it runs a ready JVM */
@@ -46,8 +51,9 @@ struct session {
 
 /* Sets up everything for o (o->types must be set) and attaches the probes; a command is
  * forked but waits for session__start_command. o->types is narrowed to the probes that
- * attached. 0, or an exit code after a one-line report; s is then already closed. */
-int session__open(struct session *s, struct record_opts *o);
+ * attached. Warnings and errors, now and later, are added to msgs (borrowed: it must outlive
+ * the session). 0, or 1 with the reason in msgs; s is then already closed. */
+int session__open(struct session *s, struct record_opts *o, struct msg_list *msgs);
 /* Between periods (the collector's profiles empty, nothing else holding frames): replaces
  * the frame table by an empty one once it has grown enough, so frames of processes long gone
  * do not pile up over a long periodic run. */
@@ -62,7 +68,7 @@ int session__threads_open(struct session *s, char *err, size_t errlen);
 int session__attach_sli(struct session *s, char *err, size_t errlen);
 /* Once a second: processes matching --cmdline that started since become SLI targets. */
 void session__tick(struct session *s);
-/* Lets the -- CMD process exec (no-op without one). */
+/* Lets the -- CMD process exec (no-op without one); a failed exec is said in the messages. */
 void session__start_command(struct session *s);
 /* Attaches a stack probe (PROBE_OFFCPU, ...) loaded at start through o->lazy_types; adds it to
  * o->types. 0, or -errno with one line in err. */
@@ -72,9 +78,9 @@ int session__attach_probe(struct session *s, unsigned type, char *err, size_t er
  * interruption by a signal counts as 0 records; any other error is kept in s->poll_err (for
  * the caller to report, with session__poll_report) and every later call returns it. */
 int session__poll(struct session *s, int timeout_ms);
-/* Says on stderr why the probes could no longer be read, if they could not. */
+/* Adds to the messages why the probes could no longer be read, if they could not. */
 void session__poll_report(const struct session *s);
-/* True once the command has exited or every -p target is gone (said on stderr). */
+/* True once the command has exited or every -p target is gone (said in the messages). */
 bool session__done(struct session *s);
 /* What the kernel samples now (--event-rate) into buf: "" when every event is taken, else
  * e.g. "mem 1/16" (brief, for the status line) or a sentence for the summary. */
@@ -82,9 +88,10 @@ void session__sampling(const struct session *s, bool brief, char *buf, size_t le
 /* The hint for a JVM whose Java stacks stop in JIT code for want of frame pointers (it runs
  * without -XX:+PreserveFramePointer), or NULL when there is none; owned by s. */
 const char *session__java_hint(struct session *s);
-/* Prints the one-line summary of what was recorded in secs seconds. */
+/* Adds the summary of what was recorded in secs seconds to the messages (notes). */
 void session__summary(struct session *s, double secs);
-/* Detaches and frees everything; the command is killed if interrupted, then reaped. */
+/* Detaches and frees everything (a last warning of the symbol cache goes to the messages);
+ * the command is killed if interrupted, then reaped. */
 void session__close(struct session *s, bool interrupted);
 
 #endif
