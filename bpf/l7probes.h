@@ -45,6 +45,8 @@ int l7_probes__fd(const struct l7_probes *p);
 /* Waits up to timeout_ms and drains the ring buffer; every few seconds also attaches the TLS
  * uprobes to libssl files mapped since. Number of records or -errno. */
 int l7_probes__poll(struct l7_probes *p, int timeout_ms);
+/* As l7_probes__poll without waiting, until deadline_ns (see drain__consume). */
+int l7_probes__consume(struct l7_probes *p, uint64_t deadline_ns);
 /* Reads user stack id into ips (innermost first); the number of frames, 0 when gone. */
 size_t l7_probes__stack(struct l7_probes *p, int32_t id, uint64_t *ips, size_t max);
 /* Adds a target process at run time (pid filter on). 0 or -errno. */

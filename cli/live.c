@@ -98,8 +98,7 @@ struct live {
 	unsigned renewals;
 	struct strtab *old_st; /* the tables before the last renewal, kept until the next update */
 	struct frames *old_ft; /* (the TUI carries its frame ids over with them) */
-	struct l7_capture *l7; /* the L7 capture, once the L7 pane opened (or --type l7) */
-	char l7_err[256];     /* why it could not start */
+	char l7_err[256];     /* why the L7 capture could not start */
 	/* The CPU set (`u` cycles it): the --cpu list, every CPU, or one online CPU. */
 	uint8_t *cpu_set;     /* ncpus flags handed to the probes */
 	uint8_t *online;      /* the online CPUs, the cycle's steps */
@@ -244,8 +243,6 @@ static bool live_update(void *ctx)
 		tl_capture__refresh(l->s.tl);
 	if (!(dt > 0))
 		return false; /* no time passed: nothing to fold */
-	if (l->l7)
-		l7_capture__poll(l->l7, 0);
 	if (l->s.sli)
 		sli_collector__close(l->s.sli);
 	/* A window does not reach back past a change of CPUs: what is shown is one CPU set. */
@@ -313,8 +310,8 @@ static void live_stats(void *ctx, struct tui_stats *out)
 	out->samples_per_s = l->samples_per_s;
 	out->samples = cs.events;
 	out->lost = ps.drops;
-	if (l->l7)
-		out->lost += l7_capture__drops(l->l7);
+	if (l->s.l7)
+		out->lost += l7_capture__drops(l->s.l7);
 	out->dropped = ps.lost_user + ps.kstack_fail + ps.ustack_fail;
 	out->own_cpu = l->own_cpu;
 	out->mode = l->mode;
@@ -444,8 +441,6 @@ static void live_drain(void *ctx)
 
 	l->running = true;
 	session__poll(&l->s, 0);
-	if (l->l7)
-		l7_capture__poll(l->l7, 0);
 }
 
 static const void *live_data(void *ctx, enum tui_data d)
@@ -456,24 +451,26 @@ static const void *live_data(void *ctx, enum tui_data d)
 		return tl_capture__timeline(l->s.tl);
 	if (d == TUI_DATA_SLI && l->s.sli)
 		return sli_collector__model(l->s.sli);
-	if (d == TUI_DATA_L7 && l->l7)
-		return l7_capture__table(l->l7);
+	if (d == TUI_DATA_L7 && l->s.l7)
+		return l7_capture__table(l->s.l7);
 	return NULL;
 }
 
 /* The L7 capture starts when its pane first opens (or at start with --type l7). */
 static int live_attach_l7(struct live *l, char *err, size_t errlen)
 {
-	if (l->l7)
+	int r;
+
+	if (l->s.l7)
 		return 0;
 	if (l->l7_err[0]) { /* tried already: say why again */
 		snprintf(err, errlen, "%s", l->l7_err);
 		return -EPERM;
 	}
-	l->l7 = l7_capture__open(&l->s, l->l7_err, sizeof(l->l7_err));
-	if (!l->l7) {
+	r = session__attach_l7(&l->s, l->l7_err, sizeof(l->l7_err));
+	if (r) {
 		snprintf(err, errlen, "%s", l->l7_err);
-		return -EPERM;
+		return r;
 	}
 	snprintf(l->probes + strlen(l->probes), sizeof(l->probes) - strlen(l->probes), "%sl7",
 		 l->probes[0] ? " " : "");
@@ -583,8 +580,6 @@ static const struct tui_source_ops live_ops = {
 
 static void live_free(struct live *l)
 {
-	l7_capture__free(l->l7);
-	l->l7 = NULL;
 	free(l->cpu_set);
 	free(l->online);
 	if (l->trig) {

@@ -10,6 +10,19 @@
 #include "bpf/gt_event.h"
 #include "engine/record_opts.h"
 
+/* The probe families `galatop record` writes outputs of, each with its own file formats. */
+#define RECORD_FAMILY_STACKS 1u	 /* oncpu, offcpu, mem: .folded, .svg */
+#define RECORD_FAMILY_THREADS 2u /* .json (Chrome trace), .jsonl */
+#define RECORD_FAMILY_SLI 4u	 /* .json, .prom */
+#define RECORD_FAMILY_L7 8u	 /* .json, .prom, .jsonl (the request trace) */
+#define RECORD_FAMILY_ALL 15u	 /* .gtop: one snapshot holds every family */
+
+/* The families o records (RECORD_FAMILY_* mask). */
+unsigned record_families(const struct record_opts *o);
+/* The family of o that writes path (by its extension; RECORD_FAMILY_* of those recorded, all
+ * of them for .gtop), 0 when none does. */
+unsigned record_output_family(const struct record_opts *o, const char *path);
+
 /* Fills o with record's defaults. */
 void record_opts__init(struct record_opts *o);
 
@@ -22,13 +35,19 @@ struct profile;
  * 0, or 1 after reporting. */
 int record_write_profile(const char *path, enum gt_event_type t, const struct profile *p);
 
-/* Whether ext (".json") is a format of `record --type sli`. */
-bool record_sli_format(const char *ext);
-/* Checks the SLI options of o against the rest (cmd: "record" or "live"). 0 or an exit code
- * after reporting. */
-int record_sli_check(const struct record_opts *o, const char *cmd);
-/* Runs `galatop record --type sli` (cli/record_sli.c). Returns an exit code. */
-int record_sli_run(struct record_opts *o);
+
+struct session;
+struct sli;
+struct sli_json_periods;
+/* Writes the SLI outputs of o but the snapshot: JSON on standard output when there is no
+ * output, only the .prom files with prom_only (periodic updates, written under a temporary
+ * name and renamed). An exit code. */
+int record_sli_write(const struct record_opts *o, struct sli *sli,
+		     const struct sli_json_periods *periods, bool prom_only);
+/* Writes the .gtop snapshot of `galatop record`: every family the session recorded (stack
+ * profiles with their histories when kept, thread timeline, L7 tables, SLI series);
+ * start_unix is when the recording began, secs its length. 0, or 1 after reporting. */
+int record_gtop_write(struct session *s, const char *path, double start_unix, double secs);
 
 /* Applies a gala-gopher flamegraph request (JSON file at path) on top of o. Unknown keys and
  * out-of-range values give -EINVAL with a one-line message naming the key in err. */

@@ -144,9 +144,14 @@ struct l7_capture *l7_capture__open(struct session *s, char *err, size_t errlen)
 	return en;
 }
 
-int l7_capture__poll(struct l7_capture *e, int timeout_ms)
+int l7_capture__fd(const struct l7_capture *e)
 {
-	int n = l7_probes__poll(e->probes, timeout_ms);
+	return l7_probes__fd(e->probes);
+}
+
+int l7_capture__consume(struct l7_capture *e, uint64_t deadline_ns)
+{
+	int n = l7_probes__consume(e->probes, deadline_ns);
 	uint64_t now = clock_mono_ns();
 
 	if (now >= e->next_expire) {

@@ -15,9 +15,11 @@ struct l7_capture;
 /* Opens the capture for session s's targets and its L7 options (s->o). NULL with a one-line
  * reason in err. */
 struct l7_capture *l7_capture__open(struct session *s, char *err, size_t errlen);
-/* Waits up to timeout_ms and takes in what the capture delivered. Returns records read or
- * -errno. */
-int l7_capture__poll(struct l7_capture *e, int timeout_ms);
+/* The fd that becomes readable when records wait (for the session's epoll); owned by e. */
+int l7_capture__fd(const struct l7_capture *e);
+/* Takes in what the capture delivered, without waiting, until deadline_ns (CLOCK_MONOTONIC);
+ * ends connections idle for long. Returns records read or -errno. */
+int l7_capture__consume(struct l7_capture *e, uint64_t deadline_ns);
 /* The tables; owned by the capture. */
 struct l7_table *l7_capture__table(struct l7_capture *e);
 /* Warnings of the capture (TLS coverage), "" if none. */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include "symbols/java_attach.h"
 #include "util/clock.h"
 #include "util/file.h"
+#include "l7_capture.h"
 #include "tl_capture.h"
 #include "util/cpulist.h"
 #include "util/grow.h"
@@ -72,6 +74,29 @@ static void on_task(void *ctx, const struct sb_event *ev)
 	struct session *s = ctx;
 
 	collector__task(s->col, ev);
+}
+
+/* Drains family k's ring buffer until deadline_ns: records taken, or -errno. */
+static int family_consume(struct session *s, int k, uint64_t deadline_ns)
+{
+	switch (k) {
+	case FAMILY_STACKS:
+		return s->probes ? probes__consume(s->probes, deadline_ns) : 0;
+	case FAMILY_THREADS:
+		return s->tl ? tl_capture__consume(s->tl, deadline_ns) : 0;
+	case FAMILY_L7:
+		return s->l7 ? l7_capture__consume(s->l7, deadline_ns) : 0;
+	}
+	return 0;
+}
+
+/* Adds a family's ring buffer fd to the session's one epoll. 0 or -errno. */
+static int family_watch(struct session *s, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	ev.data.fd = fd;
+	return epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
 }
 
 static bool all_gone(const int *pids, size_t n)
@@ -241,6 +266,7 @@ int session__open(struct session *s, struct record_opts *o, struct msg_list *msg
 	struct collector_opts co = { 0 };
 	struct probe_opts po;
 	char err[512] = "";
+	int r;
 
 	memset(s, 0, sizeof(*s));
 	s->o = o;
@@ -248,6 +274,11 @@ int session__open(struct session *s, struct record_opts *o, struct msg_list *msg
 	s->child = -1;
 	s->go_fd = -1;
 	s->exec_fd = -1;
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (s->epfd < 0) {
+		msg_list__add(msgs, MSG_ERROR, "cannot create an epoll instance: %s", strerror(errno));
+		goto fail;
+	}
 	s->st = strtab__new();
 	s->ft = s->st ? frames__new(s->st) : NULL;
 	s->sc = sym_cache__new();
@@ -307,6 +338,12 @@ int session__open(struct session *s, struct record_opts *o, struct msg_list *msg
 			msg_list__add(msgs, MSG_ERROR, "%s", err);
 			goto fail;
 		}
+		r = family_watch(s, probes__fd(s->probes));
+		if (r) {
+			msg_list__add(msgs, MSG_ERROR, "cannot poll the stack probes: %s",
+				      strerror(-r));
+			goto fail;
+		}
 		msg_list__add_lines(msgs, MSG_WARNING, probes__warnings(s->probes));
 		o->types &= probes__types(s->probes) | PROBE_THREADS | RECORD_TYPE_L7;
 	}
@@ -315,6 +352,10 @@ int session__open(struct session *s, struct record_opts *o, struct msg_list *msg
 		goto fail;
 	}
 	if ((o->types & PROBE_THREADS) && session__threads_open(s, err, sizeof(err))) {
+		msg_list__add(msgs, MSG_ERROR, "%s", err);
+		goto fail;
+	}
+	if ((o->types & RECORD_TYPE_L7) && session__attach_l7(s, err, sizeof(err))) {
 		msg_list__add(msgs, MSG_ERROR, "%s", err);
 		goto fail;
 	}
@@ -373,14 +414,43 @@ int session__attach_probe(struct session *s, unsigned type, char *err, size_t er
 
 int session__threads_open(struct session *s, char *err, size_t errlen)
 {
+	int r;
 
 	if (s->tl)
 		return 0;
 	s->tl = tl_capture__open(s, err, errlen);
 	if (!s->tl)
 		return -EPERM;
+	r = family_watch(s, tl_capture__fd(s->tl));
+	if (r) {
+		snprintf(err, errlen, "cannot poll the thread probes: %s", strerror(-r));
+		tl_capture__free(s->tl);
+		s->tl = NULL;
+		return r;
+	}
 	msg_list__add_lines(s->msgs, MSG_WARNING, tl_capture__warnings(s->tl));
 	s->o->types |= PROBE_THREADS;
+	return 0;
+}
+
+int session__attach_l7(struct session *s, char *err, size_t errlen)
+{
+	int r;
+
+	if (s->l7)
+		return 0;
+	s->l7 = l7_capture__open(s, err, errlen);
+	if (!s->l7)
+		return -EPERM;
+	r = family_watch(s, l7_capture__fd(s->l7));
+	if (r) {
+		snprintf(err, errlen, "cannot poll the L7 probes: %s", strerror(-r));
+		l7_capture__free(s->l7);
+		s->l7 = NULL;
+		return r;
+	}
+	msg_list__add_lines(s->msgs, MSG_WARNING, l7_capture__warnings(s->l7));
+	s->o->types |= RECORD_TYPE_L7;
 	return 0;
 }
 
@@ -506,20 +576,29 @@ const char *session__java_hint(struct session *s)
 
 int session__poll(struct session *s, int timeout_ms)
 {
+	struct epoll_event ev[FAMILY_MAX];
+	uint64_t deadline;
 	int n = 0, m;
 
 	if (s->poll_err)
 		return s->poll_err;
 	java_child_tick(s);
-	if (s->probes) {
-		n = probes__poll(s->probes, timeout_ms);
-		if (timeout_ms > 0)
-			timeout_ms = 0; /* waited already */
+	if (timeout_ms != 0 && timeout_ms != DRAIN_ALL &&
+	    epoll_wait(s->epfd, ev, FAMILY_MAX, timeout_ms) < 0) {
+		if (errno == EINTR)
+			return 0;
+		s->poll_err = -errno;
+		return s->poll_err;
 	}
-	if (s->tl && n >= 0) {
-		m = tl_capture__poll(s->tl, timeout_ms);
+	/* One budget for every family; the family that drains first changes every call, so a
+	 * busy one cannot keep the others from theirs. */
+	deadline = clock_mono_ns() +
+		   (uint64_t)(timeout_ms == DRAIN_ALL ? DRAIN_ALL_MS : DRAIN_BUDGET_MS) * 1000000;
+	for (int i = 0; i < FAMILY_MAX && n >= 0; i++) {
+		m = family_consume(s, (s->first_family + i) % FAMILY_MAX, deadline);
 		n = m < 0 ? m : n + m;
 	}
+	s->first_family = (s->first_family + 1) % FAMILY_MAX;
 	if (n == -EINTR)
 		return 0;
 	if (n < 0)
@@ -576,12 +655,31 @@ void session__sampling(const struct session *s, bool brief, char *buf, size_t le
 	}
 }
 
+/* The summary of the families beside the stacks (the thread timeline has its own, written
+ * with its outputs). */
+static void families_summary(struct session *s, double secs)
+{
+	char buf[512];
+	uint64_t events, drops;
+
+	if (s->l7) {
+		l7_capture__summary(s->l7, secs, buf, sizeof(buf));
+		msg_list__add(s->msgs, MSG_NOTE, "%s", buf);
+	}
+	if (s->sli) {
+		sli_collector__counts(s->sli, &events, &drops);
+		msg_list__add(s->msgs, MSG_NOTE, "recorded %llu delays in %.1f s; %llu lost (maps full)",
+			      (unsigned long long)events, secs, (unsigned long long)drops);
+	}
+}
+
 void session__summary(struct session *s, double secs)
 {
 	char sampling[256];
 	struct probe_stats ps;
 	struct collector_stats cs;
 
+	families_summary(s, secs);
 	if (!s->probes)
 		return;
 	probes__stats(s->probes, &ps);
@@ -648,6 +746,7 @@ void session__close(struct session *s, bool interrupted)
 			kill(s->child, SIGTERM);
 		reap(s->child, interrupted);
 	}
+	l7_capture__free(s->l7); /* before the symbol cache it names stacks with */
 	probes__free(s->probes);
 	tl_capture__free(s->tl);
 	sli_collector__free(s->sli);
@@ -662,8 +761,11 @@ void session__close(struct session *s, bool interrupted)
 	strtab__free(s->st);
 	free(s->cgroups);
 	free(s->cpus);
+	if (s->epfd >= 0)
+		close(s->epfd);
 	memset(s, 0, sizeof(*s));
 	s->child = -1;
 	s->go_fd = -1;
 	s->exec_fd = -1;
+	s->epfd = -1;
 }

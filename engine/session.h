@@ -17,6 +17,10 @@
 #include "sli_collector.h"
 
 struct history;
+struct l7_capture;
+
+/* The probe families whose ring buffers the session polls (SLI reads maps: no ring buffer). */
+enum session_family { FAMILY_STACKS, FAMILY_THREADS, FAMILY_L7, FAMILY_MAX };
 
 struct session {
 	struct record_opts *o;
@@ -30,6 +34,9 @@ struct session {
 	struct probes *probes;	    /* NULL when only other families run (--type threads, sli) */
 	struct tl_capture *tl;	    /* the thread timeline, NULL until opened */
 	struct sli_collector *sli;  /* the SLI probes, once attached */
+	struct l7_capture *l7;	    /* the L7 capture, once attached */
+	int epfd;		    /* the one epoll over every family's ring buffer */
+	int first_family;	    /* the family session__poll drains first next time */
 	regex_t cmdline_re;
 	bool have_re;
 	uint64_t *cgroups;
@@ -63,6 +70,10 @@ void session__probe_options(const struct session *s, struct probe_opts *po);
 /* Opens the thread timeline probes now (at start with --type threads, or when the Threads
  * pane first opens). 0, or -errno with a one-line reason in err. */
 int session__threads_open(struct session *s, char *err, size_t errlen);
+/* Opens the L7 capture (engine/l7_capture.h) for the session's targets (at start with
+ * --type l7, or when the L7 pane first opens); its warnings go to the messages. 0, or -errno
+ * with a one-line reason in err. */
+int session__attach_l7(struct session *s, char *err, size_t errlen);
 /* Attaches the SLI probes to the session's targets (no-op when attached). 0, or -errno with a
  * one-line reason in err. */
 int session__attach_sli(struct session *s, char *err, size_t errlen);
@@ -73,8 +84,8 @@ void session__start_command(struct session *s);
 /* Attaches a stack probe (PROBE_OFFCPU, ...) loaded at start through o->lazy_types; adds it to
  * o->types. 0, or -errno with one line in err. */
 int session__attach_probe(struct session *s, unsigned type, char *err, size_t errlen);
-/* Drains every open probe family's ring buffer, waiting up to timeout_ms: the record count,
- * or -errno. An
+/* Waits up to timeout_ms on one epoll over every open family's ring buffer, then drains them
+ * all within one budget (bpf/drain.h; DRAIN_ALL at stop): the record count, or -errno. An
  * interruption by a signal counts as 0 records; any other error is kept in s->poll_err (for
  * the caller to report, with session__poll_report) and every later call returns it. */
 int session__poll(struct session *s, int timeout_ms);
