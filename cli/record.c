@@ -245,13 +245,13 @@ static int record_finish(struct session *s, struct record_run *r, double secs,
 }
 
 /* Opens the session of o with what its outputs need; 0, or an exit code after reporting. */
-static int record_open(struct session *s, struct record_opts *o, struct history *hist,
-		       struct record_run *r)
+static int record_open(struct session *s, struct record_opts *o, struct msg_list *msgs,
+		       struct history *hist, struct record_run *r)
 {
 	bool keep_history = false;
-	int ret = session__open(s, o, s->msgs);
+	int ret = session__open(s, o, msgs);
 
-	cli_say(s->msgs);
+	cli_say(msgs);
 	if (ret)
 		return ret;
 	for (size_t i = 0; !o->period && i < o->noutputs; i++)
@@ -288,8 +288,7 @@ int cmd_record(int argc, char **argv)
 		return ret;
 	if (!o.types && !o.sli)
 		o.types = PROBE_ONCPU;
-	s.msgs = &msgs;
-	ret = record_open(&s, &o, &hist, &run);
+	ret = record_open(&s, &o, &msgs, &hist, &run);
 	if (ret) {
 		if (s.o)
 			session__close(&s, true);

@@ -240,7 +240,7 @@ static void family_list(unsigned mask, bool writes, char *buf, size_t len)
  * standard output is left to one family. 0 or EXIT_USAGE after a one-line report. */
 static int check_outputs(const struct record_opts *o, const char *cmd)
 {
-	unsigned fams = record_families(o);
+	unsigned fams = record_families(o) ? record_families(o) : RECORD_FAMILY_STACKS; /* oncpu */
 	char need[128], have[256];
 
 	for (size_t i = 0; i < o->noutputs; i++) {
