@@ -56,10 +56,11 @@ ASAN_OBJS := $(patsubst %.c,$(O)/asan/obj/%.o,$(LIB_SRCS))
 
 # libc6-dbg: libc's own symbols (start_thread, ...), which Debian strips from libc.so.6; the
 # unwinding tests and users' stacks through libc need them. perl runs stackcollapse-perf.pl.
+# rustc, golang-go and lld (rustc's newer default linker) build the language tests' programs.
 DEB_PKGS := gcc g++ make clang llvm libclang-rt-14-dev bpftool libbpf-dev libelf-dev libdw-dev \
 	libncurses-dev libjansson-dev zlib1g-dev pkg-config libiberty-dev tmux libxml2-utils \
-	linux-perf perl procps chromium jq nodejs strace openjdk-17-jdk-headless \
-	libc6-dbg
+	linux-perf perl procps mount chromium jq nodejs strace openjdk-17-jdk-headless \
+	libc6-dbg rustc golang-go lld
 # Servers and clients the L7 tests run on loopback (tests/record/test_l7.sh, tests/bench/l7.sh).
 DEB_PKGS += nginx redis-server redis-tools postgresql mariadb-server mariadb-client dnsmasq \
 	dnsutils apache2-utils wrk curl openssl

@@ -77,6 +77,7 @@ struct gt_counters {
 	__u64 period[2];
 };
 
-enum { GT_RATE_OFFCPU, GT_RATE_MEM };
+/* Event-sampling slots (oncpu, sampled at a frequency, has none). */
+enum { GT_RATE_ONCPU = -1, GT_RATE_OFFCPU, GT_RATE_MEM };
 
 #endif

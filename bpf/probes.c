@@ -21,6 +21,7 @@
 #include "bpf/loadlog.h"
 #include "bpf/targets.h"
 #include "bpf/tracefs.h"
+#include "model/stack_type.h"
 #include "profile.skel.h"
 #include "util/cpulist.h"
 #include "util/grow.h"
@@ -31,6 +32,14 @@
 #ifndef CAP_BPF
 #define CAP_BPF 39
 #endif
+
+/* The stack-type table (model/stack_type.h) mirrors the kernel's record types, probe bits and
+ * event-sampling slots. */
+#define STACK_TYPE_CHECK(id, name, rec, bit, rate, ...)                                            \
+	_Static_assert(GT_EV_##id == (rec) && PROBE_##id == (bit) && GT_RATE_##id == (rate),        \
+		       "model/stack_type.h: the " name " line");
+STACK_TYPE_TABLE(STACK_TYPE_CHECK)
+_Static_assert(STACK_TYPES <= 8 * sizeof(unsigned), "a probe bit per stack type");
 
 #define PROBE_PROC 0x100 /* internal: exec/exit/fork tracepoints */
 #define WARNINGS_MAX 4096
@@ -71,16 +80,9 @@ void probe_opts__init(struct probe_opts *o)
 
 static const char *probe_name(unsigned type)
 {
-	switch (type) {
-	case PROBE_ONCPU:
-		return "oncpu";
-	case PROBE_OFFCPU:
-		return "offcpu";
-	case PROBE_MEM:
-		return "mem";
-	default:
-		return "exec/exit";
-	}
+	int t = stack_type_of_probe(type);
+
+	return t < 0 ? "exec/exit" : stack_types[t].name;
 }
 
 static void add_warning(struct probes *p, const char *fmt, ...)
@@ -196,30 +198,32 @@ static struct gt_profile *load_skel(const struct probe_opts *o, unsigned types, 
 static struct gt_profile *load_what_works(struct probes *p, const struct probe_opts *o,
 					  unsigned *types, bool mem_btf)
 {
-	const unsigned kinds[] = {PROBE_ONCPU, PROBE_OFFCPU, PROBE_MEM, PROBE_PROC};
 	struct gt_profile *skel = load_skel(o, *types, mem_btf);
 
 	if (skel)
 		return skel;
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		if (!(*types & kinds[i]))
+	/* Each stack type, then the exec/exit tracepoints. */
+	for (int t = 0; t <= STACK_TYPES; t++) {
+		unsigned kind = t < STACK_TYPES ? stack_types[t].probe : PROBE_PROC;
+
+		if (!(*types & kind))
 			continue;
-		skel = load_skel(o, kinds[i], mem_btf);
-		if (!skel && kinds[i] == PROBE_MEM && mem_btf) {
+		skel = load_skel(o, kind, mem_btf);
+		if (!skel && kind == PROBE_MEM && mem_btf) {
 			mem_btf = false;
 			tracefs_ensure();
-			skel = load_skel(o, kinds[i], mem_btf);
+			skel = load_skel(o, kind, mem_btf);
 		}
 		if (skel) {
 			gt_profile__destroy(skel);
 			continue;
 		}
-		if (kinds[i] & p->lazy) /* said if ever asked for (probes__attach) */
+		if (kind & p->lazy) /* said if ever asked for (probes__attach) */
 			snprintf(p->lazy_warning, sizeof(p->lazy_warning), "%s: cannot load: %s",
-				 probe_name(kinds[i]), strerror(errno));
+				 probe_name(kind), strerror(errno));
 		else
-			add_warning(p, "%s: cannot load: %s", probe_name(kinds[i]), strerror(errno));
-		*types &= ~kinds[i];
+			add_warning(p, "%s: cannot load: %s", probe_name(kind), strerror(errno));
+		*types &= ~kind;
 	}
 	return *types ? load_skel(o, *types, mem_btf) : NULL;
 }
@@ -462,8 +466,7 @@ static void open_sideband(struct probes *p, const struct probe_opts *o)
 struct probes *probes__open(const struct probe_opts *o, probe_event_fn fn, void *ctx, char *err,
 			    size_t errlen)
 {
-	const unsigned kinds[] = {PROBE_ONCPU, PROBE_OFFCPU, PROBE_MEM};
-	unsigned wanted, loadable;
+	unsigned wanted, loadable, stacks = stack_type_probes();
 	struct probes *p = NULL;
 	struct probe_opts defaults;
 	bool mem_btf = true;
@@ -473,8 +476,8 @@ struct probes *probes__open(const struct probe_opts *o, probe_event_fn fn, void 
 		probe_opts__init(&defaults);
 		o = &defaults;
 	}
-	wanted = (o->types ? o->types : PROBE_ONCPU) & (PROBE_ONCPU | PROBE_OFFCPU | PROBE_MEM);
-	loadable = (wanted | o->load_types) & (PROBE_ONCPU | PROBE_OFFCPU | PROBE_MEM);
+	wanted = (o->types ? o->types : PROBE_ONCPU) & stacks;
+	loadable = (wanted | o->load_types) & stacks;
 	if (loader_begin("", err, errlen))
 		return NULL;
 	if (!wanted || !fn) {
@@ -520,9 +523,9 @@ struct probes *probes__open(const struct probe_opts *o, probe_event_fn fn, void 
 		snprintf(err, errlen, "cannot fill the CPU map: %s", strerror(-ret));
 		goto cleanup;
 	}
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (wanted & p->loaded & kinds[i])
-			attach_type(p, kinds[i]);
+	for_each_stack_type(t)
+		if (wanted & p->loaded & stack_types[t].probe)
+			attach_type(p, stack_types[t].probe);
 	if (p->loaded & PROBE_PROC)
 		attach_proc(p, o);
 	if (!(p->types & wanted)) {
@@ -553,12 +556,12 @@ const char *probes__warnings(const struct probes *p)
 
 unsigned probes__types(const struct probes *p)
 {
-	return p->types & (PROBE_ONCPU | PROBE_OFFCPU | PROBE_MEM);
+	return p->types & stack_type_probes();
 }
 
 unsigned probes__loaded(const struct probes *p)
 {
-	return p->loaded & (PROBE_ONCPU | PROBE_OFFCPU | PROBE_MEM);
+	return p->loaded & stack_type_probes();
 }
 
 int probes__attach(struct probes *p, unsigned type, char *err, size_t errlen)

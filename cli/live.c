@@ -14,10 +14,9 @@
 #include "engine/history.h"
 #include "engine/l7_capture.h"
 #include "engine/messages.h"
-#include "record.h"
-#include "model/slices.h"
-#include "model/stack_cap.h"
 #include "engine/session.h"
+#include "model/shown.h"
+#include "record.h"
 #include "record_trigger.h"
 #include "engine/tl_capture.h"
 #include "tui/tui.h"
@@ -59,42 +58,24 @@ const char cmd_live_help[] =
 	"exponential decay with a 10 s half-life.\n";
 
 #define RING_BUDGET 32 /* and about this many average slices' memory: a steady state in 32 s */
-/* The frame table is renewed once it holds this many frames and twice what it held after the
- * last renewal: names of processes long gone do not pile up over a long run. */
-#define RENEW_FRAMES_MIN 16384
 
 _Static_assert((int)MODE_ACCUMULATE == FOLD_ACCUMULATE && (int)MODE_WINDOW == FOLD_WINDOW &&
 		       (int)MODE_DECAY == FOLD_DECAY && (int)MODE_MAX == FOLD_MODE_MAX,
 	       "the TUI's update modes are the model's fold modes");
 
-_Static_assert(PTYPE_MAX == HISTORY_TYPES && PTYPE_ONCPU == 0 && PTYPE_OFFCPU == 1 &&
-		       PTYPE_MEM == 2,
-	       "the TUI's profile types index the history's rings");
-
-static const enum gt_event_type event_of[PTYPE_MAX] = {
-	[PTYPE_ONCPU] = GT_EV_ONCPU, [PTYPE_OFFCPU] = GT_EV_OFFCPU, [PTYPE_MEM] = GT_EV_MEM,
-};
-static const unsigned probe_of[PTYPE_MAX] = {
-	[PTYPE_ONCPU] = PROBE_ONCPU, [PTYPE_OFFCPU] = PROBE_OFFCPU, [PTYPE_MEM] = PROBE_MEM,
-};
-
 struct live {
 	struct session s;
 	struct msg_list msgs;		  /* the engine's; said on the status line while it runs */
 	double refresh;			  /* seconds between updates */
-	struct profile *shown[PTYPE_MAX]; /* what the TUI reads; NULL for probes not attached */
+	struct shown shown; /* what the TUI reads, per stack type; NULL for probes not attached */
 	struct history hist; /* one slice per update per type: the window mode, the heat map, and
-			      * the history snapshots carry; PTYPE_* index it */
-	enum tui_mode mode;
-	double window_s;
+			      * the history snapshots carry; stack types index it */
 	double last_update;
 	/* Rates for the status bar, over the time between two stats() calls. */
 	double rate_t, rate_cpu, samples_per_s, own_cpu;
 	uint64_t rate_events;
 	char probes[64];
 	char sampling[64];
-	struct stack_cap cap[PTYPE_MAX]; /* accumulate: --max-stacks; decay: drops faded nodes */
-	uint32_t renew_min;    /* RENEW_FRAMES_MIN, or GALATOP_RENEW_FRAMES (tests) */
 	unsigned renewals;
 	struct strtab *old_st; /* the tables before the last renewal, kept until the next update */
 	struct frames *old_ft; /* (the TUI carries its frame ids over with them) */
@@ -137,49 +118,9 @@ static double cpu_sec(void)
  * next update, for the TUI to carry its frame ids over. Nothing changes on ENOMEM. */
 static void live_renew_frames(struct live *l)
 {
-	struct profile *shown[PTYPE_MAX] = { NULL };
-	struct slices *ring[PTYPE_MAX] = { NULL };
-	struct strtab *st;
-	struct frames *ft;
-	uint32_t n = frames__count(l->s.ft);
-	int t;
-
-	if (n < l->renew_min || n < 2 * l->s.renewed_at)
-		return;
-	st = strtab__new();
-	ft = st ? frames__new(st) : NULL;
-	if (!ft)
-		goto fail;
-	for (t = 0; t < PTYPE_MAX; t++) {
-		if (!l->shown[t])
-			continue;
-		shown[t] = profile__new(ft, profile__kind(l->shown[t]), false);
-		ring[t] = slices__copy(l->hist.ring[t], ft);
-		if (!shown[t] || !ring[t] || profile__merge(shown[t], l->shown[t]))
-			goto fail;
-	}
-	if (collector__set_frames(l->s.col, ft))
-		goto fail;
-	for (t = 0; t < PTYPE_MAX; t++) {
-		profile__free(l->shown[t]);
-		slices__free(l->hist.ring[t]);
-		l->shown[t] = shown[t];
-		l->hist.ring[t] = ring[t];
-	}
-	l->old_ft = l->s.ft;
-	l->old_st = l->s.st;
-	l->s.ft = ft;
-	l->s.st = st;
-	l->s.renewed_at = frames__count(ft);
-	l->renewals++;
-	return;
-fail:
-	for (t = 0; t < PTYPE_MAX; t++) {
-		profile__free(shown[t]);
-		slices__free(ring[t]);
-	}
-	frames__free(ft);
-	strtab__free(st);
+	if (session__renew_frames(&l->s, l->shown.p, l->hist.ring, STACK_TYPES, &l->old_ft,
+				  &l->old_st))
+		l->renewals++;
 }
 
 /* Reads the trigger's metrics; a moment that holds (past the cooldown) is marked. */
@@ -226,7 +167,7 @@ static int live_trigger_init(struct live *l)
 static bool live_update(void *ctx)
 {
 	struct live *l = ctx;
-	double now = clock_mono_s(), dt = now - l->last_update, window_s = l->window_s;
+	double now = clock_mono_s(), dt = now - l->last_update, window_s = l->shown.window_s;
 
 	l->running = true;
 	if (l->old_ft) {
@@ -246,22 +187,15 @@ static bool live_update(void *ctx)
 	if (l->s.sli)
 		sli_collector__close(l->s.sli);
 	/* A window does not reach back past a change of CPUs: what is shown is one CPU set. */
-	if (l->mode == MODE_WINDOW && l->cpus_mono > 0 && now - l->cpus_mono < window_s)
+	if (l->shown.mode == FOLD_WINDOW && l->cpus_mono > 0 && now - l->cpus_mono < window_s)
 		window_s = now - l->cpus_mono;
-	for (int t = 0; t < PTYPE_MAX; t++) {
-		if (!l->shown[t])
+	for_each_stack_type(t) {
+		if (!l->shown.p[t])
 			continue;
 		history_heat(&l->hist, &l->s, t);
-		if (slices__fold(l->hist.ring[t], l->shown[t], (enum fold_mode)l->mode, window_s,
-				 collector__profile(l->s.col, event_of[t]),
-				 l->last_update - l->hist.mono0, now - l->hist.mono0))
+		if (shown_fold(&l->shown, t, l->hist.ring[t], collector__profile(l->s.col, t),
+			       l->last_update - l->hist.mono0, now - l->hist.mono0, window_s))
 			return false; /* out of memory: keep showing what there is */
-		/* Bounded memory: what accumulates is capped, what decays is let go once faded
-		 * below anything a view can show (the top view's 0.01%). */
-		if (l->mode == MODE_ACCUMULATE)
-			stack_cap_apply(&l->cap[t], l->shown[t]);
-		else if (l->mode == MODE_DECAY)
-			stack_cap_decayed(&l->cap[t], l->shown[t], profile__total(l->shown[t]) * 1e-4);
 	}
 	collector__clear(l->s.col);
 	live_renew_frames(l);
@@ -271,11 +205,11 @@ static bool live_update(void *ctx)
 	return true;
 }
 
-static const struct profile *live_profile(void *ctx, enum tui_ptype t)
+static const struct profile *live_profile(void *ctx, enum stack_type t)
 {
 	struct live *l = ctx;
 
-	return (unsigned)t < PTYPE_MAX ? l->shown[t] : NULL;
+	return (unsigned)t < STACK_TYPES ? l->shown.p[t] : NULL;
 }
 
 static void live_stats(void *ctx, struct tui_stats *out)
@@ -314,8 +248,8 @@ static void live_stats(void *ctx, struct tui_stats *out)
 		out->lost += l7_capture__drops(l->s.l7);
 	out->dropped = ps.lost_user + ps.kstack_fail + ps.ustack_fail;
 	out->own_cpu = l->own_cpu;
-	out->mode = l->mode;
-	out->window_s = l->window_s;
+	out->mode = (enum tui_mode)l->shown.mode;
+	out->window_s = l->shown.window_s;
 	out->since = l->hist.wall0;
 	out->cpus = l->cpus[0] ? l->cpus : NULL;
 	out->cpus_since = l->cpus_wall ? l->cpus_wall : l->hist.wall0;
@@ -348,7 +282,8 @@ static int live_next_cpus(void *ctx, char *err, size_t errlen)
 	int step = l->cpu_step, r;
 
 	if (!l->s.probes) {
-		snprintf(err, errlen, "no stack probes run: the CPU filter applies to oncpu, offcpu, mem");
+		snprintf(err, errlen, "no stack probes run: the CPU filter applies to %s",
+			 stack_type_list());
 		return -ENOTSUP;
 	}
 	if (step == CPU_LIST) {
@@ -378,9 +313,7 @@ static int live_next_cpus(void *ctx, char *err, size_t errlen)
 	/* What was collected under the old set goes: the profiles start afresh on the new one. */
 	session__poll(&l->s, 0);
 	collector__clear(l->s.col);
-	for (int t = 0; t < PTYPE_MAX; t++)
-		if (l->shown[t])
-			profile__clear(l->shown[t]);
+	shown_clear(&l->shown);
 	l->last_update = l->cpus_mono = clock_mono_s();
 	l->cpus_wall = clock_wall_s();
 	return 0;
@@ -415,24 +348,7 @@ static int live_set_mode(void *ctx, enum tui_mode m, double window_s)
 {
 	struct live *l = ctx;
 
-	if ((unsigned)m >= MODE_MAX || !(window_s > 0))
-		return -EINVAL;
-	/* What is shown stays until the next update folds new samples in the new way; the ring
-	 * keeps each slice's times, so a window of any length starts from the slices it covers. */
-	l->mode = m;
-	l->window_s = window_s;
-	for (int t = 0; t < PTYPE_MAX; t++) {
-		if (!l->hist.ring[t])
-			continue;
-		slices__set_fine(l->hist.ring[t], m == MODE_WINDOW ? window_s : 0);
-		/* Each mode's own schedule: decay prunes from its first update on, the cap looks
-		 * once the tree could hold --max-stacks. */
-		if (m == MODE_DECAY)
-			l->cap[t].next_check = 0;
-		else
-			stack_cap_init(&l->cap[t], l->cap[t].max);
-	}
-	return 0;
+	return shown_set_mode(&l->shown, l->hist.ring, (enum fold_mode)m, window_s);
 }
 
 static void live_drain(void *ctx)
@@ -502,48 +418,43 @@ static int live_attach(void *ctx, enum tui_data d, char *err, size_t errlen)
 	}
 }
 
-static const struct slices *live_history(void *ctx, enum tui_ptype t)
+static const struct slices *live_history(void *ctx, enum stack_type t)
 {
 	struct live *l = ctx;
 
-	return (unsigned)t < PTYPE_MAX ? l->hist.ring[t] : NULL;
+	return (unsigned)t < STACK_TYPES ? l->hist.ring[t] : NULL;
 }
 
-/* Room in shown[t] and the history ring of profile type t, named in the status bar; 0 or
+/* Room in shown.p[t] and the history ring of profile type t, named in the status bar; 0 or
  * -ENOMEM. */
-static int live_add_ptype(struct live *l, enum tui_ptype t)
+static int live_add_ptype(struct live *l, enum stack_type t)
 {
-	enum value_kind kind = profile__kind(collector__profile(l->s.col, event_of[t]));
+	enum value_kind kind = profile__kind(collector__profile(l->s.col, t));
 
-	l->shown[t] = profile__new(l->s.ft, kind, false);
-	if (!l->shown[t] || history_add(&l->hist, &l->s, t)) {
-		profile__free(l->shown[t]);
-		l->shown[t] = NULL;
+	if (history_add(&l->hist, &l->s, t) ||
+	    shown_add(&l->shown, t, l->s.ft, kind, l->hist.ring[t]))
 		return -ENOMEM;
-	}
 	slices__set_budget(l->hist.ring[t], RING_BUDGET);
-	slices__set_fine(l->hist.ring[t], l->mode == MODE_WINDOW ? l->window_s : 0);
-	stack_cap_init(&l->cap[t], l->s.o->max_stacks);
 	snprintf(l->probes + strlen(l->probes), sizeof(l->probes) - strlen(l->probes), "%s%s",
-		 l->probes[0] ? " " : "", tui_ptype_str(t));
+		 l->probes[0] ? " " : "", stack_type_name(t));
 	return 0;
 }
 
 /* `o` reached a profile type not attached at start: its probe, loaded then, attaches now. */
-static int live_attach_ptype(void *ctx, enum tui_ptype t, char *err, size_t errlen)
+static int live_attach_ptype(void *ctx, enum stack_type t, char *err, size_t errlen)
 {
 	struct live *l = ctx;
 	int r;
 
-	if ((unsigned)t >= PTYPE_MAX)
+	if ((unsigned)t >= STACK_TYPES)
 		return -EINVAL;
-	if (l->shown[t])
+	if (l->shown.p[t])
 		return 0;
-	if (!(l->s.o->lazy_types & probe_of[t])) {
-		snprintf(err, errlen, "%s: not collected by this galatop (--type)", tui_ptype_str(t));
+	if (!(l->s.o->lazy_types & stack_types[t].probe)) {
+		snprintf(err, errlen, "%s: not collected by this galatop (--type)", stack_type_name(t));
 		return -ENOTSUP;
 	}
-	r = session__attach_probe(&l->s, probe_of[t], err, errlen);
+	r = session__attach_probe(&l->s, stack_types[t].probe, err, errlen);
 	if (r)
 		return r;
 	if (live_add_ptype(l, t)) {
@@ -589,9 +500,7 @@ static void live_free(struct live *l)
 		l->trig = NULL;
 	}
 	l->cpu_set = l->online = NULL;
-	for (int t = 0; t < PTYPE_MAX; t++) {
-		profile__free(l->shown[t]);
-	}
+	shown_free(&l->shown);
 	history_free(&l->hist);
 	frames__free(l->old_ft);
 	strtab__free(l->old_st);
@@ -609,7 +518,7 @@ static void live_close(struct live *l)
 int cmd_live(int argc, char **argv)
 {
 	struct record_opts o;
-	struct live l = { .mode = MODE_ACCUMULATE, .window_s = 10 };
+	struct live l = { 0 };
 	struct tui_source src = { &live_ops, &l };
 	struct tui_opts to = { 0 };
 	int ret;
@@ -619,9 +528,7 @@ int cmd_live(int argc, char **argv)
 	if (ret)
 		return ret;
 	l.refresh = o.duration > 0 ? o.duration : 1;
-	l.renew_min = RENEW_FRAMES_MIN;
-	if (getenv("GALATOP_RENEW_FRAMES"))
-		l.renew_min = (uint32_t)strtoul(getenv("GALATOP_RENEW_FRAMES"), NULL, 10);
+	shown_init(&l.shown, FOLD_ACCUMULATE, 10, o.max_stacks);
 	o.duration = 0;
 	if (o.types & RECORD_TYPE_L7) {
 		to.first_view = "L7"; /* the capture attaches when the app opens the pane */
@@ -631,8 +538,8 @@ int cmd_live(int argc, char **argv)
 		o.types = PROBE_ONCPU;
 	/* The other stack probes are loaded now (the verifier's time is spent before the first
 	 * frame) and attached at the first `o` that reaches them: until then they cost nothing. */
-	if (o.types & (PROBE_ONCPU | PROBE_OFFCPU | PROBE_MEM))
-		o.lazy_types = PROBE_ONCPU | PROBE_OFFCPU | PROBE_MEM;
+	if (o.types & stack_type_probes())
+		o.lazy_types = stack_type_probes();
 	/* Recorded per thread so that `H` can show every grouping; the view starts with --group. */
 	to.regroup = true;
 	to.group = o.group < 0 ? GROUP_COMMAND : o.group;
@@ -651,6 +558,8 @@ int cmd_live(int argc, char **argv)
 		msg_list__free(&l.msgs);
 		return ret;
 	}
+	if (getenv("GALATOP_RENEW_FRAMES")) /* tests: renewals within seconds */
+		l.s.renew_min = (uint32_t)strtoul(getenv("GALATOP_RENEW_FRAMES"), NULL, 10);
 	if (history_open(&l.hist, &l.s, o.history ? o.history : HISTORY_DEFAULT_S,
 			 (size_t)((o.history ? o.history : HISTORY_DEFAULT_S) / l.refresh) + 2,
 			 false) ||
@@ -659,8 +568,8 @@ int cmd_live(int argc, char **argv)
 		live_close(&l);
 		return 1;
 	}
-	for (int t = 0; t < PTYPE_MAX; t++) {
-		if ((o.types & probe_of[t]) && live_add_ptype(&l, (enum tui_ptype)t)) {
+	for (int t = 0; t < STACK_TYPES; t++) {
+		if ((o.types & stack_types[t].probe) && live_add_ptype(&l, (enum stack_type)t)) {
 			cli_error("out of memory");
 			live_close(&l);
 			return 1;

@@ -33,34 +33,16 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
-static const enum gt_event_type all_types[] = { GT_EV_ONCPU, GT_EV_OFFCPU, GT_EV_MEM };
-
-static unsigned probe_bit(enum gt_event_type t)
-{
-	return t == GT_EV_ONCPU ? PROBE_ONCPU : t == GT_EV_OFFCPU ? PROBE_OFFCPU : PROBE_MEM;
-}
-
-static void svg_setup(struct svg_opts *so, enum gt_event_type t, const struct profile *p)
+/* A stack type's flame graph: its title, what its values count, its palette. */
+static void svg_setup(struct svg_opts *so, enum stack_type t, const struct profile *p)
 {
 	svg_opts__init(so);
-	switch (t) {
-	case GT_EV_OFFCPU:
-		so->title = "Off-CPU Time Flame Graph";
-		so->countname = "us";
-		so->palette = PALETTE_IO;
-		break;
-	case GT_EV_MEM:
-		so->title = "Page Fault Flame Graph";
-		so->countname = profile__kind(p) == VALUE_BYTES ? "bytes" : "faults";
-		so->palette = PALETTE_MEM;
-		break;
-	default:
-		so->title = "On-CPU Flame Graph";
-		break;
-	}
+	so->title = stack_types[t].title;
+	so->countname = value_kind_str(profile__kind(p));
+	so->palette = (enum palette)palette_parse(stack_types[t].palette);
 }
 
-int record_write_profile(const char *path, enum gt_event_type t, const struct profile *p)
+int record_write_profile(const char *path, enum stack_type t, const struct profile *p)
 {
 	const char *ext = strrchr(path, '.');
 	FILE *f = cli_open_out(path);
@@ -82,7 +64,7 @@ int record_write_profile(const char *path, enum gt_event_type t, const struct pr
 }
 
 /* "out.svg" for one type; "out-oncpu.svg" when several types are recorded. */
-static void output_name(char *buf, size_t cap, const char *path, enum gt_event_type t,
+static void output_name(char *buf, size_t cap, const char *path, enum stack_type t,
 			bool several)
 {
 	const char *ext = strrchr(path, '.');
@@ -90,7 +72,7 @@ static void output_name(char *buf, size_t cap, const char *path, enum gt_event_t
 	if (!several || !ext)
 		snprintf(buf, cap, "%s", path);
 	else
-		snprintf(buf, cap, "%.*s-%s%s", (int)(ext - path), path, collector_type_name(t),
+		snprintf(buf, cap, "%.*s-%s%s", (int)(ext - path), path, stack_type_name(t),
 			 ext);
 }
 
@@ -105,7 +87,7 @@ static void file_part(char *dst, size_t cap, const char *name)
 	dst[i] = '\0';
 }
 
-static int write_period(struct session *s, enum gt_event_type t, const char *stamp)
+static int write_period(struct session *s, enum stack_type t, const char *stamp)
 {
 	struct profile *p = collector__profile(s->col, t);
 	struct profile_part one = { 0, p }, *parts = &one;
@@ -124,9 +106,9 @@ static int write_period(struct session *s, enum gt_event_type t, const char *sta
 
 		if (s->o->multi_instance) {
 			file_part(part, sizeof(part), frames__name(profile__frames(p), parts[i].root));
-			snprintf(prefix, sizeof(prefix), "%s-%s", collector_type_name(t), part);
+			snprintf(prefix, sizeof(prefix), "%s-%s", stack_type_name(t), part);
 		} else {
-			snprintf(prefix, sizeof(prefix), "%s", collector_type_name(t));
+			snprintf(prefix, sizeof(prefix), "%s", stack_type_name(t));
 		}
 		if (s->o->periodic_svg) {
 			snprintf(path, sizeof(path), "%s/%s-%s.svg", svg_dir, prefix, stamp);
@@ -151,17 +133,16 @@ static bool is_gtop(const char *path)
 
 static int write_all(struct session *s, unsigned types, bool periodic, double start_unix)
 {
-	bool several = __builtin_popcount(types & (PROBE_ONCPU | PROBE_OFFCPU | PROBE_MEM)) > 1;
+	bool several = __builtin_popcount(types & stack_type_probes()) > 1;
 	char stamp[32];
 	time_t now = time(NULL);
 	int ret = 0;
 
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&now));
-	for (size_t i = 0; i < sizeof(all_types) / sizeof(all_types[0]); i++) {
-		enum gt_event_type t = all_types[i];
+	for_each_stack_type(t) {
 		struct profile *p = collector__profile(s->col, t);
 
-		if (!(types & probe_bit(t)))
+		if (!(types & stack_types[t].probe))
 			continue;
 		if (periodic) {
 			ret |= write_period(s, t, stamp);
@@ -169,7 +150,7 @@ static int write_all(struct session *s, unsigned types, bool periodic, double st
 		}
 		if (!s->o->noutputs) {
 			if (several)
-				printf("# %s\n", collector_type_name(t));
+				printf("# %s\n", stack_type_name(t));
 			if (folded_write(stdout, p) || fflush(stdout)) {
 				cli_error("cannot write standard output: %s", strerror(errno));
 				ret = 1;
@@ -203,7 +184,10 @@ static int record_period(struct session *s, struct record_run *r, double start_u
 	if (s->probes) {
 		ret |= write_all(s, s->o->types, true, start_unix);
 		collector__clear(s->col);
-		session__renew_frames(s);
+		/* A history, when kept, moves along with the collector. */
+		session__renew_frames(s, s->hist ? s->hist->total : NULL,
+				      s->hist ? s->hist->ring : NULL, s->hist ? STACK_TYPES : 0, NULL,
+				      NULL);
 	}
 	if (s->sli) {
 		sli_collector__close(s->sli);

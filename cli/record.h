@@ -9,6 +9,7 @@
 
 #include "bpf/gt_event.h"
 #include "engine/record_opts.h"
+#include "model/stack_type.h"
 
 /* The probe families `galatop record` writes outputs of, each with its own file formats. */
 #define RECORD_FAMILY_STACKS 1u	 /* oncpu, offcpu, mem: .folded, .svg */
@@ -31,10 +32,9 @@ void record_opts__init(struct record_opts *o);
 int record_parse_args(int argc, char **argv, struct record_opts *o, const char *cmd);
 
 struct profile;
-/* Writes p (of event type t) to path in the format its extension names (.svg, else folded).
+/* Writes p (of stack type t) to path in the format its extension names (.svg, else folded).
  * 0, or 1 after reporting. */
-int record_write_profile(const char *path, enum gt_event_type t, const struct profile *p);
-
+int record_write_profile(const char *path, enum stack_type t, const struct profile *p);
 
 struct session;
 struct sli;

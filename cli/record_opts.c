@@ -205,7 +205,7 @@ static unsigned format_families(const char *path)
 
 unsigned record_families(const struct record_opts *o)
 {
-	return (o->types & (PROBE_ONCPU | PROBE_OFFCPU | PROBE_MEM) ? RECORD_FAMILY_STACKS : 0) |
+	return (o->types & stack_type_probes() ? RECORD_FAMILY_STACKS : 0) |
 	       (o->types & PROBE_THREADS ? RECORD_FAMILY_THREADS : 0) |
 	       (o->types & RECORD_TYPE_L7 ? RECORD_FAMILY_L7 : 0) |
 	       (o->sli ? RECORD_FAMILY_SLI : 0);
@@ -276,12 +276,10 @@ static int parse_types(const char *cmd, const char *arg, unsigned *types, bool *
 	if (!copy)
 		return -1;
 	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(t, "oncpu"))
-			*types |= PROBE_ONCPU;
-		else if (!strcmp(t, "offcpu"))
-			*types |= PROBE_OFFCPU;
-		else if (!strcmp(t, "mem"))
-			*types |= PROBE_MEM;
+		int st = stack_type_parse(t);
+
+		if (st >= 0)
+			*types |= stack_types[st].probe;
 		else if (!strcmp(t, "threads"))
 			*types |= PROBE_THREADS;
 		else if (!strcmp(t, "l7"))
@@ -289,9 +287,8 @@ static int parse_types(const char *cmd, const char *arg, unsigned *types, bool *
 		else if (!strcmp(t, "sli"))
 			*sli = true;
 		else {
-			cli_usage_error(cmd, "--type: unknown probe '%s' (oncpu, offcpu, mem, threads, "
-					"sli, l7)",
-					t);
+			cli_usage_error(cmd, "--type: unknown probe '%s' (%s, threads, sli, l7)", t,
+					stack_type_list());
 			ret = -1;
 			break;
 		}

@@ -7,20 +7,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "engine/history.h"
 #include "export/snapshot.h"
 #include "model/slices.h"
 #include "util/clock.h"
 #include "util/procstat.h"
-
-#define NTYPES 3
-
-static const enum gt_event_type types[NTYPES] = { GT_EV_ONCPU, GT_EV_OFFCPU, GT_EV_MEM };
-static const unsigned bits[NTYPES] = { PROBE_ONCPU, PROBE_OFFCPU, PROBE_MEM };
 
 int record_trigger_check(const struct record_opts *o, const char *cmd)
 {
@@ -32,8 +27,8 @@ int record_trigger_check(const struct record_opts *o, const char *cmd)
 		return cli_usage_error(cmd, "--trigger-before %g and --trigger-after %g: a capture "
 					    "needs at least 1 s", o->trigger_before, o->trigger_after);
 	if (o->sli || (o->types & (PROBE_THREADS | RECORD_TYPE_L7)))
-		return cli_usage_error(cmd, "--trigger captures stack profiles (oncpu, offcpu, mem), "
-					    "not threads, sli or l7");
+		return cli_usage_error(cmd, "--trigger captures stack profiles (%s), not threads, "
+					    "sli or l7", stack_type_list());
 	for (size_t i = 0; i < o->noutputs; i++) {
 		const char *ext = strrchr(o->outputs[i], '.');
 
@@ -132,52 +127,6 @@ bool trigger_sampler__holds(struct trigger_sampler *ts, double now, char *why, s
 	return trigger_eval(ts->e, &m, why, whylen);
 }
 
-/* The rolling window: one ring of per-second slices per recorded type. */
-struct window {
-	struct slices *ring[NTYPES];
-	size_t max; /* slices kept: twice the capture, so that trimming is rare */
-	double mono0, wall0;
-};
-
-/* Drops the older half of ring i once it is full (model/slices would merge them into coarse
- * slices that grow forever; a capture never needs them). 0 or -ENOMEM. */
-static int window_trim(struct window *w, struct session *s, int i)
-{
-	struct slices *old = w->ring[i], *keep;
-	size_t n = slices__count(old);
-
-	if (n + 1 < w->max)
-		return 0;
-	keep = slices__new(s->ft, profile__kind(collector__profile(s->col, types[i])), w->max, 0);
-	if (!keep)
-		return -ENOMEM;
-	for (size_t k = n / 2; k < n; k++) {
-		const struct slice *sl = slices__get(old, k);
-
-		if (slices__push(keep, sl->t0, sl->t1, sl->p)) {
-			slices__free(keep);
-			return -ENOMEM;
-		}
-	}
-	slices__free(old);
-	w->ring[i] = keep;
-	return 0;
-}
-
-/* The collector's profiles since the last cut become the slices [t0, t1); it is cleared. */
-static int window_cut(struct window *w, struct session *s, double t0, double t1)
-{
-	for (int i = 0; i < NTYPES; i++) {
-		if (!w->ring[i])
-			continue;
-		if (window_trim(w, s, i) ||
-		    slices__push(w->ring[i], t0, t1, collector__profile(s->col, types[i])))
-			return -ENOMEM;
-	}
-	collector__clear(s->col);
-	return 0;
-}
-
 /* "out.svg" -> "out-oncpu-20261123-123001.svg" (the type only when several are recorded). */
 static void stamped(char *buf, size_t len, const char *path, const char *type, const char *stamp)
 {
@@ -190,40 +139,18 @@ static void stamped(char *buf, size_t len, const char *path, const char *type, c
 static int write_snapshot(struct session *s, const char *path, struct profile *const *p,
 			  double from_wall, double to_wall, const char *why)
 {
-	struct snapshot_profile profs[NTYPES];
-	struct snapshot_probe probes[NTYPES];
-	struct snapshot_kv params[1], filters[2];
-	struct snapshot sn = { 0 };
-	char host[256] = "", hz[32], err[512];
-	struct utsname un;
+	struct snapshot_build b;
+	struct snapshot_kv filters[2];
+	char err[512];
 
-	snprintf(hz, sizeof(hz), "%u", s->o->freq);
-	params[0] = (struct snapshot_kv){ "hz", hz };
-	for (int i = 0; i < NTYPES; i++) {
-		const char *name = collector_type_name(types[i]);
-
-		if (!p[i])
-			continue;
-		profs[sn.nprofiles++] = (struct snapshot_profile){ name, name, p[i], NULL };
-		probes[sn.meta.nprobes++] =
-		    (struct snapshot_probe){ name, types[i] == GT_EV_ONCPU ? params : NULL,
-					     types[i] == GT_EV_ONCPU };
-	}
+	snapshot_build_init(&b, true, "galatop record --trigger", from_wall, to_wall);
+	for_each_stack_type(t)
+		snapshot_build_stack(&b, t, p[t], NULL, true, s->o->freq);
 	filters[0] = (struct snapshot_kv){ "trigger", s->o->trigger };
 	filters[1] = (struct snapshot_kv){ "trigger_fired", why };
-	sn.profiles = profs;
-	gethostname(host, sizeof(host) - 1);
-	sn.meta.host = host;
-	if (uname(&un) == 0)
-		sn.meta.kernel = un.release;
-	sn.meta.start = from_wall;
-	sn.meta.end = to_wall;
-	sn.meta.version = GALATOP_VERSION;
-	sn.meta.notes = "galatop record --trigger";
-	sn.meta.probes = probes;
-	sn.meta.filters = filters;
-	sn.meta.nfilters = 2;
-	if (snapshot_write(path, &sn, err, sizeof(err))) {
+	b.sn.meta.filters = filters;
+	b.sn.meta.nfilters = 2;
+	if (snapshot_write(path, &b.sn, err, sizeof(err))) {
 		cli_error("%s", err);
 		return 1;
 	}
@@ -232,10 +159,10 @@ static int write_snapshot(struct session *s, const char *path, struct profile *c
 
 /* Writes the capture of [moment - before, moment + after]: a .gtop (-o's, or one in --out-dir)
  * and the -o .svg/.folded files, each named with the moment's local time. */
-static int write_capture(struct session *s, struct window *w, double moment, const char *why)
+static int write_capture(struct session *s, struct history *w, double moment, const char *why)
 {
 	const struct record_opts *o = s->o;
-	struct profile *p[NTYPES] = { 0 };
+	struct profile *p[STACK_TYPES] = { 0 };
 	double from = moment - o->trigger_before, to = moment + o->trigger_after;
 	time_t at = (time_t)(w->wall0 + moment);
 	char stamp[32], path[8192];
@@ -243,10 +170,10 @@ static int write_capture(struct session *s, struct window *w, double moment, con
 	int ret = 0, ntypes = 0;
 
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&at));
-	for (int i = 0; i < NTYPES; i++) {
+	for_each_stack_type(i) {
 		if (!w->ring[i])
 			continue;
-		p[i] = profile__new(s->ft, profile__kind(collector__profile(s->col, types[i])), false);
+		p[i] = profile__new(s->ft, profile__kind(collector__profile(s->col, i)), false);
 		if (!p[i] || slices__fold_range(w->ring[i], from, to, p[i])) {
 			cli_error("out of memory writing the capture");
 			ret = 1;
@@ -265,12 +192,12 @@ static int write_capture(struct session *s, struct window *w, double moment, con
 			fprintf(stderr, "galatop: wrote %s\n", path);
 			continue;
 		}
-		for (int i = 0; i < NTYPES; i++) {
+		for_each_stack_type(i) {
 			if (!p[i])
 				continue;
-			stamped(path, sizeof(path), o->outputs[j],
-				several ? collector_type_name(types[i]) : NULL, stamp);
-			ret |= record_write_profile(path, types[i], p[i]);
+			stamped(path, sizeof(path), o->outputs[j], several ? stack_type_name(i) : NULL,
+				stamp);
+			ret |= record_write_profile(path, i, p[i]);
 			fprintf(stderr, "galatop: wrote %s\n", path);
 		}
 	}
@@ -280,7 +207,7 @@ static int write_capture(struct session *s, struct window *w, double moment, con
 		fprintf(stderr, "galatop: wrote %s\n", path);
 	}
 out:
-	for (int i = 0; i < NTYPES; i++)
+	for_each_stack_type(i)
 		profile__free(p[i]);
 	return ret;
 }
@@ -291,29 +218,19 @@ int record_trigger_run(struct session *s, volatile sig_atomic_t *stop)
 	struct trigger_expr e;
 	struct trigger_state st;
 	struct trigger_sampler *ts;
-	struct window w = { 0 };
+	/* The rolling window: the per-second history of the last seconds a capture may need
+	 * (those before the moment, after it, and the one it is written in). */
+	struct history w = { 0 };
+	double keep = ceil(o->trigger_before + o->trigger_after) + 4;
 	char err[256], why[64], fired_why[96] = "";
-	double last, next, moment;
+	double next, moment;
 	int ret = 0;
 
 	trigger_parse(o->trigger, &e, err, sizeof(err)); /* checked when parsed */
 	trigger_state_init(&st, o->trigger_before, o->trigger_after, o->trigger_cooldown);
-	w.max = 2 * (size_t)ceil(o->trigger_before + o->trigger_after) + 8;
 	ts = trigger_sampler__new(&e, s->pids, &s->npids);
-	for (int i = 0; ts && i < NTYPES; i++) {
-		if (!(o->types & bits[i]))
-			continue;
-		w.ring[i] = slices__new(s->ft,
-					profile__kind(collector__profile(s->col, types[i])), w.max,
-					0);
-		if (!w.ring[i])
-			break;
-	}
-	w.mono0 = clock_mono_s();
-	w.wall0 = clock_wall_s();
-	last = 0;
 	next = 1;
-	if (!ts || (o->types & PROBE_ONCPU && !w.ring[0])) {
+	if (!ts || history_open(&w, s, keep, 2 * (size_t)keep, false)) {
 		cli_error("out of memory");
 		ret = 1;
 		goto out;
@@ -334,12 +251,11 @@ int record_trigger_run(struct session *s, volatile sig_atomic_t *stop)
 			break;
 		if (now < next)
 			continue;
-		if (window_cut(&w, s, last, now)) {
+		if (history_cut(&w, s, now + w.mono0)) {
 			cli_error("out of memory keeping the window");
 			ret = 1;
 			break;
 		}
-		last = now;
 		next = floor(now) + 1;
 		if (trigger_sampler__holds(ts, now + w.mono0, why, sizeof(why)) &&
 		    trigger_state_step(&st, now, true)) {
@@ -359,15 +275,13 @@ int record_trigger_run(struct session *s, volatile sig_atomic_t *stop)
 		double now = clock_mono_s() - w.mono0;
 
 		session__poll(s, 0);
-		if (now > last && window_cut(&w, s, last, now) == 0)
-			last = now;
+		history_cut(&w, s, now + w.mono0);
 		if (trigger_state_due(&st, INFINITY, &moment))
 			ret |= write_capture(s, &w, moment, fired_why);
 	}
 	fprintf(stderr, "galatop: %u capture%s\n", st.fired, st.fired == 1 ? "" : "s");
 out:
 	trigger_sampler__free(ts);
-	for (int i = 0; i < NTYPES; i++)
-		slices__free(w.ring[i]);
+	history_free(&w);
 	return ret;
 }

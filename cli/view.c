@@ -77,14 +77,14 @@ static const struct option long_opts[] = {
 struct loaded {
 	struct input in;
 	struct l7_table *l7; /* L7 tables of a .json file (record --type l7 -o x.json) */
-	const struct profile *p[PTYPE_MAX];
-	const struct slices *h[PTYPE_MAX]; /* a snapshot's per-second histories */
+	const struct profile *p[STACK_TYPES];
+	const struct slices *h[STACK_TYPES]; /* a snapshot's per-second histories */
 };
 
 /* Loads path (L7 JSON, or whatever the one input loader reads) into l. 0, or -1 after saying
  * why. */
 static int load(const char *path, const struct input_opts *io, struct frames *ft,
-		enum tui_ptype first, struct loaded *l)
+		enum stack_type first, struct loaded *l)
 {
 	char *buf = NULL, err[512];
 	size_t len = 0;
@@ -114,12 +114,12 @@ static int load(const char *path, const struct input_opts *io, struct frames *ft
 		l->p[first] = l->in.own;
 	for (size_t i = 0; i < l->in.snap.nprofiles; i++) {
 		const struct snapshot_profile *sp = &l->in.snap.profiles[i];
-		int t = tui_ptype_parse(sp->type ? sp->type : "");
+		int t = stack_type_parse(sp->type ? sp->type : "");
 
 		/* Imported ("folded") profiles take the first free type, the asked one first. */
-		for (int k = 0; t < 0 && k < PTYPE_MAX; k++)
-			if (!l->p[(first + k) % PTYPE_MAX])
-				t = (first + k) % PTYPE_MAX;
+		for (int k = 0; t < 0 && k < STACK_TYPES; k++)
+			if (!l->p[(first + k) % STACK_TYPES])
+				t = (first + k) % STACK_TYPES;
 		if (t >= 0 && !l->p[t]) {
 			l->p[t] = sp->p;
 			l->h[t] = io->range.set && !io->range_whole ? NULL : sp->history;
@@ -127,7 +127,7 @@ static int load(const char *path, const struct input_opts *io, struct frames *ft
 	}
 	if (l->in.snap.timeline || l->in.snap.sli)
 		return 0; /* the Threads or Containers pane has something to show */
-	for (int t = 0; t < PTYPE_MAX; t++)
+	for (int t = 0; t < STACK_TYPES; t++)
 		if (l->p[t] && profile__total(l->p[t]) > 0)
 			return 0;
 	if (l->in.snap.l7)
@@ -167,12 +167,12 @@ static int diff_profiles(const char *bname, const char *aname, struct frames *ft
 {
 	int common = 0;
 
-	for (int t = 0; t < PTYPE_MAX; t++) {
+	for (int t = 0; t < STACK_TYPES; t++) {
 		if (!b->p[t] || !a->p[t])
 			continue;
 		if (profile__kind(b->p[t]) != profile__kind(a->p[t])) {
 			cli_error("%s and %s: %s values are %s in one and %s in the other", bname,
-				  aname, tui_ptype_str((enum tui_ptype)t),
+				  aname, stack_type_name((enum stack_type)t),
 				  value_kind_str(profile__kind(b->p[t])),
 				  value_kind_str(profile__kind(a->p[t])));
 			return -1;
@@ -186,8 +186,8 @@ static int diff_profiles(const char *bname, const char *aname, struct frames *ft
 		common++;
 	}
 	if (!common) {
-		cli_error("%s and %s have no profile type in common (oncpu, offcpu, mem)", bname,
-			  aname);
+		cli_error("%s and %s have no profile type in common (%s)", bname, aname,
+			  stack_type_list());
 		return -1;
 	}
 	return 0;
@@ -204,7 +204,7 @@ int cmd_view(int argc, char **argv)
 	struct strtab *st = NULL;
 	struct frames *ft = NULL;
 	struct loaded l = { 0 }, before = { 0 };
-	struct profile *dp[PTYPE_MAX] = { 0 };
+	struct profile *dp[STACK_TYPES] = { 0 };
 	char origin[512];
 	bool diff = false;
 	long bench = 0;
@@ -215,11 +215,11 @@ int cmd_view(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":t:T:o:h", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 't':
-			t = tui_ptype_parse(optarg);
+			t = stack_type_parse(optarg);
 			if (t < 0)
-				return cli_usage_error("view", "--type: want oncpu, offcpu or mem, not '%s'",
-						       optarg);
-			o.ptype = (enum tui_ptype)t;
+				return cli_usage_error("view", "--type: want one of %s, not '%s'",
+						       stack_type_list(), optarg);
+			o.ptype = (enum stack_type)t;
 			break;
 		case 'T':
 			o.theme = optarg;
@@ -310,10 +310,10 @@ int cmd_view(int argc, char **argv)
 		snprintf(origin, sizeof(origin), "%s", argv[optind]);
 	}
 	tui_static_source_init(&src, origin);
-	for (int k = 0; k < PTYPE_MAX; k++) {
-		tui_static_source_set(&src, (enum tui_ptype)k, diff ? dp[k] : l.p[k]);
+	for (int k = 0; k < STACK_TYPES; k++) {
+		tui_static_source_set(&src, (enum stack_type)k, diff ? dp[k] : l.p[k]);
 		if (!diff)
-			tui_static_source_set_history(&src, (enum tui_ptype)k, l.h[k]);
+			tui_static_source_set_history(&src, (enum stack_type)k, l.h[k]);
 	}
 	if (!diff)
 		src.since = l.in.snap.meta.start;
@@ -326,21 +326,21 @@ int cmd_view(int argc, char **argv)
 		bool stacks = false;
 
 		tui_static_source_set_data(&src, TUI_DATA_SLI, l.in.snap.sli);
-		for (int k = 0; k < PTYPE_MAX; k++)
+		for (int k = 0; k < STACK_TYPES; k++)
 			stacks |= l.p[k] && profile__total(l.p[k]) > 0;
 		if (!stacks)
 			o.first_view = "Containers";
 	}
 	if (l.in.snap.l7 || l.l7) {
 		tui_static_source_set_data(&src, TUI_DATA_L7, l.l7 ? l.l7 : l.in.snap.l7);
-		for (t = 0; t < PTYPE_MAX && !l.p[t]; t++)
+		for (t = 0; t < STACK_TYPES && !l.p[t]; t++)
 			;
-		if (t == PTYPE_MAX && !l.in.snap.sli)
+		if (t == STACK_TYPES && !l.in.snap.sli)
 			o.first_view = "L7";
 	}
 	r = tui_run(&src.src, &o);
 out:
-	for (int k = 0; k < PTYPE_MAX; k++)
+	for (int k = 0; k < STACK_TYPES; k++)
 		profile__free(dp[k]);
 	input_release(&before.in);
 	input_release(&l.in);

@@ -7,17 +7,9 @@
 #include "model/slices.h"
 #include "util/clock.h"
 
-static const enum gt_event_type types[HISTORY_TYPES] = { GT_EV_ONCPU, GT_EV_OFFCPU, GT_EV_MEM };
-static const unsigned bits[HISTORY_TYPES] = { PROBE_ONCPU, PROBE_OFFCPU, PROBE_MEM };
-
-enum gt_event_type history_type(int i)
-{
-	return types[i];
-}
-
 void history_free(struct history *h)
 {
-	for (int i = 0; i < HISTORY_TYPES; i++) {
+	for (int i = 0; i < STACK_TYPES; i++) {
 		slices__free(h->ring[i]);
 		profile__free(h->total[i]);
 		h->ring[i] = NULL;
@@ -25,13 +17,13 @@ void history_free(struct history *h)
 	}
 }
 
-int history_add(struct history *h, struct session *s, int i)
+int history_add(struct history *h, struct session *s, enum stack_type i)
 {
 	enum value_kind kind;
 
 	if (h->ring[i])
 		return 0;
-	kind = profile__kind(collector__profile(s->col, types[i]));
+	kind = profile__kind(collector__profile(s->col, i));
 	h->ring[i] = slices__new(s->ft, kind, h->max_slices < 2 ? 2 : h->max_slices,
 				 HISTORY_BYTES);
 	if (h->totals && h->ring[i])
@@ -54,8 +46,8 @@ int history_open(struct history *h, struct session *s, double keep_s, size_t max
 	h->keep_s = keep_s;
 	h->max_slices = max_slices;
 	h->totals = totals;
-	for (int i = 0; i < HISTORY_TYPES; i++) {
-		if (!(s->o->types & bits[i]) || !s->col)
+	for (int i = 0; i < STACK_TYPES; i++) {
+		if (!(s->o->types & stack_types[i].probe) || !s->col)
 			continue;
 		if (history_add(h, s, i)) {
 			history_free(h);
@@ -65,10 +57,10 @@ int history_open(struct history *h, struct session *s, double keep_s, size_t max
 	return 0;
 }
 
-void history_heat(struct history *h, struct session *s, int i)
+void history_heat(struct history *h, struct session *s, enum stack_type i)
 {
 	size_t n;
-	const struct collector_tick *tk = collector__ticks(s->col, types[i], &n);
+	const struct collector_tick *tk = collector__ticks(s->col, i, &n);
 
 	for (size_t k = 0; h->ring[i] && k < n; k++) {
 		/* A tick's middle names its bucket on the ring's clock; records taken between the
@@ -85,12 +77,12 @@ int history_cut(struct history *h, struct session *s, double now)
 
 	if (!(t1 > h->last))
 		return 0;
-	for (int i = 0; i < HISTORY_TYPES; i++) {
+	for (int i = 0; i < STACK_TYPES; i++) {
 		const struct profile *p;
 
 		if (!h->ring[i])
 			continue;
-		p = collector__profile(s->col, types[i]);
+		p = collector__profile(s->col, i);
 		history_heat(h, s, i);
 		if (slices__push(h->ring[i], h->last, t1, p) ||
 		    (h->total[i] && profile__merge(h->total[i], p)))
@@ -105,8 +97,8 @@ int history_finish(struct history *h, struct session *s, double now)
 {
 	int ret = history_cut(h, s, now);
 
-	for (int i = 0; !ret && i < HISTORY_TYPES; i++)
-		if (h->total[i] && profile__merge(collector__profile(s->col, types[i]), h->total[i]))
+	for (int i = 0; !ret && i < STACK_TYPES; i++)
+		if (h->total[i] && profile__merge(collector__profile(s->col, i), h->total[i]))
 			ret = -ENOMEM;
 	return ret;
 }

@@ -1,5 +1,5 @@
 /* The per-second history of a session's stack profiles: one model/slices ring per stack type
- * (on-CPU, off-CPU, mem), with its sub-second heat map, fed from the collector by the live
+ * (model/stack_type.h), with its sub-second heat map, fed from the collector by the live
  * view and by `galatop record` for .gtop files. Times are seconds from time 0 (wall0). */
 #ifndef GALATOP_ENGINE_HISTORY_H
 #define GALATOP_ENGINE_HISTORY_H
@@ -9,15 +9,14 @@
 
 #include "session.h"
 
-#define HISTORY_TYPES 3		     /* GT_EV_ONCPU, GT_EV_OFFCPU, GT_EV_MEM, in that order */
 #define HISTORY_DEFAULT_S 600	     /* the live view's --history */
 #define HISTORY_BYTES (64u << 20)    /* profile memory per type before slices merge */
 #define HISTORY_RECORD_SLICES 3600   /* record without --history: 1 s slices for an hour */
 
 
 struct history {
-	struct slices *ring[HISTORY_TYPES];   /* NULL for types not recorded */
-	struct profile *total[HISTORY_TYPES]; /* record: what came before the current slice */
+	struct slices *ring[STACK_TYPES];   /* NULL for types not recorded */
+	struct profile *total[STACK_TYPES]; /* record: what came before the current slice */
 	double mono0, wall0; /* time 0 on CLOCK_MONOTONIC and as UNIX time, in seconds */
 	double last;	     /* end of the last slice (history_cut), seconds from time 0 */
 	double keep_s;	     /* as history_open was given */
@@ -25,19 +24,17 @@ struct history {
 	bool totals;
 };
 
-/* The stack type at index i (0..HISTORY_TYPES-1). */
-enum gt_event_type history_type(int i);
 /* Sets up a ring per stack type the session records, keeping keep_s seconds (0: all, merged
  * into coarser slices past max_slices or HISTORY_BYTES); with totals, history_cut keeps the
  * sum of the slices (record). Time 0 is now. 0 or -ENOMEM (h then freed). */
 int history_open(struct history *h, struct session *s, double keep_s, size_t max_slices,
 		 bool totals);
-/* A ring (and total) for type i, collected from now on (a probe attached late); a no-op when
- * it has one. 0 or -ENOMEM. */
-int history_add(struct history *h, struct session *s, int i);
-/* Adds the sample times of the collector's type-i records since its last clear to ring i's
+/* A ring (and total) for stack type t, collected from now on (a probe attached late); a no-op
+ * when it has one. 0 or -ENOMEM. */
+int history_add(struct history *h, struct session *s, enum stack_type t);
+/* Adds the sample times of the collector's type-t records since its last clear to ring t's
  * heat map. */
-void history_heat(struct history *h, struct session *s, int i);
+void history_heat(struct history *h, struct session *s, enum stack_type t);
 /* Record: the collector's profiles since the last cut become slices up to now (CLOCK_MONOTONIC
  * seconds) and join the totals; the collector is cleared. 0 or -ENOMEM. */
 int history_cut(struct history *h, struct session *s, double now);

@@ -13,6 +13,7 @@
 
 #include "bpf/drain.h"
 #include "bpf/sli.h"
+#include "model/renew.h"
 #include "symbols/java_attach.h"
 #include "util/clock.h"
 #include "util/file.h"
@@ -373,29 +374,37 @@ fail:
 	return 1;
 }
 
-/* Frame tables kept between renewals: at least this many frames, and twice what the last
- * renewal started from, so renewals stay rare. */
-#define RENEW_FRAMES_MIN 65536
+static int move_collector(void *ctx, struct frames *ft)
+{
+	return collector__set_frames(ctx, ft);
+}
 
-void session__renew_frames(struct session *s)
+int session__renew_frames(struct session *s, struct profile **p, struct slices **r, size_t n,
+			  struct frames **old_ft, struct strtab **old_st)
 {
 	struct strtab *st;
 	struct frames *ft;
 
-	if (frames__count(s->ft) < RENEW_FRAMES_MIN || frames__count(s->ft) < 2 * s->renewed_at)
-		return;
+	if (!renew_due(frames__count(s->ft), s->renewed_at, s->renew_min))
+		return 0;
 	st = strtab__new();
 	ft = st ? frames__new(st) : NULL;
-	if (!ft || collector__set_frames(s->col, ft)) {
+	if (!ft || renew_move(ft, p, r, n, move_collector, s->col)) {
 		frames__free(ft);
 		strtab__free(st);
-		return;
+		return 0;
 	}
-	frames__free(s->ft);
-	strtab__free(s->st);
+	if (old_ft && old_st) {
+		*old_ft = s->ft;
+		*old_st = s->st;
+	} else {
+		frames__free(s->ft);
+		strtab__free(s->st);
+	}
 	s->ft = ft;
 	s->st = st;
 	s->renewed_at = frames__count(ft);
+	return 1;
 }
 
 int session__attach_probe(struct session *s, unsigned type, char *err, size_t errlen)
@@ -632,8 +641,6 @@ bool session__done(struct session *s)
 
 void session__sampling(const struct session *s, bool brief, char *buf, size_t len)
 {
-	static const char *const names[2] = { "offcpu", "mem" };
-	static const unsigned types[2] = { PROBE_OFFCPU, PROBE_MEM };
 	struct probe_stats ps;
 	size_t n = 0;
 
@@ -641,15 +648,18 @@ void session__sampling(const struct session *s, bool brief, char *buf, size_t le
 	if (!s->probes)
 		return;
 	probes__stats(s->probes, &ps);
-	for (int k = 0; k < 2 && n < len; k++) {
-		if (!(s->o->types & types[k]) || (!ps.skipped[k] && ps.period[k] <= 1))
+	for (int t = 0; t < STACK_TYPES && n < len; t++) {
+		int k = stack_types[t].rate_slot;
+
+		if (k < 0 || !(s->o->types & stack_types[t].probe) ||
+		    (!ps.skipped[k] && ps.period[k] <= 1))
 			continue;
 		if (brief)
-			n += snprintf(buf + n, len - n, "%s%s 1/%llu", n ? " " : "", names[k],
+			n += snprintf(buf + n, len - n, "%s%s 1/%llu", n ? " " : "", stack_types[t].name,
 				      (unsigned long long)(ps.period[k] ? ps.period[k] : 1));
 		else
 			n += snprintf(buf + n, len - n, "%s%s 1 in %llu now (%llu events left out, "
-				      "the rest weighted)", n ? ", " : "", names[k],
+				      "the rest weighted)", n ? ", " : "", stack_types[t].name,
 				      (unsigned long long)(ps.period[k] ? ps.period[k] : 1),
 				      (unsigned long long)ps.skipped[k]);
 	}

@@ -22,6 +22,8 @@ struct l7_capture;
 /* The probe families whose ring buffers the session polls (SLI reads maps: no ring buffer). */
 enum session_family { FAMILY_STACKS, FAMILY_THREADS, FAMILY_L7, FAMILY_MAX };
 
+struct slices;
+
 struct session {
 	struct record_opts *o;
 	struct msg_list *msgs;	    /* where warnings and errors go; the caller's */
@@ -49,6 +51,7 @@ struct session {
 	int go_fd;    /* write end of the pipe the command waits on, -1 once started */
 	int exec_fd;  /* read end of the pipe a failed exec of the command writes its errno on */
 	uint32_t renewed_at; /* frames in the table when it was last renewed */
+	uint32_t renew_min;  /* renew the table past this many frames (0: RENEW_FRAMES_MIN) */
 	int poll_err; /* the first error reading the ring buffer (-errno), said once; 0 if none */
 	bool java_child; /* the -- CMD process is to be attached once it runs a ready JVM */
 	double java_check; /* when it was last looked at (clock_mono_s) */
@@ -61,10 +64,14 @@ struct session {
  * attached. Warnings and errors, now and later, are added to msgs (borrowed: it must outlive
  * the session). 0, or 1 with the reason in msgs; s is then already closed. */
 int session__open(struct session *s, struct record_opts *o, struct msg_list *msgs);
-/* Between periods (the collector's profiles empty, nothing else holding frames): replaces
- * the frame table by an empty one once it has grown enough, so frames of processes long gone
- * do not pile up over a long periodic run. */
-void session__renew_frames(struct session *s);
+/* Between updates (the collector's profiles empty): once the frame table has grown enough
+ * (model/renew.h), moves the collector and the n profiles p[] and history rings r[] the caller
+ * keeps (either may be NULL; see renew_move) onto a fresh table, so frames of processes long
+ * gone do not pile up over a long run. The old tables go to *old_ft and *old_st when those are
+ * not NULL (the caller frees them once nothing refers to them), else they are freed. 1 when
+ * renewed, 0 when not due or out of memory (then nothing changed). */
+int session__renew_frames(struct session *s, struct profile **p, struct slices **r, size_t n,
+			  struct frames **old_ft, struct strtab **old_st);
 /* The probe options (targets included) the session's probe families share. */
 void session__probe_options(const struct session *s, struct probe_opts *po);
 /* Opens the thread timeline probes now (at start with --type threads, or when the Threads

@@ -16,7 +16,7 @@
 #include "util/clock.h"
 #include "util/grow.h"
 
-#define NTYPES 3
+#define NTYPES STACK_TYPES
 #define EMPTY UINT32_MAX
 #define MAX_FRAMES (2 * GT_MAX_STACK + 8)
 #define CHAIN_BIT 0x80000000u
@@ -59,28 +59,6 @@ struct collector {
 	long page_size;
 	struct unwinder *uw; /* created on the first record with a user stack copy */
 };
-
-static int type_index(enum gt_event_type t)
-{
-	switch (t) {
-	case GT_EV_ONCPU:
-		return 0;
-	case GT_EV_OFFCPU:
-		return 1;
-	case GT_EV_MEM:
-		return 2;
-	default:
-		return -1;
-	}
-}
-
-const char *collector_type_name(enum gt_event_type type)
-{
-	static const char *const names[NTYPES] = { "oncpu", "offcpu", "mem" };
-	int i = type_index(type);
-
-	return i < 0 ? "unknown" : names[i];
-}
 
 static void table_free(struct addr_table *t)
 {
@@ -128,8 +106,6 @@ static struct addr_table *table_of(struct collector *c, uint32_t pid)
 struct collector *collector__new(struct frames *ft, struct sym_cache *sc, struct ident_cache *ic,
 				 const struct collector_opts *o)
 {
-	static const enum value_kind kinds[NTYPES] = { VALUE_SAMPLES, VALUE_MICROSECONDS,
-						       VALUE_FAULTS };
 	struct collector *c = calloc(1, sizeof(*c));
 
 	if (!c)
@@ -142,9 +118,9 @@ struct collector *collector__new(struct frames *ft, struct sym_cache *sc, struct
 		c->o = *o;
 	c->page_size = sysconf(_SC_PAGESIZE);
 	for (int i = 0; i < NTYPES; i++) {
-		enum value_kind k = kinds[i];
+		enum value_kind k = stack_types[i].kind;
 
-		if (i == 2 && c->o.mem_bytes)
+		if (i == STACK_MEM && c->o.mem_bytes)
 			k = VALUE_BYTES;
 		c->profiles[i] = profile__new(ft, k, false);
 		if (!c->profiles[i])
@@ -677,7 +653,7 @@ void collector__event(struct collector *c, const struct gt_event *ev)
 		process_forget(c, ev->pid);
 		return;
 	}
-	ti = type_index(ev->type);
+	ti = stack_type_of_record(ev->type);
 	if (ti < 0)
 		return;
 	c->stats.events++;
@@ -702,20 +678,18 @@ void collector__event(struct collector *c, const struct gt_event *ev)
 	add_tick(c, ti, ev->ts_ns, value);
 }
 
-const struct collector_tick *collector__ticks(const struct collector *c, enum gt_event_type type,
+const struct collector_tick *collector__ticks(const struct collector *c, enum stack_type t,
 					      size_t *n)
 {
-	int i = type_index(type);
+	bool ok = (unsigned)t < NTYPES;
 
-	*n = i < 0 ? 0 : c->nticks[i];
-	return i < 0 ? NULL : c->ticks[i];
+	*n = ok ? c->nticks[t] : 0;
+	return ok ? c->ticks[t] : NULL;
 }
 
-struct profile *collector__profile(struct collector *c, enum gt_event_type type)
+struct profile *collector__profile(struct collector *c, enum stack_type t)
 {
-	int i = type_index(type);
-
-	return i < 0 ? NULL : c->profiles[i];
+	return (unsigned)t < NTYPES ? c->profiles[t] : NULL;
 }
 
 void collector__clear(struct collector *c)

@@ -11,6 +11,7 @@
 #include "bpf/sideband.h"
 #include "model/group.h"
 #include "model/profile.h"
+#include "model/stack_type.h"
 #include "symbols/ident.h"
 #include "symbols/symbols.h"
 
@@ -48,7 +49,7 @@ struct collector_stats {
 
 struct collector;
 
-/* Creates a collector adding to one profile per event type over ft (borrowed, like sc and ic,
+/* Creates a collector adding to one profile per stack type over ft (borrowed, like sc and ic,
  * which must outlive it). NULL on ENOMEM. */
 struct collector *collector__new(struct frames *ft, struct sym_cache *sc, struct ident_cache *ic,
 				 const struct collector_opts *o);
@@ -65,8 +66,8 @@ size_t collector__stack(struct collector *c, const struct gt_event *ev, uint32_t
 /* Handles one side-band event: mappings, forks, execs and exits keep the symbol cache's view
  * of each process as it was when its records were taken (bpf/sideband.h). */
 void collector__task(struct collector *c, const struct sb_event *ev);
-/* The profile of an event type (GT_EV_ONCPU, GT_EV_OFFCPU, GT_EV_MEM); owned by the collector. */
-struct profile *collector__profile(struct collector *c, enum gt_event_type type);
+/* The profile of stack type t (model/stack_type.h); owned by the collector. */
+struct profile *collector__profile(struct collector *c, enum stack_type t);
 /* Sample values by time since the last collector__clear, for the heat map: ns is the start of
  * a COLLECTOR_TICK_NS-long bucket of the records' monotonic time stamps. */
 #define COLLECTOR_TICK_NS 50000000ull
@@ -74,9 +75,9 @@ struct collector_tick {
 	uint64_t ns;
 	double value;
 };
-/* The ticks of an event type, in arrival order (mostly time order), *n of them; owned by the
+/* The ticks of stack type t, in arrival order (mostly time order), *n of them; owned by the
  * collector, valid until the next record or clear. */
-const struct collector_tick *collector__ticks(const struct collector *c, enum gt_event_type type,
+const struct collector_tick *collector__ticks(const struct collector *c, enum stack_type t,
 					      size_t *n);
 /* Empties every profile and tick list (periodic mode), keeping symbol caches. */
 void collector__clear(struct collector *c);
@@ -88,7 +89,5 @@ int collector__set_frames(struct collector *c, struct frames *ft);
 /* Fills st with the counters since collector__new (not reset by collector__clear); cannot
  * fail. */
 void collector__stats(const struct collector *c, struct collector_stats *st);
-/* Short name of an event type's profile ("oncpu", "offcpu", "mem"). */
-const char *collector_type_name(enum gt_event_type type);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "../model/profile.h"
+#include "../model/stack_type.h"
 
 struct sli;
 struct slices;
@@ -42,7 +43,7 @@ struct snapshot_meta {
 
 struct snapshot_profile {
 	const char *name; /* label for views: "oncpu", or the name of an imported file */
-	const char *type; /* "oncpu", "offcpu", "mem", "folded" */
+	const char *type; /* a stack type's name (model/stack_type.h), or "folded" */
 	struct profile *p;
 	struct slices *history; /* per-second slices and heat map over the same frames, times in
 				 * seconds from meta.start (model/slices); NULL when none. Read
@@ -64,6 +65,31 @@ struct snapshot {
 			  * when read */
 	void *store; /* what snapshot_read allocated; NULL in a snapshot the caller built */
 };
+
+/* A snapshot as galatop's writers build it, with room for its lists: every stack type's profile
+ * and probe, a few more probes, the strings of this machine. Build it with snapshot_build_init,
+ * then the _stack and _probe calls; set what else it carries in sn (timeline, l7, sli,
+ * meta.filters) and write sn. */
+#define SNAPSHOT_BUILD_PROBES (STACK_TYPES + 4)
+struct snapshot_build {
+	struct snapshot sn;
+	struct snapshot_profile profiles[STACK_TYPES];
+	struct snapshot_probe probes[SNAPSHOT_BUILD_PROBES];
+	struct snapshot_kv hz;
+	char host[256], kernel[128], hzbuf[32];
+};
+/* Starts b: galatop's version, notes (borrowed) and the time range [start, end] (UNIX seconds);
+ * with here, this machine's host name and kernel release too (data recorded on it). */
+void snapshot_build_init(struct snapshot_build *b, bool here, const char *notes, double start,
+			 double end);
+/* Adds p (borrowed; NULL: nothing) as the profile of stack type t, with its per-second history
+ * h (borrowed, may be NULL); with probe, its probe too, a type sampled at a frequency with the
+ * parameter hz. */
+void snapshot_build_stack(struct snapshot_build *b, enum stack_type t, const struct profile *p,
+			  const struct slices *h, bool probe, double hz);
+/* Adds the probe type with its n parameters (all borrowed); ignored past SNAPSHOT_BUILD_PROBES. */
+void snapshot_build_probe(struct snapshot_build *b, const char *type,
+			  const struct snapshot_kv *params, size_t n);
 
 /* Writes s to path through a temporary file renamed over it; the same input gives the same bytes.
  * Profiles may use different frame tables. Returns 0, -EINVAL (s holds something the format

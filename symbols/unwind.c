@@ -329,10 +329,13 @@ static bool report_pc(struct uw_proc *p, uint64_t pc, bool restart)
 		if (proc_begin(u, p))
 			return true;
 	}
+	/* The bias from pc's own file offset, not the mapping's: lld starts a segment in the
+	 * middle of the page that ends the one before, so the page at pgoff holds the end of
+	 * the previous segment too and pgoff alone would pick that one (0x1000 off). */
 	f = file_get(u, p->pid, pc, &m);
-	if (!f || !file_vaddr(f, m.pgoff, &vaddr))
+	if (!f || !file_vaddr(f, pc - m.start + m.pgoff, &vaddr))
 		return true;
-	bias = m.start - vaddr;
+	bias = pc - vaddr;
 	u->st.reports++;
 	mod = dwfl_report_module(p->dwfl, f->path, bias + f->lo, bias + f->hi);
 	if (!mod)

@@ -1,6 +1,8 @@
-/* Tiny unit-test harness: each CHECK prints nothing when it holds and "FAIL: file:line: expr"
- * when it does not; TEST_CASE(name) groups checks and prints "PASS: name" or "FAIL: name".
- * tests/run.sh counts those lines. */
+/* Tiny unit-test harness: each CHECK prints nothing when it holds and "  check failed:
+ * file:line: expr" when it does not; TEST_CASE(name) groups checks and prints one closing line:
+ * "PASS: name", "FAIL: name", "SKIP: name: why" (SKIP_CASE: cannot run here; FAIL under CI) or
+ * "N/A: name: why" (NA_CASE: does not apply to this machine by nature). tests/run.sh counts
+ * those lines; a case that did not run is never PASS. */
 #ifndef GALATOP_TESTS_HARNESS_H
 #define GALATOP_TESTS_HARNESS_H
 
@@ -11,6 +13,64 @@
 
 static int harness_case_failed;
 static int harness_failed_cases;
+static const char *harness_case_kind; /* NULL when the case ran; "SKIP" or "N/A" */
+static char harness_case_why[512];
+
+/* True when CI is set to anything but "", "0" or "false" (as `ci` in tests/lib.sh). */
+static inline int harness_ci(void)
+{
+	const char *ci = getenv("CI");
+
+	return ci && *ci && strcmp(ci, "0") && strcmp(ci, "false");
+}
+
+/* A case that cannot run here (a missing tool, privilege or resource): "SKIP: name: why", or
+ * under CI "FAIL: name: cannot run under CI: why", counted as a failed case (make deps installs
+ * every tool a test needs, so a CI run cannot go green by skipping). */
+static inline void harness_skip(const char *name, const char *why)
+{
+	if (harness_ci()) {
+		printf("FAIL: %s: cannot run under CI: %s\n", name, why);
+		harness_failed_cases++;
+	} else {
+		printf("SKIP: %s: %s\n", name, why);
+	}
+	fflush(stdout);
+}
+
+/* A case that does not apply to this machine by nature (a cgroup-v1 case on a cgroup-v2
+ * machine): "N/A: name: why", neither a pass nor a failure. */
+static inline void harness_na(const char *name, const char *why)
+{
+	printf("N/A: %s: %s\n", name, why);
+	fflush(stdout);
+}
+
+/* Inside a TEST_CASE: say why the case cannot run (SKIP_CASE) or does not apply (NA_CASE), and
+ * return from it; its closing line is then SKIP or N/A (FAIL if a check failed before). */
+#define SKIP_CASE(...) HARNESS_LEAVE_CASE("SKIP", __VA_ARGS__)
+#define NA_CASE(...) HARNESS_LEAVE_CASE("N/A", __VA_ARGS__)
+#define HARNESS_LEAVE_CASE(kind, ...)                                                        \
+	do {                                                                                 \
+		harness_case_kind = kind;                                                    \
+		snprintf(harness_case_why, sizeof(harness_case_why), __VA_ARGS__);          \
+		return;                                                                      \
+	} while (0)
+
+static inline void harness_end_case(const char *name)
+{
+	if (harness_case_failed) {
+		printf("FAIL: %s\n", name);
+		harness_failed_cases++;
+	} else if (!harness_case_kind) {
+		printf("PASS: %s\n", name);
+	} else if (!strcmp(harness_case_kind, "SKIP")) {
+		harness_skip(name, harness_case_why);
+	} else {
+		harness_na(name, harness_case_why);
+	}
+	fflush(stdout);
+}
 
 #define CHECK(expr)                                                                          \
 	do {                                                                                 \
@@ -45,10 +105,9 @@ static int harness_failed_cases;
 	static void run_##name(void)                                                         \
 	{                                                                                    \
 		harness_case_failed = 0;                                                     \
+		harness_case_kind = NULL;                                                    \
 		test_##name();                                                               \
-		printf("%s: %s\n", harness_case_failed ? "FAIL" : "PASS", #name);            \
-		fflush(stdout);                                                              \
-		harness_failed_cases += harness_case_failed;                                 \
+		harness_end_case(#name);                                                     \
 	}                                                                                    \
 	static void test_##name(void)
 

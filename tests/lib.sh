@@ -1,4 +1,5 @@
-# Shared helpers for shell tests: pass/fail/skip lines that tests/run.sh counts.
+# Shared helpers for shell tests: PASS/FAIL/SKIP/N/A lines that tests/run.sh counts. A case
+# that did not run never prints PASS, and never vanishes: it prints SKIP (skip) or N/A (na).
 # Source it; $GALATOP is the sanitized binary, $FIXTURES the shared fixtures.
 : "${GALATOP:=$(pwd)/build/asan/galatop}"
 : "${FIXTURES:=$(pwd)/../shared/fixtures}"
@@ -6,19 +7,22 @@ TMP=$(mktemp -d /tmp/galatop-test.XXXXXX)
 trap 'tmux -L "$SOCK" kill-server 2>/dev/null; rm -rf "$TMP"' EXIT INT TERM
 pass() { echo "PASS: $1"; }
 fail() { echo "FAIL: $1${2:+: $2}"; }
-skip() { echo "SKIP: $1: $2"; }
 # check NAME CMD...: PASS if the command succeeds.
 check() { n=$1; shift; if "$@"; then pass "$n"; else fail "$n"; fi; }
 # ci: true when CI is set (to anything but "", 0 or false): a test that cannot run there fails.
 ci() { case "${CI:-}" in ""|0|false) return 1;; esac; return 0; }
-# unable NAME WHY: a test that cannot run: FAIL under CI, SKIP elsewhere. Returns 1.
-unable() { if ci; then fail "$1" "cannot run under CI: $2"; else skip "$1" "$2"; fi; return 1; }
-need_root_bpf() { # NAME: root and BTF, or unable (so a CI run that cannot exercise BPF fails)
+# skip NAME WHY: a case that cannot run here (a missing tool, privilege or resource): SKIP, or
+# FAIL under CI (make deps installs every tool, so CI cannot go green by skipping). Returns 1.
+skip() { if ci; then fail "$1" "cannot run under CI: $2"; else echo "SKIP: $1: $2"; fi; return 1; }
+# na NAME WHY: a case that does not apply to this machine by nature (a cgroup-v1 case on a
+# cgroup-v2 machine): "N/A: NAME: WHY", neither a pass nor a failure. WHY says why.
+na() { echo "N/A: $1: $2"; }
+need_root_bpf() { # NAME: root and BTF, or skip (so a CI run that cannot exercise BPF fails)
 	if [ "$(id -u)" != 0 ]; then
-		unable "$1" "needs root and BPF"; return 1
+		skip "$1" "needs root and BPF"; return 1
 	fi
 	if [ ! -r /sys/kernel/btf/vmlinux ]; then
-		unable "$1" "needs a kernel with BTF (/sys/kernel/btf/vmlinux)"; return 1
+		skip "$1" "needs a kernel with BTF (/sys/kernel/btf/vmlinux)"; return 1
 	fi
 	return 0
 }
@@ -70,5 +74,65 @@ share() {
 	awk -v p="$2" -v w="${3:-}" '{ n = $NF; if (w == "" || index($0, w)) { t += n; if (index($0, p)) m += n } }
 		END { if (t == 0) print "0"; else printf "%.1f\n", 100 * m / t }' "$1"
 }
+# Totals of saved files, to check that a save holds what the view showed:
+# folded_total FILE: the sum of the counts of a folded file ('-': standard input).
+folded_total() { awk '!/^#/ { s += $NF } END { printf "%d\n", s }' "$1"; }
+# svg_total FILE: the count in a flame graph's root title ("all (1,234 samples, 100%)").
+svg_total() { sed -n 's/.*<title>all (\([0-9,.]*\) .*/\1/p' "$1" | head -n 1 | tr -d ,; }
+# gtop_total FILE [TYPE]: the total of a snapshot's profile, as `galatop fold` reads it back.
+gtop_total() { "$GALATOP" fold ${2:+--type "$2"} "$1" 2>/dev/null | folded_total -; }
+# shown_total FILE: the total a dumped or captured screen's header shows ("  123 samples").
+shown_total() { sed -n '1s/.*  \([0-9][0-9]*\) samples.*/\1/p' "$1"; }
 # near A B TOL: |A - B| <= TOL
 near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
+# near_counts A NA B NB: the percentages A (of NA samples) and B (of NB samples) of two
+# independent samplings of the same process agree within 4 standard errors of their
+# difference, and at least 3 points.
+near_counts() {
+	awk -v a="$1" -v na="$2" -v b="$3" -v nb="$4" 'BEGIN {
+		p = (a + b) / 200; if (na < 1 || nb < 1) exit 1
+		t = 400 * sqrt(p * (1 - p) * (1 / na + 1 / nb)); if (t < 3) t = 3
+		d = a - b; if (d < 0) d = -d; exit !(d <= t) }'
+}
+# near_truth A N TRUTH: the percentage A measured over N samples is within 3 points of TRUTH,
+# or within 4 standard errors when a loaded machine left too few samples for 3 points to be
+# 4 of them (fewer than ~3700 at a 70/30 split); the test prints N.
+near_truth() {
+	awk -v a="$1" -v n="$2" -v p="$3" 'BEGIN {
+		if (n < 1) exit 1; t = 400 * sqrt(p / 100 * (1 - p / 100) / n); if (t < 3) t = 3
+		d = a - p; if (d < 0) d = -d; exit !(d <= t) }'
+}
+# samples FILE [WITHIN]: the samples of FILE's lines containing WITHIN (default all).
+samples() { awk -v w="${2:-}" 'w == "" || index($0, w) { t += $NF } END { print t + 0 }' "$1"; }
+# beside NAME SECONDS CMD...: runs CMD (which must run longer than SECONDS + 1) and profiles it
+# at 997 Hz for SECONDS with galatop record -p and, at the same time, perf record --call-graph
+# dwarf -p; leaves $TMP/NAME.folded (galatop) and $TMP/NAME.perf.folded (perf script through
+# galatop collapse; empty without perf), galatop's messages in $TMP/NAME.err.
+beside() {
+	_n=$1 _s=$2; shift 2
+	"$@" >/dev/null & _w=$!
+	sleep 0.5
+	"$GALATOP" record -F 997 -p $_w -d "$_s" -o "$TMP/$_n.folded" 2>"$TMP/$_n.err" & _g=$!
+	: >"$TMP/$_n.perf.folded"
+	if command -v perf >/dev/null 2>&1 &&
+		perf record -q -F 997 --call-graph dwarf -p $_w -o "$TMP/$_n.data" -- sleep "$_s" >/dev/null 2>&1; then
+		perf script --no-inline -i "$TMP/$_n.data" 2>/dev/null | "$GALATOP" collapse --samples >"$TMP/$_n.perf.folded"
+		rm -f "$TMP/$_n.data"
+	fi
+	wait $_g; kill $_w 2>/dev/null; wait $_w 2>/dev/null
+}
+# stack_to FILE LEAF [FROM [SHORT]]: the most sampled stack of FILE whose last frame is LEAF,
+# from its frame FROM (default main) on, frames separated by ';'; with SHORT, each frame cut
+# before its first '<' or '(' (perf script's Rust v0 and C++ template names lose their
+# parameters in collapse).
+stack_to() {
+	awk -v leaf="$2" -v from="${3:-main}" -v short="${4:-}" '{
+		n = $NF; s = $0; sub(/ [0-9]+$/, "", s); k = split(s, f, ";")
+		if (short) for (i = 1; i <= k; i++) sub(/[<(].*/, "", f[i])
+		if (f[k] != leaf) next
+		for (i = 1; i <= k && f[i] != from; i++) ;
+		if (i > k) next
+		t = f[i]; for (j = i + 1; j <= k; j++) t = t ";" f[j]
+		c[t] += n
+	} END { for (t in c) if (c[t] > m) { m = c[t]; b = t }; print b }' "$1"
+}

@@ -99,7 +99,7 @@ void app_prompt(struct tui_app *a, enum prompt_kind k, const char *init)
 	a->prompt.err[0] = 0;
 }
 
-const struct slices *app_history(const struct tui_app *a, enum tui_ptype t)
+const struct slices *app_history(const struct tui_app *a, enum stack_type t)
 {
 	return a->src->ops->history ? a->src->ops->history(a->src->ctx, t) : NULL;
 }
@@ -127,7 +127,7 @@ bool app_show_key(struct tui_app *a, int key)
 	return false;
 }
 
-bool app_show_filtered(struct tui_app *a, int key, enum tui_ptype t, const char *container,
+bool app_show_filtered(struct tui_app *a, int key, enum stack_type t, const char *container,
 		       uint32_t pid)
 {
 	int i = VIEW_FLAME;
@@ -510,8 +510,8 @@ static void global_action(struct tui_app *a, int action)
 		char why[256] = "";
 
 		/* The next type with data, or the next one the source can start collecting now. */
-		for (int i = 1; i < PTYPE_MAX; i++) {
-			enum tui_ptype c = (enum tui_ptype)((a->ptype + i) % PTYPE_MAX);
+		for (int i = 1; i < STACK_TYPES; i++) {
+			enum stack_type c = (enum stack_type)((a->ptype + i) % STACK_TYPES);
 
 			if (a->src->ops->profile(a->src->ctx, c)) {
 				t = c;
@@ -529,16 +529,16 @@ static void global_action(struct tui_app *a, int action)
 				app_msg(a, ROLE_ERROR, "%s", why);
 			else
 				app_msg(a, ROLE_STATUS_ALERT, "only %s data in this source",
-					tui_ptype_str(a->ptype));
+					stack_type_name(a->ptype));
 			break;
 		}
-		a->ptype = (enum tui_ptype)t;
+		a->ptype = (enum stack_type)t;
 		app_rebuild(a);
 		if (attached)
 			app_msg(a, ROLE_STATUS, "profile: %s (probe attached now: samples from here on)",
-				tui_ptype_str(a->ptype));
+				stack_type_name(a->ptype));
 		else
-			app_msg(a, ROLE_STATUS, "profile: %s", tui_ptype_str(a->ptype));
+			app_msg(a, ROLE_STATUS, "profile: %s", stack_type_name(a->ptype));
 		break;
 	}
 	case G_CPUS: {
@@ -706,9 +706,9 @@ int app_init(struct tui_app *a, struct tui_source *src, const struct tui_opts *o
 			a->active = i;
 	a->ptype = o->ptype;
 	if (!src->ops->profile(src->ctx, a->ptype))
-		for (int t = 0; t < PTYPE_MAX; t++)
-			if (src->ops->profile(src->ctx, (enum tui_ptype)t)) {
-				a->ptype = (enum tui_ptype)t;
+		for (int t = 0; t < STACK_TYPES; t++)
+			if (src->ops->profile(src->ctx, (enum stack_type)t)) {
+				a->ptype = (enum stack_type)t;
 				break;
 			}
 	struct tui_stats st;

@@ -63,8 +63,8 @@ struct tui_path {
 struct baseline {
 	struct strtab *st;
 	struct frames *ft;
-	struct profile *p[PTYPE_MAX];
-	double secs[PTYPE_MAX];
+	struct profile *p[STACK_TYPES];
+	double secs[STACK_TYPES];
 	char desc[128];		     /* what it is, for the status line */
 };
 
@@ -88,7 +88,7 @@ struct tui_app {
 	int rows, cols;		/* screen size */
 	int view_top, view_rows; /* the active view's rows */
 
-	enum tui_ptype ptype;
+	enum stack_type ptype;
 	const struct profile *base;  /* the source's profile of type ptype */
 	struct profile *owned;	     /* the filtered tree when a filter is on */
 	const struct profile *disp;  /* what views show: base or owned */
@@ -181,7 +181,7 @@ void app_match_name(struct tui_app *a, uint32_t name_id);
  * and those frames highlighted: how panes open a function in the flame graph. */
 void app_show_frame(struct tui_app *a, uint32_t name_id);
 /* The source's per-second history of type t, or NULL when it keeps none. */
-const struct slices *app_history(const struct tui_app *a, enum tui_ptype t);
+const struct slices *app_history(const struct tui_app *a, enum stack_type t);
 /* Switches to view i. */
 void app_show(struct tui_app *a, int i);
 /* Switches to the view shown by key (see struct view); false when there is none. */
@@ -189,7 +189,7 @@ bool app_show_key(struct tui_app *a, int key);
 /* Narrows every view to a container or pod name (NULL: any) and a pid (0: any), as the c and p
  * prompts would, makes t the profile type when the source has it, and shows the view of key
  * (0: the flame view). False, changing nothing, when no view has that key. */
-bool app_show_filtered(struct tui_app *a, int key, enum tui_ptype t, const char *container,
+bool app_show_filtered(struct tui_app *a, int key, enum stack_type t, const char *container,
 		       uint32_t pid);
 /* During a view's changed(): the id in disp's frame table of a frame id the view kept from
  * before (the source may have renewed its table); PROFILE_NONE when that frame is gone. */

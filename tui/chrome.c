@@ -55,7 +55,7 @@ static void draw_header(struct tui_app *a)
 	/* A file is named by its base name: the directory says little and costs room. */
 	if (!st.live && strrchr(origin, '/'))
 		origin = strrchr(origin, '/') + 1;
-	snprintf(what, sizeof(what), "  %s  %s  %s %s", tui_ptype_str(a->ptype), origin, tot,
+	snprintf(what, sizeof(what), "  %s  %s  %s %s", stack_type_name(a->ptype), origin, tot,
 		 profile__kind(a->disp) == VALUE_SAMPLES ? "samples" : "total");
 	if (st.live)
 		snprintf(right, sizeof(right), "mode: %s%s ", tui_mode_str(a->mode),

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -86,7 +85,7 @@ static int svg_fn(FILE *f, const struct profile *p, struct tui_app *a)
 	a->src->ops->stats(a->src->ctx, &st);
 	travel_note(a, note, sizeof(note));
 	svg_opts__init(&o);
-	snprintf(title, sizeof(title), "galatop %s: %s", tui_ptype_str(a->ptype),
+	snprintf(title, sizeof(title), "galatop %s: %s", stack_type_name(a->ptype),
 		 st.origin ? st.origin : "");
 	o.title = title;
 	o.subtitle = note;
@@ -107,37 +106,27 @@ static int write_svg(const char *path, const struct profile *p, struct tui_app *
 static int write_gtop(const char *path, const struct profile *shown, struct tui_app *a, char *err,
 		      size_t errlen)
 {
-	struct snapshot_profile profs[PTYPE_MAX];
+	struct snapshot_build b;
 	struct snapshot_kv filters[12];
-	struct snapshot_probe probe[PTYPE_MAX + 1];
-	struct snapshot s = { 0 };
-	struct snapshot_kv hz = { "hz", NULL };
+	struct snapshot *s = &b.sn;
 	struct tui_stats st;
-	struct utsname un;
-	char pid[16], hzbuf[32], host[256] = "", range[64];
+	char pid[16], range[64];
 	size_t nf = 0;
 
 	a->src->ops->stats(a->src->ctx, &st);
-	snprintf(hzbuf, sizeof(hzbuf), "%g", st.hz);
-	hz.value = hzbuf;
-	for (int t = 0; t < PTYPE_MAX; t++) {
-		const struct profile *p = a->src->ops->profile(a->src->ctx, (enum tui_ptype)t);
-
-		if (!p)
-			continue;
-		/* snapshot_write only reads the profiles. */
-		profs[s.nprofiles] = (struct snapshot_profile){
-			tui_ptype_str((enum tui_ptype)t), tui_ptype_str((enum tui_ptype)t),
-			(struct profile *)p,
-			(struct slices *)app_history(a, (enum tui_ptype)t)
-		};
-		if (st.live)
-			probe[s.meta.nprobes++] = (struct snapshot_probe){
-				tui_ptype_str((enum tui_ptype)t), t == PTYPE_ONCPU ? &hz : NULL,
-				t == PTYPE_ONCPU ? 1 : 0
-			};
-		s.nprofiles++;
-	}
+	/* Where and when: live data was recorded on this host and kernel, over the time range
+	 * the data covers (after a change of CPUs the profiles start afresh); a file's history
+	 * keeps its time 0. */
+	if (st.live)
+		snapshot_build_init(&b, true, "saved from galatop's live view",
+				    st.cpus && st.cpus_since > st.since ? st.cpus_since : st.since,
+				    clock_wall_s());
+	else
+		snapshot_build_init(&b, false, st.origin, st.since > 0 ? st.since : 0,
+				    st.since > 0 ? st.since : 0);
+	for_each_stack_type(t)
+		snapshot_build_stack(&b, t, a->src->ops->profile(a->src->ctx, t), app_history(a, t),
+				     st.live, st.hz);
 	if (a->filter.hide_kernel)
 		filters[nf++] = (struct snapshot_kv){ "hide_kernel", "true" };
 	if (a->filter.regroup)
@@ -165,37 +154,21 @@ static int write_gtop(const char *path, const struct profile *shown, struct tui_
 		filters[nf++] = (struct snapshot_kv){ "cpus", st.cpus };
 	if (st.live && st.trigger)
 		filters[nf++] = (struct snapshot_kv){ "trigger", st.trigger };
-	s.profiles = profs;
 	if (a->src->ops->data)
-		s.timeline = (struct timeline *)a->src->ops->data(a->src->ctx, TUI_DATA_TIMELINE);
-	/* Where and when: the host and kernel it ran on, and the time range the data covers. */
-	if (st.live) {
-		gethostname(host, sizeof(host) - 1);
-		s.meta.host = host;
-		if (uname(&un) == 0)
-			s.meta.kernel = un.release;
-		/* After a change of CPUs the profiles start afresh. */
-		s.meta.start = st.cpus && st.cpus_since > st.since ? st.cpus_since : st.since;
-		s.meta.end = clock_wall_s();
-	} else if (st.since > 0) {
-		s.meta.start = s.meta.end = st.since; /* the history's time 0 stays where it was */
-	}
-	s.meta.version = GALATOP_VERSION;
-	s.meta.notes = st.live ? "saved from galatop's live view" : st.origin;
-	s.meta.probes = probe;
-	s.meta.filters = filters;
-	s.meta.nfilters = nf;
+		s->timeline = (struct timeline *)a->src->ops->data(a->src->ctx, TUI_DATA_TIMELINE);
+	s->meta.filters = filters;
+	s->meta.nfilters = nf;
 	/* The L7 tables and the Containers pane's series too, when the source has them
 	 * (snapshot_write only reads them). */
 	if (a->src->ops->data) {
-		s.l7 = (struct l7_table *)a->src->ops->data(a->src->ctx, TUI_DATA_L7);
-		if (s.l7 && st.live)
-			s.l7_secs = s.meta.end - s.meta.start;
-		s.sli = (struct sli *)a->src->ops->data(a->src->ctx, TUI_DATA_SLI);
-		if (s.sli && st.live)
-			probe[s.meta.nprobes++] = (struct snapshot_probe){ "sli", NULL, 0 };
+		s->l7 = (struct l7_table *)a->src->ops->data(a->src->ctx, TUI_DATA_L7);
+		if (s->l7 && st.live)
+			s->l7_secs = s->meta.end - s->meta.start;
+		s->sli = (struct sli *)a->src->ops->data(a->src->ctx, TUI_DATA_SLI);
+		if (s->sli && st.live)
+			snapshot_build_probe(&b, "sli", NULL, 0);
 	}
-	return snapshot_write(path, &s, err, errlen);
+	return snapshot_write(path, s, err, errlen);
 }
 
 static int trace_fn(FILE *f, const struct profile *p, struct tui_app *a)

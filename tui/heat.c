@@ -242,7 +242,7 @@ static void heat_draw(struct view *v, struct tui_app *a, WINDOW *w, int top, int
 
 	tui_fmt_value(profile__kind(a->base), h->max, mx, sizeof(mx));
 	snprintf(leg, sizeof(leg), "%s per %d ms cell: %s 0 %s %s %s %s %s max%s",
-		 tui_ptype_str(a->ptype), h->k * 50, shade(0, 1), shade(0.2, 1), shade(0.4, 1),
+		 stack_type_name(a->ptype), h->k * 50, shade(0, 1), shade(0.2, 1), shade(0.4, 1),
 		 shade(0.7, 1), shade(1, 1), mx, st.nmarks ? "   trigger fired" : "");
 	tui_role_on(w, ROLE_DIM);
 	wmove(w, top + rows - 1, 0);

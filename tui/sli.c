@@ -438,10 +438,10 @@ static void sli_draw(struct view *v, struct tui_app *a, WINDOW *w, int top, int 
 
 /* Opens the view of key (0: the flame view of type t) narrowed to the selected group: containers
  * and pods by name, other groups by their process that lost the most time. */
-static void to_view(struct sli_pane *p, struct tui_app *a, int key, enum tui_ptype t)
+static void to_view(struct sli_pane *p, struct tui_app *a, int key, enum stack_type t)
 {
 	const struct sli_group *g = p->nrows ? p->rows[p->sel] : NULL;
-	const char *what = key ? "thread timeline" : tui_ptype_str(t);
+	const char *what = key ? "thread timeline" : stack_type_name(t);
 	bool ok;
 
 	if (!g)
@@ -506,7 +506,7 @@ static bool sli_action(struct view *v, struct tui_app *a, int action)
 		return true;
 	case S_ONCPU:
 	case S_OFFCPU:
-		to_view(p, a, 0, action == S_ONCPU ? PTYPE_ONCPU : PTYPE_OFFCPU);
+		to_view(p, a, 0, action == S_ONCPU ? STACK_ONCPU : STACK_OFFCPU);
 		return true;
 	case S_TIMELINE:
 		to_view(p, a, '3', a->ptype);

@@ -3,32 +3,18 @@
 #include <errno.h>
 #include <string.h>
 
-static const char *const ptype_names[PTYPE_MAX] = { "oncpu", "offcpu", "mem" };
 static const char *const mode_names[MODE_MAX] = { "accumulate", "window", "decay" };
-
-const char *tui_ptype_str(enum tui_ptype t)
-{
-	return (unsigned)t < PTYPE_MAX ? ptype_names[t] : "?";
-}
-
-int tui_ptype_parse(const char *s)
-{
-	for (int i = 0; i < PTYPE_MAX; i++)
-		if (!strcmp(s, ptype_names[i]))
-			return i;
-	return -1;
-}
 
 const char *tui_mode_str(enum tui_mode m)
 {
 	return (unsigned)m < MODE_MAX ? mode_names[m] : "?";
 }
 
-static const struct profile *static_profile(void *ctx, enum tui_ptype t)
+static const struct profile *static_profile(void *ctx, enum stack_type t)
 {
 	struct tui_static_source *s = ctx;
 
-	return (unsigned)t < PTYPE_MAX ? s->p[t] : NULL;
+	return (unsigned)t < STACK_TYPES ? s->p[t] : NULL;
 }
 
 static void static_stats(void *ctx, struct tui_stats *out)
@@ -41,7 +27,7 @@ static void static_stats(void *ctx, struct tui_stats *out)
 	out->samples_per_s = -1;
 	out->own_cpu = -1;
 	out->since = s->since;
-	for (int t = 0; t < PTYPE_MAX; t++)
+	for (int t = 0; t < STACK_TYPES; t++)
 		if (s->p[t] && profile__kind(s->p[t]) == VALUE_SAMPLES)
 			out->samples += (uint64_t)(profile__two_column(s->p[t])
 							   ? profile__total2(s->p[t], PROFILE_ROOT)
@@ -60,11 +46,11 @@ static const void *static_data(void *ctx, enum tui_data d)
 	return (unsigned)d < TUI_DATA_MAX ? s->data[d] : NULL;
 }
 
-static const struct slices *static_history(void *ctx, enum tui_ptype t)
+static const struct slices *static_history(void *ctx, enum stack_type t)
 {
 	struct tui_static_source *s = ctx;
 
-	return (unsigned)t < PTYPE_MAX ? s->history[t] : NULL;
+	return (unsigned)t < STACK_TYPES ? s->history[t] : NULL;
 }
 
 static const struct tui_source_ops static_ops = {
@@ -84,10 +70,10 @@ void tui_static_source_init(struct tui_static_source *s, const char *origin)
 	s->origin = origin;
 }
 
-void tui_static_source_set(struct tui_static_source *s, enum tui_ptype t,
+void tui_static_source_set(struct tui_static_source *s, enum stack_type t,
 			   const struct profile *p)
 {
-	if ((unsigned)t < PTYPE_MAX)
+	if ((unsigned)t < STACK_TYPES)
 		s->p[t] = p;
 }
 
@@ -97,9 +83,9 @@ void tui_static_source_set_data(struct tui_static_source *s, enum tui_data d, co
 		s->data[d] = obj;
 }
 
-void tui_static_source_set_history(struct tui_static_source *s, enum tui_ptype t,
+void tui_static_source_set_history(struct tui_static_source *s, enum stack_type t,
 				   const struct slices *h)
 {
-	if ((unsigned)t < PTYPE_MAX)
+	if ((unsigned)t < STACK_TYPES)
 		s->history[t] = h;
 }

@@ -7,11 +7,12 @@
 #include <stdint.h>
 
 #include "../model/profile.h"
+#include "../model/stack_type.h"
 
 struct slices;
 
-/* Profile types a source may offer; `o` cycles among those it has. */
-enum tui_ptype { PTYPE_ONCPU = 0, PTYPE_OFFCPU, PTYPE_MEM, PTYPE_MAX };
+/* The profile types a source may offer are the stack types (model/stack_type.h); `o` cycles
+ * among those it has. */
 
 /* How a live source folds new samples into what it shows; `m` cycles. */
 enum tui_mode { MODE_ACCUMULATE = 0, MODE_WINDOW, MODE_DECAY, MODE_MAX };
@@ -57,7 +58,7 @@ struct tui_source_ops {
 	bool (*update)(void *ctx);
 	/* The profile of type t, or NULL when the source has none; owned by the source. All
 	 * profiles of a source share one frame table. */
-	const struct profile *(*profile)(void *ctx, enum tui_ptype t);
+	const struct profile *(*profile)(void *ctx, enum stack_type t);
 	/* Fills the status-bar counters. */
 	void (*stats)(void *ctx, struct tui_stats *out);
 	/* Asks for update mode m (window_s: window length or half-life). 0, or -ENOTSUP when
@@ -76,7 +77,7 @@ struct tui_source_ops {
 	/* The per-second history of type t (model/slices; times in seconds from stats' since),
 	 * or NULL when the source keeps none; owned by the source, valid until the next update.
 	 * May be NULL. */
-	const struct slices *(*history)(void *ctx, enum tui_ptype t);
+	const struct slices *(*history)(void *ctx, enum stack_type t);
 	/* Shows the next CPU set in the cycle every CPU, CPU 0, CPU 1, ... (a live source
 	 * changes its kernel filter and starts its profiles afresh, as they mixed CPUs). 0, or
 	 * -errno with a one-line reason in err (-ENOTSUP: static data). May be NULL. */
@@ -84,7 +85,7 @@ struct tui_source_ops {
 	/* Starts collecting profile type t, which profile() has none of yet (a live source attaches
 	 * that probe at the first `o` that reaches it). 0 when profile(t) exists from now on, else
 	 * -errno with a one-line reason in err (-ENOTSUP: not collectable here). May be NULL. */
-	int (*attach_ptype)(void *ctx, enum tui_ptype t, char *err, size_t errlen);
+	int (*attach_ptype)(void *ctx, enum stack_type t, char *err, size_t errlen);
 	/* The oldest message of the source not shown yet (a warning of probes attached late, an
 	 * error reading them), NULL when none; *error tells an error from a warning. The text
 	 * stays valid until the next call. The status line shows it: a live source must not
@@ -97,17 +98,15 @@ struct tui_source {
 	void *ctx;
 };
 
-/* Short names: "oncpu", "offcpu", "mem"; and "accumulate", "window", "decay". */
-const char *tui_ptype_str(enum tui_ptype t);
-int tui_ptype_parse(const char *s);
+/* Short names: "accumulate", "window", "decay". */
 const char *tui_mode_str(enum tui_mode m);
 
 /* A source over fixed profiles (files). The profiles are borrowed and must outlive it. */
 struct tui_static_source {
 	struct tui_source src; /* pass &s->src to the TUI */
-	const struct profile *p[PTYPE_MAX];
+	const struct profile *p[STACK_TYPES];
 	const void *data[TUI_DATA_MAX];
-	const struct slices *history[PTYPE_MAX];
+	const struct slices *history[STACK_TYPES];
 	const char *origin;
 	double since; /* UNIX time the data starts at, 0 when unknown */
 };
@@ -115,10 +114,10 @@ struct tui_static_source {
 /* Initializes s over no profiles; origin (borrowed) names the data in the header. */
 void tui_static_source_init(struct tui_static_source *s, const char *origin);
 /* Sets the profile of type t (borrowed). */
-void tui_static_source_set(struct tui_static_source *s, enum tui_ptype t,
+void tui_static_source_set(struct tui_static_source *s, enum stack_type t,
 			   const struct profile *p);
 /* Sets the history of type t (borrowed), as loaded from a snapshot. */
-void tui_static_source_set_history(struct tui_static_source *s, enum tui_ptype t,
+void tui_static_source_set_history(struct tui_static_source *s, enum stack_type t,
 				   const struct slices *h);
 /* Sets the model object of kind d (borrowed), as loaded from a snapshot. */
 void tui_static_source_set_data(struct tui_static_source *s, enum tui_data d, const void *obj);

@@ -16,7 +16,7 @@
 #include "util/clock.h"
 
 /* How long the source's own profile of type t lasted, in seconds; 0 when unknown. */
-static double source_secs(const struct tui_app *a, enum tui_ptype t)
+static double source_secs(const struct tui_app *a, enum stack_type t)
 {
 	const struct slices *h = app_history(a, t);
 	double span = h && slices__count(h) ? slices__end(h) - slices__start(h) : 0;
@@ -49,7 +49,7 @@ static double fold_range(const struct slices *h, double from, double to, struct 
 /* Into out (over any frame table): what type t shows before the baseline is applied (the
  * range, or the source's profile). Returns how long that lasted (0: unknown), -1 when the
  * source has no such profile, -2 on ENOMEM. */
-static double shown_of(struct tui_app *a, enum tui_ptype t, struct profile *out)
+static double shown_of(struct tui_app *a, enum stack_type t, struct profile *out)
 {
 	const struct profile *p = a->src->ops->profile(a->src->ctx, t);
 	const struct slices *h = app_history(a, t);
@@ -77,7 +77,7 @@ static const struct profile *apply_range(struct tui_app *a, const struct profile
 		return p;
 	if (!h) {
 		app_msg(a, ROLE_STATUS_ALERT, "no per-second history of %s here: showing all of it",
-			tui_ptype_str(a->ptype));
+			stack_type_name(a->ptype));
 		return p;
 	}
 	tr->ranged = profile__new(profile__frames(p), profile__kind(p), false);
@@ -102,7 +102,7 @@ const struct profile *travel_apply(struct tui_app *a, const struct profile *p)
 		return p;
 	if (!b) {
 		app_msg(a, ROLE_STATUS_ALERT, "the baseline has no %s profile: not compared",
-			tui_ptype_str(a->ptype));
+			stack_type_name(a->ptype));
 		return p;
 	}
 	tr->per_second = tr->base.secs[a->ptype] > 0 && secs > 0;
@@ -168,7 +168,7 @@ void app_all_time(struct tui_app *a)
 
 static void baseline_free(struct baseline *b)
 {
-	for (int t = 0; t < PTYPE_MAX; t++)
+	for (int t = 0; t < STACK_TYPES; t++)
 		profile__free(b->p[t]);
 	frames__free(b->ft);
 	strtab__free(b->st);
@@ -181,7 +181,7 @@ static void baseline_replace(struct travel *tr, struct baseline *nb)
 {
 	baseline_free(&tr->old);
 	tr->old = tr->base;
-	for (int t = 0; t < PTYPE_MAX; t++) {
+	for (int t = 0; t < STACK_TYPES; t++) {
 		profile__free(tr->old.p[t]);
 		tr->old.p[t] = NULL;
 	}
@@ -199,8 +199,8 @@ static int baseline_from_source(struct tui_app *a, struct baseline *nb, bool sho
 {
 	int n = 0;
 
-	for (int k = 0; k < PTYPE_MAX; k++) {
-		enum tui_ptype t = (enum tui_ptype)k;
+	for (int k = 0; k < STACK_TYPES; k++) {
+		enum stack_type t = (enum stack_type)k;
 		const struct profile *p = a->src->ops->profile(a->src->ctx, t);
 		const struct slices *h = app_history(a, t);
 		double secs;
@@ -244,10 +244,10 @@ static int baseline_from_file(struct tui_app *a, struct baseline *nb, const char
 			snprintf(err, errlen, "%s: not a valid profile", path);
 		return -EINVAL;
 	}
-	for (int k = 0; k < PTYPE_MAX && !r; k++) {
-		enum tui_ptype t = (enum tui_ptype)k;
+	for (int k = 0; k < STACK_TYPES && !r; k++) {
+		enum stack_type t = (enum stack_type)k;
 		/* A folded or perf file holds one profile: it is the baseline of the type shown. */
-		struct profile *p = in.format == INPUT_SNAPSHOT ? input_profile(&in, tui_ptype_str(t))
+		struct profile *p = in.format == INPUT_SNAPSHOT ? input_profile(&in, stack_type_name(t))
 				    : t == a->ptype		    ? in.own
 								    : NULL;
 
@@ -264,7 +264,7 @@ static int baseline_from_file(struct tui_app *a, struct baseline *nb, const char
 	}
 	input_release(&in);
 	if (!r && !n) {
-		snprintf(err, errlen, "%s has no oncpu, offcpu or mem profile", path);
+		snprintf(err, errlen, "%s has no %s profile", path, stack_type_list());
 		r = -EINVAL;
 	}
 	return r;

@@ -13,7 +13,7 @@ struct tui_opts {
 	bool no_color;	       /* attributes only (NO_COLOR is honoured too) */
 	bool ascii;	       /* ASCII glyphs even on a UTF-8 locale */
 	const char *out_dir;   /* where `s` saves; NULL = current directory */
-	enum tui_ptype ptype;  /* profile type shown first (falls back to one that exists) */
+	enum stack_type ptype;  /* profile type shown first (falls back to one that exists) */
 	int refresh_ms;	       /* how often a live source is asked for news; 0 = 1000 */
 	bool regroup;	       /* start with the roots regrouped as group says (`H` cycles) */
 	int group;	       /* enum group_by: thread, process, command, none */

@@ -59,7 +59,7 @@ eq() { # NAME GOT WANT [WHAT]
 
 # --- A fresh machine boots without tracefs: the capture mounts it (its syscall probes are
 # classic tracepoints), instead of failing with "cannot attach syscalls/...".
-if mountpoint -q /sys/kernel/tracing && umount /sys/kernel/tracing 2>/dev/null; then
+if ! mountpoint -q /sys/kernel/tracing || umount /sys/kernel/tracing 2>/dev/null; then
 	if "$GALATOP" record --type l7 -o "$TMP/tracefs.json" -- true 2>"$TMP/tracefs.err" &&
 		mountpoint -q /sys/kernel/tracing; then
 		pass l7_mounts_tracefs
@@ -67,7 +67,7 @@ if mountpoint -q /sys/kernel/tracing && umount /sys/kernel/tracing 2>/dev/null; 
 		fail l7_mounts_tracefs "$(head -2 "$TMP/tracefs.err")"
 	fi
 else
-	skip l7_mounts_tracefs "tracefs is busy or not at /sys/kernel/tracing"
+	skip l7_mounts_tracefs "tracefs at /sys/kernel/tracing is busy (it cannot be unmounted to start without it)"
 fi
 
 # --- Redis -------------------------------------------------------------------------------

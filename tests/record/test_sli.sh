@@ -1,7 +1,8 @@
 #!/bin/sh
 # galatop record --type sli against the kernel's own accounting: run-queue waits vs
-# /proc/PID/schedstat, sleeps vs the clock, block I/O vs the device's stat file, reclaim in a
-# memory-limited v1 cgroup, swap-in from a swap file made here. Root and BPF (runs in CI).
+# /proc/PID/schedstat, sleeps vs the clock, block I/O vs the stat file of a loop device made
+# here, reclaim in a memory-limited v1 cgroup, swap-in from a swap device made here. Root and
+# BPF (runs in CI); the v1 cases are N/A on a cgroup-v2-only machine.
 . tests/lib.sh
 W="$TOOLS/sli_work"
 
@@ -18,6 +19,7 @@ if [ $? = 2 ] && grep -q 'needs --type sli' "$TMP/e3.txt"; then pass sli_format_
 need_root_bpf sli || exit 0
 [ -x "$W" ] || { fail sli "test workloads not built (make tools)"; exit 0; }
 command -v jq >/dev/null || { fail sli "jq is missing (make deps)"; exit 0; }
+command -v losetup >/dev/null || { fail sli "losetup is missing (make deps: mount)"; exit 0; }
 
 V2=/sys/fs/cgroup/unified
 [ -f "$V2/cgroup.procs" ] || V2=/sys/fs/cgroup
@@ -25,14 +27,32 @@ CG="$V2/gt-sli-$$"
 MEM=/sys/fs/cgroup/memory
 M1="$MEM/gt-sli-reclaim-$$"
 M2="$MEM/gt-sli-swap-$$"
-SWAP="$TMP/swapfile"
 delayacct_before=$(cat /proc/sys/kernel/task_delayacct 2>/dev/null)
+# loopdev NAME MB: a loop device over a new file $TMP/NAME.img of MB MiB, with direct I/O to
+# the file where its filesystem allows; its path in $TMP/NAME.dev. A device of the test's own
+# serves nobody else, and whatever the root is (overlay, btrfs, tmpfs: no block device of its
+# own), it has a stat file and takes swap.
+loopdev() {
+	truncate -s "${2}M" "$TMP/$1.img" &&
+		{ losetup --find --show --direct-io=on "$TMP/$1.img" || losetup --find --show "$TMP/$1.img"; } \
+			>"$TMP/$1.dev" 2>"$TMP/$1.losetup" || return 1
+	# udev probes a new device (blkid): done before the measured writes start.
+	command -v udevadm >/dev/null && udevadm settle -t 10 2>/dev/null
+	return 0
+}
 cleanup() {
-	swapoff "$SWAP" 2>/dev/null
+	for f in "$TMP"/*.dev; do
+		[ -s "$f" ] || continue
+		swapoff "$(cat "$f")" 2>/dev/null
+		losetup -d "$(cat "$f")" 2>/dev/null
+	done
 	for d in "$CG" "$M1" "$M2"; do [ -d "$d" ] && rmdir "$d" 2>/dev/null; done
 	rm -rf "$TMP"
 }
 trap cleanup EXIT INT TERM
+# The memory-limit cases need a v1 memory controller: on a cgroup-v2-only machine they are N/A.
+v1mem() { [ "$(stat -fc %T "$MEM" 2>/dev/null)" = cgroupfs ]; }
+V1NA="not applicable on cgroup v2 (the case limits a v1 memory cgroup, memory.limit_in_bytes; $MEM is no v1 controller)"
 
 # thread FILE GROUP_ID TID FIELD: a thread's figure in a recorded JSON (empty if absent).
 thread() {
@@ -109,20 +129,26 @@ ls=$(thread "$TMP/sleep.json" host "$tid" cpu_longsys_ns)
 if within "${ls:-0}" "${slept:-0}" 5 && [ "${ls:-0}" -le "${slept:-0}" ]; then pass cpu_longsys_matches_clock
 else fail cpu_longsys_matches_clock "cpu_longsys=$ls vs measured=$slept"; fi
 
-# 3. O_DIRECT overwrites of a synced file (no journal, no flush): the group's requests are the
-#    ones the device's stat counted over the same interval (/sys/dev/block/M:m/stat, read by the
-#    workload around its writes): its 2000 writes (95%: a saturated machine has been seen to
-#    lose a few), no more requests than the device saw, and
+# 3. O_DIRECT writes to a loop device of the test's own (no filesystem, no journal, no flush):
+#    the group's requests are the ones the device's stat counted over the same interval
+#    (/sys/dev/block/M:m/stat, read by the workload around its writes): its 2000 writes (95%: a
+#    saturated machine has been seen to lose a few), no more requests than the device saw, and
 #    no more time (the device's clock starts at the request's allocation, ours at its insert);
 #    when the device served little else, a mean latency a little under the device's. Its
-#    thread waited in iowait.
-dd if=/dev/zero of="$TMP/d.bin" bs=4096 count=2000 conv=fsync 2>/dev/null
+#    thread waited in iowait. (The loop device's own writes to its file are its worker's, in
+#    the root cgroup, not the group's.)
+if loopdev dio 16; then
+	DIO=$(cat "$TMP/dio.dev")
+else
+	DIO=/dev/null; fail bio_loop_device "losetup: $(cat "$TMP/dio.losetup")"
+fi
 "$GALATOP" record --type sli --cgroup "$CG" -o "$TMP/dio.json" -- sh -c \
-	"echo \$\$ > $CG/cgroup.procs; exec $W dio $TMP/d.bin 2000 > $TMP/d.txt" 2>"$TMP/dio.err"
+	"echo \$\$ > $CG/cgroup.procs; exec $W dio $DIO 2000 > $TMP/d.txt" 2>"$TMP/dio.err"
 tid=$(kv "$TMP/d.txt" tid); ios=$(kv "$TMP/d.txt" ios); fl=$(kv "$TMP/d.txt" flushes)
 ticks=$(kv "$TMP/d.txt" ticks_ms); fticks=$(kv "$TMP/d.txt" flush_ticks_ms)
 bc=$(group "$TMP/dio.json" "$gid" bio_latency_count); bns=$(group "$TMP/dio.json" "$gid" bio_latency_ns)
-why="requests=$bc in ${bns}ns; device: ios=$ios flushes=$fl in $ticks+$fticks ms"
+why="requests=$bc in ${bns}ns; device $DIO: ios=$ios flushes=$fl in $ticks+$fticks ms $(cat "$TMP/dio.err")"
+echo "block I/O: $why"
 # The two counts are read a moment apart: a few requests may fall on either side.
 if [ "${bc:-0}" -ge 1900 ] && [ "${bc:-0}" -le $(( (${ios:-0} + ${fl:-0}) * 101 / 100 + 5 )) ] &&
 	awk -v n="${bns:-0}" -v t=$((${ticks:-0} + ${fticks:-0})) \
@@ -163,7 +189,10 @@ else fail iowait_of_direct_io "cpu_iowait=$iw ($ic waits; $offc off-CPU in all) 
 #    targets the processes already in it and makes its row. The workload outlives the
 #    recording (on a loaded machine galatop's start-up alone can take seconds; a v1 member that
 #    is gone before galatop looked it up is in the host row only).
-if [ -d "$MEM" ] && mkdir "$M1" 2>/dev/null && echo $((24 << 20)) >"$M1/memory.limit_in_bytes"; then
+if ! v1mem; then
+	na mem_reclaim_under_limit "$V1NA"
+	na v1_cgroup_target_row "$V1NA"
+elif mkdir "$M1" && echo $((24 << 20)) >"$M1/memory.limit_in_bytes"; then
 	sh -c "echo \$\$ > $M1/cgroup.procs; exec $W pagecache $TMP/pc.bin 64 60 > $TMP/r.txt" &
 	rp=$!
 	i=0; while [ $i -lt 50 ] && ! grep -q "^$rp\$" "$M1/cgroup.procs"; do sleep 0.1; i=$((i + 1)); done
@@ -178,7 +207,8 @@ if [ -d "$MEM" ] && mkdir "$M1" 2>/dev/null && echo $((24 << 20)) >"$M1/memory.l
 	if [ "$(jq -r '.groups | length' "$TMP/rec.json")" -le 2 ] && [ "$(group "$TMP/rec.json" "$rid" kind)" = cgroup ]
 	then pass v1_cgroup_target_row; else fail v1_cgroup_target_row "$(jq -c '[.groups[].id]' "$TMP/rec.json")"; fi
 else
-	skip mem_reclaim_under_limit "no v1 memory controller to make a limited group in"
+	fail mem_reclaim_under_limit "cannot make a memory-limited group $M1"
+	fail v1_cgroup_target_row "cannot make a memory-limited group $M1"
 fi
 
 # 4b. Rows by cgroup kind: a docker-like scope is a [Con] container, a *.service a service.
@@ -198,7 +228,8 @@ else
 	skip group_kinds "cannot make cgroups under $V2/system.slice"
 fi
 
-# 5. Swap-in: a process in a limited group touches more than the limit with a swap file on,
+# 5. Swap-in: a process in a limited group touches more than the limit with swap on (a loop
+#    device of the test's own: a swap file needs a filesystem that maps its blocks),
 #    once with mem_swapin from delay accounting, once from the fallback (major faults on
 #    swap-backed memory, forced with GALATOP_SLI_SWAPIN=faults): its swap-ins are the major
 #    faults the kernel counted for the thread (getrusage), and they took time.
@@ -206,12 +237,18 @@ swapin() { # NAME: records the anon workload into $TMP/NAME.{json,gtop}, its rep
 	"$GALATOP" record --type sli -o "$TMP/$1.json" -o "$TMP/$1.gtop" -- sh -c \
 		"echo \$\$ > $M2/cgroup.procs; exec $W anon 48 3 > $TMP/$1.txt" 2>"$TMP/$1.err"
 }
-if ! [ -d "$MEM" ] || ! mkdir "$M2" 2>/dev/null; then
-	skip mem_swapin "no v1 memory controller to make a limited group in"
-	skip mem_swapin_faults "no v1 memory controller to make a limited group in"
-elif ! { fallocate -l 128M "$SWAP" && chmod 600 "$SWAP" && mkswap "$SWAP" >/dev/null 2>&1 && swapon "$SWAP" 2>/dev/null; }; then
-	skip mem_swapin "swap cannot be enabled here (swapon refused a swap file)"
-	skip mem_swapin_faults "swap cannot be enabled here (swapon refused a swap file)"
+SWAP_CASES="mem_swapin mem_swapin_faults pane_names_swapin_source"
+if ! v1mem; then
+	for c in $SWAP_CASES; do na "$c" "$V1NA"; done
+elif [ ! -e /proc/swaps ]; then
+	for c in $SWAP_CASES; do na "$c" "not applicable: a kernel without swap (no /proc/swaps)"; done
+elif ! mkdir "$M2"; then
+	for c in $SWAP_CASES; do fail "$c" "cannot make a memory-limited group $M2"; done
+elif ! { loopdev swap 128 && SWAP=$(cat "$TMP/swap.dev") && mkswap "$SWAP" >"$TMP/mkswap.out" 2>&1 &&
+	swapon "$SWAP" 2>"$TMP/swapon.err"; }; then
+	for c in $SWAP_CASES; do
+		skip "$c" "swap cannot be enabled on a loop device: $(cat "$TMP/swap.losetup" "$TMP/mkswap.out" "$TMP/swapon.err" 2>/dev/null)"
+	done
 else
 	echo $((24 << 20)) >"$M2/memory.limit_in_bytes"
 	echo 100 >"$M2/memory.swappiness" 2>/dev/null

@@ -208,14 +208,16 @@ int main(void)
 	uint64_t a;
 	char n[256], m[256];
 
-	if (find_ksym("schedule", 0, &a, n, m))
+	if (find_ksym("schedule", 0, &a, n, m)) {
 		RUN(kernel_schedule);
-	else
-		printf("SKIP: kernel_schedule: /proc/kallsyms hides addresses (not root?)\n");
-	if (find_ksym(NULL, 1, &a, n, m))
-		RUN(kernel_module_symbol);
-	else
-		printf("SKIP: kernel_module_symbol: no module loaded or addresses hidden\n");
+		if (find_ksym(NULL, 1, &a, n, m))
+			RUN(kernel_module_symbol);
+		else
+			harness_na("kernel_module_symbol", "no kernel module is loaded (nothing to name)");
+	} else {
+		harness_skip("kernel_schedule", "/proc/kallsyms hides addresses (needs root)");
+		harness_skip("kernel_module_symbol", "/proc/kallsyms hides addresses (needs root)");
+	}
 	RUN(kernel_synthetic_file);
 	RUN(kernel_hidden_addresses);
 	RUN(symtab_sizes_and_aliases);

@@ -509,7 +509,7 @@ int main(void)
 		if (have_cxx)
 			RUN(cxx_demangled);
 		else
-			printf("SKIP: cxx_demangled: g++ not available\n");
+			harness_skip("cxx_demangled", "g++ not installed (make deps)");
 		RUN(jit_map);
 		RUN(short_lived_child);
 		RUN(deleted_binary);

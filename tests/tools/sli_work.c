@@ -2,8 +2,9 @@
  * kernel's own accounting of it, measured around the work, as key=value pairs.
  *   sli_work spin SECONDS            busy loop; run_delay_ns from /proc/self/schedstat
  *   sli_work sleep N MS              N sleeps of MS; slept_ns measured around each one
- *   sli_work dio FILE N              N O_DIRECT 4 KiB overwrites of synced blocks; the device's
- *                                    /sys/dev/block stat deltas (ios, ticks_ms, writes, ...);
+ *   sli_work dio FILE N              N O_DIRECT 4 KiB overwrites of synced blocks of FILE (a
+ *                                    regular file, or a block device written directly); the
+ *                                    device's /sys/dev/block stat deltas (ios, ticks_ms, ...);
  *                                    the thread's voluntary context switches in the writes (vcsw)
  *                                    and in its life (vcsw_total)
  *   sli_work pagecache FILE MB SECS  writes then rereads an MB file for SECS (memcg reclaim)
@@ -92,7 +93,7 @@ static void nap(int n, long ms)
 
 static int dio(const char *path, int n)
 {
-	int fd = open(path, O_CREAT | O_RDWR, 0600), dfd;
+	int fd = open(path, O_CREAT | O_RDWR, 0600), dfd, bdev;
 	unsigned long long a[17], b[17];
 	struct rusage r0, r1;
 	struct stat st;
@@ -103,11 +104,16 @@ static int dio(const char *path, int n)
 		perror(path);
 		return 1;
 	}
+	/* A block device is its own device; its blocks need no allocation. A file's device is
+	 * its filesystem's, which must be a block device (not overlay, btrfs or tmpfs). */
+	bdev = S_ISBLK(st.st_mode);
+	if (bdev)
+		st.st_dev = st.st_rdev;
 	/* Real blocks first (buffered, synced), unless the file has them already: the measured
 	 * overwrites then need no journal and no flush, so every request is one the device's stat
 	 * counts. */
 	memset(buf, 0x5a, 4096);
-	for (int i = (int)(st.st_size / 4096); i < n; i++)
+	for (int i = bdev ? n : (int)(st.st_size / 4096); i < n; i++)
 		if (pwrite(fd, buf, 4096, (off_t)i * 4096) != 4096) {
 			perror("write");
 			return 1;
@@ -115,7 +121,8 @@ static int dio(const char *path, int n)
 	fsync(fd);
 	dfd = open(path, O_WRONLY | O_DIRECT);
 	if (dfd < 0 || dev_stat(st.st_dev, a)) {
-		fprintf(stderr, "no O_DIRECT or no block device stat for %s\n", path);
+		fprintf(stderr, "no O_DIRECT or no block device stat for %s (device %u:%u)\n", path,
+			major(st.st_dev), minor(st.st_dev));
 		return 1;
 	}
 	getrusage(RUSAGE_THREAD, &r0);
@@ -136,7 +143,8 @@ static int dio(const char *path, int n)
 	       r1.ru_nvcsw - r0.ru_nvcsw, r1.ru_nvcsw);
 	close(dfd);
 	close(fd);
-	unlink(path);
+	if (!bdev)
+		unlink(path);
 	return 0;
 }
 

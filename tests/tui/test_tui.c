@@ -146,7 +146,7 @@ TEST_CASE(values)
 
 /* A live source stand-in: each update adds 10 samples. */
 struct fake {
-	struct profile *p[PTYPE_MAX];
+	struct profile *p[STACK_TYPES];
 	uint64_t samples;
 	enum tui_mode mode;
 };
@@ -155,11 +155,11 @@ static bool fake_update(void *ctx)
 {
 	struct fake *f = ctx;
 
-	add(f->p[PTYPE_ONCPU], "[10]nginx;main;tick", 10);
+	add(f->p[STACK_ONCPU], "[10]nginx;main;tick", 10);
 	return true;
 }
 
-static const struct profile *fake_profile(void *ctx, enum tui_ptype t)
+static const struct profile *fake_profile(void *ctx, enum stack_type t)
 {
 	return ((struct fake *)ctx)->p[t];
 }
@@ -215,7 +215,7 @@ TEST_CASE(live_source)
 			  MODE_ACCUMULATE };
 	char *s;
 
-	add(f.p[PTYPE_OFFCPU], "[10]nginx;main;sleep_[k]", 2e6);
+	add(f.p[STACK_OFFCPU], "[10]nginx;main;sleep_[k]", 2e6);
 	s = run_live(&f, "");
 	CHECK(strstr(s, "99 Hz  500 samples/s") != NULL);
 	CHECK(strstr(s, "lost 3 (lower -F)") != NULL);
