@@ -191,13 +191,22 @@ static void scan_tls(struct l7_probes *p, bool all)
 		procfs_each_id("/proc", scan_one, &s);
 }
 
+int l7_event_check(const void *data, size_t size)
+{
+	const struct l7_event *e = data;
+
+	if (size < sizeof(*e) || e->cap > size - sizeof(*e) || e->cap > L7_CAPTURE_MAX ||
+	    (e->type != L7_EV_DATA && e->type != L7_EV_CLOSE))
+		return -EINVAL;
+	return 0;
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct l7_probes *p = ctx;
 	const struct l7_event *e = data;
 
-	if (size < sizeof(*e) || e->cap > size - sizeof(*e) || e->cap > L7_CAPTURE_MAX ||
-	    (e->type != L7_EV_DATA && e->type != L7_EV_CLOSE)) {
+	if (l7_event_check(data, size)) {
 		p->malformed++;
 		return 0;
 	}

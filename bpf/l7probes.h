@@ -40,6 +40,9 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 				  char *err, size_t errlen);
 /* Newline-separated warnings, "" if none; owned by p. */
 const char *l7_probes__warnings(const struct l7_probes *p);
+/* Whether size bytes at data make a well-formed record of the L7 ring buffer (struct
+ * l7_event and the cap bytes it announces). 0 or -EINVAL. */
+int l7_event_check(const void *data, size_t size);
 /* An fd that becomes readable when records wait; owned by p. */
 int l7_probes__fd(const struct l7_probes *p);
 /* Waits up to timeout_ms and drains the ring buffer; every few seconds also attaches the TLS

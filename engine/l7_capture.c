@@ -80,7 +80,7 @@ static size_t name_stack(void *ctx, uint32_t tgid, int32_t stack_id, char *buf, 
 {
 	struct l7_capture *en = ctx;
 	uint64_t ips[64];
-	size_t n = l7_probes__stack(en->probes, stack_id, ips, 64), used = 0;
+	size_t n = en->probes ? l7_probes__stack(en->probes, stack_id, ips, 64) : 0, used = 0;
 
 	buf[0] = 0;
 	for (size_t i = 0; i < n && used + 2 < cap; i++) {
@@ -107,11 +107,10 @@ static void name_ident(void *ctx, uint32_t tgid, char *container, size_t ccap, c
 	snprintf(pod, pcap, "%s", id.pod_name[0] ? id.pod_name : id.pod_id);
 }
 
-struct l7_capture *l7_capture__open(struct session *s, char *err, size_t errlen)
+/* The tables and the tracker, without probes. */
+static struct l7_capture *capture_new(struct session *s, char *err, size_t errlen)
 {
 	struct l7_capture *en = calloc(1, sizeof(*en));
-	struct probe_opts po;
-	struct l7_probe_opts lo = {0};
 
 	if (!en) {
 		snprintf(err, errlen, "out of memory");
@@ -128,6 +127,20 @@ struct l7_capture *l7_capture__open(struct session *s, char *err, size_t errlen)
 	}
 	l7_track__set_stacks(en->track, name_stack, en);
 	l7_track__set_ident(en->track, name_ident, en);
+	en->ts0_ns = clock_mono_ns();
+	en->wall0 = clock_wall_s();
+	en->next_expire = en->ts0_ns + EXPIRE_EVERY_NS;
+	return en;
+}
+
+struct l7_capture *l7_capture__open(struct session *s, char *err, size_t errlen)
+{
+	struct l7_capture *en = capture_new(s, err, errlen);
+	struct probe_opts po;
+	struct l7_probe_opts lo = {0};
+
+	if (!en)
+		return NULL;
 	session__probe_options(s, &po);
 	lo.targets = &po;
 	lo.capture = s->o->l7_capture;
@@ -138,10 +151,20 @@ struct l7_capture *l7_capture__open(struct session *s, char *err, size_t errlen)
 		l7_capture__free(en);
 		return NULL;
 	}
-	en->ts0_ns = clock_mono_ns();
-	en->wall0 = clock_wall_s();
-	en->next_expire = en->ts0_ns + EXPIRE_EVERY_NS;
 	return en;
+}
+
+struct l7_capture *l7_capture__open_replay(struct session *s, char *err, size_t errlen)
+{
+	return capture_new(s, err, errlen);
+}
+
+int l7_capture__replay(struct l7_capture *e, const void *data, size_t size)
+{
+	if (l7_event_check(data, size))
+		return -EINVAL;
+	on_event(e, data, (const uint8_t *)data + sizeof(struct l7_event));
+	return 0;
 }
 
 int l7_capture__fd(const struct l7_capture *e)
@@ -151,7 +174,7 @@ int l7_capture__fd(const struct l7_capture *e)
 
 int l7_capture__consume(struct l7_capture *e, uint64_t deadline_ns)
 {
-	int n = l7_probes__consume(e->probes, deadline_ns);
+	int n = e->probes ? l7_probes__consume(e->probes, deadline_ns) : 0;
 	uint64_t now = clock_mono_ns();
 
 	if (now >= e->next_expire) {
@@ -168,7 +191,7 @@ struct l7_table *l7_capture__table(struct l7_capture *e)
 
 const char *l7_capture__warnings(struct l7_capture *e)
 {
-	return l7_probes__warnings(e->probes);
+	return e->probes ? l7_probes__warnings(e->probes) : "";
 }
 
 void l7_capture__set_trace(struct l7_capture *e, l7_trace_fn fn, void *ctx)
@@ -191,7 +214,9 @@ uint64_t l7_capture__drops(struct l7_capture *e)
 {
 	struct l7_probe_stats ps;
 
-	l7_probes__stats(e->probes, &ps);
+	memset(&ps, 0, sizeof(ps));
+	if (e->probes)
+		l7_probes__stats(e->probes, &ps);
 	return ps.k.drops;
 }
 
@@ -200,7 +225,9 @@ void l7_capture__summary(struct l7_capture *e, double secs, char *buf, size_t le
 	struct l7_probe_stats ps;
 	struct l7_track_stats ts;
 
-	l7_probes__stats(e->probes, &ps);
+	memset(&ps, 0, sizeof(ps));
+	if (e->probes)
+		l7_probes__stats(e->probes, &ps);
 	l7_track__stats(e->track, &ts);
 	snprintf(buf, len,
 		 "recorded %llu L7 requests on %llu connections in %.1f s; %llu messages, "

@@ -15,6 +15,11 @@ struct l7_capture;
 /* Opens the capture for session s's targets and its L7 options (s->o). NULL with a one-line
  * reason in err. */
 struct l7_capture *l7_capture__open(struct session *s, char *err, size_t errlen);
+/* The same without probes: a capture fed recorded input through l7_capture__replay (tests). */
+struct l7_capture *l7_capture__open_replay(struct session *s, char *err, size_t errlen);
+/* Takes in one record of the L7 ring buffer as the kernel wrote it (struct l7_event and the
+ * bytes that follow), checked as a live one. 0, or -EINVAL when it is malformed. */
+int l7_capture__replay(struct l7_capture *e, const void *data, size_t size);
 /* The fd that becomes readable when records wait (for the session's epoll); owned by e. */
 int l7_capture__fd(const struct l7_capture *e);
 /* Takes in what the capture delivered, without waiting, until deadline_ns (CLOCK_MONOTONIC);

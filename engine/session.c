@@ -60,7 +60,8 @@ static void on_event(void *ctx, const struct gt_event *ev)
 {
 	struct session *s = ctx;
 
-	if (ev->type == GT_EV_EXEC && s->have_re && cmdline_matches(s->ic, &s->cmdline_re, (int)ev->pid)) {
+	if (ev->type == GT_EV_EXEC && s->have_re && s->probes &&
+	    cmdline_matches(s->ic, &s->cmdline_re, (int)ev->pid)) {
 		probes__add_pid(s->probes, (int)ev->pid);
 		if (s->tl)
 			tl_capture__add_pid(s->tl, (int)ev->pid);
@@ -440,6 +441,33 @@ int session__threads_open(struct session *s, char *err, size_t errlen)
 	msg_list__add_lines(s->msgs, MSG_WARNING, tl_capture__warnings(s->tl));
 	s->o->types |= PROBE_THREADS;
 	return 0;
+}
+
+int session__replay_l7(struct session *s, char *err, size_t errlen)
+{
+	if (s->l7)
+		return 0;
+	s->l7 = l7_capture__open_replay(s, err, errlen);
+	if (!s->l7)
+		return -ENOMEM;
+	s->o->types |= RECORD_TYPE_L7;
+	return 0;
+}
+
+int session__replay(struct session *s, enum session_family f, const void *data, size_t size)
+{
+	switch (f) {
+	case FAMILY_STACKS:
+		if (probe_record_check(data, size))
+			return -EINVAL;
+		on_event(s, data);
+		return 0;
+	case FAMILY_L7:
+		return s->l7 ? l7_capture__replay(s->l7, data, size) : -ENOENT;
+	default:
+		/* The thread timeline names system calls through its loaded probes' tables. */
+		return -ENOTSUP;
+	}
 }
 
 int session__attach_l7(struct session *s, char *err, size_t errlen)

@@ -81,6 +81,14 @@ int session__threads_open(struct session *s, char *err, size_t errlen);
  * --type l7, or when the L7 pane first opens); its warnings go to the messages. 0, or -errno
  * with a one-line reason in err. */
 int session__attach_l7(struct session *s, char *err, size_t errlen);
+/* The L7 family without probes, fed by session__replay (recorded input, tests). 0, or
+ * -ENOMEM with a one-line reason in err. */
+int session__replay_l7(struct session *s, char *err, size_t errlen);
+/* Takes in one ring-buffer record of family f (FAMILY_STACKS: a struct gt_event with its
+ * stacks; FAMILY_L7: a struct l7_event with its bytes) as if its probes had delivered it: the
+ * same checks and collectors as live records. 0, -EINVAL (malformed), -ENOENT (the family is
+ * not open) or -ENOTSUP (FAMILY_THREADS: the timeline needs its loaded probes' tables). */
+int session__replay(struct session *s, enum session_family f, const void *data, size_t size);
 /* Attaches the SLI probes to the session's targets (no-op when attached). 0, or -errno with a
  * one-line reason in err. */
 int session__attach_sli(struct session *s, char *err, size_t errlen);
