@@ -422,6 +422,23 @@ int session__attach_probe(struct session *s, unsigned type, char *err, size_t er
 	return r;
 }
 
+/* A family just opened at run time: its ring buffer (fd) joins the epoll, its warnings the
+ * messages, its type bit o->types. 0, or -errno with a reason in err (the caller then frees
+ * the family). */
+static int family_started(struct session *s, const char *what, int fd, const char *warnings,
+			  unsigned type, char *err, size_t errlen)
+{
+	int r = family_watch(s, fd);
+
+	if (r) {
+		snprintf(err, errlen, "cannot poll the %s probes: %s", what, strerror(-r));
+		return r;
+	}
+	msg_list__add_lines(s->msgs, MSG_WARNING, warnings);
+	s->o->types |= type;
+	return 0;
+}
+
 int session__threads_open(struct session *s, char *err, size_t errlen)
 {
 	int r;
@@ -431,16 +448,13 @@ int session__threads_open(struct session *s, char *err, size_t errlen)
 	s->tl = tl_capture__open(s, err, errlen);
 	if (!s->tl)
 		return -EPERM;
-	r = family_watch(s, tl_capture__fd(s->tl));
+	r = family_started(s, "thread", tl_capture__fd(s->tl), tl_capture__warnings(s->tl),
+			   PROBE_THREADS, err, errlen);
 	if (r) {
-		snprintf(err, errlen, "cannot poll the thread probes: %s", strerror(-r));
 		tl_capture__free(s->tl);
 		s->tl = NULL;
-		return r;
 	}
-	msg_list__add_lines(s->msgs, MSG_WARNING, tl_capture__warnings(s->tl));
-	s->o->types |= PROBE_THREADS;
-	return 0;
+	return r;
 }
 
 int session__replay_l7(struct session *s, char *err, size_t errlen)
@@ -479,16 +493,13 @@ int session__attach_l7(struct session *s, char *err, size_t errlen)
 	s->l7 = l7_capture__open(s, err, errlen);
 	if (!s->l7)
 		return -EPERM;
-	r = family_watch(s, l7_capture__fd(s->l7));
+	r = family_started(s, "L7", l7_capture__fd(s->l7), l7_capture__warnings(s->l7),
+			   RECORD_TYPE_L7, err, errlen);
 	if (r) {
-		snprintf(err, errlen, "cannot poll the L7 probes: %s", strerror(-r));
 		l7_capture__free(s->l7);
 		s->l7 = NULL;
-		return r;
 	}
-	msg_list__add_lines(s->msgs, MSG_WARNING, l7_capture__warnings(s->l7));
-	s->o->types |= RECORD_TYPE_L7;
-	return 0;
+	return r;
 }
 
 int session__attach_sli(struct session *s, char *err, size_t errlen)

@@ -20,12 +20,12 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "folded_count.h"
 #include "bpf/drain.h"
 #include "bpf/probes.h"
 #include "engine/l7_capture.h"
 #include "engine/session.h"
 #include "engine/tl_capture.h"
-#include "export/folded.h"
 #include "model/l7/table.h"
 #include "model/sli.h"
 #include "model/timeline.h"
@@ -105,24 +105,6 @@ static void client(int go)
 	}
 	close(fd);
 	_exit(0);
-}
-
-static long folded_count(const struct profile *p, const char *word)
-{
-	char *buf = NULL, *line, *save = NULL;
-	size_t len = 0;
-	long n = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		return -1;
-	folded_write(f, p);
-	fclose(f);
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		if (strstr(line, word))
-			n += strtol(strrchr(line, ' ') + 1, NULL, 10);
-	free(buf);
-	return n;
 }
 
 TEST_CASE(engine_runs_every_family)

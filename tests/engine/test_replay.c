@@ -12,11 +12,11 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "folded_count.h"
 #include "bpf/gt_event.h"
 #include "bpf/l7.h"
 #include "engine/l7_capture.h"
 #include "engine/session.h"
-#include "export/folded.h"
 #include "model/hist.h"
 #include "model/l7/table.h"
 
@@ -56,28 +56,6 @@ static void sample(struct gt_event *ev, size_t *size, void (*leaf)(void))
 	ev->stack[0] = (uint64_t)(uintptr_t)leaf + 8;
 	ev->stack[1] = (uint64_t)(uintptr_t)replay_main + 8;
 	*size = GT_EVENT_HDR_SIZE + 2 * sizeof(ev->stack[0]);
-}
-
-/* Count of the folded lines of p that contain word. */
-static long folded_count(const struct profile *p, const char *word)
-{
-	char *buf = NULL, *line, *save = NULL;
-	size_t len = 0;
-	long n = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f || folded_write(f, p)) {
-		if (f)
-			fclose(f);
-		free(buf);
-		return -1;
-	}
-	fclose(f);
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		if (strstr(line, word))
-			n += strtol(strrchr(line, ' ') + 1, NULL, 10);
-	free(buf);
-	return n;
 }
 
 TEST_CASE(stack_records_become_a_profile)

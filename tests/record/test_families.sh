@@ -21,13 +21,9 @@ done
 for t in burn sleeper; do
 	[ -x "$TOOLS/$t" ] || { fail families "test workloads not built (make tools)"; exit 0; }
 done
+# The workloads and the server started below go at exit.
 PIDS=""
-cleanup() {
-	for p in $PIDS; do kill "$p" 2>/dev/null; done
-	for p in $PIDS; do wait "$p" 2>/dev/null; done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT INT TERM
+trap 'kill $PIDS 2>/dev/null; wait; rm -rf "$TMP"' EXIT INT TERM
 
 redis-server --port 18191 --bind 127.0.0.1 --save '' --appendonly no --dir "$TMP" \
 	--daemonize no >"$TMP/redis.log" 2>&1 &
