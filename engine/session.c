@@ -639,10 +639,12 @@ int session__poll(struct session *s, int timeout_ms)
 		return s->poll_err;
 	}
 	/* One budget for every family; the family that drains first changes every call, so a
-	 * busy one cannot keep the others from theirs. */
-	deadline = clock_mono_ns() +
-		   (uint64_t)(timeout_ms == DRAIN_ALL ? DRAIN_ALL_MS : DRAIN_BUDGET_MS) * 1000000;
+	 * busy one cannot keep the others from theirs. The last drain (DRAIN_ALL) gives each
+	 * family the whole of its own: what is queued at stop is counted, in every family. */
+	deadline = clock_mono_ns() + (uint64_t)DRAIN_BUDGET_MS * 1000000;
 	for (int i = 0; i < FAMILY_MAX && n >= 0; i++) {
+		if (timeout_ms == DRAIN_ALL)
+			deadline = clock_mono_ns() + (uint64_t)DRAIN_ALL_MS * 1000000;
 		m = family_consume(s, (s->first_family + i) % FAMILY_MAX, deadline);
 		n = m < 0 ? m : n + m;
 	}
