@@ -319,8 +319,6 @@ int cmd_record(int argc, char **argv)
 				ret = 1;
 				break;
 			}
-			if (s.sli)
-				sli_collector__read(s.sli);
 			session__tick(&s);
 			next_second += 1;
 			if (next_second < now)

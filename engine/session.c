@@ -540,6 +540,8 @@ void session__tick(struct session *s)
 	int pids[RECORD_MAX_TARGETS];
 	size_t n = 0;
 
+	if (s->sli)
+		sli_collector__read(s->sli);
 	if (!s->sli || !s->have_re || s->probes)
 		return; /* with the profile probes, exec events add them */
 	scan_cmdline(s->ic, &s->cmdline_re, pids, &n, RECORD_MAX_TARGETS);

@@ -92,7 +92,8 @@ int session__replay(struct session *s, enum session_family f, const void *data, 
 /* Attaches the SLI probes to the session's targets (no-op when attached). 0, or -errno with a
  * one-line reason in err. */
 int session__attach_sli(struct session *s, char *err, size_t errlen);
-/* Once a second: processes matching --cmdline that started since become SLI targets. */
+/* Once a second (record): the SLI probes are read into the current interval, and processes
+ * matching --cmdline that started since become SLI targets. */
 void session__tick(struct session *s);
 /* Lets the -- CMD process exec (no-op without one); a failed exec is said in the messages. */
 void session__start_command(struct session *s);
