@@ -38,7 +38,9 @@ PIDS="$PIDS $B $S"
 
 # --- Every family at once -----------------------------------------------------------------
 N=3000
-"$GALATOP" record --type oncpu,offcpu,threads,l7,sli -F 199 -p $B -p $S -p $RP \
+# --event-rate 0: redis's many switches would otherwise have the kernel sample off-CPU events,
+# and sleeper's few naps (5 a second) with them.
+"$GALATOP" record --type oncpu,offcpu,threads,l7,sli -F 199 --event-rate 0 -p $B -p $S -p $RP \
 	-o "$TMP/all.gtop" -- sh -c "redis-benchmark -p 18191 -n $N -c 2 -t set -P 1 -q; sleep 3" \
 	>"$TMP/all.out" 2>"$TMP/all.err"
 rc=$?
