@@ -157,6 +157,7 @@ void session__probe_options(const struct session *s, struct probe_opts *po)
 	po->types = o->types;
 	po->load_types = o->lazy_types & ~o->types;
 	po->freq = o->freq;
+	po->fixed_period = o->fixed_period;
 	po->cpus = s->cpus;
 	po->ncpus = s->ncpus;
 	po->cpus_switchable = o->cpu_switch;
