@@ -362,6 +362,8 @@ static int attach_oncpu(struct probes *p)
 	    .type = PERF_TYPE_SOFTWARE,
 	    .config = PERF_COUNT_SW_CPU_CLOCK,
 	    .size = sizeof(attr),
+	    .freq = 1,
+	    .sample_freq = p->freq,
 	};
 	uint64_t period_ns = 1000000000ull / p->freq;
 	int *fds = calloc(p->ncpus, sizeof(*fds)), err;
@@ -370,14 +372,13 @@ static int attach_oncpu(struct probes *p)
 		return -ENOMEM;
 	for (int c = 0; c < p->ncpus; c++)
 		fds[c] = -1;
-	/* A CPU clock's frequency is a fixed period to the kernel; set as one, the period is
-	 * what PERF_EVENT_IOC_PERIOD changes. */
-	attr.sample_period = period_ns;
 	err = probe_attach_cpu_events(p->skel->progs.gt_oncpu, &attr, p->oncpu_cpus, p->ncpus,
 				      &p->links, &p->nlinks, fds);
 	if (!err && !p->fixed_period && !p->jitter && !(p->jitter = period_jitter__new(period_ns)))
 		add_warning(p, "oncpu: cannot randomize the sampling period (%s): every period is "
 			    "1/%u s", strerror(errno), p->freq);
+	/* The kernel turns a CPU clock's frequency into a fixed period (checked against
+	 * perf_event_max_sample_rate here), which PERF_EVENT_IOC_PERIOD then changes. */
 	for (int c = 0; !err && p->jitter && c < p->ncpus && fds[c] >= 0; c++)
 		period_jitter__add(p->jitter, fds[c]);
 	free(fds);
@@ -644,11 +645,8 @@ void probes__stats(const struct probes *p, struct probe_stats *st)
 
 	memset(st, 0, sizeof(*st));
 	st->lost_user = p->lost_user;
-	if (p->jitter) {
-		uint64_t failed;
-
-		period_jitter__stats(p->jitter, &st->period_rearms, &failed);
-	}
+	if (p->jitter)
+		period_jitter__stats(p->jitter, &st->period_rearms, &st->period_refused);
 	if (p->sb) {
 		st->sb_events = sideband__events(p->sb);
 		st->sb_lost = sideband__lost(p->sb);

@@ -75,7 +75,8 @@ struct probe_stats {
 	/* Event sampling, [GT_RATE_OFFCPU] and [GT_RATE_MEM]: events left out, and the largest
 	 * current 1-in-n over the CPUs (0 or 1: every event taken). */
 	uint64_t skipped[2], period[2];
-	uint64_t period_rearms; /* oncpu: randomized period restarts so far (0: fixed period) */
+	uint64_t period_rearms;	 /* oncpu: randomized period restarts so far (0: fixed period) */
+	uint64_t period_refused; /* oncpu: period changes the kernel refused */
 };
 
 struct probes;
