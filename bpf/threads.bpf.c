@@ -393,13 +393,30 @@ out:
 	return 0;
 }
 
-/* A thread's entries go with it. */
+static __always_inline bool traced_task(struct task_struct *t)
+{
+	return BPF_CORE_READ(t, pid) && !(BPF_CORE_READ(t, flags) & PF_KTHREAD);
+}
+
+/* A thread's entries go with it; user space hears of the exit (the Threads pane folds the
+ * processes that ended). */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(gt_tl_exit, struct task_struct *p)
 {
 	__u32 tid = BPF_CORE_READ(p, pid);
+	struct tl_rec *r;
 
 	bpf_map_delete_elem(&gt_tl_start, &tid);
+	if (!traced_task(p) || !task_passes(p))
+		return 0;
+	r = scratch(SLOT_SYS);
+	if (!r)
+		return 0;
+	rec_init(r, BPF_CORE_READ(p, tgid), tid, TLK_ONCPU, 0, bpf_ktime_get_ns());
+	r->type = TLR_EXIT;
+	BPF_CORE_READ_STR_INTO(&r->comm, p, comm);
+	if (bpf_ringbuf_output(&gt_tl_events, r, TL_REC_HDR_SIZE, wakeup_flags()))
+		COUNT(drops);
 	return 0;
 }
 
@@ -427,11 +444,6 @@ static __always_inline void sched_interval(struct task_struct *t, __u32 kind, __
 	rec_init(r, tgid, tid, kind, start, end);
 	BPF_CORE_READ_STR_INTO(&r->comm, t, comm);
 	emit(r, 0);
-}
-
-static __always_inline bool traced_task(struct task_struct *t)
-{
-	return BPF_CORE_READ(t, pid) && !(BPF_CORE_READ(t, flags) & PF_KTHREAD);
 }
 
 SEC("tp_btf/sched_switch")

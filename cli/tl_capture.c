@@ -263,6 +263,12 @@ static void on_record(void *ctx, const struct tl_rec *r)
 		fd_opened(c, r);
 		return;
 	}
+	if (r->type == TLR_EXIT) {
+		ti = timeline__thread_find(c->tl, r->tid);
+		if (ti >= 0)
+			timeline__thread_end(c->tl, (size_t)ti, r->end);
+		return;
+	}
 	ti = thread_of(c, r->pid, r->tid, r->comm);
 	if (ti < 0)
 		return;
