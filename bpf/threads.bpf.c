@@ -208,6 +208,7 @@ static __always_inline void rec_init(struct tl_rec *r, __u32 pid, __u32 tid, __u
 	r->stk.kstack_len = 0;
 	r->stk.ustack_len = 0;
 	r->stk.flags = 0;
+	r->stk.pystack_len = 0;
 	r->stk.type = 0;
 }
 
@@ -376,7 +377,7 @@ int BPF_PROG(gt_tl_sys_exit, struct pt_regs *regs, long ret)
 	}
 	bpf_get_current_comm(r->comm, sizeof(r->comm));
 	if (user_stacks && ustack_bytes) {
-		copy_ustack(&r->stk, 0, ustack_bytes);
+		copy_ustack(&r->stk, 0, ustack_bytes, 2 * GT_MAX_STACK);
 	} else if (user_stacks) {
 		n = bpf_get_stack(ctx, r->stk.stack, GT_MAX_STACK * sizeof(__u64), BPF_F_USER_STACK);
 		if (n < 0)

@@ -71,6 +71,14 @@ static void on_event(void *ctx, const struct gt_event *ev)
 	collector__event(s->col, ev);
 }
 
+/* A CPython process among the sampled: its interpreter frames are walked from now on. */
+static int on_python(void *ctx, int pid, const struct gt_py_proc *pp)
+{
+	struct session *s = ctx;
+
+	return s->probes ? probes__add_python(s->probes, pid, pp) : -ENODEV;
+}
+
 static void on_task(void *ctx, const struct sb_event *ev)
 {
 	struct session *s = ctx;
@@ -196,6 +204,7 @@ void session__probe_options(const struct session *s, struct probe_opts *po)
 	po->types = o->types;
 	po->load_types = o->lazy_types & ~o->types;
 	po->freq = o->freq;
+	po->fixed_period = o->fixed_period;
 	po->cpus = s->cpus;
 	po->ncpus = s->ncpus;
 	po->cpus_switchable = o->cpu_switch;
@@ -299,6 +308,8 @@ int session__open(struct session *s, struct record_opts *o, struct msg_list *msg
 	co.unwind_cache = o->unwind_cache;
 	co.max_stacks = o->max_stacks;
 	co.no_java_native = o->no_java_native;
+	co.python_fn = on_python;
+	co.python_ctx = s;
 	s->col = s->ft && s->sc && s->ic ? collector__new(s->ft, s->sc, s->ic, &co) : NULL;
 	if (!s->col) {
 		msg_list__add(msgs, MSG_ERROR, "out of memory");
@@ -365,6 +376,9 @@ int session__open(struct session *s, struct record_opts *o, struct msg_list *msg
 	 * command, once it runs a JVM ready for it (session__poll). */
 	if (s->probes && !o->no_java_agent)
 		java_attach__targets(s->pids, s->npids);
+	/* CPython processes running now get their interpreter frames from their first sample. */
+	if (s->probes)
+		collector__python_scan(s->col, s->pids, s->npids);
 	s->java_child = s->probes && !o->no_java_agent && s->child > 0;
 	/* Read the targets' maps now, so stacks resolve even if they exit early. */
 	for (size_t i = 0; i < s->npids; i++)
@@ -753,10 +767,23 @@ void session__summary(struct session *s, double secs)
 			(unsigned long long)cs.unwind_replays,
 			(unsigned long long)cs.unwind_truncated,
 			(unsigned long long)cs.unwind_errors);
+	if (cs.python_procs)
+		fprintf(stderr,
+			"galatop: CPython: %llu processes, %llu stacks with Python frames (%.1f us "
+			"each to name and merge), %llu frames not named, %llu samples in threads "
+			"without a Python state\n",
+			(unsigned long long)cs.python_procs, (unsigned long long)cs.python_stacks,
+			cs.python_stacks ? cs.python_ns / 1e3 / (double)cs.python_stacks : 0.0,
+			(unsigned long long)cs.python_unnamed, (unsigned long long)ps.py_no_tstate);
 	if (ps.sb_lost)
 		msg_list__add(s->msgs, MSG_NOTE, "%llu mapping events lost (side band full): stacks of "
 			"processes that exited early may show [unknown]",
 			(unsigned long long)ps.sb_lost);
+	if (ps.period_refused)
+		fprintf(stderr, "galatop: the kernel refused %llu of %llu changes of the oncpu "
+			"period: those CPUs sampled at a fixed period (loops may alias)\n",
+			(unsigned long long)ps.period_refused,
+			(unsigned long long)(ps.period_refused + ps.period_rearms));
 	if (cs.folded)
 		msg_list__add(s->msgs, MSG_NOTE, "%llu rare stacks folded into [other] frames "
 			"(--max-stacks %zu)", (unsigned long long)cs.folded, s->o->max_stacks);

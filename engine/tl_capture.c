@@ -175,7 +175,7 @@ static uint32_t sock_conn(struct tl_capture *c, const struct tl_rec *r)
 /* The user stack of a record as "outer;...;inner" with the session's symbolizer. */
 static uint32_t stack_of(struct tl_capture *c, const struct gt_event *stk)
 {
-	uint32_t frames[2 * GT_MAX_STACK + 8];
+	uint32_t frames[COLLECTOR_MAX_FRAMES];
 	const struct frames *ft = c->s->ft;
 	size_t n, len = 0;
 	char *buf;
