@@ -180,6 +180,7 @@ static struct gt_profile *load_skel(const struct probe_opts *o, unsigned types, 
 	err = bpf_map__set_max_entries(skel->maps.gt_events, rbsize);
 	err = err ?: bpf_map__set_value_size(skel->maps.gt_offcpu_start,
 					     sizeof(struct gt_event) +
+						 GT_PY_MAX_FRAMES * sizeof(struct gt_pyframe) +
 						 (ustack ? sizeof(struct gt_uregs) + ustack : 0));
 	err = err ?: bpf_map__set_max_entries(skel->maps.gt_cpus, libbpf_num_possible_cpus());
 	err = err ?: targets_size(skel->obj, o, extra_pids);
@@ -370,9 +371,10 @@ int probe_record_check(const void *data, size_t size)
 	size_t used;
 
 	if (size < GT_EVENT_HDR_SIZE || e->kstack_len > GT_MAX_STACK ||
-	    e->ustack_len > GT_MAX_STACK)
+	    e->ustack_len > GT_MAX_STACK || e->pystack_len > GT_PY_MAX_FRAMES)
 		return -EINVAL;
-	used = GT_EVENT_HDR_SIZE + (e->kstack_len + e->ustack_len) * sizeof(__u64);
+	used = GT_EVENT_HDR_SIZE + (e->kstack_len + e->ustack_len) * sizeof(__u64) +
+	       e->pystack_len * sizeof(struct gt_pyframe);
 	if (size < used)
 		return -EINVAL;
 	if (!(e->flags & GT_EVF_UREGS))
@@ -614,6 +616,16 @@ int probes__add_pid(struct probes *p, int tgid)
 	return targets_add_pid(p->skel->obj, tgid);
 }
 
+int probes__add_python(struct probes *p, int tgid, const struct gt_py_proc *pp)
+{
+	__u32 key = (__u32)tgid;
+
+	if (tgid <= 0)
+		return -EINVAL;
+	return bpf_map__update_elem(p->skel->maps.gt_py_procs, &key, sizeof(key), pp, sizeof(*pp),
+				    BPF_ANY);
+}
+
 void probes__stats(const struct probes *p, struct probe_stats *st)
 {
 	int ncpus = libbpf_num_possible_cpus();
@@ -640,6 +652,8 @@ void probes__stats(const struct probes *p, struct probe_stats *st)
 			st->kstack_fail += c[i].kstack_fail;
 			st->ustack_fail += c[i].ustack_fail;
 			st->filtered += c[i].filtered;
+			st->py_walks += c[i].py_walks;
+			st->py_no_tstate += c[i].py_no_tstate;
 			for (int k = 0; k < 2; k++) {
 				st->skipped[k] += c[i].skipped[k];
 				if (c[i].period[k] > st->period[k])

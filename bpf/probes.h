@@ -68,6 +68,8 @@ struct probe_opts {
 struct probe_stats {
 	uint64_t total, samples, drops, kstack_fail, ustack_fail, filtered;
 	uint64_t lost_user; /* records dropped by user space as malformed */
+	uint64_t py_walks, py_no_tstate; /* samples with CPython frames read; samples of a CPython
+					  * process in a thread without a Python state */
 	uint64_t sb_events, sb_lost; /* side-band events handed out, lost (ring full) */
 	/* Event sampling, [GT_RATE_OFFCPU] and [GT_RATE_MEM]: events left out, and the largest
 	 * current 1-in-n over the CPUs (0 or 1: every event taken). */
@@ -140,6 +142,10 @@ int probes__add_pid(struct probes *p, int tgid);
  * CPU. Events already in the ring buffer stay. oncpu samples only the CPUs it was opened on
  * (every online one with cpus_switchable). 0, -EINVAL (no CPU in the set) or -errno. */
 int probes__set_cpus(struct probes *p, const uint8_t *cpus, size_t n);
+
+/* Has the probes walk the interpreter frames of CPython process tgid (bpf/python.bpf.h) laid
+ * out as pp says (symbols/python.h finds it), until it execs or exits. 0 or -errno. */
+int probes__add_python(struct probes *p, int tgid, const struct gt_py_proc *pp);
 
 /* Sums the per-CPU counters into st. */
 void probes__stats(const struct probes *p, struct probe_stats *st);

@@ -69,6 +69,14 @@ static void on_event(void *ctx, const struct gt_event *ev)
 	collector__event(s->col, ev);
 }
 
+/* A CPython process among the sampled: its interpreter frames are walked from now on. */
+static int on_python(void *ctx, int pid, const struct gt_py_proc *pp)
+{
+	struct session *s = ctx;
+
+	return s->probes ? probes__add_python(s->probes, pid, pp) : -ENODEV;
+}
+
 static void on_task(void *ctx, const struct sb_event *ev)
 {
 	struct session *s = ctx;
@@ -253,6 +261,8 @@ int session__open(struct session *s, struct record_opts *o)
 	co.unwind_cache = o->unwind_cache;
 	co.max_stacks = o->max_stacks;
 	co.no_java_native = o->no_java_native;
+	co.python_fn = on_python;
+	co.python_ctx = s;
 	s->col = s->ft && s->sc && s->ic ? collector__new(s->ft, s->sc, s->ic, &co) : NULL;
 	if (!s->col) {
 		cli_error("out of memory");
@@ -311,6 +321,9 @@ int session__open(struct session *s, struct record_opts *o)
 	 * command, once it runs a JVM ready for it (session__poll). */
 	if (s->probes && !o->no_java_agent)
 		java_attach__targets(s->pids, s->npids);
+	/* CPython processes running now get their interpreter frames from their first sample. */
+	if (s->probes)
+		collector__python_scan(s->col, s->pids, s->npids);
 	s->java_child = s->probes && !o->no_java_agent && s->child > 0;
 	/* Read the targets' maps now, so stacks resolve even if they exit early. */
 	for (size_t i = 0; i < s->npids; i++)
@@ -596,6 +609,14 @@ void session__summary(struct session *s, double secs)
 			(unsigned long long)cs.unwind_replays,
 			(unsigned long long)cs.unwind_truncated,
 			(unsigned long long)cs.unwind_errors);
+	if (cs.python_procs)
+		fprintf(stderr,
+			"galatop: CPython: %llu processes, %llu stacks with Python frames (%.1f us "
+			"each to name and merge), %llu frames not named, %llu samples in threads "
+			"without a Python state\n",
+			(unsigned long long)cs.python_procs, (unsigned long long)cs.python_stacks,
+			cs.python_stacks ? cs.python_ns / 1e3 / (double)cs.python_stacks : 0.0,
+			(unsigned long long)cs.python_unnamed, (unsigned long long)ps.py_no_tstate);
 	if (ps.sb_lost)
 		fprintf(stderr, "galatop: %llu mapping events lost (side band full): stacks of "
 			"processes that exited early may show [unknown]\n",

@@ -175,7 +175,7 @@ static uint32_t sock_conn(struct tl_capture *c, const struct tl_rec *r)
 /* The user stack of a record as "outer;...;inner" with the session's symbolizer. */
 static uint32_t stack_of(struct tl_capture *c, const struct gt_event *stk)
 {
-	uint32_t frames[2 * GT_MAX_STACK + 8];
+	uint32_t frames[COLLECTOR_MAX_FRAMES];
 	const struct frames *ft = c->s->ft;
 	size_t n, len = 0;
 	char *buf;
@@ -261,6 +261,12 @@ static void on_record(void *ctx, const struct tl_rec *r)
 
 	if (r->type == TLR_OPENAT) {
 		fd_opened(c, r);
+		return;
+	}
+	if (r->type == TLR_EXIT) {
+		ti = timeline__thread_find(c->tl, r->tid);
+		if (ti >= 0)
+			timeline__thread_end(c->tl, (size_t)ti, r->end);
 		return;
 	}
 	ti = thread_of(c, r->pid, r->tid, r->comm);
