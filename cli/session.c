@@ -165,6 +165,7 @@ void session__probe_options(const struct session *s, struct probe_opts *po)
 	po->types = o->types;
 	po->load_types = o->lazy_types & ~o->types;
 	po->freq = o->freq;
+	po->fixed_period = o->fixed_period;
 	po->cpus = s->cpus;
 	po->ncpus = s->ncpus;
 	po->cpus_switchable = o->cpu_switch;
@@ -621,6 +622,11 @@ void session__summary(struct session *s, double secs)
 		fprintf(stderr, "galatop: %llu mapping events lost (side band full): stacks of "
 			"processes that exited early may show [unknown]\n",
 			(unsigned long long)ps.sb_lost);
+	if (ps.period_refused)
+		fprintf(stderr, "galatop: the kernel refused %llu of %llu changes of the oncpu "
+			"period: those CPUs sampled at a fixed period (loops may alias)\n",
+			(unsigned long long)ps.period_refused,
+			(unsigned long long)(ps.period_refused + ps.period_rearms));
 	if (cs.folded)
 		fprintf(stderr, "galatop: %llu rare stacks folded into [other] frames "
 			"(--max-stacks %zu)\n", (unsigned long long)cs.folded, s->o->max_stacks);
