@@ -617,8 +617,8 @@ static void python_merge(struct collector *c, const struct gt_event *ev, uint32_
 {
 	struct addr_table *t = table_of(c, ev->pid);
 	const struct gt_pyframe *pf = gt_event_pyframes(ev);
-	uint32_t py[GT_PY_MAX_FRAMES], merged[COLLECTOR_MAX_FRAMES];
-	bool entry[GT_PY_MAX_FRAMES], eval[COLLECTOR_MAX_FRAMES];
+	uint32_t py[GT_PY_MAX_FRAMES + 1], merged[COLLECTOR_MAX_FRAMES];
+	bool entry[GT_PY_MAX_FRAMES + 1], eval[COLLECTOR_MAX_FRAMES];
 	size_t np = ev->pystack_len, keep = 0;
 	uint64_t t0;
 
@@ -635,6 +635,14 @@ static void python_merge(struct collector *c, const struct gt_event *ev, uint32_
 		if (py[i] == EMPTY)
 			return;
 		entry[i] = pf[i].flags & GT_PYF_ENTRY;
+	}
+	if (pf[np - 1].flags & GT_PYF_TRUNCATED) {
+		/* Deeper than the walk goes: the outermost Python frames are missing. */
+		entry[np - 1] = false;
+		entry[np] = true;
+		py[np] = intern(c, "[truncated]", strlen("[truncated]"), NULL, FRAME_SPECIAL, NULL, 0);
+		if (py[np++] == EMPTY)
+			return;
 	}
 	for (size_t i = 0; i < *n; i++) {
 		const struct frame *fr = frames[i] == EMPTY ? NULL : frames__get(c->ft, frames[i]);
