@@ -524,13 +524,18 @@ static void python_found(struct collector *c, uint32_t pid, const struct py_runt
 static void python_look(struct collector *c, struct addr_table *t, uint32_t pid)
 {
 	struct py_runtime rt;
+	char why[(sizeof(c->stats.python_why) - 16) / 3], clean[sizeof(why) * 3];
 	int err;
 
 	t->py_ns = clock_mono_ns();
 	t->py_seen = false;
-	err = py_detect((int)pid, &rt, NULL, 0);
-	if (err == -ENOTSUP)
+	err = py_detect((int)pid, &rt, why, sizeof(why));
+	if (err == -ENOTSUP) {
 		t->py_never = true;
+		c->stats.python_unsupported++;
+		clean[sanitize_text(why, strnlen(why, sizeof(why)), clean)] = '\0';
+		snprintf(c->stats.python_why, sizeof(c->stats.python_why), "pid %u: %s", pid, clean);
+	}
 	if (!err)
 		python_found(c, pid, &rt);
 }
