@@ -775,6 +775,9 @@ void session__summary(struct session *s, double secs)
 			(unsigned long long)cs.python_procs, (unsigned long long)cs.python_stacks,
 			cs.python_stacks ? cs.python_ns / 1e3 / (double)cs.python_stacks : 0.0,
 			(unsigned long long)cs.python_unnamed, (unsigned long long)ps.py_no_tstate);
+	if (cs.python_unsupported)
+		fprintf(stderr, "galatop: %llu CPython processes keep native frames only (%s)\n",
+			(unsigned long long)cs.python_unsupported, cs.python_why);
 	if (ps.sb_lost)
 		msg_list__add(s->msgs, MSG_NOTE, "%llu mapping events lost (side band full): stacks of "
 			"processes that exited early may show [unknown]",

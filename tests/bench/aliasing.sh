@@ -5,6 +5,7 @@
 # each run's split against the truth the workload measured (its thread CPU clock per function),
 # the largest error, the samples and the load; the target is every run within 2.5 pp. Then the
 # cost of randomizing: galatop's own CPU at 997 Hz on every CPU, both ways. Needs root.
+. "$(dirname "$0")/env.sh"
 [ "$(id -u)" = 0 ] || { echo "aliasing: skipped (needs root)"; exit 0; }
 RUNS=${ALIAS_RUNS:-10}
 SECS=${ALIAS_SECS:-5}
