@@ -768,23 +768,23 @@ void session__summary(struct session *s, double secs)
 			(unsigned long long)cs.unwind_truncated,
 			(unsigned long long)cs.unwind_errors);
 	if (cs.python_procs)
-		fprintf(stderr,
-			"galatop: CPython: %llu processes, %llu stacks with Python frames (%.1f us "
+		msg_list__add(s->msgs, MSG_NOTE,
+			"CPython: %llu processes, %llu stacks with Python frames (%.1f us "
 			"each to name and merge), %llu frames not named, %llu samples in threads "
-			"without a Python state\n",
+			"without a Python state",
 			(unsigned long long)cs.python_procs, (unsigned long long)cs.python_stacks,
 			cs.python_stacks ? cs.python_ns / 1e3 / (double)cs.python_stacks : 0.0,
 			(unsigned long long)cs.python_unnamed, (unsigned long long)ps.py_no_tstate);
 	if (cs.python_unsupported)
-		fprintf(stderr, "galatop: %llu CPython processes keep native frames only (%s)\n",
+		msg_list__add(s->msgs, MSG_NOTE, "%llu CPython processes keep native frames only (%s)",
 			(unsigned long long)cs.python_unsupported, cs.python_why);
 	if (ps.sb_lost)
 		msg_list__add(s->msgs, MSG_NOTE, "%llu mapping events lost (side band full): stacks of "
 			"processes that exited early may show [unknown]",
 			(unsigned long long)ps.sb_lost);
 	if (ps.period_refused)
-		fprintf(stderr, "galatop: the kernel refused %llu of %llu changes of the oncpu "
-			"period: those CPUs sampled at a fixed period (loops may alias)\n",
+		msg_list__add(s->msgs, MSG_NOTE, "the kernel refused %llu of %llu changes of the oncpu "
+			"period: those CPUs sampled at a fixed period (loops may alias)",
 			(unsigned long long)ps.period_refused,
 			(unsigned long long)(ps.period_refused + ps.period_rearms));
 	if (cs.folded)
