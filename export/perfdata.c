@@ -131,6 +131,7 @@ struct pd_proc {
 struct pd_sym {
 	uint64_t pid_gen, addr; /* pid_gen 0: a free slot (pids are stored + 1) */
 	const char *name, *module;
+	uint32_t name_len, module_len;
 	uint64_t pc; /* what perf prints: map-relative for files, the address otherwise */
 	uint64_t off;
 	bool known;
@@ -787,7 +788,8 @@ static const struct pd_sym *name_of(struct pd *pd, int pid, uint64_t addr)
 		if (addr >= k->start && addr < k->end) {
 			*s = (struct pd_sym){ .pid_gen = key, .addr = addr, .name = k->name,
 					      .module = k->name, .pc = addr, .off = addr - k->start,
-					      .known = true };
+					      .known = true, .name_len = (uint32_t)strlen(k->name) };
+			s->module_len = s->name_len;
 			pd->nsyms++;
 			return s;
 		}
@@ -815,6 +817,8 @@ static const struct pd_sym *name_of(struct pd *pd, int pid, uint64_t addr)
 	} else {
 		s->module = "[unknown]";
 	}
+	s->name_len = (uint32_t)strlen(s->known ? s->name : "[unknown]");
+	s->module_len = s->module ? (uint32_t)strlen(s->module) : 0;
 	pd->nsyms++;
 	return s;
 }
@@ -847,12 +851,12 @@ static int put_frame(struct pd *pd, int pid, const struct pd_sym *s)
 	size_t nl, ml;
 	char *p;
 
+	nl = s->name_len;
+	ml = s->module_len;
 	if (!mod) {
-		snprintf(jit, sizeof(jit), "/tmp/perf-%d.map", pid);
+		ml = (size_t)snprintf(jit, sizeof(jit), "/tmp/perf-%d.map", pid);
 		mod = jit;
 	}
-	nl = strlen(name);
-	ml = strlen(mod);
 	if (text_reserve(pd, nl + ml + 64))
 		return -ENOMEM;
 	p = pd->text + pd->tlen;
@@ -959,6 +963,7 @@ static struct pd_seen *seen_slot(struct pd *pd, uint64_t h)
 /* The parsed fields of a sample that matter here. */
 struct pd_sample {
 	uint64_t ip, time, period;
+	const char *comm; /* its thread's, when it was taken */
 	int pid, tid;
 	uint32_t cpu;
 	const unsigned char *chain;
@@ -1111,7 +1116,7 @@ static const char *comm_of(struct pd *pd, int tid)
 
 static int put_header(struct pd *pd, const struct pd_attr *a, const struct pd_sample *s)
 {
-	const char *comm = comm_of(pd, s->tid);
+	const char *comm = s->comm;
 	uint64_t t = a->sample_type;
 	char *p;
 
@@ -1156,7 +1161,7 @@ static int seen_key(struct pd *pd, const struct pd_attr *a, const struct pd_samp
 		    uint16_t misc)
 {
 	struct pd_proc *p = s->pid >= 0 ? proc_get(pd, s->pid) : NULL;
-	const char *comm = comm_of(pd, s->tid);
+	const char *comm = s->comm;
 	uint64_t head[3] = {
 		(uint64_t)pd->kgen << 32 | (uint64_t)(a - pd->attrs) << 8 |
 			(misc & MISC_CPUMODE_MASK),
@@ -1179,6 +1184,7 @@ static int on_sample(struct pd *pd, const unsigned char *r, size_t size, uint16_
 	const struct pd_attr *a;
 	struct pd_seen *seen = NULL;
 	struct pd_sample s;
+	uint64_t h = 0;
 	bool kernel = (misc & MISC_CPUMODE_MASK) == MISC_KERNEL;
 	uint64_t id = 0;
 	int err;
@@ -1198,13 +1204,15 @@ static int on_sample(struct pd *pd, const unsigned char *r, size_t size, uint16_
 		return 1;
 	if (!(a->sample_type & S_TID))
 		s.pid = s.tid = -1;
+	s.comm = comm_of(pd, s.tid);
 	pd->st.samples++;
 	if (!(a->sample_type & S_STACK_USER)) {
 		/* a user stack copy differs at every sample: those are never seen before */
 		err = seen_key(pd, a, &s, misc);
 		if (err)
 			return err;
-		seen = seen_slot(pd, hash_bytes(pd->key, pd->klen) | 1);
+		h = hash_bytes(pd->key, pd->klen) | 1;
+		seen = seen_slot(pd, h);
 		if (!seen)
 			return -ENOMEM;
 		if (seen->hash && seen->filtered)
@@ -1234,14 +1242,12 @@ static int on_sample(struct pd *pd, const unsigned char *r, size_t size, uint16_
 	else if (!err)
 		err = -ENOMEM;
 	if (!err && seen) {
-		uint64_t h = hash_bytes(pd->key, pd->klen) | 1;
-
 		pd->passed = false;
 		err = flush_text(pd);
 		if (!err)
 			err = arena_put(pd, pd->key, pd->klen, &seen->key);
 		if (!err && (!pd->passed || pname_is_comm(pd->arena + pd->passed_at,
-							  pd->passed_len, comm_of(pd, s.tid)))) {
+							  pd->passed_len, s.comm))) {
 			seen->hash = h;
 			seen->key_len = pd->klen;
 			seen->filtered = !pd->passed;
