@@ -53,6 +53,8 @@ struct collector_stats {
 	uint64_t python_stacks;	/* stacks with Python frames merged in */
 	uint64_t python_unnamed;/* Python frames whose code object could not be read */
 	uint64_t python_ns;	/* time spent naming and merging them */
+	uint64_t python_unsupported; /* CPython processes whose frames cannot be walked */
+	char python_why[512];	/* why, for the last of them ("" when none) */
 };
 
 struct collector;

@@ -42,6 +42,7 @@ struct record_opts {
 	bool kernel_only;	 /* --kernel: kernel stacks only */
 	bool user_only;		 /* --user: user stacks only */
 	bool no_idle;		 /* --no-idle */
+	bool fixed_period;	 /* --fixed-period: oncpu every 1/freq exactly (not randomized) */
 	bool threads;		 /* --threads: a thread frame under each process (--group thread) */
 	int group;		 /* --group: enum group_by; -1 = default (command; process with
 				  * --config, as gala-gopher's stackprobe) */

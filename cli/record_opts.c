@@ -41,7 +41,11 @@ const char cmd_record_help[] =
 	"  --min-aggr-dur MS threads: .jsonl aggregation window (default 100)\n"
 	"  --timeline-mem MB threads: memory for intervals, oldest dropped (default 64)\n"
 	"  -F, --freq HZ     oncpu samples per second per CPU (default 99, 1..10000); max =\n"
-	"                    the kernel's perf_event_max_sample_rate (at most 10000)\n"
+	"                    the kernel's perf_event_max_sample_rate (at most 10000); each\n"
+	"                    CPU's rate is redrawn within +-25% of HZ at random moments\n"
+	"                    (every 64 periods on average), so that loops cannot phase-lock\n"
+	"                    with the samples and skew the split (docs/probes.md)\n"
+	"  --fixed-period    sample every 1/HZ exactly, as perf does\n"
 	"  -a, --all-cpus    every CPU (the default; accepted as in perf)\n"
 	"  -g                stacks (always recorded; accepted as in perf)\n"
 	"  --call-graph M    perf's spelling of --unwind: fp or dwarf\n"
@@ -239,7 +243,7 @@ enum {
 	OPT_MAX_STACKS, OPT_LONGSYS, OPT_CGROUP, OPT_MIN_DUR, OPT_MIN_AGGR, OPT_TIMELINE_MEM,
 	OPT_PROTOCOLS, OPT_NO_TLS, OPT_L7_CAPTURE, OPT_NO_JAVA_AGENT, OPT_GROUP, OPT_CALL_GRAPH,
 	OPT_TRIGGER, OPT_TRIGGER_BEFORE, OPT_TRIGGER_AFTER, OPT_TRIGGER_COOLDOWN,
-	OPT_JAVA_NATIVE, OPT_NO_JAVA_NATIVE, OPT_HISTORY,
+	OPT_JAVA_NATIVE, OPT_NO_JAVA_NATIVE, OPT_HISTORY, OPT_FIXED_PERIOD,
 };
 
 int record_parse_args(int argc, char **argv, struct record_opts *o, const char *cmd)
@@ -247,6 +251,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, const char *
 	static const struct option longopts[] = {
 		{ "type", required_argument, NULL, OPT_TYPE },
 		{ "freq", required_argument, NULL, 'F' },
+		{ "fixed-period", no_argument, NULL, OPT_FIXED_PERIOD },
 		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 		{ "duration", required_argument, NULL, 'd' },
@@ -333,6 +338,9 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, const char *
 			else if (cli_parse_long(cmd, "-F", optarg, 1, 10000, &l))
 				return EXIT_USAGE;
 			o->freq = (unsigned)l;
+			break;
+		case OPT_FIXED_PERIOD:
+			o->fixed_period = true;
 			break;
 		case 'a': /* perf's system-wide switch: already the default without targets */
 		case 'g': /* perf's call graphs: galatop always records stacks */

@@ -165,6 +165,7 @@ void session__probe_options(const struct session *s, struct probe_opts *po)
 	po->types = o->types;
 	po->load_types = o->lazy_types & ~o->types;
 	po->freq = o->freq;
+	po->fixed_period = o->fixed_period;
 	po->cpus = s->cpus;
 	po->ncpus = s->ncpus;
 	po->cpus_switchable = o->cpu_switch;
@@ -617,10 +618,18 @@ void session__summary(struct session *s, double secs)
 			(unsigned long long)cs.python_procs, (unsigned long long)cs.python_stacks,
 			cs.python_stacks ? cs.python_ns / 1e3 / (double)cs.python_stacks : 0.0,
 			(unsigned long long)cs.python_unnamed, (unsigned long long)ps.py_no_tstate);
+	if (cs.python_unsupported)
+		fprintf(stderr, "galatop: %llu CPython processes keep native frames only (%s)\n",
+			(unsigned long long)cs.python_unsupported, cs.python_why);
 	if (ps.sb_lost)
 		fprintf(stderr, "galatop: %llu mapping events lost (side band full): stacks of "
 			"processes that exited early may show [unknown]\n",
 			(unsigned long long)ps.sb_lost);
+	if (ps.period_refused)
+		fprintf(stderr, "galatop: the kernel refused %llu of %llu changes of the oncpu "
+			"period: those CPUs sampled at a fixed period (loops may alias)\n",
+			(unsigned long long)ps.period_refused,
+			(unsigned long long)(ps.period_refused + ps.period_rearms));
 	if (cs.folded)
 		fprintf(stderr, "galatop: %llu rare stacks folded into [other] frames "
 			"(--max-stacks %zu)\n", (unsigned long long)cs.folded, s->o->max_stacks);

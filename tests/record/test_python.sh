@@ -4,8 +4,9 @@
 # its Python frames stand where the interpreter loop stood, named "function (file.py:line)"
 # with the lines of the source, merged under the native frames that called the interpreter;
 # the split is within 3 pp of the program's and >= 95% of its samples reach main() and
-# <module>. A program galatop starts gets its frames too; threads each get their own Python
-# stack (on-CPU and off-CPU); frame-pointer mode too. Needs root + BPF.
+# <module>. A program galatop starts gets its frames too; Python called back from C stands
+# after the C frames; threads each get their own Python stack (on-CPU and off-CPU);
+# frame-pointer mode too. Needs root + BPF.
 . tests/lib.sh
 need_root_bpf python || exit 0
 PY=/usr/bin/python3
@@ -72,7 +73,18 @@ echo "  started by galatop: $rooted of $total samples under <module>;main"
 if [ "$total" -ge 100 ] && [ $(( rooted * 100 )) -ge $(( total * 90 )) ]; then pass python_command_found
 else fail python_command_found "$rooted of $total: $(tail -3 "$TMP/cmd.err")"; fi
 
-# 3. Threads: each thread's own stack, on-CPU and off-CPU; and frame-pointer mode.
+# 3. Python called back from C (sorted() calling key()): two calls of the interpreter loop, each
+# in its own place, with the C frames between them.
+C=$DIR/gt_callback.py
+timeout 60 "$GALATOP" record -F 499 -o "$TMP/cb.folded" -- "$PY" $C 3 >/dev/null 2>"$TMP/cb.err"
+B=gt_callback.py
+keyed=$(sum "$TMP/cb.folded" ";key $LP")
+between=$(sum "$TMP/cb.folded" ";<module> $LP$B:[0-9]+$RP;main $LP$B:$(line $C '        sorted(')$RP;([^;(]+;)+key $LP$B:[0-9]+$RP")
+echo "  callbacks: $between of $keyed samples in key() under main's sorted() line and C frames"
+if [ "$keyed" -ge 100 ] && [ $(( between * 100 )) -ge $(( keyed * 95 )) ]; then pass python_called_from_c
+else fail python_called_from_c "$between of $keyed: $(grep 'key (' "$TMP/cb.folded" | head -2 | cut -c1-400)"; fi
+
+# 4. Threads: each thread's own stack, on-CPU and off-CPU; and frame-pointer mode.
 T=$DIR/gt_threads.py
 "$PY" $T 20 & P2=$!
 sleep 1
