@@ -10,7 +10,7 @@
 . tests/lib.sh
 need_root_bpf python || exit 0
 PY=/usr/bin/python3
-[ -x "$PY" ] || { unable python "Debian's python3 not installed (make deps)"; exit 0; }
+[ -x "$PY" ] || { skip python "Debian's python3 not installed (make deps)"; exit 0; }
 DIR=tests/record/python
 trap 'kill $P1 $P2 2>/dev/null; rm -rf "$TMP"' EXIT INT TERM
 
