@@ -44,6 +44,11 @@ long folded_split(struct frames *ft, const char *stack, size_t len, uint32_t **f
 int folded_read_profile(FILE *f, const char *name, const struct folded_opts *o,
 			struct profile *p, struct folded_stats *stats);
 
+/* folded_read_profile over buf[0..len), read in place (no copy of the text). */
+int folded_read_profile_mem(const char *buf, size_t len, const char *name,
+			    const struct folded_opts *o, struct profile *p,
+			    struct folded_stats *stats);
+
 /* Writes p as folded text, one line per stack with non-zero self value, sorted by bytes,
  * integer counts (two columns if p is two-column). Frame names are escaped so that the line
  * parses back to the same frames: ';' becomes U+037E, control bytes and invalid UTF-8 become

@@ -1,6 +1,8 @@
 """Two hot functions with a known split of the work (alpha 70 %, beta 30 %), called from
-main(); prints the CPU seconds each took, measured by the program itself, when it ends.
+main(); prints the CPU seconds each took, measured by the program itself, when it ends. The
+calls' sizes vary at random so that their rhythm cannot line up with the sampling's.
 Usage: gt_split.py SECONDS"""
+import random
 import sys
 import time
 
@@ -24,7 +26,8 @@ def main():
     end = time.monotonic() + float(sys.argv[1])
     clock = time.thread_time
     while time.monotonic() < end:
-        for f, n in ((alpha, 7000), (beta, 3000)):
+        k = random.randint(1, 5)
+        for f, n in ((alpha, 7000 * k), (beta, 3000 * k)):
             t0 = clock()
             f(n)
             spent[f] += clock() - t0

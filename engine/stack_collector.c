@@ -1,4 +1,4 @@
-#include "collector.h"
+#include "stack_collector.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -524,13 +524,18 @@ static void python_found(struct collector *c, uint32_t pid, const struct py_runt
 static void python_look(struct collector *c, struct addr_table *t, uint32_t pid)
 {
 	struct py_runtime rt;
+	char why[(sizeof(c->stats.python_why) - 16) / 3], clean[sizeof(why) * 3];
 	int err;
 
 	t->py_ns = clock_mono_ns();
 	t->py_seen = false;
-	err = py_detect((int)pid, &rt, NULL, 0);
-	if (err == -ENOTSUP)
+	err = py_detect((int)pid, &rt, why, sizeof(why));
+	if (err == -ENOTSUP) {
 		t->py_never = true;
+		c->stats.python_unsupported++;
+		clean[sanitize_text(why, strnlen(why, sizeof(why)), clean)] = '\0';
+		snprintf(c->stats.python_why, sizeof(c->stats.python_why), "pid %u: %s", pid, clean);
+	}
 	if (!err)
 		python_found(c, pid, &rt);
 }
@@ -617,8 +622,8 @@ static void python_merge(struct collector *c, const struct gt_event *ev, uint32_
 {
 	struct addr_table *t = table_of(c, ev->pid);
 	const struct gt_pyframe *pf = gt_event_pyframes(ev);
-	uint32_t py[GT_PY_MAX_FRAMES], merged[COLLECTOR_MAX_FRAMES];
-	bool entry[GT_PY_MAX_FRAMES], eval[COLLECTOR_MAX_FRAMES];
+	uint32_t py[GT_PY_MAX_FRAMES + 1], merged[COLLECTOR_MAX_FRAMES];
+	bool entry[GT_PY_MAX_FRAMES + 1], eval[COLLECTOR_MAX_FRAMES];
 	size_t np = ev->pystack_len, keep = 0;
 	uint64_t t0;
 
@@ -635,6 +640,14 @@ static void python_merge(struct collector *c, const struct gt_event *ev, uint32_
 		if (py[i] == EMPTY)
 			return;
 		entry[i] = pf[i].flags & GT_PYF_ENTRY;
+	}
+	if (pf[np - 1].flags & GT_PYF_TRUNCATED) {
+		/* Deeper than the walk goes: the outermost Python frames are missing. */
+		entry[np - 1] = false;
+		entry[np] = true;
+		py[np] = intern(c, "[truncated]", strlen("[truncated]"), NULL, FRAME_SPECIAL, NULL, 0);
+		if (py[np++] == EMPTY)
+			return;
 	}
 	for (size_t i = 0; i < *n; i++) {
 		const struct frame *fr = frames[i] == EMPTY ? NULL : frames__get(c->ft, frames[i]);

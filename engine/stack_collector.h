@@ -1,8 +1,8 @@
 /* Collector: turns raw probe records (struct gt_event) into named stacks in profile trees:
  * identity root frames ([Pod], [Con], [PID]comm, thread), then user frames, then kernel frames,
  * each symbolized once per (pid, address) and interned as a model frame. No libbpf here. */
-#ifndef GALATOP_BPF_COLLECTOR_H
-#define GALATOP_BPF_COLLECTOR_H
+#ifndef GALATOP_ENGINE_STACK_COLLECTOR_H
+#define GALATOP_ENGINE_STACK_COLLECTOR_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -53,6 +53,8 @@ struct collector_stats {
 	uint64_t python_stacks;	/* stacks with Python frames merged in */
 	uint64_t python_unnamed;/* Python frames whose code object could not be read */
 	uint64_t python_ns;	/* time spent naming and merging them */
+	uint64_t python_unsupported; /* CPython processes whose frames cannot be walked */
+	char python_why[512];	/* why, for the last of them ("" when none) */
 };
 
 struct collector;
