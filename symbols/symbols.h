@@ -23,6 +23,11 @@ struct sym_info {
 			     * nothing at all is known ("[unknown]") */
 	const char *file;   /* source file from DWARF line info, or NULL; owned by the cache */
 	unsigned line;	    /* source line or 0 */
+	/* The functions inlined at the address, outermost first (name is the function holding
+	 * them; the last one is where the address is): demangled, from DWARF or Go's inline
+	 * trees; owned by the cache, the array valid until the next lookup. */
+	const char *const *inlined;
+	unsigned ninlined;
 };
 
 struct sym_stats {
@@ -107,5 +112,8 @@ int sym_cache__set_kallsyms_path(struct sym_cache *sc, const char *path);
 void sym_cache__set_elf_cap(struct sym_cache *sc, size_t max);
 /* Turns DWARF source file:line lookup on (default) or off. */
 void sym_cache__set_lines(struct sym_cache *sc, int on);
+/* Turns inline frames (sym_info.inlined: DWARF's inlined subroutines, Go's inline trees) on
+ * (default) or off. With either on, the DWARF of images that have it is kept open. */
+void sym_cache__set_inlines(struct sym_cache *sc, int on);
 
 #endif
