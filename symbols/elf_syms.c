@@ -369,8 +369,8 @@ static void keep_dwarf(struct elf_syms *es, int fd, Elf *elf, int owned)
 }
 
 /* Reads Go's .gopclntab when the image has one: its functions become symbols when the image
- * has no .symtab (go build -ldflags=-s), and the table is kept for inline frames when it has
- * inline trees. 0 or -ENOMEM (an image without a usable table is not an error). */
+ * has no .symtab (go build -ldflags=-s), and the table is kept for inline frames and the
+ * unwinder's Go frames. 0 or -ENOMEM (an image without a usable table is not an error). */
 static int load_go(struct elf_syms *es, int has_symtab)
 {
 	struct gopcln_seg *segs;
@@ -407,7 +407,7 @@ static int load_go(struct elf_syms *es, int has_symtab)
 		if (!gopcln__func(g, i, &entry, &end, &name) && end >= entry)
 			err = sym_table__add(es->tab, entry, end - entry, name.s, name.len, 0, 1);
 	}
-	if (!err && gopcln__has_inline_tree(g))
+	if (!err)
 		es->go = g;
 	else
 		gopcln__free(g);
@@ -491,20 +491,29 @@ void elf_syms__free(struct elf_syms *es)
 	free(es);
 }
 
+/* The link-time address of file offset file_off (itself when no segment holds it). */
+static uint64_t file_vaddr(const struct elf_syms *es, uint64_t file_off)
+{
+	for (size_t i = 0; i < es->nsegs; i++) {
+		const struct load_seg *s = &es->segs[i];
+
+		if (file_off >= s->offset && file_off - s->offset < s->filesz)
+			return file_off - s->offset + s->vaddr;
+	}
+	return file_off;
+}
+
+int elf_syms__go_frame(const struct elf_syms *es, uint64_t file_off, int32_t *spdelta, bool *top)
+{
+	return es->go ? gopcln__frame(es->go, file_vaddr(es, file_off), spdelta, top) : -ENOENT;
+}
+
 const char *elf_syms__find(const struct elf_syms *es, uint64_t file_off, uint64_t *off,
 			   uint64_t *vaddr)
 {
 	const struct sym_entry *e;
 
-	*vaddr = file_off;
-	for (size_t i = 0; i < es->nsegs; i++) {
-		const struct load_seg *s = &es->segs[i];
-
-		if (file_off >= s->offset && file_off - s->offset < s->filesz) {
-			*vaddr = file_off - s->offset + s->vaddr;
-			break;
-		}
-	}
+	*vaddr = file_vaddr(es, file_off);
 	if (!es->tab)
 		return NULL;
 	e = sym_table__find(es->tab, *vaddr);

@@ -3,6 +3,7 @@
 #ifndef GALATOP_SYMBOLS_ELF_SYMS_H
 #define GALATOP_SYMBOLS_ELF_SYMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,6 +44,8 @@ int elf_syms__line(struct elf_syms *es, uint64_t vaddr, const char **file, unsig
  * kept). Returns how many (the innermost ones when there are more than max); names valid
  * until es is freed. */
 size_t elf_syms__inlines(struct elf_syms *es, uint64_t vaddr, const char **names, size_t max);
+/* The Go frame at file offset file_off (gopcln__frame), for Go images; -ENOENT otherwise. */
+int elf_syms__go_frame(const struct elf_syms *es, uint64_t file_off, int32_t *spdelta, bool *top);
 /* Number of symbols held. */
 size_t elf_syms__count(const struct elf_syms *es);
 /* Approximate heap bytes held (names and arrays; not libdw's internal line tables). */

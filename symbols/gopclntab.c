@@ -307,6 +307,31 @@ static bool find_func(const struct gopcln *g, uint64_t pc, uint64_t *entry, uint
 	return pc < end;
 }
 
+static unsigned rec_pcsp(const struct gopcln *g)
+{
+	return g->ver >= GOPCLN_118 ? 16 : g->ps + 12;
+}
+
+int gopcln__frame(const struct gopcln *g, uint64_t pc, int32_t *spdelta, bool *top)
+{
+	static const char *const tops[] = { "runtime.goexit", "runtime.mstart", "runtime.rt0_go" };
+	uint64_t entry, rec, off, nameoff;
+	struct gopcln_name name;
+
+	if (!find_func(g, pc, &entry, &rec) || !tab_word(g, rec + rec_pcsp(g), 4, &off))
+		return -ENOENT;
+	*spdelta = pcvalue(g, (uint32_t)off, entry, pc);
+	if (*spdelta < 0)
+		return -ENOENT;
+	*top = false;
+	if (tab_word(g, rec + rec_nameoff(g), 4, &nameoff) && !(nameoff & 0x80000000u) &&
+	    name_at(g, nameoff, &name))
+		for (size_t i = 0; i < sizeof(tops) / sizeof(*tops); i++)
+			if (name.len == strlen(tops[i]) && !memcmp(name.s, tops[i], name.len))
+				*top = true;
+	return 0;
+}
+
 size_t gopcln__inlines(const struct gopcln *g, uint64_t pc, struct gopcln_name *out, size_t max)
 {
 	struct gopcln_name chain[INLINE_DEPTH];

@@ -54,6 +54,12 @@ int gopcln__func(const struct gopcln *g, size_t i, uint64_t *entry, uint64_t *en
  * 0 when none, or when the table gives no inline tree (tables before Go 1.16, a module data
  * not found). */
 size_t gopcln__inlines(const struct gopcln *g, uint64_t pc, struct gopcln_name *out, size_t max);
+/* The stack frame of the function holding pc (a link-time address), from its pc-to-SP-delta
+ * table as the runtime's own traceback reads it: *spdelta is how far the stack pointer is
+ * below the return address slot at pc (0 at the entry), *top whether the function is the
+ * outermost of a stack (runtime.goexit, runtime.mstart, runtime.rt0_go). 0, or -ENOENT
+ * when no function holds pc or its table does not say. */
+int gopcln__frame(const struct gopcln *g, uint64_t pc, int32_t *spdelta, bool *top);
 /* Whether the inline trees can be read (Go 1.16+, and from 1.18 the module data was found). */
 bool gopcln__has_inline_tree(const struct gopcln *g);
 

@@ -476,6 +476,17 @@ int sym_cache__mmap(struct sym_cache *sc, int pid, const struct proc_map *m)
 	return 0;
 }
 
+int sym_cache__go_frame(struct sym_cache *sc, int pid, uint64_t addr, int32_t *spdelta, bool *top)
+{
+	struct proc *p = proc_get(sc, pid);
+	const struct proc_map *m = p ? proc_maps__find(p->maps, p->nmaps, addr) : NULL;
+	struct elf_obj *o = m && m->path[0] ? elf_cache_map(sc, p, m - p->maps) : NULL;
+
+	if (!o || !o->syms)
+		return -ENOENT;
+	return elf_syms__go_frame(o->syms, addr - m->start + m->pgoff, spdelta, top);
+}
+
 int sym_cache__module(struct sym_cache *sc, int pid, uint64_t addr, bool open_file,
 		      struct sym_module *out)
 {

@@ -96,6 +96,11 @@ struct sym_module {
 int sym_cache__module(struct sym_cache *sc, int pid, uint64_t addr, bool open_file,
 		      struct sym_module *out);
 
+/* For addr in a Go function of pid (from its image's .gopclntab), the frame's stack pointer
+ * distance below its return address slot and whether it is the outermost frame of a stack
+ * (gopcln__frame). 0, or -ENOENT when addr is not in Go code with such a table. */
+int sym_cache__go_frame(struct sym_cache *sc, int pid, uint64_t addr, int32_t *spdelta, bool *top);
+
 /* The one warning about refused files a profiled process controls (the first one, why, and
  * how many refusals), written into buf; NULL when there was none. */
 const char *sym_cache__warning(const struct sym_cache *sc, char *buf, size_t len);

@@ -43,6 +43,12 @@ struct uw_memo {
 #define DW_RSP 7
 #define DW_RIP 16
 
+/* Registers of a frame: where a libdw walk starts, or a Go frame. */
+struct uw_regs {
+	uint64_t ip, sp, bp;
+	bool caller; /* ip is a return address (not the sampled instruction) */
+};
+
 struct uw_proc {
 	int pid;
 	Dwfl *dwfl;
@@ -50,6 +56,7 @@ struct uw_proc {
 	struct unwinder *u;
 	/* The sample being unwound and what the walk saw. */
 	const struct unwind_sample *s;
+	struct uw_regs start; /* where the libdw walk starts */
 	bool listed;	  /* next_thread already returned the sample's thread */
 	bool beyond_copy; /* a read past the end of the copy failed */
 	uint64_t reads[2 * MEMO_READS]; /* what the walk read: address, value (bit 0: failed) */
@@ -133,9 +140,9 @@ static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_arg)
 	return true;
 }
 
-static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+/* Reads a word of the sample's stack copy, remembering the read for replays. */
+static bool read_word(struct uw_proc *p, uint64_t addr, uint64_t *result)
 {
-	struct uw_proc *p = arg;
 	const struct unwind_sample *s = p->s;
 	uint64_t w;
 	bool ok = !unwind_stack_word(s->stack, s->stack_len, s->sp, addr, &w);
@@ -154,9 +161,19 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 	return true;
 }
 
+static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	uint64_t w;
+
+	if (!read_word(arg, addr, &w))
+		return false;
+	*result = w;
+	return true;
+}
+
 static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
-	const struct unwind_sample *s = ((struct uw_proc *)arg)->s;
+	const struct uw_regs *s = &((struct uw_proc *)arg)->start;
 	Dwarf_Word bp_sp[2] = { s->bp, s->sp }, ip = s->ip;
 
 	if (!dwfl_thread_state_registers(thread, DW_RBP, 2, bp_sp) ||
@@ -405,19 +422,38 @@ struct walk {
 	uint64_t *pcs;
 	size_t n, max;
 	struct uw_proc *p;
-	bool stale; /* stopped at a module of a file no longer mapped there */
+	bool stale;	  /* stopped at a module of a file no longer mapped there */
+	size_t first;	  /* pcs index of the libdw walk's first frame */
+	bool to_go;	  /* the libdw walk stopped at a Go frame, whose registers are go */
+	struct uw_regs go;
 };
+
+/* Whether pc is in a Go function with a pc-to-SP table (see go_steps). */
+static bool is_go(struct uw_proc *p, uint64_t pc, int32_t *delta, bool *top)
+{
+	return !sym_cache__go_frame(p->u->sc, p->pid, pc, delta, top);
+}
 
 static int frame_cb(Dwfl_Frame *frame, void *arg)
 {
 	struct walk *w = arg;
 	Dwarf_Addr pc;
+	Dwarf_Word sp, bp;
 	bool activation;
+	int32_t delta;
+	bool top;
 
 	if (!dwfl_frame_pc(frame, &pc, &activation))
 		return DWARF_CB_ABORT;
-	if (!activation)
+	if (!activation || (w->n == w->first && w->p->start.caller))
 		pc--;
+	/* a Go frame above C code (a cgo callback): Go's own tables take the next steps */
+	if (w->n > w->first && is_go(w->p, pc, &delta, &top) &&
+	    !dwfl_frame_reg(frame, DW_RSP, &sp) && !dwfl_frame_reg(frame, DW_RBP, &bp)) {
+		w->go = (struct uw_regs){ activation ? pc : pc + 1, sp, bp, !activation };
+		w->to_go = true;
+		return DWARF_CB_ABORT;
+	}
 	w->pcs[w->n++] = pc;
 	if (w->n >= w->max)
 		return DWARF_CB_ABORT;
@@ -428,27 +464,81 @@ static int frame_cb(Dwfl_Frame *frame, void *arg)
 	return DWARF_CB_OK;
 }
 
+/* How a walk that could not read a word of the copy ended. libdw ends its walk, with or
+ * without an error, when a return address cannot be read. Past the end of a full copy,
+ * frames were cut off; past the end of a copy that ended with the stack mapping, the frame
+ * was the outermost one (ld.so's _start has no CFI saying so). */
+static enum unwind_status read_failed(const struct uw_proc *p, bool error)
+{
+	if (p->beyond_copy)
+		return p->s->stack_full ? UNWIND_TRUNCATED : UNWIND_OK;
+	return error ? UNWIND_ERROR : UNWIND_OK;
+}
+
+/* Steps through Go frames from r with the pc-to-SP tables of .gopclntab, as Go's own
+ * traceback does (frame pointers would skip the caller of a frameless leaf, and stripped Go
+ * binaries have no CFI): the return address sits right above the frame, the caller's frame
+ * pointer right below it once pushed. Appends each frame's pc. Returns true when the walk
+ * ended there (status in *st), false when r is now a frame outside Go code. */
+static bool go_steps(struct uw_proc *p, struct walk *w, struct uw_regs *r,
+		     enum unwind_status *st)
+{
+	uint64_t pc, cfa, ra, bp;
+	int32_t delta;
+	bool top;
+
+	for (;;) {
+		pc = r->caller ? r->ip - 1 : r->ip;
+		if (!is_go(p, pc, &delta, &top))
+			return false;
+		w->pcs[w->n++] = pc;
+		*st = UNWIND_OK;
+		if (w->n >= w->max || top)
+			return true;
+		cfa = r->sp + (uint64_t)delta + 8;
+		bp = r->bp;
+		if (!read_word(p, cfa - 8, &ra) || (delta >= 8 && !read_word(p, cfa - 16, &bp))) {
+			*st = read_failed(p, true);
+			return true;
+		}
+		if (!ra)
+			return true;
+		*r = (struct uw_regs){ ra, cfa, bp, true };
+	}
+}
+
 /* One walk over p's current Dwfl; returns the status and fills w. */
 static enum unwind_status walk(struct uw_proc *p, const struct unwind_sample *s, struct walk *w)
 {
+	struct uw_regs r = { s->ip, s->sp, s->bp, false };
+	enum unwind_status st = UNWIND_ERROR;
 	int ret;
 
 	w->n = 0;
 	w->stale = false;
 	p->s = s;
-	p->listed = false;
 	p->beyond_copy = false;
-	ret = dwfl_getthread_frames(p->dwfl, s->tid, frame_cb, w);
+	for (int legs = 0; legs < 16; legs++) {
+		if (go_steps(p, w, &r, &st))
+			break;
+		w->first = w->n;
+		w->to_go = false;
+		p->start = r;
+		p->listed = false;
+		if (r.caller && !report_pc(p, r.ip - 1, false)) {
+			w->stale = true;
+			break;
+		}
+		ret = dwfl_getthread_frames(p->dwfl, s->tid, frame_cb, w);
+		if (w->to_go) {
+			r = w->go;
+			continue;
+		}
+		st = w->n >= w->max ? UNWIND_OK : read_failed(p, ret != 0);
+		break;
+	}
 	p->s = NULL;
-	if (w->n >= w->max)
-		return UNWIND_OK;
-	/* libdw ends the walk, with or without an error, when a return address cannot be read.
-	 * Past the end of a full copy, frames were cut off; past the end of a copy that ended
-	 * with the stack mapping, the frame was the outermost one (ld.so's _start has no CFI
-	 * saying so). */
-	if (p->beyond_copy)
-		return s->stack_full ? UNWIND_TRUNCATED : UNWIND_OK;
-	return ret == 0 ? UNWIND_OK : UNWIND_ERROR;
+	return st;
 }
 
 static struct uw_memo *memo_slot(struct uw_proc *p, const struct unwind_sample *s)
@@ -500,7 +590,7 @@ static void memo_keep(struct uw_proc *p, const struct unwind_sample *s, const ui
 size_t unwinder__unwind(struct unwinder *u, const struct unwind_sample *s, uint64_t *pcs,
 			size_t max, enum unwind_status *status)
 {
-	struct walk w = { pcs, 0, max, NULL, false };
+	struct walk w = { .pcs = pcs, .max = max };
 	struct uw_proc *p;
 
 	*status = UNWIND_ERROR;
