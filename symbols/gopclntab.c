@@ -314,7 +314,10 @@ static unsigned rec_pcsp(const struct gopcln *g)
 
 int gopcln__frame(const struct gopcln *g, uint64_t pc, int32_t *spdelta, bool *top)
 {
-	static const char *const tops[] = { "runtime.goexit", "runtime.mstart", "runtime.rt0_go" };
+	/* where goroutines, threads and the main thread start, and cgo's switch to the system
+	 * stack (its Go callers are on the goroutine's stack, elsewhere) */
+	static const char *const tops[] = { "runtime.goexit", "runtime.mstart", "runtime.rt0_go",
+					    "runtime.asmcgocall" };
 	uint64_t entry, rec, off, nameoff;
 	struct gopcln_name name;
 

@@ -57,8 +57,9 @@ size_t gopcln__inlines(const struct gopcln *g, uint64_t pc, struct gopcln_name *
 /* The stack frame of the function holding pc (a link-time address), from its pc-to-SP-delta
  * table as the runtime's own traceback reads it: *spdelta is how far the stack pointer is
  * below the return address slot at pc (0 at the entry), *top whether the function is the
- * outermost of a stack (runtime.goexit, runtime.mstart, runtime.rt0_go). 0, or -ENOENT
- * when no function holds pc or its table does not say. */
+ * outermost of a stack (runtime.goexit, runtime.mstart, runtime.rt0_go; runtime.asmcgocall,
+ * which runs C code on the thread's system stack). 0, or -ENOENT when no function holds pc
+ * or its table does not say. */
 int gopcln__frame(const struct gopcln *g, uint64_t pc, int32_t *spdelta, bool *top);
 /* Whether the inline trees can be read (Go 1.16+, and from 1.18 the module data was found). */
 bool gopcln__has_inline_tree(const struct gopcln *g);

@@ -106,8 +106,9 @@ near_truth() {
 samples() { awk -v w="${2:-}" 'w == "" || index($0, w) { t += $NF } END { print t + 0 }' "$1"; }
 # beside NAME SECONDS CMD...: runs CMD (which must run longer than SECONDS + 1) and profiles it
 # at 997 Hz for SECONDS with galatop record -p and, at the same time, perf record --call-graph
-# dwarf -p; leaves $TMP/NAME.folded (galatop) and $TMP/NAME.perf.folded (perf script through
-# galatop collapse; empty without perf), galatop's messages in $TMP/NAME.err.
+# dwarf -p; leaves $TMP/NAME.folded (galatop) and $TMP/NAME.perf.folded (perf script, inline
+# frames included, through galatop collapse --samples; empty without perf), galatop's
+# messages in $TMP/NAME.err.
 beside() {
 	_n=$1 _s=$2; shift 2
 	"$@" >/dev/null & _w=$!
@@ -116,20 +117,21 @@ beside() {
 	: >"$TMP/$_n.perf.folded"
 	if command -v perf >/dev/null 2>&1 &&
 		perf record -q -F 997 --call-graph dwarf -p $_w -o "$TMP/$_n.data" -- sleep "$_s" >/dev/null 2>&1; then
-		perf script --no-inline -i "$TMP/$_n.data" 2>/dev/null | "$GALATOP" collapse --samples >"$TMP/$_n.perf.folded"
+		perf script -i "$TMP/$_n.data" 2>/dev/null | "$GALATOP" collapse --samples >"$TMP/$_n.perf.folded"
 		rm -f "$TMP/$_n.data"
 	fi
 	wait $_g; kill $_w 2>/dev/null; wait $_w 2>/dev/null
 }
-# stack_to FILE LEAF [FROM [SHORT]]: the most sampled stack of FILE whose last frame is LEAF,
-# from its frame FROM (default main) on, frames separated by ';'; with SHORT, each frame cut
-# before its first '<' or '(' (perf script's Rust v0 and C++ template names lose their
-# parameters in collapse).
+# stack_to FILE FRAME [FROM [SHORT]]: the most sampled stack of FILE that has the frame FRAME,
+# from its frame FROM (default main) to its leaf, frames separated by ';'; with SHORT, each
+# frame cut before its first '<' or '(' (perf script's Rust v0 and C++ template names lose
+# their parameters in collapse).
 stack_to() {
-	awk -v leaf="$2" -v from="${3:-main}" -v short="${4:-}" '{
+	awk -v want="$2" -v from="${3:-main}" -v short="${4:-}" '{
 		n = $NF; s = $0; sub(/ [0-9]+$/, "", s); k = split(s, f, ";")
 		if (short) for (i = 1; i <= k; i++) sub(/[<(].*/, "", f[i])
-		if (f[k] != leaf) next
+		for (i = 1; i <= k && f[i] != want; i++) ;
+		if (i > k) next
 		for (i = 1; i <= k && f[i] != from; i++) ;
 		if (i > k) next
 		t = f[i]; for (j = i + 1; j <= k; j++) t = t ";" f[j]
