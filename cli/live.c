@@ -13,8 +13,7 @@
 #include "commands.h"
 #include "history.h"
 #include "l7.h"
-#include "model/slices.h"
-#include "model/stack_cap.h"
+#include "model/shown.h"
 #include "session.h"
 #include "record_trigger.h"
 #include "tl_capture.h"
@@ -57,9 +56,6 @@ const char cmd_live_help[] =
 	"exponential decay with a 10 s half-life.\n";
 
 #define RING_BUDGET 32 /* and about this many average slices' memory: a steady state in 32 s */
-/* The frame table is renewed once it holds this many frames and twice what it held after the
- * last renewal: names of processes long gone do not pile up over a long run. */
-#define RENEW_FRAMES_MIN 16384
 
 _Static_assert((int)MODE_ACCUMULATE == FOLD_ACCUMULATE && (int)MODE_WINDOW == FOLD_WINDOW &&
 		       (int)MODE_DECAY == FOLD_DECAY && (int)MODE_MAX == FOLD_MODE_MAX,
@@ -68,19 +64,15 @@ _Static_assert((int)MODE_ACCUMULATE == FOLD_ACCUMULATE && (int)MODE_WINDOW == FO
 struct live {
 	struct session s;
 	double refresh;			  /* seconds between updates */
-	struct profile *shown[STACK_TYPES]; /* what the TUI reads; NULL for probes not attached */
+	struct shown shown; /* what the TUI reads, per stack type; NULL for probes not attached */
 	struct history hist; /* one slice per update per type: the window mode, the heat map, and
 			      * the history snapshots carry; stack types index it */
-	enum tui_mode mode;
-	double window_s;
 	double last_update;
 	/* Rates for the status bar, over the time between two stats() calls. */
 	double rate_t, rate_cpu, samples_per_s, own_cpu;
 	uint64_t rate_events;
 	char probes[64];
 	char sampling[64];
-	struct stack_cap cap[STACK_TYPES]; /* accumulate: --max-stacks; decay: drops faded nodes */
-	uint32_t renew_min;    /* RENEW_FRAMES_MIN, or GALATOP_RENEW_FRAMES (tests) */
 	unsigned renewals;
 	struct strtab *old_st; /* the tables before the last renewal, kept until the next update */
 	struct frames *old_ft; /* (the TUI carries its frame ids over with them) */
@@ -124,49 +116,9 @@ static double cpu_sec(void)
  * next update, for the TUI to carry its frame ids over. Nothing changes on ENOMEM. */
 static void live_renew_frames(struct live *l)
 {
-	struct profile *shown[STACK_TYPES] = { NULL };
-	struct slices *ring[STACK_TYPES] = { NULL };
-	struct strtab *st;
-	struct frames *ft;
-	uint32_t n = frames__count(l->s.ft);
-	int t;
-
-	if (n < l->renew_min || n < 2 * l->s.renewed_at)
-		return;
-	st = strtab__new();
-	ft = st ? frames__new(st) : NULL;
-	if (!ft)
-		goto fail;
-	for (t = 0; t < STACK_TYPES; t++) {
-		if (!l->shown[t])
-			continue;
-		shown[t] = profile__new(ft, profile__kind(l->shown[t]), false);
-		ring[t] = slices__copy(l->hist.ring[t], ft);
-		if (!shown[t] || !ring[t] || profile__merge(shown[t], l->shown[t]))
-			goto fail;
-	}
-	if (collector__set_frames(l->s.col, ft))
-		goto fail;
-	for (t = 0; t < STACK_TYPES; t++) {
-		profile__free(l->shown[t]);
-		slices__free(l->hist.ring[t]);
-		l->shown[t] = shown[t];
-		l->hist.ring[t] = ring[t];
-	}
-	l->old_ft = l->s.ft;
-	l->old_st = l->s.st;
-	l->s.ft = ft;
-	l->s.st = st;
-	l->s.renewed_at = frames__count(ft);
-	l->renewals++;
-	return;
-fail:
-	for (t = 0; t < STACK_TYPES; t++) {
-		profile__free(shown[t]);
-		slices__free(ring[t]);
-	}
-	frames__free(ft);
-	strtab__free(st);
+	if (session__renew_frames(&l->s, l->shown.p, l->hist.ring, STACK_TYPES, &l->old_ft,
+				  &l->old_st))
+		l->renewals++;
 }
 
 /* Reads the trigger's metrics; a moment that holds (past the cooldown) is marked. */
@@ -213,7 +165,7 @@ static int live_trigger_init(struct live *l)
 static bool live_update(void *ctx)
 {
 	struct live *l = ctx;
-	double now = clock_mono_s(), dt = now - l->last_update, window_s = l->window_s;
+	double now = clock_mono_s(), dt = now - l->last_update, window_s = l->shown.window_s;
 
 	l->running = true;
 	if (l->old_ft) {
@@ -235,22 +187,15 @@ static bool live_update(void *ctx)
 	if (l->s.sli)
 		sli_collector__close(l->s.sli);
 	/* A window does not reach back past a change of CPUs: what is shown is one CPU set. */
-	if (l->mode == MODE_WINDOW && l->cpus_mono > 0 && now - l->cpus_mono < window_s)
+	if (l->shown.mode == FOLD_WINDOW && l->cpus_mono > 0 && now - l->cpus_mono < window_s)
 		window_s = now - l->cpus_mono;
-	for (int t = 0; t < STACK_TYPES; t++) {
-		if (!l->shown[t])
+	for_each_stack_type(t) {
+		if (!l->shown.p[t])
 			continue;
 		history_heat(&l->hist, &l->s, t);
-		if (slices__fold(l->hist.ring[t], l->shown[t], (enum fold_mode)l->mode, window_s,
-				 collector__profile(l->s.col, t),
-				 l->last_update - l->hist.mono0, now - l->hist.mono0))
+		if (shown_fold(&l->shown, t, l->hist.ring[t], collector__profile(l->s.col, t),
+			       l->last_update - l->hist.mono0, now - l->hist.mono0, window_s))
 			return false; /* out of memory: keep showing what there is */
-		/* Bounded memory: what accumulates is capped, what decays is let go once faded
-		 * below anything a view can show (the top view's 0.01%). */
-		if (l->mode == MODE_ACCUMULATE)
-			stack_cap_apply(&l->cap[t], l->shown[t]);
-		else if (l->mode == MODE_DECAY)
-			stack_cap_decayed(&l->cap[t], l->shown[t], profile__total(l->shown[t]) * 1e-4);
 	}
 	collector__clear(l->s.col);
 	live_renew_frames(l);
@@ -264,7 +209,7 @@ static const struct profile *live_profile(void *ctx, enum stack_type t)
 {
 	struct live *l = ctx;
 
-	return (unsigned)t < STACK_TYPES ? l->shown[t] : NULL;
+	return (unsigned)t < STACK_TYPES ? l->shown.p[t] : NULL;
 }
 
 static void live_stats(void *ctx, struct tui_stats *out)
@@ -303,8 +248,8 @@ static void live_stats(void *ctx, struct tui_stats *out)
 		out->lost += l7_engine__drops(l->l7);
 	out->dropped = ps.lost_user + ps.kstack_fail + ps.ustack_fail;
 	out->own_cpu = l->own_cpu;
-	out->mode = l->mode;
-	out->window_s = l->window_s;
+	out->mode = (enum tui_mode)l->shown.mode;
+	out->window_s = l->shown.window_s;
 	out->since = l->hist.wall0;
 	out->cpus = l->cpus[0] ? l->cpus : NULL;
 	out->cpus_since = l->cpus_wall ? l->cpus_wall : l->hist.wall0;
@@ -368,9 +313,7 @@ static int live_next_cpus(void *ctx, char *err, size_t errlen)
 	/* What was collected under the old set goes: the profiles start afresh on the new one. */
 	session__poll(&l->s, 0);
 	collector__clear(l->s.col);
-	for (int t = 0; t < STACK_TYPES; t++)
-		if (l->shown[t])
-			profile__clear(l->shown[t]);
+	shown_clear(&l->shown);
 	l->last_update = l->cpus_mono = clock_mono_s();
 	l->cpus_wall = clock_wall_s();
 	return 0;
@@ -405,24 +348,7 @@ static int live_set_mode(void *ctx, enum tui_mode m, double window_s)
 {
 	struct live *l = ctx;
 
-	if ((unsigned)m >= MODE_MAX || !(window_s > 0))
-		return -EINVAL;
-	/* What is shown stays until the next update folds new samples in the new way; the ring
-	 * keeps each slice's times, so a window of any length starts from the slices it covers. */
-	l->mode = m;
-	l->window_s = window_s;
-	for (int t = 0; t < STACK_TYPES; t++) {
-		if (!l->hist.ring[t])
-			continue;
-		slices__set_fine(l->hist.ring[t], m == MODE_WINDOW ? window_s : 0);
-		/* Each mode's own schedule: decay prunes from its first update on, the cap looks
-		 * once the tree could hold --max-stacks. */
-		if (m == MODE_DECAY)
-			l->cap[t].next_check = 0;
-		else
-			stack_cap_init(&l->cap[t], l->cap[t].max);
-	}
-	return 0;
+	return shown_set_mode(&l->shown, l->hist.ring, (enum fold_mode)m, window_s);
 }
 
 static void live_drain(void *ctx)
@@ -499,21 +425,16 @@ static const struct slices *live_history(void *ctx, enum stack_type t)
 	return (unsigned)t < STACK_TYPES ? l->hist.ring[t] : NULL;
 }
 
-/* Room in shown[t] and the history ring of profile type t, named in the status bar; 0 or
+/* Room in shown.p[t] and the history ring of profile type t, named in the status bar; 0 or
  * -ENOMEM. */
 static int live_add_ptype(struct live *l, enum stack_type t)
 {
 	enum value_kind kind = profile__kind(collector__profile(l->s.col, t));
 
-	l->shown[t] = profile__new(l->s.ft, kind, false);
-	if (!l->shown[t] || history_add(&l->hist, &l->s, t)) {
-		profile__free(l->shown[t]);
-		l->shown[t] = NULL;
+	if (history_add(&l->hist, &l->s, t) ||
+	    shown_add(&l->shown, t, l->s.ft, kind, l->hist.ring[t]))
 		return -ENOMEM;
-	}
 	slices__set_budget(l->hist.ring[t], RING_BUDGET);
-	slices__set_fine(l->hist.ring[t], l->mode == MODE_WINDOW ? l->window_s : 0);
-	stack_cap_init(&l->cap[t], l->s.o->max_stacks);
 	snprintf(l->probes + strlen(l->probes), sizeof(l->probes) - strlen(l->probes), "%s%s",
 		 l->probes[0] ? " " : "", stack_type_name(t));
 	return 0;
@@ -527,7 +448,7 @@ static int live_attach_ptype(void *ctx, enum stack_type t, char *err, size_t err
 
 	if ((unsigned)t >= STACK_TYPES)
 		return -EINVAL;
-	if (l->shown[t])
+	if (l->shown.p[t])
 		return 0;
 	if (!(l->s.o->lazy_types & stack_types[t].probe)) {
 		snprintf(err, errlen, "%s: not collected by this galatop (--type)", stack_type_name(t));
@@ -569,9 +490,7 @@ static void live_free(struct live *l)
 		l->trig = NULL;
 	}
 	l->cpu_set = l->online = NULL;
-	for (int t = 0; t < STACK_TYPES; t++) {
-		profile__free(l->shown[t]);
-	}
+	shown_free(&l->shown);
 	history_free(&l->hist);
 	frames__free(l->old_ft);
 	strtab__free(l->old_st);
@@ -580,7 +499,7 @@ static void live_free(struct live *l)
 int cmd_live(int argc, char **argv)
 {
 	struct record_opts o;
-	struct live l = { .mode = MODE_ACCUMULATE, .window_s = 10 };
+	struct live l = { 0 };
 	struct tui_source src = { &live_ops, &l };
 	struct tui_opts to = { 0 };
 	int ret;
@@ -590,9 +509,7 @@ int cmd_live(int argc, char **argv)
 	if (ret)
 		return ret;
 	l.refresh = o.duration > 0 ? o.duration : 1;
-	l.renew_min = RENEW_FRAMES_MIN;
-	if (getenv("GALATOP_RENEW_FRAMES"))
-		l.renew_min = (uint32_t)strtoul(getenv("GALATOP_RENEW_FRAMES"), NULL, 10);
+	shown_init(&l.shown, FOLD_ACCUMULATE, 10, o.max_stacks);
 	o.duration = 0;
 	if (o.types & RECORD_TYPE_L7) {
 		to.first_view = "L7"; /* the capture attaches when the app opens the pane */
@@ -620,6 +537,8 @@ int cmd_live(int argc, char **argv)
 		live_free(&l);
 		return ret;
 	}
+	if (getenv("GALATOP_RENEW_FRAMES")) /* tests: renewals within seconds */
+		l.s.renew_min = (uint32_t)strtoul(getenv("GALATOP_RENEW_FRAMES"), NULL, 10);
 	if (history_open(&l.hist, &l.s, o.history ? o.history : HISTORY_DEFAULT_S,
 			 (size_t)((o.history ? o.history : HISTORY_DEFAULT_S) / l.refresh) + 2,
 			 false) ||

@@ -251,7 +251,10 @@ int cmd_record(int argc, char **argv)
 		if (o.period && now >= next_period) {
 			ret |= write_all(&s, o.types, true, start_unix);
 			collector__clear(s.col);
-			session__renew_frames(&s);
+			/* A history, when kept, moves along with the collector. */
+			session__renew_frames(&s, s.hist ? s.hist->total : NULL,
+					      s.hist ? s.hist->ring : NULL, s.hist ? STACK_TYPES : 0,
+					      NULL, NULL);
 			next_period += o.period;
 		}
 	}

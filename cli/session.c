@@ -13,6 +13,7 @@
 #include "bpf/drain.h"
 #include "bpf/sli.h"
 #include "cli.h"
+#include "model/renew.h"
 #include "symbols/java_attach.h"
 #include "util/clock.h"
 #include "util/file.h"
@@ -320,29 +321,37 @@ fail:
 	return 1;
 }
 
-/* Frame tables kept between renewals: at least this many frames, and twice what the last
- * renewal started from, so renewals stay rare. */
-#define RENEW_FRAMES_MIN 65536
+static int move_collector(void *ctx, struct frames *ft)
+{
+	return collector__set_frames(ctx, ft);
+}
 
-void session__renew_frames(struct session *s)
+int session__renew_frames(struct session *s, struct profile **p, struct slices **r, size_t n,
+			  struct frames **old_ft, struct strtab **old_st)
 {
 	struct strtab *st;
 	struct frames *ft;
 
-	if (frames__count(s->ft) < RENEW_FRAMES_MIN || frames__count(s->ft) < 2 * s->renewed_at)
-		return;
+	if (!renew_due(frames__count(s->ft), s->renewed_at, s->renew_min))
+		return 0;
 	st = strtab__new();
 	ft = st ? frames__new(st) : NULL;
-	if (!ft || collector__set_frames(s->col, ft)) {
+	if (!ft || renew_move(ft, p, r, n, move_collector, s->col)) {
 		frames__free(ft);
 		strtab__free(st);
-		return;
+		return 0;
 	}
-	frames__free(s->ft);
-	strtab__free(s->st);
+	if (old_ft && old_st) {
+		*old_ft = s->ft;
+		*old_st = s->st;
+	} else {
+		frames__free(s->ft);
+		strtab__free(s->st);
+	}
 	s->ft = ft;
 	s->st = st;
 	s->renewed_at = frames__count(ft);
+	return 1;
 }
 
 int session__attach_probe(struct session *s, unsigned type, char *err, size_t errlen)

@@ -15,6 +15,8 @@
 
 struct history;
 
+struct slices;
+
 struct session {
 	struct record_opts *o;
 	struct history *hist;	    /* record's per-second history for .gtop, NULL when none */
@@ -37,6 +39,7 @@ struct session {
 	pid_t child;  /* the -- CMD process, -1 when none or reaped */
 	int go_fd;    /* write end of the pipe the command waits on, -1 once started */
 	uint32_t renewed_at; /* frames in the table when it was last renewed */
+	uint32_t renew_min;  /* renew the table past this many frames (0: RENEW_FRAMES_MIN) */
 	int poll_err; /* the first error reading the ring buffer (-errno), said once; 0 if none */
 	bool java_child; /* the -- CMD process is to be attached once it runs a ready JVM */
 	double java_check; /* when it was last looked at (clock_mono_s) */
@@ -48,10 +51,14 @@ struct session {
  * forked but waits for session__start_command. o->types is narrowed to the probes that
  * attached. 0, or an exit code after a one-line report; s is then already closed. */
 int session__open(struct session *s, struct record_opts *o);
-/* Between periods (the collector's profiles empty, nothing else holding frames): replaces
- * the frame table by an empty one once it has grown enough, so frames of processes long gone
- * do not pile up over a long periodic run. */
-void session__renew_frames(struct session *s);
+/* Between updates (the collector's profiles empty): once the frame table has grown enough
+ * (model/renew.h), moves the collector and the n profiles p[] and history rings r[] the caller
+ * keeps (either may be NULL; see renew_move) onto a fresh table, so frames of processes long
+ * gone do not pile up over a long run. The old tables go to *old_ft and *old_st when those are
+ * not NULL (the caller frees them once nothing refers to them), else they are freed. 1 when
+ * renewed, 0 when not due or out of memory (then nothing changed). */
+int session__renew_frames(struct session *s, struct profile **p, struct slices **r, size_t n,
+			  struct frames **old_ft, struct strtab **old_st);
 /* The probe options (targets included) the session's probe families share. */
 void session__probe_options(const struct session *s, struct probe_opts *po);
 /* Opens the thread timeline probes now (at start with --type threads, or when the Threads

@@ -66,4 +66,31 @@ static inline struct profile *fx_identities(struct frames *ft)
 	return p;
 }
 
+/* Total of the node at path "a;b" in p (over ft), 0 when absent. */
+static inline double fx_total_at(struct frames *ft, const struct profile *p, const char *path)
+{
+	uint32_t node = PROFILE_ROOT;
+	const char *s = path;
+
+	while (*s) {
+		const char *e = strchr(s, ';');
+		size_t len = e ? (size_t)(e - s) : strlen(s);
+
+		node = profile__find_child(p, node, frames__intern_name(ft, s, len));
+		if (node == PROFILE_NONE)
+			return 0;
+		s += len + (e ? 1 : 0);
+	}
+	return profile__node(p, node)->total;
+}
+
+/* A new profile over ft holding value samples of stack; the caller frees it. */
+static inline struct profile *fx_one(struct frames *ft, const char *stack, double value)
+{
+	struct profile *p = profile__new(ft, VALUE_SAMPLES, false);
+
+	fx_add_stack(ft, p, stack, strlen(stack), value, -1);
+	return p;
+}
+
 #endif

@@ -1,9 +1,8 @@
 #!/bin/sh
 # Throughput of `galatop collapse` (the -O2 binary, $GALATOP_OPT) on >= 40 MB of perf script made
 # by concatenating the fixtures; stackcollapse-perf.pl is timed on a 4 MB slice when found.
-: "${GALATOP_OPT:=$(pwd)/galatop}"
-: "${FIXTURES:=$(pwd)/../shared/fixtures}"
-TMP=$(mktemp -d "${BENCH_TMP:-/tmp}/collapse.XXXXXX")
+. "$(dirname "$0")/env.sh"
+TMP=$(mktemp -d "$BENCH_TMP/collapse.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT INT TERM
 MIN=$((40 * 1024 * 1024))
 

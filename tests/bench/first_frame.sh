@@ -2,6 +2,7 @@
 # Time from starting the live view to its first frame with samples (target <= 1 s), next to
 # perf top's first frame (its "Samples:" header) on the same machine. Both run in a tmux pane
 # polled every 10 ms; best and median of RUNS starts. Needs root.
+. "$(dirname "$0")/env.sh"
 [ "$(id -u)" = 0 ] || { echo "first_frame: skipped (needs root)"; exit 0; }
 command -v tmux >/dev/null 2>&1 || { echo "first_frame: skipped (no tmux)"; exit 0; }
 RUNS=${BENCH_RUNS:-5}

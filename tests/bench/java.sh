@@ -21,6 +21,7 @@
 # the scheduler shared the CPUs. The figures are medians over ROUNDS rounds with their range:
 # the median lies within the range with confidence 1 - 2 / 2^ROUNDS (98% for 7 rounds; order
 # statistics, no assumption on the noise).
+. "$(dirname "$0")/env.sh"
 JDK=/usr/lib/jvm/java-17-openjdk-amd64/bin
 [ -x "$JDK/javac" ] || { echo "java: openjdk-17 not installed"; exit 0; }
 T=$BENCH_TMP/java; mkdir -p "$T"

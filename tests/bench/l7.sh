@@ -3,13 +3,14 @@
 # tracing the server vs not (target: at most 5% fewer requests per second), and galatop's own
 # CPU per request, also as % of one core at 10k requests/s (target <= 3%). Servers run on
 # loopback ports 18190-18191 from a temporary directory. Needs root.
+. "$(dirname "$0")/env.sh"
 [ "$(id -u)" = 0 ] || { echo "l7: skipped (needs root)"; exit 0; }
 for c in redis-server redis-benchmark nginx wrk; do
 	command -v $c >/dev/null 2>&1 || { echo "l7: skipped (no $c; make deps)"; exit 0; }
 done
 N=${BENCH_L7_REQUESTS:-200000}
 SECS=${BENCH_SECS:-5}
-T=$(mktemp -d "${BENCH_TMP:-/tmp}/l7.XXXXXX")
+T=$(mktemp -d "$BENCH_TMP/l7.XXXXXX")
 hz=$(getconf CLK_TCK)
 cpu_of() { awk -v hz="$hz" '{ sub(/.*\) /, ""); print ($12 + $13) / hz }' "/proc/$1/stat"; }
 pids=""

@@ -4,6 +4,7 @@
 # once `o` has attached the other two, or with --type oncpu,offcpu,mem), on an idle box and on a
 # busy one (every CPU burning, a thread napping 1 ms at a time, a page-faulting process); then
 # perf top -F 99 -g on the busy box. Each runs in a tmux pane for BENCH_SECS. Needs root.
+. "$(dirname "$0")/env.sh"
 [ "$(id -u)" = 0 ] || { echo "live: skipped (needs root)"; exit 0; }
 command -v tmux >/dev/null 2>&1 || { echo "live: skipped (no tmux)"; exit 0; }
 SECS=${BENCH_SECS:-30}

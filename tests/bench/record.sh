@@ -1,6 +1,7 @@
 #!/bin/sh
 # galatop record's own cost at 99 Hz on all CPUs with every CPU busy, next to perf record -g,
 # and the throughput a CPU-bound workload loses while galatop records. Needs root.
+. "$(dirname "$0")/env.sh"
 [ "$(id -u)" = 0 ] || { echo "record: skipped (needs root)"; exit 0; }
 SECS=${BENCH_SECS:-30}
 T=$BENCH_TMP

@@ -3,6 +3,7 @@
 # completely as perf names them; (2) a fork+exec storm's cost to galatop (CPU, RSS, drops);
 # (3) a page-fault storm: CPU, losses and the split against the truth, with the kernel's event
 # sampling (--event-rate) and without. Memory over a long run: make soak. Needs root.
+. "$(dirname "$0")/env.sh"
 [ "$(id -u)" = 0 ] || { echo "scale: skipped (needs root)"; exit 0; }
 T=$BENCH_TMP
 hz=$(getconf CLK_TCK)

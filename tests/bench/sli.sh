@@ -6,6 +6,7 @@
 # Two figures per run: messages per second of wall time (what perf prints; it drops whenever
 # another process shares the CPU) and CPU time per message (the bench's user + system time,
 # which sharing the CPU changes much less); medians of the runs. Needs root and perf.
+. "$(dirname "$0")/env.sh"
 [ "$(id -u)" = 0 ] || { echo "sli: skipped (needs root)"; exit 0; }
 command -v perf >/dev/null 2>&1 || { echo "sli: skipped (perf is missing)"; exit 0; }
 [ -x "$TOOLS/cputime" ] || { echo "sli: skipped (tests/tools/cputime is not built: make tools)"; exit 0; }

@@ -4,9 +4,8 @@
 # perl and flamegraph.pl are found (PATH or $FLAMEGRAPH_DIR). Targets: <= 1 s, <= 300 MB.
 # Uses $GALATOP_OPT (the -O2 binary); $BENCH_STACKS changes the number of stacks. Figures, not
 # pass/fail: exits non-zero only when galatop fails.
-cd "$(dirname "$0")/../.." || exit 1
-: "${GALATOP_OPT:=$(pwd)/galatop}"
-dir=$(mktemp -d "${BENCH_TMP:-/tmp}/svg.XXXXXX")
+. "$(dirname "$0")/env.sh"
+dir=$(mktemp -d "$BENCH_TMP/svg.XXXXXX")
 trap 'rm -rf "$dir"' EXIT INT TERM
 n=${BENCH_STACKS:-200000}
 

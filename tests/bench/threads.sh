@@ -7,6 +7,7 @@
 # tracepoints cost by themselves when enabled (perf stat counting raw_syscalls: no program runs),
 # which every system call tracer pays; galatop's own programs' time per call comes from the
 # kernel's BPF statistics when they are on. Needs root.
+. "$(dirname "$0")/env.sh"
 [ "$(id -u)" = 0 ] || { echo "threads: skipped (needs root)"; exit 0; }
 SECS=${BENCH_SECS:-5}
 SPIN=${BENCH_SPIN:-2000}

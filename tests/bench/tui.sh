@@ -3,10 +3,10 @@
 # drawn at 200x50 through `galatop view --bench-render N` (dump mode, no terminal).
 # Prints the time per frame: layout+draw (after new data or a zoom), cached layout, and with
 # the terminal output ncurses would send. The goal is under 5 ms per frame.
-cd "$(dirname "$0")/../.." || exit 1
-BIN=${GALATOP_OPT:-${BIN:-./galatop}}
+. "$(dirname "$0")/env.sh"
+BIN=$GALATOP_OPT
 FRAMES=${FRAMES:-200}
-TMP=$(mktemp -d /tmp/galatop-bench.XXXXXX)
+TMP=$(mktemp -d "$BENCH_TMP/tui.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 awk 'BEGIN {
 	for (i = 0; i < 100000; i++) {

@@ -3,6 +3,7 @@
 # "unwound N user stacks (X us each)" line), and galatop record's own CPU at 99 Hz on all CPUs
 # in dwarf mode with every CPU busy in no-frame-pointer code, next to perf record
 # --call-graph dwarf -F 99 -a (CPU and bytes written) over the same time. Needs root.
+. "$(dirname "$0")/env.sh"
 [ "$(id -u)" = 0 ] || { echo "unwind: skipped (needs root)"; exit 0; }
 SECS=${BENCH_SECS:-20}
 T=$BENCH_TMP

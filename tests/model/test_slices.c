@@ -11,33 +11,6 @@
 #include "model/slices.h"
 #include "model/strtab.h"
 
-/* Total of the node at path "a;b" in p, 0 when absent. */
-static double total_at(struct frames *ft, const struct profile *p, const char *path)
-{
-	uint32_t node = PROFILE_ROOT;
-	const char *s = path;
-
-	while (*s) {
-		const char *e = strchr(s, ';');
-		size_t len = e ? (size_t)(e - s) : strlen(s);
-
-		node = profile__find_child(p, node, frames__intern_name(ft, s, len));
-		if (node == PROFILE_NONE)
-			return 0;
-		s += len + (e ? 1 : 0);
-	}
-	return profile__node(p, node)->total;
-}
-
-/* One slice holding value samples of stack. */
-static struct profile *one(struct frames *ft, const char *stack, double value)
-{
-	struct profile *p = profile__new(ft, VALUE_SAMPLES, false);
-
-	fx_add_stack(ft, p, stack, strlen(stack), value, -1);
-	return p;
-}
-
 TEST_CASE(profile_scale_multiplies_every_column)
 {
 	struct fixture fx;
@@ -48,8 +21,8 @@ TEST_CASE(profile_scale_multiplies_every_column)
 	fx_add_stack(fx.ft, fx.p, "main", 4, 2, -1);
 	profile__scale(fx.p, 0.25);
 	CHECK_NUM(profile__total(fx.p), 3.5);
-	CHECK_NUM(total_at(fx.ft, fx.p, "main;a"), 2);
-	CHECK_NUM(total_at(fx.ft, fx.p, "main;b"), 1);
+	CHECK_NUM(fx_total_at(fx.ft, fx.p, "main;a"), 2);
+	CHECK_NUM(fx_total_at(fx.ft, fx.p, "main;b"), 1);
 	CHECK_NUM(profile__node(fx.p, profile__find_child(fx.p, PROFILE_ROOT,
 							  frames__intern_name(fx.ft, "main", 4)))->self,
 		  0.5);
@@ -76,7 +49,7 @@ TEST_CASE(slices_push_copy_and_range)
 	CHECK(r && slices__count(r) == 0 && slices__start(r) == 0 && slices__end(r) == 0);
 	CHECK(slices__new(fx.ft, VALUE_SAMPLES, 1, 0) == NULL);
 	for (int i = 0; i < 5; i++) {
-		struct profile *p = one(fx.ft, i < 3 ? "main;early" : "main;late", 1 + i);
+		struct profile *p = fx_one(fx.ft, i < 3 ? "main;early" : "main;late", 1 + i);
 
 		CHECK(slices__push(r, i, i + 1, p) == 0);
 		profile__free(p); /* the ring holds its own copy */
@@ -91,17 +64,17 @@ TEST_CASE(slices_push_copy_and_range)
 	CHECK(slices__get(r, 5) == NULL);
 	out = profile__new(fx.ft, VALUE_SAMPLES, false);
 	CHECK(slices__fold_range(r, 0, 3, out) == 0);
-	CHECK_NUM(total_at(fx.ft, out, "main;early"), 1 + 2 + 3);
-	CHECK_NUM(total_at(fx.ft, out, "main;late"), 0);
+	CHECK_NUM(fx_total_at(fx.ft, out, "main;early"), 1 + 2 + 3);
+	CHECK_NUM(fx_total_at(fx.ft, out, "main;late"), 0);
 	profile__clear(out);
 	CHECK(slices__fold_range(r, 3, INFINITY, out) == 0);
-	CHECK_NUM(total_at(fx.ft, out, "main;late"), 4 + 5);
-	CHECK_NUM(total_at(fx.ft, out, "main;early"), 0);
+	CHECK_NUM(fx_total_at(fx.ft, out, "main;late"), 4 + 5);
+	CHECK_NUM(fx_total_at(fx.ft, out, "main;early"), 0);
 	/* A range picked by a person takes every slice it touches, and says how long they last. */
 	profile__clear(out);
 	CHECK(slices__fold_overlap(r, 2.5, 3.2, out) == 0);
-	CHECK_NUM(total_at(fx.ft, out, "main;early"), 3);
-	CHECK_NUM(total_at(fx.ft, out, "main;late"), 4);
+	CHECK_NUM(fx_total_at(fx.ft, out, "main;early"), 3);
+	CHECK_NUM(fx_total_at(fx.ft, out, "main;late"), 4);
 	CHECK_NUM(slices__overlap_secs(r, 2.5, 3.2), 2);
 	CHECK_NUM(slices__overlap_secs(r, 1, 2), 1);
 	CHECK_NUM(slices__overlap_secs(r, 7, 9), 0);
@@ -127,7 +100,7 @@ TEST_CASE(slices_cap_merges_old_slices_into_coarser_ones)
 	fx_init(&fx, false);
 	r = slices__new(fx.ft, VALUE_SAMPLES, 32, 0);
 	slices__set_fine(r, 10);
-	p = one(fx.ft, "main;tick", 1);
+	p = fx_one(fx.ft, "main;tick", 1);
 	for (int i = 0; i < 3600; i++)
 		if (slices__push(r, i, i + 1, p))
 			ok = 0;
@@ -213,15 +186,15 @@ TEST_CASE(fold_accumulate_window_decay)
 	struct profile *shown, *a, *b;
 
 	fx_init(&fx, false);
-	a = one(fx.ft, "main;a", 10);
-	b = one(fx.ft, "main;b", 4);
+	a = fx_one(fx.ft, "main;a", 10);
+	b = fx_one(fx.ft, "main;b", 4);
 
 	/* Accumulate: everything adds up; the ring is optional. */
 	shown = profile__new(fx.ft, VALUE_SAMPLES, false);
 	for (int i = 0; i < 3; i++)
 		CHECK(slices__fold(NULL, shown, FOLD_ACCUMULATE, 0, i ? b : a, i, i + 1) == 0);
-	CHECK_NUM(total_at(fx.ft, shown, "main;a"), 10);
-	CHECK_NUM(total_at(fx.ft, shown, "main;b"), 8);
+	CHECK_NUM(fx_total_at(fx.ft, shown, "main;a"), 10);
+	CHECK_NUM(fx_total_at(fx.ft, shown, "main;b"), 8);
 	CHECK(slices__fold(NULL, shown, FOLD_WINDOW, 10, a, 3, 4) == -EINVAL);
 	CHECK(slices__fold(NULL, shown, FOLD_DECAY, 0, a, 3, 4) == -EINVAL);
 	CHECK(slices__fold(NULL, shown, FOLD_MODE_MAX, 1, a, 3, 4) == -EINVAL);
@@ -233,19 +206,19 @@ TEST_CASE(fold_accumulate_window_decay)
 	r = slices__new(fx.ft, VALUE_SAMPLES, 8, 0);
 	for (int i = 0; i < 5; i++)
 		CHECK(slices__fold(r, shown, FOLD_WINDOW, 3, a, i, i + 1) == 0);
-	CHECK_NUM(total_at(fx.ft, shown, "main;a"), 30);
+	CHECK_NUM(fx_total_at(fx.ft, shown, "main;a"), 30);
 	CHECK(slices__fold(r, shown, FOLD_WINDOW, 3, b, 5, 6) == 0);
 	CHECK(slices__fold(r, shown, FOLD_WINDOW, 3, b, 6, 7) == 0);
-	CHECK_NUM(total_at(fx.ft, shown, "main;a"), 10);
-	CHECK_NUM(total_at(fx.ft, shown, "main;b"), 8);
+	CHECK_NUM(fx_total_at(fx.ft, shown, "main;a"), 10);
+	CHECK_NUM(fx_total_at(fx.ft, shown, "main;b"), 8);
 	CHECK(slices__fold(r, shown, FOLD_WINDOW, 3, b, 7, 8) == 0);
-	CHECK_NUM(total_at(fx.ft, shown, "main;a"), 0);
-	CHECK_NUM(total_at(fx.ft, shown, "main;b"), 12);
+	CHECK_NUM(fx_total_at(fx.ft, shown, "main;a"), 0);
+	CHECK_NUM(fx_total_at(fx.ft, shown, "main;b"), 12);
 	/* The window length can change at any time: the ring keeps the slices' times (the full
 	 * ring of 8 merged [0,1) and [1,2) into one slice whose midpoint is before the window). */
 	CHECK(slices__fold(r, shown, FOLD_WINDOW, 6, b, 8, 9) == 0);
-	CHECK_NUM(total_at(fx.ft, shown, "main;a"), 20);
-	CHECK_NUM(total_at(fx.ft, shown, "main;b"), 16);
+	CHECK_NUM(fx_total_at(fx.ft, shown, "main;a"), 20);
+	CHECK_NUM(fx_total_at(fx.ft, shown, "main;b"), 16);
 	profile__free(shown);
 
 	/* Decay with a 2 s half-life: 16 samples of a, then 4 s of nothing leave a quarter;
@@ -253,22 +226,22 @@ TEST_CASE(fold_accumulate_window_decay)
 	shown = profile__new(fx.ft, VALUE_SAMPLES, false);
 	slices__clear(r);
 	{
-		struct profile *a16 = one(fx.ft, "main;a", 16);
+		struct profile *a16 = fx_one(fx.ft, "main;a", 16);
 		struct profile *empty = profile__new(fx.ft, VALUE_SAMPLES, false);
 
 		CHECK(slices__fold(r, shown, FOLD_DECAY, 2, a16, 0, 1) == 0);
-		CHECK_NUM(total_at(fx.ft, shown, "main;a"), 16);
+		CHECK_NUM(fx_total_at(fx.ft, shown, "main;a"), 16);
 		CHECK(slices__fold(r, shown, FOLD_DECAY, 2, empty, 1, 2) == 0);
 		CHECK(slices__fold(r, shown, FOLD_DECAY, 2, empty, 2, 5) == 0);
-		CHECK_NUM(total_at(fx.ft, shown, "main;a"), 4);
+		CHECK_NUM(fx_total_at(fx.ft, shown, "main;a"), 4);
 		CHECK(slices__fold(r, shown, FOLD_DECAY, 2, b, 5, 7) == 0);
-		CHECK_NUM(total_at(fx.ft, shown, "main;a"), 2);
-		CHECK_NUM(total_at(fx.ft, shown, "main;b"), 4);
+		CHECK_NUM(fx_total_at(fx.ft, shown, "main;a"), 2);
+		CHECK_NUM(fx_total_at(fx.ft, shown, "main;b"), 4);
 		/* A steady rate converges to rate * half-life / ln 2 per second of slices. */
 		profile__clear(shown);
 		for (int i = 0; i < 200; i++)
 			CHECK(slices__fold(NULL, shown, FOLD_DECAY, 2, b, i, i + 1) == 0);
-		CHECK(fabs(total_at(fx.ft, shown, "main;b") - 4 / (1 - pow(0.5, 0.5))) < 1e-6);
+		CHECK(fabs(fx_total_at(fx.ft, shown, "main;b") - 4 / (1 - pow(0.5, 0.5))) < 1e-6);
 		/* The ring kept every slice for history, undecayed. */
 		CHECK(slices__count(r) == 4);
 		CHECK_NUM(profile__total(slices__get(r, 0)->p), 16);

@@ -65,8 +65,12 @@ if [ -s "$TMP/comm.folded" ] && ! grep -qv "^\[$s1\]$sc;" "$TMP/comm.folded"; th
 else fail comm_filter_excludes_others "$(grep -v "^\[$s1\]$sc;" "$TMP/comm.folded" | cut -c1-80 | head -3)"; fi
 
 # 6. A process in a docker-like cgroup gets the [Con] root; --container keeps only it.
+# The v2 hierarchy: /sys/fs/cgroup/unified on a hybrid machine, /sys/fs/cgroup on a v2-only one.
 cg=/sys/fs/cgroup/unified
-if [ -d "$cg" ] && [ -w "$cg" ]; then
+[ "$(stat -fc %T "$cg" 2>/dev/null)" = cgroup2fs ] || cg=/sys/fs/cgroup
+if [ "$(stat -fc %T "$cg" 2>/dev/null)" != cgroup2fs ]; then
+	na container_root_and_filter "not applicable on cgroup v1 only (no v2 hierarchy to make a docker-like scope in)"
+elif [ -w "$cg" ]; then
 	id=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' | head -c 64)
 	dir="$cg/system.slice/docker-$id.scope"
 	mkdir -p "$dir"
@@ -83,7 +87,7 @@ if [ -d "$cg" ] && [ -w "$cg" ]; then
 	fi
 	rmdir "$dir" 2>/dev/null
 else
-	skip container_root_and_filter "no writable cgroup v2 at $cg"
+	skip container_root_and_filter "cannot write the cgroup v2 hierarchy at $cg"
 fi
 
 # 7. A process living 50 ms is symbolized.
