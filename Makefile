@@ -44,7 +44,7 @@ FUZZ_BINS := $(patsubst fuzz/%.c,$(O)/fuzz/%,$(FUZZ_SRCS))
 # make test builds the fuzzers unless T= selects tests other than tests/fuzz/test_fuzz.sh.
 TEST_FUZZ := $(if $(T),$(if $(findstring $(T),fuzz/test_fuzz.sh),$(FUZZ_BINS)),$(FUZZ_BINS))
 # Parsers of untrusted bytes outside model/ and export/ that fuzz targets link too.
-FUZZ_EXTRA := symbols/jitmap.c symbols/symtab.c symbols/proc_maps.c tui/theme.c
+FUZZ_EXTRA := symbols/jitmap.c symbols/symtab.c symbols/proc_maps.c symbols/gopclntab.c tui/theme.c
 TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(patsubst tests/tools/%.c,$(O)/tools/%,$(TOOL_SRCS))
 
