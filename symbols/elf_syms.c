@@ -15,6 +15,7 @@
 
 #include "elf_syms.h"
 #include "gopclntab.h"
+#include "hmap.h"
 #include "symtab.h"
 
 /* Zero-size symbols (hand-written assembly) extend to the next symbol, at most this far. */
@@ -42,6 +43,15 @@ struct elf_syms {
 	struct gopcln *go;
 	int go_fd;
 	Elf *go_elf;
+	/* DWARF inline frames by address (struct inl_chain): every process mapping the image
+	 * asks again for the same addresses, and the walk down a compile unit is not cheap */
+	struct hmap *inl_cache;
+	size_t inl_bytes;
+};
+
+struct inl_chain {
+	size_t n;
+	const char *names[]; /* outermost first */
 };
 
 static int elf_ready(void)
@@ -467,10 +477,19 @@ int elf_syms__load(struct elf_syms *es, const struct elf_src *src)
 	return sym_table__count(es->tab) ? 0 : -ENODATA;
 }
 
+static void free_chain(const void *key, size_t len, void *val, void *arg)
+{
+	free(val);
+}
+
 void elf_syms__free(struct elf_syms *es)
 {
 	if (!es)
 		return;
+	if (es->inl_cache) {
+		hmap__each(es->inl_cache, free_chain, NULL);
+		hmap__free(es->inl_cache);
+	}
 	gopcln__free(es->go);
 	if (es->go_elf)
 		elf_end(es->go_elf);
@@ -548,7 +567,8 @@ size_t elf_syms__count(const struct elf_syms *es)
 
 size_t elf_syms__mem(const struct elf_syms *es)
 {
-	return sizeof(*es) + es->nsegs * sizeof(*es->segs) + (es->tab ? sym_table__mem(es->tab) : 0);
+	return sizeof(*es) + es->nsegs * sizeof(*es->segs) + (es->tab ? sym_table__mem(es->tab) : 0) +
+	       (es->inl_cache ? hmap__mem(es->inl_cache) + es->inl_bytes : 0);
 }
 
 int elf_syms__has_debuginfo(const struct elf_syms *es)
@@ -603,6 +623,7 @@ size_t elf_syms__inlines(struct elf_syms *es, uint64_t vaddr, const char **names
 {
 	struct gopcln_name go[ELF_MAX_INLINES];
 	const char *chain[ELF_MAX_INLINES];
+	struct inl_chain *c;
 	Dwarf_Die cu;
 	size_t n = 0, k;
 
@@ -614,9 +635,29 @@ size_t elf_syms__inlines(struct elf_syms *es, uint64_t vaddr, const char **names
 			names[i] = go[i].s; /* NUL-terminated in the table */
 		return n;
 	}
-	if (!max || !es->dw || !dwarf_addrdie(es->dw, vaddr, &cu))
+	if (!max || !es->dw)
 		return 0;
-	scope_walk(&cu, vaddr, chain, &n, 0);
+	c = es->inl_cache ? hmap__get(es->inl_cache, &vaddr, sizeof(vaddr)) : NULL;
+	if (!c) {
+		if (dwarf_addrdie(es->dw, vaddr, &cu))
+			scope_walk(&cu, vaddr, chain, &n, 0);
+		if (!es->inl_cache)
+			es->inl_cache = hmap__new();
+		c = malloc(sizeof(*c) + n * sizeof(*chain));
+		if (c) {
+			c->n = n;
+			memcpy(c->names, chain, n * sizeof(*chain));
+		}
+		if (c && es->inl_cache && hmap__put(es->inl_cache, &vaddr, sizeof(vaddr), c)) {
+			es->inl_bytes += sizeof(*c) + n * sizeof(*chain);
+		} else {
+			free(c);
+			c = NULL;
+		}
+	} else {
+		n = c->n;
+		memcpy(chain, c->names, n * sizeof(*chain));
+	}
 	k = n < max ? n : max; /* the innermost k, outermost first */
 	for (size_t i = 0; i < k; i++)
 		names[i] = chain[n - k + i];

@@ -72,6 +72,7 @@ struct uw_file {
 	uint64_t lo, hi;    /* link-time span of its PT_LOADs, lo aligned as libdw aligns it */
 	uint64_t used;	    /* unwinder tick of the last use */
 	const char *path;   /* owned by the symbol cache */
+	bool go;	    /* has Go's .gopclntab: its Go frames are stepped with it */
 };
 
 struct unwinder {
@@ -252,6 +253,23 @@ static bool file_span(struct uw_file *f)
 	return !first && f->hi > f->lo;
 }
 
+/* Whether elf has a section named .gopclntab. */
+static bool has_gopclntab(Elf *elf)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	const char *name;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    !strcmp(name, ".gopclntab"))
+			return true;
+	return false;
+}
+
 /* The shared file of mapping m (opened through the symbol cache on first sight); NULL when it
  * cannot be opened as ELF. */
 static struct uw_file *file_get(struct unwinder *u, int pid, uint64_t pc, const struct sym_module *m)
@@ -287,6 +305,7 @@ static struct uw_file *file_get(struct unwinder *u, int pid, uint64_t pc, const 
 	}
 	if (!f->elf)
 		return NULL;
+	f->go = has_gopclntab(f->elf);
 	f->used = ++u->tick;
 	if (++u->open_files > FILES_OPEN_MAX) {
 		struct file_scan scan = { NULL };
@@ -428,10 +447,19 @@ struct walk {
 	struct uw_regs go;
 };
 
-/* Whether pc is in a Go function with a pc-to-SP table (see go_steps). */
+/* Whether pc is in a Go function with a pc-to-SP table (see go_steps): only files with a
+ * .gopclntab are asked about (the symbol cache reads their table). */
 static bool is_go(struct uw_proc *p, uint64_t pc, int32_t *delta, bool *top)
 {
-	return !sym_cache__go_frame(p->u->sc, p->pid, pc, delta, top);
+	Dwfl_Module *mod;
+	struct uw_file *f;
+	void **data;
+
+	if (!report_pc(p, pc, false) || !(mod = dwfl_addrmodule(p->dwfl, pc)))
+		return false;
+	dwfl_module_info(mod, &data, NULL, NULL, NULL, NULL, NULL, NULL);
+	f = *data;
+	return f && f->go && !sym_cache__go_frame(p->u->sc, p->pid, pc, delta, top);
 }
 
 static int frame_cb(Dwfl_Frame *frame, void *arg)
