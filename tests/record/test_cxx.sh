@@ -28,6 +28,8 @@ if [ ! -s "$P" ]; then skip cxx_inline_as_perf "perf record --call-graph dwarf u
 pa=$(share "$P" ";gt::outer;inner_alpha;" ";gt::outer;inner_") pn=$(samples "$P" ";gt::outer;inner_")
 gs=$(stack_to "$F" inner_alpha main 1) ps=$(stack_to "$P" inner_alpha main 1)
 echo "  cxx: perf    inner_alpha=$pa% of $pn reaching main=$(share "$P" ";main;gt::outer;" ";gt::outer;")%"
-echo "    galatop: $gs"; echo "    perf:    $ps"
-if [ -n "$gs" ] && [ "$gs" = "$ps" ] && near_counts "$a" "$n" "$pa" "$pn"; then pass cxx_inline_as_perf
+echo "    galatop: $gs;{$(next_frames "$F" inner_alpha 10 1 | tr '\n' ',')}"
+echo "    perf:    $ps;{$(next_frames "$P" inner_alpha 10 1 | tr '\n' ',')}"
+if [ -n "$gs" ] && [ "$gs" = "$ps" ] && [ -n "$(next_frames "$F" inner_alpha 10 1)" ] &&
+	same_next_frames "$F" "$P" inner_alpha 1 && near_counts "$a" "$n" "$pa" "$pn"; then pass cxx_inline_as_perf
 else fail cxx_inline_as_perf "inner_alpha galatop=$a% perf=$pa%"; fi
