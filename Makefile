@@ -34,7 +34,7 @@ BASE_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -DGALATOP_VERSION='"$(VERSION)"'
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 # Every C file of a room is part of the program; bpf/*.bpf.c are kernel programs, built apart.
-LIB_SRCS  := $(filter-out %.bpf.c,$(wildcard cli/*.c model/*.c model/*/*.c util/*.c export/*.c symbols/*.c tui/*.c bpf/*.c))
+LIB_SRCS  := $(filter-out %.bpf.c,$(wildcard cli/*.c engine/*.c model/*.c model/*/*.c util/*.c export/*.c symbols/*.c tui/*.c bpf/*.c))
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 SKELS     := $(patsubst bpf/%.bpf.c,$(O)/bpf/%.skel.h,$(BPF_SRCS))
 TEST_SRCS := $(wildcard tests/*/test_*.c)
@@ -43,8 +43,9 @@ FUZZ_SRCS := $(wildcard fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst fuzz/%.c,$(O)/fuzz/%,$(FUZZ_SRCS))
 # make test builds the fuzzers unless T= selects tests other than tests/fuzz/test_fuzz.sh.
 TEST_FUZZ := $(if $(T),$(if $(findstring $(T),fuzz/test_fuzz.sh),$(FUZZ_BINS)),$(FUZZ_BINS))
-# Parsers of untrusted bytes outside model/ and export/ that fuzz targets link too.
-FUZZ_EXTRA := symbols/jitmap.c symbols/symtab.c symbols/proc_maps.c symbols/gopclntab.c tui/theme.c
+# Parsers of untrusted bytes outside model/ and export/ that fuzz targets link too (all of
+# symbols/: the perf.data reader names frames through it).
+FUZZ_EXTRA := $(wildcard symbols/*.c) tui/theme.c
 TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(patsubst tests/tools/%.c,$(O)/tools/%,$(TOOL_SRCS))
 
@@ -56,11 +57,12 @@ ASAN_OBJS := $(patsubst %.c,$(O)/asan/obj/%.o,$(LIB_SRCS))
 
 # libc6-dbg: libc's own symbols (start_thread, ...), which Debian strips from libc.so.6; the
 # unwinding tests and users' stacks through libc need them. perl runs stackcollapse-perf.pl.
-# rustc, golang-go and lld (rustc's newer default linker) build the language tests' programs.
+# rustc, golang-go and lld (rustc's newer default linker) build the language tests' programs;
+# python3 (3.11) runs test_python's.
 DEB_PKGS := gcc g++ make clang llvm libclang-rt-14-dev bpftool libbpf-dev libelf-dev libdw-dev \
 	libncurses-dev libjansson-dev zlib1g-dev pkg-config libiberty-dev tmux libxml2-utils \
 	linux-perf perl procps mount chromium jq nodejs strace openjdk-17-jdk-headless \
-	libc6-dbg rustc golang-go lld
+	libc6-dbg rustc golang-go lld python3
 # Servers and clients the L7 tests run on loopback (tests/record/test_l7.sh, tests/bench/l7.sh).
 DEB_PKGS += nginx redis-server redis-tools postgresql mariadb-server mariadb-client dnsmasq \
 	dnsutils apache2-utils wrk curl openssl

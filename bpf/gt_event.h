@@ -11,6 +11,7 @@
 #define GT_COMM_LEN 16
 #define GT_MAX_CGROUP_DEPTH 16 /* ancestors checked by the cgroup filter */
 #define GT_USTACK_MAX 16384	/* most user stack bytes copied per record (DWARF unwinding) */
+#define GT_PY_MAX_FRAMES 128	/* Python frames per record (bpf/python.bpf.h) */
 
 enum gt_event_type {
 	GT_EV_ONCPU = 1,  /* value: 1 CPU-clock sample */
@@ -22,8 +23,9 @@ enum gt_event_type {
 
 /* One ring-buffer record. Records are variable length: only the first
  * kstack_len + ustack_len entries of stack[] are sent, kernel frames first (innermost first),
- * then user frames (innermost first); with GT_EVF_UREGS a struct gt_uregs and its stack copy
- * follow right after those entries. */
+ * then user frames (innermost first); then pystack_len struct gt_pyframe (the Python frames of
+ * a CPython thread, innermost first); with GT_EVF_UREGS a struct gt_uregs and its stack copy
+ * follow right after those. */
 struct gt_event {
 	__u32 type;	 /* enum gt_event_type */
 	__u32 cpu;	 /* CPU the sample or switch-out happened on */
@@ -37,8 +39,25 @@ struct gt_event {
 	__u16 ustack_len; /* frames after those that are user addresses */
 	__u32 flags;	  /* GT_EVF_* */
 	char comm[GT_COMM_LEN];
+	__u16 pystack_len; /* struct gt_pyframe after the stacks, at most GT_PY_MAX_FRAMES */
+	__u16 pad16;
+	__u32 pad32;
 	__u64 stack[2 * GT_MAX_STACK];
 };
+
+/* One frame of CPython's interpreter frame chain, as read at the sample: its code object and
+ * the offset in code units of its current instruction (symbols/python.h names it). */
+struct gt_pyframe {
+	__u64 code;  /* address of the PyCodeObject (3.13: f_executable, checked in user space) */
+	__s32 lasti; /* instruction pointer - start of the code, in 2-byte code units */
+	__u32 flags; /* GT_PYF_* */
+};
+
+/* The frame is the first of one C-level call of the interpreter loop (_PyEval_EvalFrameDefault):
+ * the frames from the previous entry (or the innermost) up to this one ran in that one call. */
+#define GT_PYF_ENTRY 1u
+/* The walk stopped at GT_PY_MAX_FRAMES with frames left: the outermost ones are missing. */
+#define GT_PYF_TRUNCATED 2u
 
 #define GT_EVENT_HDR_SIZE __builtin_offsetof(struct gt_event, stack)
 
@@ -60,8 +79,37 @@ struct gt_uregs {
 static inline const struct gt_uregs *gt_event_uregs(const struct gt_event *e)
 {
 	return (const struct gt_uregs *)((const char *)e->stack +
-					 (e->kstack_len + e->ustack_len) * sizeof(__u64));
+					 (e->kstack_len + e->ustack_len) * sizeof(__u64) +
+					 e->pystack_len * sizeof(struct gt_pyframe));
 }
+
+/* The Python frames of a record (pystack_len of them, checked by probe_record_check). */
+static inline const struct gt_pyframe *gt_event_pyframes(const struct gt_event *e)
+{
+	return (const struct gt_pyframe *)(e->stack + e->kstack_len + e->ustack_len);
+}
+
+/* Where a CPython process keeps its threads and frames: the value of gt_py_procs (key: tgid),
+ * filled by user space from the interpreter's version (symbols/python.h). Offsets in bytes. */
+#define GT_PY_NONE 0xffffffffu /* field absent in this version */
+struct gt_py_proc {
+	__u64 runtime;		 /* address of _PyRuntime in the process */
+	__u32 interp_head;	 /* _PyRuntimeState.interpreters.head */
+	__u32 interp_next;	 /* PyInterpreterState.next */
+	__u32 interp_threads;	 /* PyInterpreterState.threads.head */
+	__u32 tstate_next;	 /* PyThreadState.next */
+	__u32 tstate_native_tid; /* PyThreadState.native_thread_id (the thread's gettid()) */
+	__u32 tstate_cframe;	 /* PyThreadState.cframe (3.11, 3.12); GT_PY_NONE: none (3.13) */
+	__u32 current_frame;	 /* _PyCFrame.current_frame, or PyThreadState.current_frame */
+	__u32 frame_code;	 /* _PyInterpreterFrame.f_code (3.13: f_executable) */
+	__u32 frame_previous;	 /* _PyInterpreterFrame.previous */
+	__u32 frame_instr;	 /* _PyInterpreterFrame.prev_instr (3.13: instr_ptr) */
+	__u32 frame_owner;	 /* _PyInterpreterFrame.owner */
+	__u32 frame_is_entry;	 /* _PyInterpreterFrame.is_entry (3.11); GT_PY_NONE: entries are
+				  * marked by shim frames owned by the C stack (3.12+) */
+	__u32 code_start;	 /* PyCodeObject.co_code_adaptive: the first code unit */
+	__u32 pad;
+};
 
 /* Per-CPU counters, one map entry summed by user space. */
 struct gt_counters {
@@ -75,6 +123,8 @@ struct gt_counters {
 	 * the filters but were left out, and the current 1-in-n (per CPU; 0 or 1: every one). */
 	__u64 skipped[2];
 	__u64 period[2];
+	__u64 py_walks;	   /* samples of CPython threads whose interpreter frames were read */
+	__u64 py_no_tstate; /* samples of CPython processes in a thread with no Python state */
 };
 
 /* Event-sampling slots (oncpu, sampled at a frequency, has none). */

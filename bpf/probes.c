@@ -19,6 +19,7 @@
 #include "bpf/probes.h"
 #include "bpf/drain.h"
 #include "bpf/loadlog.h"
+#include "bpf/period_jitter.h"
 #include "bpf/targets.h"
 #include "bpf/tracefs.h"
 #include "model/stack_type.h"
@@ -59,6 +60,8 @@ struct probes {
 	unsigned loaded; /* PROBE_* whose programs loaded (attached or not) */
 	unsigned lazy;	 /* PROBE_* loaded for probes__attach only */
 	unsigned freq;	 /* oncpu: Hz */
+	bool fixed_period;   /* oncpu: every period 1/freq (else randomized: jitter) */
+	struct period_jitter *jitter; /* oncpu: re-draws the periods; NULL until attached */
 	uint8_t *oncpu_cpus; /* oncpu: the CPUs it samples, ncpus flags */
 	int ncpus;
 	bool pid_filter;
@@ -180,6 +183,7 @@ static struct gt_profile *load_skel(const struct probe_opts *o, unsigned types, 
 	err = bpf_map__set_max_entries(skel->maps.gt_events, rbsize);
 	err = err ?: bpf_map__set_value_size(skel->maps.gt_offcpu_start,
 					     sizeof(struct gt_event) +
+						 GT_PY_MAX_FRAMES * sizeof(struct gt_pyframe) +
 						 (ustack ? sizeof(struct gt_uregs) + ustack : 0));
 	err = err ?: bpf_map__set_max_entries(skel->maps.gt_cpus, libbpf_num_possible_cpus());
 	err = err ?: targets_size(skel->obj, o, extra_pids);
@@ -305,7 +309,8 @@ int probes__set_cpus(struct probes *p, const uint8_t *cpus, size_t n)
 }
 
 int probe_attach_cpu_events(struct bpf_program *prog, struct perf_event_attr *attr,
-			    const uint8_t *cpus, int ncpus, struct bpf_link ***links, size_t *n)
+			    const uint8_t *cpus, int ncpus, struct bpf_link ***links, size_t *n,
+			    int *fds)
 {
 	uint8_t *online = NULL;
 	int attached = 0, err = -ENODEV;
@@ -342,13 +347,16 @@ int probe_attach_cpu_events(struct bpf_program *prog, struct perf_event_attr *at
 		err = probe_links_add(links, n, link);
 		if (err)
 			break;
+		if (fds)
+			fds[attached] = fd;
 		attached++;
 	}
 	free(online);
 	return attached ? 0 : err;
 }
 
-/* One CPU-clock perf event per CPU, each carrying the program. */
+/* One CPU-clock perf event per CPU, each carrying the program; unless fixed_period, their
+ * periods are randomized around 1/freq (bpf/period_jitter.h). */
 static int attach_oncpu(struct probes *p)
 {
 	struct perf_event_attr attr = {
@@ -358,9 +366,24 @@ static int attach_oncpu(struct probes *p)
 	    .freq = 1,
 	    .sample_freq = p->freq,
 	};
+	uint64_t period_ns = 1000000000ull / p->freq;
+	int *fds = calloc(p->ncpus, sizeof(*fds)), err;
 
-	return probe_attach_cpu_events(p->skel->progs.gt_oncpu, &attr, p->oncpu_cpus, p->ncpus,
-				       &p->links, &p->nlinks);
+	if (!fds)
+		return -ENOMEM;
+	for (int c = 0; c < p->ncpus; c++)
+		fds[c] = -1;
+	err = probe_attach_cpu_events(p->skel->progs.gt_oncpu, &attr, p->oncpu_cpus, p->ncpus,
+				      &p->links, &p->nlinks, fds);
+	if (!err && !p->fixed_period && !p->jitter && !(p->jitter = period_jitter__new(period_ns)))
+		add_warning(p, "oncpu: cannot randomize the sampling period (%s): every period is "
+			    "1/%u s", strerror(errno), p->freq);
+	/* The kernel turns a CPU clock's frequency into a fixed period (checked against
+	 * perf_event_max_sample_rate here), which PERF_EVENT_IOC_PERIOD then changes. */
+	for (int c = 0; !err && p->jitter && c < p->ncpus && fds[c] >= 0; c++)
+		period_jitter__add(p->jitter, fds[c]);
+	free(fds);
+	return err;
 }
 
 int probe_record_check(const void *data, size_t size)
@@ -370,9 +393,10 @@ int probe_record_check(const void *data, size_t size)
 	size_t used;
 
 	if (size < GT_EVENT_HDR_SIZE || e->kstack_len > GT_MAX_STACK ||
-	    e->ustack_len > GT_MAX_STACK)
+	    e->ustack_len > GT_MAX_STACK || e->pystack_len > GT_PY_MAX_FRAMES)
 		return -EINVAL;
-	used = GT_EVENT_HDR_SIZE + (e->kstack_len + e->ustack_len) * sizeof(__u64);
+	used = GT_EVENT_HDR_SIZE + (e->kstack_len + e->ustack_len) * sizeof(__u64) +
+	       e->pystack_len * sizeof(struct gt_pyframe);
 	if (size < used)
 		return -EINVAL;
 	if (!(e->flags & GT_EVF_UREGS))
@@ -493,6 +517,7 @@ struct probes *probes__open(const struct probe_opts *o, probe_event_fn fn, void 
 	p->ctx = ctx;
 	p->pid_filter = o->npids || o->follow_children;
 	p->freq = o->freq ? o->freq : 99;
+	p->fixed_period = o->fixed_period;
 	p->oncpu_cpus = cpu_set(o, o->cpus_switchable, &p->ncpus);
 	if (!p->oncpu_cpus) {
 		snprintf(err, errlen, "cannot list the CPUs: %s",
@@ -594,17 +619,28 @@ int probes__fd(const struct probes *p)
 	return drain__fd(p->rb);
 }
 
-int probes__poll(struct probes *p, int timeout_ms)
+/* A drain of the ring buffer, waiting up to timeout_ms or (timeout_ms 0) until deadline_ns. */
+static int probes_drain(struct probes *p, int timeout_ms, uint64_t deadline_ns)
 {
 	int n;
 
 	if (p->sb)
 		sideband__mark(p->sb);
-	n = drain__poll(p->rb, timeout_ms);
+	n = deadline_ns ? drain__consume(p->rb, deadline_ns) : drain__poll(p->rb, timeout_ms);
 	/* Every record taken before the mark has been read: the side band can catch up. */
 	if (n >= 0 && !drain__cut(p->rb) && p->sb)
 		sideband__flush(p->sb);
 	return n;
+}
+
+int probes__poll(struct probes *p, int timeout_ms)
+{
+	return probes_drain(p, timeout_ms, 0);
+}
+
+int probes__consume(struct probes *p, uint64_t deadline_ns)
+{
+	return probes_drain(p, 0, deadline_ns);
 }
 
 int probes__add_pid(struct probes *p, int tgid)
@@ -612,6 +648,16 @@ int probes__add_pid(struct probes *p, int tgid)
 	if (!p->pid_filter || tgid <= 0)
 		return -EINVAL;
 	return targets_add_pid(p->skel->obj, tgid);
+}
+
+int probes__add_python(struct probes *p, int tgid, const struct gt_py_proc *pp)
+{
+	__u32 key = (__u32)tgid;
+
+	if (tgid <= 0)
+		return -EINVAL;
+	return bpf_map__update_elem(p->skel->maps.gt_py_procs, &key, sizeof(key), pp, sizeof(*pp),
+				    BPF_ANY);
 }
 
 void probes__stats(const struct probes *p, struct probe_stats *st)
@@ -622,6 +668,8 @@ void probes__stats(const struct probes *p, struct probe_stats *st)
 
 	memset(st, 0, sizeof(*st));
 	st->lost_user = p->lost_user;
+	if (p->jitter)
+		period_jitter__stats(p->jitter, &st->period_rearms, &st->period_refused);
 	if (p->sb) {
 		st->sb_events = sideband__events(p->sb);
 		st->sb_lost = sideband__lost(p->sb);
@@ -640,6 +688,8 @@ void probes__stats(const struct probes *p, struct probe_stats *st)
 			st->kstack_fail += c[i].kstack_fail;
 			st->ustack_fail += c[i].ustack_fail;
 			st->filtered += c[i].filtered;
+			st->py_walks += c[i].py_walks;
+			st->py_no_tstate += c[i].py_no_tstate;
 			for (int k = 0; k < 2; k++) {
 				st->skipped[k] += c[i].skipped[k];
 				if (c[i].period[k] > st->period[k])
@@ -656,6 +706,7 @@ void probes__free(struct probes *p)
 		return;
 	drain__free(p->rb);
 	sideband__free(p->sb);
+	period_jitter__free(p->jitter); /* before the perf events it re-arms close */
 	for (size_t i = 0; i < p->nlinks; i++)
 		bpf_link__destroy(p->links[i]);
 	free(p->links);

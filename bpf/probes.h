@@ -31,6 +31,9 @@ struct probe_opts {
 	unsigned types;	       /* PROBE_* mask; 0 = PROBE_ONCPU */
 	unsigned load_types;   /* PROBE_* loaded at open too but attached by probes__attach only */
 	unsigned freq;	       /* oncpu samples per second per CPU; 0 = 99 */
+	bool fixed_period;     /* oncpu: sample every 1/freq s exactly, as perf does; by default
+				* each CPU's rate is redrawn within +-25% of freq at random
+				* moments, so periodic work cannot alias (bpf/period_jitter.h) */
 	const uint8_t *cpus;   /* events on CPU c are taken when cpus[c] != 0 (c < ncpus);
 				* NULL = every CPU; oncpu samples only these CPUs */
 	size_t ncpus;
@@ -68,10 +71,14 @@ struct probe_opts {
 struct probe_stats {
 	uint64_t total, samples, drops, kstack_fail, ustack_fail, filtered;
 	uint64_t lost_user; /* records dropped by user space as malformed */
+	uint64_t py_walks, py_no_tstate; /* samples with CPython frames read; samples of a CPython
+					  * process in a thread without a Python state */
 	uint64_t sb_events, sb_lost; /* side-band events handed out, lost (ring full) */
 	/* Event sampling, [GT_RATE_OFFCPU] and [GT_RATE_MEM]: events left out, and the largest
 	 * current 1-in-n over the CPUs (0 or 1: every event taken). */
 	uint64_t skipped[2], period[2];
+	uint64_t period_rearms;	 /* oncpu: randomized period restarts so far (0: fixed period) */
+	uint64_t period_refused; /* oncpu: period changes the kernel refused */
 };
 
 struct probes;
@@ -85,9 +92,11 @@ struct bpf_program;
 struct perf_event_attr;
 /* Opens a perf event of attr on each CPU whose flag is set in cpus[ncpus] (cpus NULL: every
  * online CPU) and attaches prog to it, appending the links (they own the perf fds) to *links of
- * *n. Attached if any CPU did: 0, else -errno of the last failure. */
+ * *n; when fds is not NULL (room for ncpus), the perf fds of the events opened go there in
+ * order. Attached if any CPU did: 0, else -errno of the last failure. */
 int probe_attach_cpu_events(struct bpf_program *prog, struct perf_event_attr *attr,
-			    const uint8_t *cpus, int ncpus, struct bpf_link ***links, size_t *n);
+			    const uint8_t *cpus, int ncpus, struct bpf_link ***links, size_t *n,
+			    int *fds);
 
 /* Fills o with the defaults: oncpu at 99 Hz on all CPUs, kernel and user stacks, offcpu blocks
  * of 1 ms and more in any state, no targets. */
@@ -131,6 +140,9 @@ int probes__fd(const struct probes *p);
 /* Waits up to timeout_ms (0: no wait, -1: forever) and drains the ring buffer, calling fn for
  * each record. Returns the number of records or -errno (-EINTR when a signal interrupted). */
 int probes__poll(struct probes *p, int timeout_ms);
+/* Drains what waits without waiting, until deadline_ns (CLOCK_MONOTONIC; see drain__consume).
+ * Returns the number of records or -errno. */
+int probes__consume(struct probes *p, uint64_t deadline_ns);
 
 /* Adds a target process at run time. Returns 0, -EINVAL if the pid filter is off (open with
  * pids or follow_children), -E2BIG if the set is full, or another -errno. */
@@ -140,6 +152,10 @@ int probes__add_pid(struct probes *p, int tgid);
  * CPU. Events already in the ring buffer stay. oncpu samples only the CPUs it was opened on
  * (every online one with cpus_switchable). 0, -EINVAL (no CPU in the set) or -errno. */
 int probes__set_cpus(struct probes *p, const uint8_t *cpus, size_t n);
+
+/* Has the probes walk the interpreter frames of CPython process tgid (bpf/python.bpf.h) laid
+ * out as pp says (symbols/python.h finds it), until it execs or exits. 0 or -errno. */
+int probes__add_python(struct probes *p, int tgid, const struct gt_py_proc *pp);
 
 /* Sums the per-CPU counters into st. */
 void probes__stats(const struct probes *p, struct probe_stats *st);

@@ -11,6 +11,7 @@
 #include "gt_event.h"
 #include "targets.bpf.h"
 #include "ustack.bpf.h"
+#include "python.bpf.h"
 
 #define PF_KTHREAD 0x00200000
 #define TASK_DEAD 0x80
@@ -52,12 +53,14 @@ struct {
 	__type(value, struct gt_counters);
 } gt_counters SEC(".maps");
 
-/* A record with room for the user registers and stack copy after its stacks, wherever those
- * end; the copy goes a page at a time, so the last chunk may reach one page past the limit. */
+/* A record with room for the Python frames, the user registers and the stack copy after its
+ * stacks, wherever those end; the copy goes a page at a time, so the last chunk may reach one
+ * page past the limit. */
 #define PAGE 4096
+#define PY_BYTES (GT_PY_MAX_FRAMES * sizeof(struct gt_pyframe))
 struct gt_record_buf {
 	struct gt_event e;
-	__u8 tail[sizeof(struct gt_uregs) + GT_USTACK_MAX + PAGE];
+	__u8 tail[PY_BYTES + sizeof(struct gt_uregs) + GT_USTACK_MAX + PAGE];
 };
 
 /* One record under construction per CPU and per program kind: a CPU-clock sample can interrupt
@@ -184,6 +187,9 @@ static __always_inline void fill_header(struct gt_event *e, __u32 type, __u64 pi
 	e->kstack_len = 0;
 	e->ustack_len = 0;
 	e->flags = 0;
+	e->pystack_len = 0;
+	e->pad16 = 0;
+	e->pad32 = 0;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 }
 
@@ -194,8 +200,9 @@ static __always_inline bool current_is_kthread(void)
 	return BPF_CORE_READ(task, flags) & PF_KTHREAD;
 }
 
-/* Kernel frames into stack[0..), user frames right after them (or, in DWARF mode, the user
- * registers and stack copy); kernel threads have no user stack, so none is asked for. */
+/* Kernel frames into stack[0..), user frames right after them, then the Python frames of a
+ * CPython thread (python.bpf.h), then in DWARF mode the user registers and stack copy; kernel
+ * threads have no user stack, so none is asked for. */
 static __always_inline void take_stacks(void *ctx, struct gt_event *e, struct gt_counters *c,
 					bool kstack, bool ustack)
 {
@@ -214,7 +221,9 @@ static __always_inline void take_stacks(void *ctx, struct gt_event *e, struct gt
 	if (nk > GT_MAX_STACK)
 		nk = GT_MAX_STACK;
 	if (ustack && ustack_copy && !current_is_kthread()) {
-		copy_ustack(e, nk, ustack_copy);
+		py_take(e, nk, c);
+		copy_ustack(e, nk + 2 * (__u32)e->pystack_len, ustack_copy,
+			    2 * GT_MAX_STACK + 2 * GT_PY_MAX_FRAMES);
 	} else if (ustack && !current_is_kthread()) {
 		n = bpf_get_stack(ctx, &e->stack[nk], GT_MAX_STACK * sizeof(__u64),
 				  BPF_F_USER_STACK);
@@ -229,20 +238,26 @@ static __always_inline void take_stacks(void *ctx, struct gt_event *e, struct gt
 		nu = GT_MAX_STACK;
 	e->kstack_len = nk;
 	e->ustack_len = nu;
+	if (ustack && !ustack_copy && !current_is_kthread())
+		py_take(e, nk + nu, c);
 }
 
-/* Sends the used part of a record (header + stacks + user stack copy) to user space. */
+/* Sends the used part of a record (header + stacks + Python frames + user stack copy) to user
+ * space. */
 static __always_inline void emit(struct gt_event *e, struct gt_counters *c)
 {
-	__u64 nk = e->kstack_len, nu = e->ustack_len, len;
+	__u64 nk = e->kstack_len, nu = e->ustack_len, np = e->pystack_len, len;
 
 	if (nk > GT_MAX_STACK)
 		nk = GT_MAX_STACK;
 	if (nu > GT_MAX_STACK)
 		nu = GT_MAX_STACK;
-	len = GT_EVENT_HDR_SIZE + (nk + nu) * sizeof(__u64);
+	if (np > GT_PY_MAX_FRAMES)
+		np = GT_PY_MAX_FRAMES;
+	len = GT_EVENT_HDR_SIZE + (nk + nu) * sizeof(__u64) + np * sizeof(struct gt_pyframe);
 	if (ustack_copy && (e->flags & GT_EVF_UREGS)) {
-		struct gt_uregs *u = (struct gt_uregs *)((__u8 *)e->stack + (nk + nu) * sizeof(__u64));
+		struct gt_uregs *u = (struct gt_uregs *)((__u8 *)e->stack + (nk + nu) * sizeof(__u64) +
+							 np * sizeof(struct gt_pyframe));
 		__u64 size = u->size;
 
 		if (size > ustack_copy)
@@ -409,8 +424,10 @@ SEC("tp_btf/sched_process_exec")
 int BPF_PROG(gt_proc_exec, struct task_struct *p)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32;
 
-	if (current_passes(pid_tgid >> 32, (__u32)pid_tgid))
+	bpf_map_delete_elem(&gt_py_procs, &tgid); /* a new image: not the interpreter it was */
+	if (current_passes(tgid, (__u32)pid_tgid))
 		emit_proc(GT_EV_EXEC, BPF_CORE_READ(p, real_parent, tgid));
 	return 0;
 }
@@ -429,6 +446,7 @@ int BPF_PROG(gt_proc_exit, struct task_struct *p)
 		emit_proc(GT_EV_EXIT, BPF_CORE_READ(p, exit_code));
 	if (filter_pids_enabled)
 		bpf_map_delete_elem(&gt_pids, &tgid);
+	bpf_map_delete_elem(&gt_py_procs, &tgid);
 	return 0;
 }
 

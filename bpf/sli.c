@@ -198,7 +198,7 @@ static bool attach_swapin_faults(struct sli_probes *p)
 		}
 	}
 	ret = probe_attach_cpu_events(p->skel->progs.gt_sli_majfault, &attr, NULL, 0, &p->links,
-				      &p->nlinks);
+				      &p->nlinks, NULL);
 	if (ret) {
 		warn(p, "mem_swapin: not measured: cannot count major page faults: %s",
 		     strerror(-ret));

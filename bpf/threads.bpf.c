@@ -208,6 +208,7 @@ static __always_inline void rec_init(struct tl_rec *r, __u32 pid, __u32 tid, __u
 	r->stk.kstack_len = 0;
 	r->stk.ustack_len = 0;
 	r->stk.flags = 0;
+	r->stk.pystack_len = 0;
 	r->stk.type = 0;
 }
 
@@ -376,7 +377,7 @@ int BPF_PROG(gt_tl_sys_exit, struct pt_regs *regs, long ret)
 	}
 	bpf_get_current_comm(r->comm, sizeof(r->comm));
 	if (user_stacks && ustack_bytes) {
-		copy_ustack(&r->stk, 0, ustack_bytes);
+		copy_ustack(&r->stk, 0, ustack_bytes, 2 * GT_MAX_STACK);
 	} else if (user_stacks) {
 		n = bpf_get_stack(ctx, r->stk.stack, GT_MAX_STACK * sizeof(__u64), BPF_F_USER_STACK);
 		if (n < 0)
@@ -393,13 +394,30 @@ out:
 	return 0;
 }
 
-/* A thread's entries go with it. */
+static __always_inline bool traced_task(struct task_struct *t)
+{
+	return BPF_CORE_READ(t, pid) && !(BPF_CORE_READ(t, flags) & PF_KTHREAD);
+}
+
+/* A thread's entries go with it; user space hears of the exit (the Threads pane folds the
+ * processes that ended). */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(gt_tl_exit, struct task_struct *p)
 {
 	__u32 tid = BPF_CORE_READ(p, pid);
+	struct tl_rec *r;
 
 	bpf_map_delete_elem(&gt_tl_start, &tid);
+	if (!traced_task(p) || !task_passes(p))
+		return 0;
+	r = scratch(SLOT_SYS);
+	if (!r)
+		return 0;
+	rec_init(r, BPF_CORE_READ(p, tgid), tid, TLK_ONCPU, 0, bpf_ktime_get_ns());
+	r->type = TLR_EXIT;
+	BPF_CORE_READ_STR_INTO(&r->comm, p, comm);
+	if (bpf_ringbuf_output(&gt_tl_events, r, TL_REC_HDR_SIZE, wakeup_flags()))
+		COUNT(drops);
 	return 0;
 }
 
@@ -427,11 +445,6 @@ static __always_inline void sched_interval(struct task_struct *t, __u32 kind, __
 	rec_init(r, tgid, tid, kind, start, end);
 	BPF_CORE_READ_STR_INTO(&r->comm, t, comm);
 	emit(r, 0);
-}
-
-static __always_inline bool traced_task(struct task_struct *t)
-{
-	return BPF_CORE_READ(t, pid) && !(BPF_CORE_READ(t, flags) & PF_KTHREAD);
 }
 
 SEC("tp_btf/sched_switch")

@@ -20,6 +20,7 @@ enum tl_rec_kind {
 enum tl_rec_type {
 	TLR_EVENT = 1, /* one interval of a thread (struct tl_rec) */
 	TLR_OPENAT,    /* an open/openat/creat that returned fd: path holds its file name */
+	TLR_EXIT,      /* the thread exited at end (header only) */
 };
 
 #define TL_SYSCALL_MAX 512	/* syscall numbers the classifier covers */

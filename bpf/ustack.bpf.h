@@ -8,16 +8,18 @@
 #define GT_PAGE 4096
 
 /* Puts the current task's user registers and up to limit bytes of its user stack right after
- * the first `used` stack entries of e. The copy goes a page at a time, so it stops at the end
- * of the stack mapping (or at a page that is not resident) instead of failing whole. */
-static __always_inline void copy_ustack(struct gt_event *e, __u32 used, __u32 limit)
+ * the first `used` 8-byte entries of e's stack (at most max_used, a constant the caller's
+ * buffer has room for). The copy goes a page at a time, so it stops at the end of the stack
+ * mapping (or at a page that is not resident) instead of failing whole. */
+static __always_inline void copy_ustack(struct gt_event *e, __u32 used, __u32 limit,
+					__u32 max_used)
 {
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
 	struct gt_uregs *u;
 	__u64 sp, done = 0;
 	__u8 *data;
 
-	if (used > 2 * GT_MAX_STACK)
+	if (used > max_used)
 		return;
 	u = (struct gt_uregs *)((__u8 *)e->stack + used * sizeof(__u64));
 	u->ip = BPF_CORE_READ(regs, ip);

@@ -5,14 +5,17 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "../export/perfdata.h"
 #include "../export/perfscript.h"
 
 const char cmd_collapse_help[] =
 	"Usage: galatop collapse [OPTIONS] [FILE|-]...\n"
 	"\n"
-	"Reads `perf script` output (stdin when no FILE or '-') and prints folded stacks,\n"
-	"\"comm;root;...;leaf COUNT\" sorted bytewise, byte for byte as FlameGraph's\n"
-	"stackcollapse-perf.pl prints them. COUNT sums the period of each sample (1 when the\n"
+	"Reads `perf script` output or a perf.data file (stdin when no FILE or '-') and prints\n"
+	"folded stacks, \"comm;root;...;leaf COUNT\" sorted bytewise, byte for byte as\n"
+	"FlameGraph's stackcollapse-perf.pl prints them (for perf.data: as it prints\n"
+	"`perf script` of the file; names from this system's files and perf's build-id\n"
+	"cache, user stacks of --call-graph dwarf files unwound by galatop). COUNT sums the period of each sample (1 when the\n"
 	"header has none). Only the first event type seen is kept unless --event-filter says.\n"
 	"\n"
 	"Options:\n"
@@ -89,7 +92,25 @@ int cmd_collapse(int argc, char **argv)
 	for (i = 0; i < nin; i++) {
 		const char *name = argc > optind ? argv[optind + i] : "-";
 
-		err = perfscript__parse_file(ps, in[i]);
+		const char *label = strcmp(name, "-") ? name : "standard input";
+		char head[8], msg[512] = "";
+		size_t n = fread(head, 1, sizeof(head), in[i]);
+
+		/* perf.data is read directly; anything else is perf script text */
+		if (perfdata_sniff(head, n)) {
+			err = perfdata_collapse_file(in[i], head, n, label, &o, stack_agg__add_cb, sa,
+						     NULL, msg, sizeof(msg));
+		} else {
+			err = perfscript__feed(ps, head, n);
+			if (!err)
+				err = perfscript__parse_file(ps, in[i]);
+		}
+		if (err == -EBADMSG)
+			perfscript__strerror(ps, label, msg, sizeof(msg));
+		if (msg[0]) {
+			cli_error("%s", msg);
+			goto out;
+		}
 		if (err == -EIO) {
 			cli_error("cannot read %s: %s", strcmp(name, "-") ? name : "standard input",
 				  strerror(errno ? errno : EIO));

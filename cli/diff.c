@@ -277,6 +277,8 @@ int cmd_diff(int argc, char **argv)
 			cli_error("out of memory");
 			goto out;
 		}
+		if (err == -EINVAL)
+			goto out; /* not folded text: folded_parse said so */
 		if (err) {
 			cli_error("cannot read %s: %s", label, strerror(-err));
 			goto out;

@@ -1,4 +1,5 @@
 /* `galatop record --trigger EXPR`: see record_trigger.h. */
+#include "record.h"
 #include "record_trigger.h"
 
 #include <errno.h>
@@ -10,7 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "history.h"
+#include "engine/history.h"
 #include "export/snapshot.h"
 #include "model/slices.h"
 #include "util/clock.h"

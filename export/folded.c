@@ -65,7 +65,9 @@ static bool take_count(const char *s, size_t *len, double *count)
 }
 
 struct reader {
-	FILE *f;
+	FILE *f;	 /* or, when NULL, lines straight from mem[0..mem_len) */
+	const char *mem;
+	size_t mem_len;
 	char *block;
 	size_t pos, fill;
 	bool eof;
@@ -79,6 +81,18 @@ static long read_line(struct reader *r, const char **out)
 {
 	size_t used = 0;
 
+	if (!r->f) {
+		const char *start = r->mem + r->pos, *nl;
+		size_t n;
+
+		if (r->pos >= r->mem_len)
+			return -1;
+		nl = memchr(start, '\n', r->mem_len - r->pos);
+		n = nl ? (size_t)(nl - start) : r->mem_len - r->pos;
+		r->pos += n + (nl ? 1 : 0);
+		*out = start;
+		return (long)n;
+	}
 	for (;;) {
 		if (r->pos == r->fill) {
 			if (r->eof)
@@ -120,18 +134,23 @@ static long read_line(struct reader *r, const char **out)
 	return (long)used;
 }
 
-int folded_parse(FILE *f, const char *name, const struct folded_opts *o, folded_line_fn fn,
-		 void *ctx, struct folded_stats *stats)
+/* folded_parse over r (a FILE or memory). */
+static int parse(struct reader *rd, const char *name, const struct folded_opts *o,
+		 folded_line_fn fn, void *ctx, struct folded_stats *stats)
 {
-	struct reader r = { .f = f };
+	struct reader r = *rd;
 	struct folded_stats st = { 0 };
+	struct {
+		unsigned long line;
+		const char *why;
+	} bad[MAX_REPORTED]; /* reported at the end, unless the input is mostly invalid */
 	double sum = 0, sum2 = 0; /* so that no total can overflow to infinity */
 	const char *line;
 	long n;
 	int ret = 0;
 
-	r.block = malloc(BLOCK_SIZE);
-	if (!r.block)
+	r.block = r.f ? malloc(BLOCK_SIZE) : NULL;
+	if (r.f && !r.block)
 		return -ENOMEM;
 	while ((n = read_line(&r, &line)) >= 0) {
 		size_t len = (size_t)n;
@@ -167,8 +186,10 @@ int folded_parse(FILE *f, const char *name, const struct folded_opts *o, folded_
 				ret = -EINVAL;
 				break;
 			}
-			if (!(o && o->quiet) && st.skipped <= MAX_REPORTED)
-				fprintf(stderr, "%s:%lu: %s; line skipped\n", name, st.lines, why);
+			if (st.skipped <= MAX_REPORTED) {
+				bad[st.skipped - 1].line = st.lines;
+				bad[st.skipped - 1].why = why;
+			}
 			continue;
 		}
 		st.stacks++;
@@ -183,14 +204,33 @@ int folded_parse(FILE *f, const char *name, const struct folded_opts *o, folded_
 		ret = -EIO;
 	else if (n == -3)
 		ret = -ENOMEM;
-	if (!(o && o->quiet) && st.skipped > MAX_REPORTED && !ret)
-		fprintf(stderr, "%s: %lu more invalid lines skipped\n", name,
-			st.skipped - MAX_REPORTED);
+	if (!ret && st.skipped > st.stacks) {
+		/* Mostly invalid: another format (a binary file, a log), not a profile. */
+		if (!(o && o->quiet))
+			fprintf(stderr, "%s: not folded stacks: %lu of %lu lines invalid "
+				"(line %lu: %s)\n", name, st.skipped, st.skipped + st.stacks, bad[0].line, bad[0].why);
+		ret = -EINVAL;
+	} else if (!ret && !(o && o->quiet)) {
+		for (unsigned long i = 0; i < st.skipped && i < MAX_REPORTED; i++)
+			fprintf(stderr, "%s:%lu: %s; line skipped\n", name, bad[i].line,
+				bad[i].why);
+		if (st.skipped > MAX_REPORTED)
+			fprintf(stderr, "%s: %lu more invalid lines skipped\n", name,
+				st.skipped - MAX_REPORTED);
+	}
 	free(r.block);
 	free(r.line);
 	if (stats)
 		*stats = st;
 	return ret;
+}
+
+int folded_parse(FILE *f, const char *name, const struct folded_opts *o, folded_line_fn fn,
+		 void *ctx, struct folded_stats *stats)
+{
+	struct reader r = { .f = f };
+
+	return parse(&r, name, o, fn, ctx, stats);
 }
 
 static int push_frame(struct frames *ft, const char *s, size_t len, uint32_t **frames,
@@ -318,16 +358,34 @@ static int add_line(void *vctx, const char *stack, size_t len, double count, dou
 	return 0;
 }
 
-int folded_read_profile(FILE *f, const char *name, const struct folded_opts *o,
+/* folded_read_profile over r (a FILE or memory). */
+static int read_profile(struct reader *r, const char *name, const struct folded_opts *o,
 			struct profile *p, struct folded_stats *stats)
 {
 	struct read_ctx c = { .p = p, .reverse = o && o->reverse };
-	int ret = folded_parse(f, name, o, add_line, &c, stats);
+	int ret = parse(r, name, o, add_line, &c, stats);
 
 	free(c.frames);
 	free(c.prev);
 	free(c.path);
 	return ret;
+}
+
+int folded_read_profile(FILE *f, const char *name, const struct folded_opts *o,
+			struct profile *p, struct folded_stats *stats)
+{
+	struct reader r = { .f = f };
+
+	return read_profile(&r, name, o, p, stats);
+}
+
+int folded_read_profile_mem(const char *buf, size_t len, const char *name,
+			    const struct folded_opts *o, struct profile *p,
+			    struct folded_stats *stats)
+{
+	struct reader r = { .mem = buf, .mem_len = len };
+
+	return read_profile(&r, name, o, p, stats);
 }
 
 /* Appends name escaped for a folded line: ';' -> U+037E (looks alike, is not a separator),

@@ -11,7 +11,7 @@
 struct folded_opts {
 	bool strict;  /* stop at the first invalid line (-EINVAL) instead of skipping it */
 	bool reverse; /* reverse the frames of each stack (flamegraph.pl --reverse) */
-	bool quiet;   /* do not report skipped lines on stderr */
+	bool quiet;   /* do not report invalid lines on stderr (nor a mostly invalid file) */
 };
 
 struct folded_stats {
@@ -26,10 +26,12 @@ struct folded_stats {
 typedef int (*folded_line_fn)(void *ctx, const char *stack, size_t len, double count,
 			      double count2);
 
-/* Parses folded text from f (lines starting with '#' are comments); name labels errors ("name:line: reason" on stderr). Lines of any
- * length, NUL bytes and a missing final newline are handled. Returns 0, the callback's
- * non-zero value, -EINVAL (strict mode, invalid line, already reported) or -errno on a read
- * error (not reported). */
+/* Parses folded text from f (lines starting with '#' are comments); name labels errors
+ * ("name:line: reason" on stderr, once the input is read). Lines of any length, NUL bytes and
+ * a missing final newline are handled. Returns 0, the callback's non-zero value, -EINVAL
+ * (already reported in one line: strict mode and an invalid line, or more invalid lines than
+ * stacks, i.e. not folded text at all, whose stacks the callback may have seen) or -errno on
+ * a read error (not reported). */
 int folded_parse(FILE *f, const char *name, const struct folded_opts *o, folded_line_fn fn,
 		 void *ctx, struct folded_stats *stats);
 /* Splits stack[0..len) on ';' into frame ids of ft, appending to *frames (grown with realloc,
@@ -41,6 +43,11 @@ long folded_split(struct frames *ft, const char *stack, size_t len, uint32_t **f
  * profile__add_stack2). Same returns as folded_parse. */
 int folded_read_profile(FILE *f, const char *name, const struct folded_opts *o,
 			struct profile *p, struct folded_stats *stats);
+
+/* folded_read_profile over buf[0..len), read in place (no copy of the text). */
+int folded_read_profile_mem(const char *buf, size_t len, const char *name,
+			    const struct folded_opts *o, struct profile *p,
+			    struct folded_stats *stats);
 
 /* Writes p as folded text, one line per stack with non-zero self value, sorted by bytes,
  * integer counts (two columns if p is two-column). Frame names are escaped so that the line

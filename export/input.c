@@ -3,16 +3,20 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../model/slices.h"
 #include "../util/file.h"
 #include "folded.h"
+#include "perfdata.h"
 
 #define INPUT_MAX_BYTES (1ul << 30)
 
@@ -77,6 +81,8 @@ enum input_format input_sniff(const char *buf, size_t len)
 
 	if (snapshot_sniff(buf, len))
 		return INPUT_SNAPSHOT;
+	if (perfdata_sniff(buf, len))
+		return INPUT_PERFDATA;
 	for (int lines = 0; i < len && lines < 200; lines++) {
 		const char *nl = memchr(buf + i, '\n', len - i);
 		size_t end = nl ? (size_t)(nl - buf) : len, e = end, d;
@@ -123,7 +129,8 @@ static int perf_sink_add(void *ctx, const char *stack, size_t len, uint64_t coun
 	return profile__add_stack(ps->p, ps->frames, (size_t)n, (double)count);
 }
 
-static int load_perf(const char *buf, size_t len, const struct input_opts *o, struct profile *p)
+static int load_perf(const char *buf, size_t len, const char *label, const struct input_opts *o,
+		     struct profile *p, char *errbuf, size_t errlen)
 {
 	static const struct perfscript_opts defaults = { .warn = NULL };
 	struct perfscript_opts po = o->perf ? *o->perf : defaults;
@@ -133,10 +140,18 @@ static int load_perf(const char *buf, size_t len, const struct input_opts *o, st
 
 	if (!o->perf)
 		po.warn = stderr;
+	if (perfdata_sniff(buf, len)) {
+		err = perfdata_collapse(buf, len, label, NULL, &po, perf_sink_add, &sink, NULL,
+					errbuf, errlen);
+		free(sink.frames);
+		return err == -EINVAL ? -EBADMSG : err; /* said in errbuf */
+	}
 	ps = perfscript__new(&po, perf_sink_add, &sink);
 	err = ps ? perfscript__feed(ps, buf, len) : -ENOMEM;
 	if (!err)
 		err = perfscript__end_file(ps);
+	if (err == -EBADMSG)
+		perfscript__strerror(ps, label, errbuf, errlen);
 	perfscript__free(ps);
 	free(sink.frames);
 	return err;
@@ -146,14 +161,8 @@ static int load_folded(const char *buf, size_t len, const char *label,
 		       const struct input_opts *o, struct profile *p)
 {
 	struct folded_opts fo = { .strict = o->strict, .reverse = o->reverse };
-	FILE *f = len ? fmemopen((void *)buf, len, "r") : fopen("/dev/null", "r");
-	int err;
 
-	if (!f)
-		return -errno;
-	err = folded_read_profile(f, label, &fo, p, NULL);
-	fclose(f);
-	return err;
+	return folded_read_profile_mem(buf, len, label, &fo, p, NULL);
 }
 
 /* Seconds from the snapshot's start of a clock time (seconds since local midnight), the day
@@ -260,8 +269,9 @@ int input_load_mem(const char *buf, size_t len, const char *label, struct frames
 	}
 	if (o->range.set) {
 		snprintf(err, errlen, "%s: --range needs a .gtop snapshot with per-second history, "
-			 "not %s", label, in->format == INPUT_PERF ? "perf script output" : "folded "
-			 "stacks");
+			 "not %s", label, in->format == INPUT_PERF ? "perf script output"
+					  : in->format == INPUT_PERFDATA ? "a perf.data file"
+									 : "folded stacks");
 		return -EINVAL;
 	}
 	in->own = profile__new(ft, VALUE_SAMPLES, o->chart);
@@ -269,10 +279,12 @@ int input_load_mem(const char *buf, size_t len, const char *label, struct frames
 		snprintf(err, errlen, "%s: %s", label, strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	ret = in->format == INPUT_PERF ? load_perf(buf, len, o, in->own)
-				       : load_folded(buf, len, label, o, in->own);
+	ret = in->format == INPUT_FOLDED ? load_folded(buf, len, label, o, in->own)
+					 : load_perf(buf, len, label, o, in->own, err, errlen);
 	if (ret == -EINVAL && in->format == INPUT_FOLDED) {
-		err[0] = '\0'; /* strict mode: folded_parse said which line */
+		err[0] = '\0'; /* folded_parse said which line, or that most were invalid */
+	} else if (ret == -EBADMSG) {
+		ret = -EINVAL; /* load_perf said what was wrong with the file */
 	} else if (ret) {
 		snprintf(err, errlen, "%s: %s", label, strerror(ret < 0 ? -ret : EINVAL));
 		ret = ret == -ENOMEM ? -ENOMEM : -EINVAL;
@@ -298,14 +310,44 @@ int input_read(const char *path, char **buf, size_t *len, char *err, size_t errl
 	return 0;
 }
 
+/* A regular file of 64 KiB to 1 GiB mapped read-only (parsed in place: no copy of a large
+ * profile); NULL when it is anything else or cannot be mapped (then it is read). */
+static void *map_file(const char *path, size_t *len)
+{
+	struct stat st;
+	void *p;
+	int fd;
+
+	if (!strcmp(path, "-"))
+		return NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	p = !fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size >= (1 << 16) &&
+		    (uint64_t)st.st_size <= INPUT_MAX_BYTES
+		    ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0)
+		    : MAP_FAILED;
+	close(fd);
+	if (p == MAP_FAILED)
+		return NULL;
+	*len = (size_t)st.st_size;
+	return p;
+}
+
 int input_load(const char *path, struct frames *ft, const struct input_opts *o,
 	       struct input *in, char *err, size_t errlen)
 {
 	char *buf = NULL;
 	size_t len = 0;
+	void *map = map_file(path, &len);
 	int ret;
 
 	memset(in, 0, sizeof(*in));
+	if (map) {
+		ret = input_load_mem(map, len, path, ft, o, in, err, errlen);
+		munmap(map, len);
+		return ret;
+	}
 	ret = input_read(path, &buf, &len, err, errlen);
 	if (ret)
 		return ret;

@@ -10,7 +10,7 @@
 #include "perfscript.h"
 #include "snapshot.h"
 
-enum input_format { INPUT_AUTO = 0, INPUT_FOLDED, INPUT_PERF, INPUT_SNAPSHOT };
+enum input_format { INPUT_AUTO = 0, INPUT_FOLDED, INPUT_PERF, INPUT_SNAPSHOT, INPUT_PERFDATA };
 
 /* A time range A-B: seconds from the start of the recording (fractions allowed) or clock
  * times HH:MM[:SS[.frac]] (local time of day, resolved against the snapshot's start). */
@@ -46,13 +46,16 @@ int input_range_parse(const char *s, struct input_range *r, char *err, size_t er
  * start. */
 int input_range_seconds(const struct input_range *r, double start, double *from, double *to);
 /* Tells the format of a file from its first bytes (len >= 256 or the whole file): a snapshot
- * (gzip), `perf script` output (the first line that is not blank or a '#' comment does not end
+ * (gzip), a perf.data file ("PERFILE2", read through export/perfdata: its samples named and
+ * collapsed as `perf script` output would be), `perf script` output (the first line that is not blank or a '#' comment does not end
  * in a count, and some line is indented, as perf's frame lines) or else folded text. */
 enum input_format input_sniff(const char *buf, size_t len);
 /* Loads buf[0..len) (label names it in messages) over ft into in, which the caller releases
  * with input_release. 0, or -EINVAL / -ENOMEM with one line naming label and the problem in
  * err (a folded file's invalid lines go to stderr as label:line: reason, as folded_parse
- * says; in strict mode the first one ends the load with err empty). */
+ * says; in strict mode the first one, and a file with more invalid lines than stacks, end
+ * the load with -EINVAL and err empty: folded_parse said why). Any input mostly invalid in its
+ * format fails so, never a profile of garbage. */
 int input_load_mem(const char *buf, size_t len, const char *label, struct frames *ft,
 		   const struct input_opts *o, struct input *in, char *err, size_t errlen);
 /* Reads the file at path ("-": standard input), at most 1 GiB, into a new NUL-terminated

@@ -8,6 +8,7 @@
 
 #include "../model/sanitize.h"
 #include "util/grow.h"
+#include "util/utf8.h"
 
 #define MAX_DEPTH 64
 #define EXACT_LIMIT 9007199254740992.0 /* 2^53: doubles below it are exact integers */
@@ -228,30 +229,6 @@ static int hex4(const char *p, unsigned *v)
 	return 0;
 }
 
-static size_t put_utf8(char *o, unsigned cp)
-{
-	if (cp < 0x80) {
-		o[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		o[0] = (char)(0xc0 | cp >> 6);
-		o[1] = (char)(0x80 | (cp & 0x3f));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		o[0] = (char)(0xe0 | cp >> 12);
-		o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		o[2] = (char)(0x80 | (cp & 0x3f));
-		return 3;
-	}
-	o[0] = (char)(0xf0 | cp >> 18);
-	o[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-	o[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-	o[3] = (char)(0x80 | (cp & 0x3f));
-	return 4;
-}
-
 /* Decodes the escapes of the string body src[0..n) into s->sbuf; lone surrogates become
  * U+FFFD. The output is never longer than the input. */
 static int unescape(struct json_in *s, const char *src, size_t n, size_t *len)
@@ -303,7 +280,7 @@ static int unescape(struct json_in *s, const char *src, size_t n, size_t *len)
 			} else if (cp >= 0xd800 && cp < 0xe000) {
 				cp = 0xfffd;
 			}
-			o += put_utf8(o, cp);
+			o += utf8_put(o, cp);
 			break;
 		default:
 			return json_in__fail(s, "invalid escape in a string");

@@ -92,7 +92,22 @@ struct perfscript {
 
 	struct buf frame; /* the frames of one line, joined by ';' */
 	struct buf carry; /* a line split across perfscript__feed calls */
+
+	/* Warnings of the file being read wait here until its end shows it is perf script. */
+	FILE *held;
+	unsigned long file_valid, file_unrecognized; /* stats at the start of the file */
+	unsigned long last_valid, last_unrecognized; /* counts of the last file ended */
 };
+
+/* Where warnings go now: the held file (made on first use), or o.warn if it cannot be. */
+static FILE *warn_file(struct perfscript *ps)
+{
+	if (!ps->o.warn)
+		return NULL;
+	if (!ps->held)
+		ps->held = tmpfile();
+	return ps->held ? ps->held : ps->o.warn;
+}
 
 struct perfscript *perfscript__new(const struct perfscript_opts *o, perfscript_stack_fn fn,
 				   void *ctx)
@@ -123,6 +138,8 @@ void perfscript__free(struct perfscript *ps)
 	free(ps->stack);
 	free(ps->frame.p);
 	free(ps->carry.p);
+	if (ps->held)
+		fclose(ps->held);
 	free(ps);
 }
 
@@ -175,17 +192,18 @@ static int stack_prepend(struct perfscript *ps, const char *s, size_t n, bool fo
 static void warn_line(struct perfscript *ps, const char *what, const char *line, size_t len)
 {
 	size_t i, n = len > 160 ? 160 : len;
+	FILE *w = warn_file(ps);
 
-	if (!ps->o.warn)
+	if (!w)
 		return;
-	fprintf(ps->o.warn, "%s", what);
+	fprintf(w, "%s", what);
 	/* Untrusted bytes: no control characters on the terminal. */
 	for (i = 0; i < n; i++) {
 		unsigned char c = line[i];
 
-		fputc(c < 0x20 || c == 0x7f ? '?' : c, ps->o.warn);
+		fputc(c < 0x20 || c == 0x7f ? '?' : c, w);
 	}
-	fprintf(ps->o.warn, "%s (line %lu)\n", n < len ? "..." : "", ps->stats.lines);
+	fprintf(w, "%s (line %lu)\n", n < len ? "..." : "", ps->stats.lines);
 }
 
 /* A blank line ends the sample: "pname;frames..." with its period. */
@@ -325,11 +343,13 @@ static int header_line(struct perfscript *ps, const char *l, size_t n, size_t co
 				return -ENOMEM;
 			ps->filter_defaulted = true;
 		} else if (event_len != ps->filter.len || memcmp(event, ps->filter.p, event_len)) {
-			if (ps->filter_defaulted && !ps->filter_warned && ps->o.warn) {
+			FILE *w = warn_file(ps);
+
+			if (ps->filter_defaulted && !ps->filter_warned && w) {
 				/* The script names the event it skips, not the one it keeps. */
-				fputs("Filtering for events of type: ", ps->o.warn);
-				fwrite(event, 1, event_len, ps->o.warn);
-				fputc('\n', ps->o.warn);
+				fputs("Filtering for events of type: ", w);
+				fwrite(event, 1, event_len, w);
+				fputc('\n', w);
 			}
 			ps->filter_warned = true;
 			ps->stats.filtered++;
@@ -604,9 +624,12 @@ static int line(struct perfscript *ps, const char *l, size_t n)
 	if (l[0] == '#')
 		return 0;
 	if (!is_ws(l[0]) &&
-	    match_header(l, n, &comm_end, &pid, &pid_len, &tid, &tid_len))
+	    match_header(l, n, &comm_end, &pid, &pid_len, &tid, &tid_len)) {
+		ps->stats.valid++;
 		return header_line(ps, l, n, comm_end, pid, pid_len, tid, tid_len);
+	}
 	if (match_frame(l, n, &pc, &pc_len, &func, &func_len, &mod, &mod_len)) {
+		ps->stats.valid++;
 		if (!ps->have_pname)
 			return 0;
 		return frame_line(ps, pc, pc_len, func, func_len, mod, mod_len);
@@ -647,14 +670,49 @@ int perfscript__feed(struct perfscript *ps, const char *buf, size_t len)
 	return 0;
 }
 
+/* Ends the file's held warnings: passed on to o.warn, or dropped when the file was mostly
+ * unrecognized lines (then -EBADMSG). */
+static int file_verdict(struct perfscript *ps)
+{
+	unsigned long valid = ps->stats.valid - ps->file_valid;
+	unsigned long bad = ps->stats.unrecognized - ps->file_unrecognized;
+	char block[65536];
+	size_t n;
+	int ret = bad > valid ? -EBADMSG : 0;
+
+	ps->file_valid = ps->stats.valid;
+	ps->file_unrecognized = ps->stats.unrecognized;
+	ps->last_valid = valid;
+	ps->last_unrecognized = bad;
+	if (!ps->held)
+		return ret;
+	if (!ret) {
+		rewind(ps->held);
+		while ((n = fread(block, 1, sizeof(block), ps->held)) > 0)
+			fwrite(block, 1, n, ps->o.warn);
+	}
+	fclose(ps->held);
+	ps->held = NULL;
+	return ret;
+}
+
+void perfscript__strerror(const struct perfscript *ps, const char *label, char *buf,
+			  size_t len)
+{
+	snprintf(buf, len, "%s: not perf script output: %lu of %lu lines unrecognized", label,
+		 ps->last_unrecognized, ps->last_unrecognized + ps->last_valid);
+}
+
 int perfscript__end_file(struct perfscript *ps)
 {
 	size_t n = ps->carry.len;
+	int err = 0;
 
-	if (!n)
-		return 0;
-	ps->carry.len = 0;
-	return line(ps, ps->carry.p, n);
+	if (n) {
+		ps->carry.len = 0;
+		err = line(ps, ps->carry.p, n);
+	}
+	return err ? err : file_verdict(ps);
 }
 
 int perfscript__parse_file(struct perfscript *ps, FILE *f)

@@ -27,6 +27,7 @@ struct perfscript_opts {
 struct perfscript_stats {
 	unsigned long lines;	    /* lines read */
 	unsigned long samples;	    /* samples handed to the callback */
+	unsigned long valid;	    /* lines matching a header or a frame */
 	unsigned long unrecognized; /* lines matching neither a header nor a frame */
 	unsigned long filtered;	    /* sample headers skipped by the event filter */
 	unsigned long truncated;    /* samples cut at PERFSCRIPT_MAX_STACK */
@@ -45,14 +46,20 @@ struct perfscript *perfscript__new(const struct perfscript_opts *o, perfscript_s
 /* Frees ps; NULL is a no-op. A sample not yet ended by a blank line is dropped, as the script
  * does. */
 void perfscript__free(struct perfscript *ps);
-/* Parses buf[0..len), any chunking: a line split across calls is joined. Returns 0, the
- * callback's non-zero value, or -ENOMEM. */
+/* Parses buf[0..len), any chunking: a line split across calls is joined; warnings are held
+ * until perfscript__end_file. Returns 0, the callback's non-zero value, or -ENOMEM. */
 int perfscript__feed(struct perfscript *ps, const char *buf, size_t len);
 /* Ends one input file: a last line without '\n' is parsed as a line (the sample state carries
- * over to the next file, as perl's <> does). Same returns as perfscript__feed. */
+ * over to the next file, as perl's <> does). The file's warnings, held until now, go to
+ * o->warn; but when it had more unrecognized lines than header and frame lines (not perf
+ * script output: a binary file, a log) they are dropped and -EBADMSG is returned (its samples,
+ * if any, were passed on). Else same returns as perfscript__feed. */
 int perfscript__end_file(struct perfscript *ps);
+/* After -EBADMSG: "label: not perf script output: N of M lines unrecognized" into buf. */
+void perfscript__strerror(const struct perfscript *ps, const char *label, char *buf,
+			  size_t len);
 /* Reads f to its end in large blocks and parses it, then ends the file. Same returns as
- * perfscript__feed, or -EIO when reading fails (errno tells why; not reported). */
+ * perfscript__end_file, or -EIO when reading fails (errno tells why; not reported). */
 int perfscript__parse_file(struct perfscript *ps, FILE *f);
 /* Counters so far. */
 const struct perfscript_stats *perfscript__stats(const struct perfscript *ps);

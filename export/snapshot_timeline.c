@@ -74,6 +74,10 @@ void snapshot_timeline_write(struct json_out *o, const struct timeline *tl)
 		json_out__u64(o, t->pid);
 		json_out__lit(o, ",\"comm\":");
 		json_out__u64(o, t->comm);
+		if (t->ended) {
+			json_out__lit(o, ",\"ended\":");
+			json_out__u64(o, t->ended);
+		}
 		json_out__lit(o, ",\"short\":[");
 		for (int k = 0; k < TL_KIND_MAX; k++) {
 			json_out__lit(o, k ? ",[" : "[");
@@ -219,7 +223,7 @@ static int read_processes(struct tl_reader *r)
 static int read_thread(struct tl_reader *r)
 {
 	bool first = true, have_tid = false;
-	uint64_t tid = 0, pid = 0, sc[TL_KIND_MAX] = { 0 }, sn[TL_KIND_MAX] = { 0 };
+	uint64_t tid = 0, pid = 0, ended = 0, sc[TL_KIND_MAX] = { 0 }, sn[TL_KIND_MAX] = { 0 };
 	uint32_t comm = 0;
 	long ti = -1;
 	const char *key;
@@ -236,6 +240,8 @@ static int read_thread(struct tl_reader *r)
 			ret = json_in__uint(r->s, UINT32_MAX, &pid);
 		} else if (json_key_is(key, klen, "comm")) {
 			ret = read_sid(r, &comm);
+		} else if (json_key_is(key, klen, "ended")) {
+			ret = json_in__uint(r->s, UINT64_MAX, &ended);
 		} else if (json_key_is(key, klen, "short")) {
 			bool f2 = true;
 			int k = 0, m;
@@ -288,6 +294,7 @@ static int read_thread(struct tl_reader *r)
 	}
 	for (int k = 0; k < TL_KIND_MAX; k++)
 		timeline__set_short(r->tl, (size_t)ti, k, sc[k], sn[k]);
+	timeline__thread_end(r->tl, (size_t)ti, ended);
 	return 0;
 }
 

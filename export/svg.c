@@ -251,13 +251,39 @@ static size_t strip_annotation(const char *s, size_t len)
 	return len;
 }
 
+/* Whether printf's correctly rounded "%.Nf" of v is round(v * 10^N) (N = 0..2), so that
+ * integer formatting prints the same digits: v * 10^N in range and not within a hair of a
+ * tie, where the rounding of the multiplication could tip it the other way. */
+static bool fixed_safe(double v, int decimals)
+{
+	static const double scale[] = { 1, 10, 100 };
+	double s = fabs(v * scale[decimals]);
+
+	return s < 9e15 && fabs(s - floor(s) - 0.5) > 1e-6;
+}
+
 /* A count rounded to an integer, with thousands separators: "1,234,567". */
 static void out_count(struct out *o, double v)
 {
 	char digits[400], tmp[540];
-	int n = snprintf(digits, sizeof(digits), "%.0f", v);
-	int lead = digits[0] == '-', k = 0;
+	int n, lead, k = 0;
 
+	if (v >= 0 && fixed_safe(v, 0)) {
+		/* most titles: digits without printf, which costs more than the rest of a frame */
+		unsigned long long u = (unsigned long long)fabs(round(v));
+		char *p = digits + 24;
+
+		*p = '\0';
+		do {
+			*--p = (char)('0' + u % 10);
+			u /= 10;
+		} while (u);
+		n = (int)(digits + 24 - p);
+		memmove(digits, p, (size_t)n + 1);
+	} else {
+		n = snprintf(digits, sizeof(digits), "%.0f", v);
+	}
+	lead = digits[0] == '-';
 	if (n < 0 || n >= (int)sizeof(digits)) {
 		out_num(o, v);
 		return;
@@ -273,8 +299,16 @@ static void out_count(struct out *o, double v)
 static void out_percent(struct out *o, double pct, bool plus)
 {
 	char tmp[400];
-	int n = snprintf(tmp, sizeof(tmp), "%s%.2f%%", plus ? "+" : "", pct);
+	int n;
 
+	if (fixed_safe(pct, 2) && !(pct < 0 && round(pct * 100) == 0)) {
+		if (plus)
+			out_mem(o, "+", 1);
+		out_fixed(o, pct, 2);
+		out_mem(o, "%", 1);
+		return;
+	}
+	n = snprintf(tmp, sizeof(tmp), "%s%.2f%%", plus ? "+" : "", pct);
 	if (n > 0 && n < (int)sizeof(tmp))
 		out_mem(o, tmp, (size_t)n);
 }

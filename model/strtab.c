@@ -9,6 +9,7 @@
 
 #define CHUNK_SIZE (256u * 1024)
 #define EMPTY_SLOT UINT32_MAX
+#define EMPTY_SLOT64 UINT64_MAX /* id UINT32_MAX is never given */
 
 /* Strings are copied into large chunks so that millions of names cost one malloc per chunk. */
 struct chunk {
@@ -22,7 +23,8 @@ struct strtab {
 	uint32_t *lens;	 /* id -> length */
 	uint32_t *hashes; /* id -> low 32 bits of its hash, for cheap compares and rehash */
 	uint32_t count, cap;
-	uint32_t *slots; /* open addressing: id or EMPTY_SLOT */
+	uint64_t *slots; /* open addressing: hash << 32 | id, or EMPTY_SLOT64: a probe compares
+			  * the hash without touching the id's arrays */
 	uint32_t mask;
 	struct chunk *chunks;
 	size_t mem;
@@ -61,7 +63,7 @@ static char *arena_copy(struct strtab *st, const char *s, size_t len)
 static int grow_slots(struct strtab *st)
 {
 	uint32_t nsize = st->slots ? (st->mask + 1) * 2 : 1024;
-	uint32_t *slots = malloc((size_t)nsize * sizeof(*slots));
+	uint64_t *slots = malloc((size_t)nsize * sizeof(*slots));
 
 	if (!slots)
 		return -ENOMEM;
@@ -69,9 +71,9 @@ static int grow_slots(struct strtab *st)
 	for (uint32_t id = 0; id < st->count; id++) {
 		uint32_t i = st->hashes[id] & (nsize - 1);
 
-		while (slots[i] != EMPTY_SLOT)
+		while (slots[i] != EMPTY_SLOT64)
 			i = (i + 1) & (nsize - 1);
-		slots[i] = id;
+		slots[i] = (uint64_t)st->hashes[id] << 32 | id;
 	}
 	st->mem += (size_t)(nsize - (st->slots ? st->mask + 1 : 0)) * sizeof(*slots);
 	free(st->slots);
@@ -129,13 +131,14 @@ static uint32_t lookup(const struct strtab *st, const char *s, size_t len, uint3
 	uint32_t i = h & st->mask;
 
 	for (;;) {
-		uint32_t id = st->slots[i];
+		uint64_t v = st->slots[i];
+		uint32_t id = (uint32_t)v;
 
-		if (id == EMPTY_SLOT) {
+		if (v == EMPTY_SLOT64) {
 			*slot = i;
 			return EMPTY_SLOT;
 		}
-		if (st->hashes[id] == h && st->lens[id] == len && !memcmp(st->strs[id], s, len))
+		if ((uint32_t)(v >> 32) == h && st->lens[id] == len && !memcmp(st->strs[id], s, len))
 			return id;
 		i = (i + 1) & st->mask;
 	}
@@ -177,7 +180,7 @@ uint32_t strtab__intern(struct strtab *st, const char *s, size_t len)
 	st->strs[id] = copy;
 	st->lens[id] = (uint32_t)len;
 	st->hashes[id] = h;
-	st->slots[slot] = id;
+	st->slots[slot] = (uint64_t)h << 32 | id;
 	return id;
 }
 

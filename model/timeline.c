@@ -154,6 +154,8 @@ long timeline__thread_get(struct timeline *tl, uint32_t pid, uint32_t tid, const
 		t = &tl->threads[found];
 		if (comm && commlen && t->comm != name)
 			t->comm = name;
+		if (t->pid != pid)
+			t->ended = 0;
 		t->pid = pid;
 		return found;
 	}
@@ -171,6 +173,12 @@ long timeline__thread_get(struct timeline *tl, uint32_t pid, uint32_t tid, const
 		;
 	tl->index[i] = (uint32_t)tl->nthreads + 1;
 	return (long)tl->nthreads++;
+}
+
+void timeline__thread_end(struct timeline *tl, size_t i, uint64_t when)
+{
+	if (i < tl->nthreads && when)
+		tl->threads[i].ended = when;
 }
 
 size_t timeline__nthreads(const struct timeline *tl)
@@ -441,25 +449,63 @@ static uint64_t overlap(uint64_t s, uint64_t e, uint64_t t0, uint64_t t1)
 	return e > s ? e - s : 0;
 }
 
-void timeline__time_by_kind(const struct timeline *tl, size_t i, uint64_t t0, uint64_t t1,
-			    uint64_t *out)
+/* Whether an interval counts as busy (see timeline__busy_time). */
+static bool busy(const struct tl_event *e)
+{
+	switch (e->kind) {
+	case TL_ONCPU:
+	case TL_RUNQ:
+	case TL_DSTATE:
+	case TL_FILE:
+		return true;
+	case TL_LOCK:
+		return e->flags & TL_EV_LOCKWAIT;
+	default:
+		return false;
+	}
+}
+
+/* Time of thread i within [t0, t1) by kind into out (when not NULL), and the busy part. */
+static uint64_t sum_time(const struct timeline *tl, size_t i, uint64_t t0, uint64_t t1,
+			 uint64_t *out)
 {
 	const struct tl_event *ev;
+	uint64_t sum = 0, ov;
 	size_t n, a, b;
 
-	memset(out, 0, TL_KIND_MAX * sizeof(*out));
+	if (out)
+		memset(out, 0, TL_KIND_MAX * sizeof(*out));
 	if (i >= tl->nthreads)
-		return;
+		return 0;
 	ev = timeline__lane(tl, i, &n);
 	timeline__range(tl, i, t0, t1, &a, &b);
-	for (size_t k = a; k < b; k++)
-		out[ev[k].kind] += overlap(ev[k].start, ev[k].end, t0, t1);
+	for (size_t k = a; k < b; k++) {
+		ov = overlap(ev[k].start, ev[k].end, t0, t1);
+		if (out)
+			out[ev[k].kind] += ov;
+		sum += busy(&ev[k]) ? ov : 0;
+	}
 	for (size_t j = 0; j < tl->nopen; j++)
 		if (tl->open[j].thread == i) {
 			struct tl_event o = timeline__open(tl, j);
 
-			out[o.kind] += overlap(o.start, o.end, t0, t1);
+			ov = overlap(o.start, o.end, t0, t1);
+			if (out)
+				out[o.kind] += ov;
+			sum += busy(&o) ? ov : 0;
 		}
+	return sum;
+}
+
+void timeline__time_by_kind(const struct timeline *tl, size_t i, uint64_t t0, uint64_t t1,
+			    uint64_t *out)
+{
+	sum_time(tl, i, t0, t1, out);
+}
+
+uint64_t timeline__busy_time(const struct timeline *tl, size_t i, uint64_t t0, uint64_t t1)
+{
+	return sum_time(tl, i, t0, t1, NULL);
 }
 
 void timeline__stats(const struct timeline *tl, struct timeline_stats *st)

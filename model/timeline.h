@@ -40,6 +40,7 @@ struct tl_thread {
 	uint32_t tid, pid;
 	uint32_t comm;	     /* strtab id */
 	uint64_t first;	     /* earliest start seen (ns) */
+	uint64_t ended;	     /* when the thread exited (ns); 0 = alive, or not known */
 	uint64_t tot_ns[TL_KIND_MAX], tot_count[TL_KIND_MAX]; /* every interval added */
 	uint64_t short_ns[TL_KIND_MAX], short_count[TL_KIND_MAX]; /* below the minimum duration */
 	/* The lane: ev[lo..n) sorted by start. */
@@ -75,6 +76,9 @@ long timeline__thread_get(struct timeline *tl, uint32_t pid, uint32_t tid, const
 /* The index of thread tid, or -1. */
 long timeline__thread_find(const struct timeline *tl, uint32_t tid);
 size_t timeline__nthreads(const struct timeline *tl);
+/* Notes that thread i exited at time when (ns, > 0); a later timeline__thread_get of the same
+ * tid in another process makes it a live thread again (the tid was reused). */
+void timeline__thread_end(struct timeline *tl, size_t i, uint64_t when);
 const struct tl_thread *timeline__thread(const struct timeline *tl, size_t i);
 /* Names process pid and its container (strings sanitized; NULL = none). 0 or -ENOMEM. */
 int timeline__process_set(struct timeline *tl, uint32_t pid, const char *name,
@@ -118,6 +122,11 @@ void timeline__range(const struct timeline *tl, size_t i, uint64_t t0, uint64_t 
  * out[TL_KIND_MAX]. */
 void timeline__time_by_kind(const struct timeline *tl, size_t i, uint64_t t0, uint64_t t1,
 			    uint64_t *out);
+/* Time (ns) thread i was busy within [t0, t1): on a CPU or waiting for one, in D state, in
+ * file system calls, or waiting for a contended lock (TL_EV_LOCKWAIT). Sleeps, polls, socket
+ * calls and condition waits (futex waits on an uncontended word) are idle: what a thread pool
+ * does between jobs. */
+uint64_t timeline__busy_time(const struct timeline *tl, size_t i, uint64_t t0, uint64_t t1);
 
 struct timeline_stats {
 	uint64_t events;  /* intervals held */

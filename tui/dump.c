@@ -10,26 +10,7 @@
 
 #include "app.h"
 #include "util/clock.h"
-
-/* Appends the UTF-8 encoding of c to buf at *n (room for 4 more bytes). */
-static void put_utf8(char *buf, size_t *n, unsigned c)
-{
-	if (c < 0x80) {
-		buf[(*n)++] = (char)c;
-	} else if (c < 0x800) {
-		buf[(*n)++] = (char)(0xc0 | c >> 6);
-		buf[(*n)++] = (char)(0x80 | (c & 0x3f));
-	} else if (c < 0x10000) {
-		buf[(*n)++] = (char)(0xe0 | c >> 12);
-		buf[(*n)++] = (char)(0x80 | (c >> 6 & 0x3f));
-		buf[(*n)++] = (char)(0x80 | (c & 0x3f));
-	} else {
-		buf[(*n)++] = (char)(0xf0 | c >> 18);
-		buf[(*n)++] = (char)(0x80 | (c >> 12 & 0x3f));
-		buf[(*n)++] = (char)(0x80 | (c >> 6 & 0x3f));
-		buf[(*n)++] = (char)(0x80 | (c & 0x3f));
-	}
-}
+#include "util/utf8.h"
 
 static void dump_screen(WINDOW *w, FILE *out, bool roles)
 {
@@ -67,7 +48,7 @@ static void dump_screen(WINDOW *w, FILE *out, bool roles)
 				if (r != ROLE_NORMAL)
 					rkeep = rn;
 				for (int k = 0; k < CCHARW_MAX && wc[k]; k++)
-					put_utf8(line, &n, (unsigned)wc[k]);
+					n += utf8_put(line + n, (uint32_t)wc[k]);
 				if (!wc[0])
 					line[n++] = ' ';
 				if (wc[0] != L' ')

@@ -6,21 +6,17 @@
 #include <string.h>
 
 #include "app.h"
+#include "list.h"
 #include "text.h"
 #include "export/l7.h"
 #include "model/l7/table.h"
 #include "util/grow.h"
 
-enum l7_action { L_UP = 1, L_DOWN, L_PGUP, L_PGDN, L_HOME, L_END, L_ENTER, L_BACK, L_GROUP,
-		 L_SORT_NEXT, L_SORT_PREV, L_PROTO, L_FLAME, L_THREADS };
+enum l7_action { L_ENTER = LIST_ACTIONS, L_BACK, L_GROUP, L_SORT_NEXT, L_SORT_PREV, L_PROTO,
+		 L_FLAME, L_THREADS };
 
 static const struct tui_key l7_keys[] = {
-	{ { KEY_UP, 'k' }, L_UP, "previous row", NULL },
-	{ { KEY_DOWN, 'j' }, L_DOWN, "next row", NULL },
-	{ { KEY_PPAGE }, L_PGUP, "page up", NULL },
-	{ { KEY_NPAGE }, L_PGDN, "page down", NULL },
-	{ { KEY_HOME }, L_HOME, "first row", NULL },
-	{ { KEY_END }, L_END, "last row", NULL },
+	TUI_LIST_KEYS,
 	{ { '\n', KEY_ENTER, KEY_RIGHT }, L_ENTER,
 	  "drill down: endpoint -> connections -> slowest requests -> request", "Open" },
 	{ { KEY_BACKSPACE, 127, KEY_LEFT, TUI_KEY_ESC }, L_BACK, "back up one level", "Back" },
@@ -70,8 +66,7 @@ struct l7v {
 	char detail_stack[4096];
 	int sort;  /* enum col */
 	int proto; /* 0 = all, else enum l7_proto */
-	size_t sel;
-	int scroll, page;
+	struct tui_list list;
 	size_t saved_sel[LVL_DETAIL + 1];
 };
 
@@ -170,11 +165,10 @@ static double col_value(const struct row *r, int c)
 	return 0;
 }
 
-static int sort_col;
-
-static int cmp_rows(const void *x, const void *y)
+static int cmp_rows(const void *x, const void *y, void *arg)
 {
 	const struct row *a = x, *b = y;
+	int sort_col = *(const int *)arg;
 	double va, vb;
 
 	if (sort_col == C_NAME)
@@ -339,9 +333,8 @@ static void compute(struct l7v *s, struct tui_app *a)
 			qsort(s->rows, s->n, sizeof(*s->rows), cmp_slow);
 		return;
 	}
-	sort_col = s->sort;
 	if (s->n)
-		qsort(s->rows, s->n, sizeof(*s->rows), cmp_rows);
+		qsort_r(s->rows, s->n, sizeof(*s->rows), cmp_rows, &s->sort);
 }
 
 static void ensure(struct l7v *s, struct tui_app *a)
@@ -355,21 +348,8 @@ static void ensure(struct l7v *s, struct tui_app *a)
 	}
 	if (!s->ok || (t && l7_table__gen(t) != s->gen)) {
 		compute(s, a);
-		if (s->sel >= s->n)
-			s->sel = s->n ? s->n - 1 : 0;
+		tui_list_show(&s->list, s->n, s->list.page);
 	}
-}
-
-static void keep_visible(struct l7v *s)
-{
-	if (s->page < 1)
-		s->page = 1;
-	if ((int)s->sel < s->scroll)
-		s->scroll = (int)s->sel;
-	if ((int)s->sel >= s->scroll + s->page)
-		s->scroll = (int)s->sel - s->page + 1;
-	if (s->scroll < 0)
-		s->scroll = 0;
 }
 
 static void draw_message(WINDOW *w, struct tui_app *a, int y, const char *msg)
@@ -504,8 +484,7 @@ static void l7_draw(struct view *v, struct tui_app *a, WINDOW *w, int top, int r
 		draw_detail(s, a, w, top, rows);
 		return;
 	}
-	s->page = rows - 1;
-	keep_visible(s);
+	tui_list_show(&s->list, s->n, rows - 1);
 	wmove(w, top, 0);
 	tui_role_on(w, ROLE_TABLE_HEADER);
 	if (s->level == LVL_REQUESTS) {
@@ -523,9 +502,9 @@ static void l7_draw(struct view *v, struct tui_app *a, WINDOW *w, int top, int r
 	}
 	used = tui_put(w, line, strlen(line), a->cols);
 	tui_pad(w, a->cols - used);
-	for (int r = 0; r < rows - 1 && s->scroll + r < (int)s->n; r++) {
-		const struct row *row = &s->rows[s->scroll + r];
-		bool selected = (size_t)(s->scroll + r) == s->sel;
+	for (int r = 0; r < rows - 1 && s->list.scroll + r < (int)s->n; r++) {
+		const struct row *row = &s->rows[s->list.scroll + r];
+		bool selected = (size_t)(s->list.scroll + r) == s->list.sel;
 
 		wmove(w, top + 1 + r, 0);
 		tui_role_on(w, selected ? ROLE_SELECTION : ROLE_NORMAL);
@@ -573,8 +552,8 @@ static void enter(struct l7v *s, struct tui_app *a)
 
 	if (!s->n || s->level == LVL_DETAIL)
 		return;
-	r = &s->rows[s->sel];
-	s->saved_sel[s->level] = s->sel;
+	r = &s->rows[s->list.sel];
+	s->saved_sel[s->level] = s->list.sel;
 	switch (s->level) {
 	case LVL_ROWS:
 		if (s->group == GRP_ENDPOINT) {
@@ -603,8 +582,7 @@ static void enter(struct l7v *s, struct tui_app *a)
 	default:
 		break;
 	}
-	s->sel = 0;
-	s->scroll = 0;
+	tui_list_top(&s->list);
 	s->ok = false;
 }
 
@@ -623,7 +601,7 @@ static void back(struct l7v *s)
 	}
 	if (s->level == LVL_ROWS)
 		s->sel_endpoint = s->sel_session = -1;
-	s->sel = s->saved_sel[s->level];
+	s->list.sel = s->saved_sel[s->level];
 	s->ok = false;
 }
 
@@ -635,34 +613,15 @@ static uint32_t selected_pid(const struct l7v *s)
 
 		return ss ? ss->key.tgid : 0;
 	}
-	return s->n ? s->rows[s->sel].tgid : 0;
+	return s->n ? s->rows[s->list.sel].tgid : 0;
 }
 
 static bool l7_action(struct view *v, struct tui_app *a, int action)
 {
 	struct l7v *s = v->state;
-	long sel = (long)s->sel, last = (long)s->n - 1;
 
 	ensure(s, a);
 	switch (action) {
-	case L_UP:
-		sel--;
-		break;
-	case L_DOWN:
-		sel++;
-		break;
-	case L_PGUP:
-		sel -= s->page;
-		break;
-	case L_PGDN:
-		sel += s->page;
-		break;
-	case L_HOME:
-		sel = 0;
-		break;
-	case L_END:
-		sel = last;
-		break;
 	case L_ENTER:
 		enter(s, a);
 		ensure(s, a);
@@ -675,7 +634,7 @@ static bool l7_action(struct view *v, struct tui_app *a, int action)
 		s->group = (enum group)((s->group + 1) % GRP_MAX);
 		s->level = LVL_ROWS;
 		s->sel_endpoint = s->sel_session = -1;
-		s->sel = 0;
+		tui_list_top(&s->list);
 		s->ok = false;
 		app_msg(a, ROLE_STATUS, "L7 grouped by %s", group_names[s->group]);
 		ensure(s, a);
@@ -683,12 +642,14 @@ static bool l7_action(struct view *v, struct tui_app *a, int action)
 	case L_SORT_NEXT:
 	case L_SORT_PREV:
 		s->sort = (s->sort + (action == L_SORT_NEXT ? 1 : C_NCOLS - 1)) % C_NCOLS;
+		tui_list_top(&s->list);
 		s->ok = false;
 		app_msg(a, ROLE_STATUS, "sorted by %s", col_names[s->sort]);
 		ensure(s, a);
 		return true;
 	case L_PROTO:
 		s->proto = (s->proto + 1) % L7_PROTO_MAX;
+		tui_list_top(&s->list);
 		s->ok = false;
 		app_msg(a, ROLE_STATUS, "L7 protocols: %s",
 			s->proto ? l7_proto_str((enum l7_proto)s->proto) : "all");
@@ -716,36 +677,22 @@ static bool l7_action(struct view *v, struct tui_app *a, int action)
 		app_msg(a, ROLE_STATUS, "flame graph of pid %u (p then Enter clears)", pid);
 		return true;
 	}
+	default:
+		tui_list_move(&s->list, s->n, action);
+		break;
 	}
-	if (sel > last)
-		sel = last;
-	if (sel < 0)
-		sel = 0;
-	s->sel = (size_t)sel;
-	keep_visible(s);
 	return true;
 }
 
 static void l7_mouse(struct view *v, struct tui_app *a, const struct tui_input *in)
 {
 	struct l7v *s = v->state;
-	int r = in->y - a->view_top - 2;
 
 	ensure(s, a);
 	if (s->level == LVL_DETAIL)
 		return;
-	if (in->bstate & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
-		s->scroll += in->bstate & BUTTON4_PRESSED ? -3 : 3;
-		if (s->scroll > (int)s->n - s->page)
-			s->scroll = (int)s->n - s->page;
-		if (s->scroll < 0)
-			s->scroll = 0;
-		return;
-	}
-	if (r < 0 || s->scroll + r >= (int)s->n)
-		return;
-	s->sel = (size_t)(s->scroll + r);
-	if (in->bstate & BUTTON1_DOUBLE_CLICKED)
+	if (tui_list_mouse(&s->list, s->n, in, a->view_top + 2) >= 0 &&
+	    (in->bstate & BUTTON1_DOUBLE_CLICKED))
 		l7_action(v, a, L_ENTER);
 }
 
@@ -760,18 +707,18 @@ static void l7_detail_line(struct view *v, struct tui_app *a, WINDOW *w, int y)
 	if (!s->t || !s->n || s->level == LVL_DETAIL)
 		return;
 	if (s->level == LVL_REQUESTS) {
-		const struct l7_record *r = &s->rows[s->sel].slow->rec;
+		const struct l7_record *r = &s->rows[s->list.sel].slow->rec;
 
 		snprintf(buf, sizeof(buf), "%s%s%s", r->endpoint, r->errmsg[0] ? "  " : "",
 			 r->errmsg);
 	} else {
-		const struct l7_stats *st = &s->rows[s->sel].st;
+		const struct l7_stats *st = &s->rows[s->list.sel].st;
 
 		snprintf(
 		    buf, sizeof(buf),
 		    "%s  req %llu resp %llu err %llu (4xx %llu, 5xx %llu)  sent %llu recv %llu "
 		    "bytes  segs %llu/%llu",
-		    s->rows[s->sel].label, (unsigned long long)st->req_count,
+		    s->rows[s->list.sel].label, (unsigned long long)st->req_count,
 		    (unsigned long long)st->resp_count, (unsigned long long)st->err_count,
 		    (unsigned long long)st->err_4xx, (unsigned long long)st->err_5xx,
 		    (unsigned long long)st->bytes_sent, (unsigned long long)st->bytes_recv,

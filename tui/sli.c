@@ -7,21 +7,17 @@
 #include <string.h>
 
 #include "app.h"
+#include "list.h"
 #include "text.h"
 #include "../model/sli.h"
 #include "util/duration.h"
 #include "util/grow.h"
 
-enum sli_action { S_UP = 1, S_DOWN, S_PGUP, S_PGDN, S_HOME, S_END, S_OPEN, S_BACK, S_SORT_NEXT,
-		  S_SORT_PREV, S_ONCPU, S_OFFCPU, S_TIMELINE, S_SPAN };
+enum sli_action { S_OPEN = LIST_ACTIONS, S_BACK, S_SORT_NEXT, S_SORT_PREV, S_ONCPU, S_OFFCPU,
+		  S_TIMELINE, S_SPAN };
 
 static const struct tui_key sli_keys[] = {
-	{ { KEY_UP, 'k' }, S_UP, "previous row (group, or SLI in a group)", NULL },
-	{ { KEY_DOWN, 'j' }, S_DOWN, "next row", NULL },
-	{ { KEY_PPAGE }, S_PGUP, "page up", NULL },
-	{ { KEY_NPAGE }, S_PGDN, "page down", NULL },
-	{ { KEY_HOME }, S_HOME, "first row", NULL },
-	{ { KEY_END }, S_END, "last row", NULL },
+	TUI_LIST_KEYS, /* in a group: its SLIs */
 	{ { '\n', KEY_ENTER }, S_OPEN, "open the group: SLI figures, histogram, top threads",
 	  "Open" },
 	{ { TUI_KEY_ESC, KEY_BACKSPACE, KEY_LEFT }, S_BACK, "back to the group table", NULL },
@@ -72,14 +68,14 @@ struct sli_pane {
 	bool attached;	   /* asked the source to start collecting */
 	char attach_err[256];
 	int sort;	   /* column */
-	size_t sel;	   /* row in the sorted order */
-	int scroll, page;
+	struct tui_list list; /* the groups in the sorted order */
+	struct tui_list slis; /* in a group: the SLI whose histogram shows */
 	char sel_id[256];  /* the selected group, kept across updates */
 	bool open;	   /* a group is open */
-	int sel_sli;	   /* in a group: the SLI whose histogram shows */
 	bool since_start;  /* in a group: histogram since the start, else the last interval */
 	const struct sli_group **rows;
 	size_t nrows, caprows;
+	const struct sli *model; /* what the rows were taken from */
 };
 
 static const struct sli *model_of(struct tui_app *a)
@@ -112,13 +108,13 @@ static double col_value(const struct sli *s, const struct sli_group *g, int c)
 	}
 }
 
-static const struct sli *sort_model;
-static int sort_col;
-
-static int cmp_rows(const void *x, const void *y)
+static int cmp_rows(const void *x, const void *y, void *arg)
 {
 	const struct sli_group *a = *(const struct sli_group *const *)x;
 	const struct sli_group *b = *(const struct sli_group *const *)y;
+	const struct sli_pane *p = arg;
+	const struct sli *sort_model = p->model;
+	int sort_col = p->sort;
 
 	if (sort_col == 0) {
 		if (a->kind != b->kind)
@@ -144,15 +140,14 @@ static void refresh_rows(struct sli_pane *p, const struct sli *s)
 		return;
 	for (size_t i = 0; i < s->n; i++)
 		p->rows[p->nrows++] = s->groups[i];
-	sort_model = s;
-	sort_col = p->sort;
+	p->model = s;
 	if (p->nrows > 1)
-		qsort(p->rows, p->nrows, sizeof(*p->rows), cmp_rows);
-	if (p->sel >= p->nrows)
-		p->sel = p->nrows ? p->nrows - 1 : 0;
+		qsort_r(p->rows, p->nrows, sizeof(*p->rows), cmp_rows, p);
+	if (p->list.sel >= p->nrows)
+		p->list.sel = p->nrows ? p->nrows - 1 : 0;
 	for (size_t i = 0; i < p->nrows; i++)
 		if (!strcmp(p->rows[i]->id, p->sel_id))
-			p->sel = i;
+			p->list.sel = i;
 }
 
 static void fmt_col(const struct sli *s, const struct sli_group *g, int c, char *buf, size_t n)
@@ -195,18 +190,6 @@ static void draw_spark(WINDOW *w, const struct sli *s, const struct sli_group *g
 	}
 }
 
-static void keep_visible(struct sli_pane *p)
-{
-	if (p->page < 1)
-		p->page = 1;
-	if ((int)p->sel < p->scroll)
-		p->scroll = (int)p->sel;
-	if ((int)p->sel >= p->scroll + p->page)
-		p->scroll = (int)p->sel - p->page + 1;
-	if (p->scroll < 0)
-		p->scroll = 0;
-}
-
 static void draw_table(struct sli_pane *p, struct tui_app *a, const struct sli *s, WINDOW *w,
 		       int top, int rows)
 {
@@ -220,8 +203,7 @@ static void draw_table(struct sli_pane *p, struct tui_app *a, const struct sli *
 	if (a->cols - rest > name_w)
 		name_w = a->cols - rest > NAME_W_MAX ? NAME_W_MAX : a->cols - rest;
 
-	p->page = rows - 1;
-	keep_visible(p);
+	tui_list_show(&p->list, p->nrows, rows - 1);
 	wmove(w, top, 0);
 	tui_role_on(w, ROLE_TABLE_HEADER);
 	for (int c = 0; c < NCOLS; c++) {
@@ -255,9 +237,9 @@ static void draw_table(struct sli_pane *p, struct tui_app *a, const struct sli *
 		used += tui_put(w, buf, strlen(buf), a->cols - used);
 	}
 	tui_pad(w, a->cols - used);
-	for (int r = 0; r < rows - 1 && p->scroll + r < (int)p->nrows; r++) {
-		const struct sli_group *g = p->rows[p->scroll + r];
-		bool sel = (size_t)(p->scroll + r) == p->sel;
+	for (int r = 0; r < rows - 1 && p->list.scroll + r < (int)p->nrows; r++) {
+		const struct sli_group *g = p->rows[p->list.scroll + r];
+		bool sel = (size_t)(p->list.scroll + r) == p->list.sel;
 
 		wmove(w, top + 1 + r, 0);
 		tui_role_on(w, sel ? ROLE_SELECTION
@@ -347,7 +329,7 @@ static void draw_group(struct sli_pane *p, struct tui_app *a, const struct sli *
 	tui_pad(w, a->cols);
 	for (int k = 0; k < SLI_MAX && y < end; k++) {
 		const struct hist *dh = &g->d_hist[k];
-		bool have = s->have & 1u << k, sel = k == p->sel_sli;
+		bool have = s->have & 1u << k, sel = k == (int)p->slis.sel;
 		char pct[16], rate[16];
 
 		wmove(w, y++, 0);
@@ -367,11 +349,11 @@ static void draw_group(struct sli_pane *p, struct tui_app *a, const struct sli *
 								   : "not measured: the kernel lacks its hook");
 		tui_pad(w, a->cols);
 	}
-	h = p->since_start ? &g->hist[p->sel_sli] : &g->d_hist[p->sel_sli];
+	h = p->since_start ? &g->hist[(int)p->slis.sel] : &g->d_hist[(int)p->slis.sel];
 	if (y < end) {
 		wmove(w, y++, 0);
 		tui_role_on(w, ROLE_TABLE_HEADER);
-		tui_printf(w, a->cols, "  %s histogram, %s: %llu delays", sli_name(p->sel_sli),
+		tui_printf(w, a->cols, "  %s histogram, %s: %llu delays", sli_name((int)p->slis.sel),
 			   p->since_start ? "since the start" : "last interval",
 			   (unsigned long long)h->count);
 		tui_pad(w, a->cols);
@@ -431,7 +413,7 @@ static void sli_draw(struct view *v, struct tui_app *a, WINDOW *w, int top, int 
 		return;
 	}
 	if (p->open && p->nrows)
-		draw_group(p, a, s, p->rows[p->sel], w, top, rows);
+		draw_group(p, a, s, p->rows[p->list.sel], w, top, rows);
 	else
 		draw_table(p, a, s, w, top, rows);
 }
@@ -440,7 +422,7 @@ static void sli_draw(struct view *v, struct tui_app *a, WINDOW *w, int top, int 
  * and pods by name, other groups by their process that lost the most time. */
 static void to_view(struct sli_pane *p, struct tui_app *a, int key, enum stack_type t)
 {
-	const struct sli_group *g = p->nrows ? p->rows[p->sel] : NULL;
+	const struct sli_group *g = p->nrows ? p->rows[p->list.sel] : NULL;
 	const char *what = key ? "thread timeline" : stack_type_name(t);
 	bool ok;
 
@@ -465,32 +447,19 @@ static void to_view(struct sli_pane *p, struct tui_app *a, int key, enum stack_t
 		app_msg(a, ROLE_STATUS_ALERT, "no %s view in this galatop", what);
 }
 
+/* Keeps the selected group across updates. */
+static void note_sel(struct sli_pane *p)
+{
+	if (p->nrows)
+		snprintf(p->sel_id, sizeof(p->sel_id), "%s", p->rows[p->list.sel]->id);
+}
+
 static bool sli_action(struct view *v, struct tui_app *a, int action)
 {
 	struct sli_pane *p = v->state;
-	long sel = p->open ? p->sel_sli : (long)p->sel;
-	long last = p->open ? SLI_MAX - 1 : (long)p->nrows - 1;
 
 	refresh_rows(p, model_of(a));
 	switch (action) {
-	case S_UP:
-		sel--;
-		break;
-	case S_DOWN:
-		sel++;
-		break;
-	case S_PGUP:
-		sel -= p->page;
-		break;
-	case S_PGDN:
-		sel += p->page;
-		break;
-	case S_HOME:
-		sel = 0;
-		break;
-	case S_END:
-		sel = last;
-		break;
 	case S_OPEN:
 		if (p->nrows)
 			p->open = true;
@@ -501,7 +470,9 @@ static bool sli_action(struct view *v, struct tui_app *a, int action)
 	case S_SORT_NEXT:
 	case S_SORT_PREV:
 		p->sort = (p->sort + (action == S_SORT_NEXT ? 1 : NCOLS - 1)) % NCOLS;
-		p->scroll = 0;
+		refresh_rows(p, model_of(a));
+		tui_list_top(&p->list);
+		note_sel(p);
 		app_msg(a, ROLE_STATUS, "sorted by %s", cols[p->sort].help);
 		return true;
 	case S_ONCPU:
@@ -515,17 +486,12 @@ static bool sli_action(struct view *v, struct tui_app *a, int action)
 		p->since_start = !p->since_start;
 		return true;
 	}
-	if (sel > last)
-		sel = last;
-	if (sel < 0)
-		sel = 0;
 	if (p->open) {
-		p->sel_sli = (int)sel;
+		p->slis.page = SLI_MAX;
+		tui_list_move(&p->slis, SLI_MAX, action);
 	} else {
-		p->sel = (size_t)sel;
-		if (p->nrows)
-			snprintf(p->sel_id, sizeof(p->sel_id), "%s", p->rows[p->sel]->id);
-		keep_visible(p);
+		tui_list_move(&p->list, p->nrows, action);
+		note_sel(p);
 	}
 	return true;
 }
@@ -533,14 +499,14 @@ static bool sli_action(struct view *v, struct tui_app *a, int action)
 static void sli_mouse(struct view *v, struct tui_app *a, const struct tui_input *in)
 {
 	struct sli_pane *p = v->state;
-	int r = in->y - a->view_top - 1;
 
-	if (p->open || r < 0 || p->scroll + r >= (int)p->nrows)
+	if (p->open)
 		return;
-	p->sel = (size_t)(p->scroll + r);
-	snprintf(p->sel_id, sizeof(p->sel_id), "%s", p->rows[p->sel]->id);
-	if (in->bstate & BUTTON1_DOUBLE_CLICKED)
+	refresh_rows(p, model_of(a));
+	if (tui_list_mouse(&p->list, p->nrows, in, a->view_top + 1) >= 0 &&
+	    (in->bstate & BUTTON1_DOUBLE_CLICKED))
 		p->open = true;
+	note_sel(p);
 }
 
 static void sli_detail(struct view *v, struct tui_app *a, WINDOW *w, int y)
@@ -552,7 +518,7 @@ static void sli_detail(struct view *v, struct tui_app *a, WINDOW *w, int y)
 	tui_role_on(w, ROLE_DETAIL);
 	if (!s || !p->nrows)
 		return;
-	const struct sli_group *g = p->rows[p->sel < p->nrows ? p->sel : 0];
+	const struct sli_group *g = p->rows[p->list.sel < p->nrows ? p->list.sel : 0];
 
 	tui_printf(w, a->cols, "%s [%s]  interval %.1f s  %s  - = source missing%s%s", g->name,
 		   sli_gkind_str(g->kind), s->dt, cols[p->sort].help, s->notes ? "  " : "",

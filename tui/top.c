@@ -4,20 +4,15 @@
 #include <string.h>
 
 #include "app.h"
+#include "list.h"
 #include "text.h"
 #include "util/grow.h"
 
-enum top_action { T_UP = 1, T_DOWN, T_PGUP, T_PGDN, T_HOME, T_END, T_JUMP, T_SORT_NEXT,
-		  T_SORT_PREV };
+enum top_action { T_JUMP = LIST_ACTIONS, T_SORT_NEXT, T_SORT_PREV };
 enum top_sort { SORT_SELF = 0, SORT_TOTAL, SORT_NAME, SORT_MAX };
 
 static const struct tui_key top_keys[] = {
-	{ { KEY_UP, 'k' }, T_UP, "previous row", NULL },
-	{ { KEY_DOWN, 'j' }, T_DOWN, "next row", NULL },
-	{ { KEY_PPAGE }, T_PGUP, "page up", NULL },
-	{ { KEY_NPAGE }, T_PGDN, "page down", NULL },
-	{ { KEY_HOME }, T_HOME, "first row", NULL },
-	{ { KEY_END }, T_END, "last row", NULL },
+	TUI_LIST_KEYS,
 	{ { '\n', KEY_ENTER }, T_JUMP, "show this function in the flame view, highlighted",
 	  "Flame" },
 	{ { KEY_F(6), '>' }, T_SORT_NEXT, "sort by the next column (Self, Total, Function)", "Sort" },
@@ -37,17 +32,16 @@ struct top {
 	unsigned long gen;
 	bool ok;
 	enum top_sort sort;
-	size_t sel;
-	int scroll, page;
+	struct tui_list list;
 	uint32_t sel_name;
 	const struct strtab *st; /* names of the rows */
 };
 
-static const struct strtab *sort_st;
-
-static int cmp_rows(const void *x, const void *y, enum top_sort s)
+static int cmp_rows(const void *x, const void *y, void *arg)
 {
 	const struct top_row *a = x, *b = y;
+	const struct top *t = arg;
+	enum top_sort s = t->sort;
 
 	if (s == SORT_SELF && a->self != b->self)
 		return a->self < b->self ? 1 : -1;
@@ -55,36 +49,18 @@ static int cmp_rows(const void *x, const void *y, enum top_sort s)
 		return a->total < b->total ? 1 : -1;
 	if (s == SORT_TOTAL && a->self != b->self)
 		return a->self < b->self ? 1 : -1;
-	return strcmp(strtab__str(sort_st, a->name), strtab__str(sort_st, b->name));
+	return strcmp(strtab__str(t->st, a->name), strtab__str(t->st, b->name));
 }
 
-static int cmp_self(const void *x, const void *y)
-{
-	return cmp_rows(x, y, SORT_SELF);
-}
-
-static int cmp_total(const void *x, const void *y)
-{
-	return cmp_rows(x, y, SORT_TOTAL);
-}
-
-static int cmp_name(const void *x, const void *y)
-{
-	return cmp_rows(x, y, SORT_NAME);
-}
-
+/* Sorts the rows and finds the selected function again. */
 static void sort_rows(struct top *t)
 {
-	static int (*const cmp[SORT_MAX])(const void *, const void *) = { cmp_self, cmp_total,
-									 cmp_name };
-
-	sort_st = t->st;
 	if (t->n) /* rows is NULL before the first function */
-		qsort(t->rows, t->n, sizeof(*t->rows), cmp[t->sort]);
-	t->sel = 0;
+		qsort_r(t->rows, t->n, sizeof(*t->rows), cmp_rows, t);
+	t->list.sel = 0;
 	for (size_t i = 0; i < t->n; i++)
 		if (t->rows[i].name == t->sel_name)
-			t->sel = i;
+			t->list.sel = i;
 }
 
 /* Sums self and once-per-stack total per function name over the display profile. */
@@ -153,18 +129,6 @@ static void ensure(struct top *t, struct tui_app *a)
 		compute(t, a);
 }
 
-static void keep_visible(struct top *t)
-{
-	if (t->page < 1)
-		t->page = 1;
-	if ((int)t->sel < t->scroll)
-		t->scroll = (int)t->sel;
-	if ((int)t->sel >= t->scroll + t->page)
-		t->scroll = (int)t->sel - t->page + 1;
-	if (t->scroll < 0)
-		t->scroll = 0;
-}
-
 /* "+1.2k", "-300", "0": a signed change in the profile's unit. */
 static void fmt_delta(const struct profile *p, double d, char *buf, size_t n)
 {
@@ -183,8 +147,7 @@ static void top_draw(struct view *v, struct tui_app *a, WINDOW *w, int top, int 
 	char line[128];
 
 	ensure(t, a);
-	t->page = rows - 1;
-	keep_visible(t);
+	tui_list_show(&t->list, t->n, rows - 1);
 	wmove(w, top, 0);
 	tui_role_on(w, ROLE_TABLE_HEADER);
 	/* Header: the sorted column carries the marker; labels align with the numbers. */
@@ -210,12 +173,12 @@ static void top_draw(struct view *v, struct tui_app *a, WINDOW *w, int top, int 
 		used += tui_put(w, labels[c], strlen(labels[c]), a->cols - used);
 	}
 	tui_pad(w, a->cols - used);
-	for (int r = 0; r < rows - 1 && t->scroll + r < (int)t->n; r++) {
-		const struct top_row *row = &t->rows[t->scroll + r];
+	for (int r = 0; r < rows - 1 && t->list.scroll + r < (int)t->n; r++) {
+		const struct top_row *row = &t->rows[t->list.scroll + r];
 		char sv[32], tv[32];
 		enum tui_role role = ROLE_NORMAL;
 
-		if ((size_t)(t->scroll + r) == t->sel)
+		if ((size_t)(t->list.scroll + r) == t->list.sel)
 			role = ROLE_SELECTION;
 		else if (app_matches(a, row->frame))
 			role = ROLE_MATCH;
@@ -246,72 +209,42 @@ static void top_draw(struct view *v, struct tui_app *a, WINDOW *w, int top, int 
 static bool top_action(struct view *v, struct tui_app *a, int action)
 {
 	struct top *t = v->state;
-	long sel = (long)t->sel, last = (long)t->n - 1;
 
 	ensure(t, a);
 	switch (action) {
-	case T_UP:
-		sel--;
-		break;
-	case T_DOWN:
-		sel++;
-		break;
-	case T_PGUP:
-		sel -= t->page;
-		break;
-	case T_PGDN:
-		sel += t->page;
-		break;
-	case T_HOME:
-		sel = 0;
-		break;
-	case T_END:
-		sel = last;
-		break;
 	case T_JUMP:
 		if (!t->n)
 			return false;
-		app_show_frame(a, t->rows[t->sel].name);
+		app_show_frame(a, t->rows[t->list.sel].name);
 		return true;
 	case T_SORT_NEXT:
 	case T_SORT_PREV:
 		t->sort = (enum top_sort)((t->sort + (action == T_SORT_NEXT ? 1 : SORT_MAX - 1)) % SORT_MAX);
 		sort_rows(t);
-		t->scroll = 0;
+		tui_list_top(&t->list);
 		app_msg(a, ROLE_STATUS, "sorted by %s", t->sort == SORT_SELF ? "self" :
 							  t->sort == SORT_TOTAL ? "total" : "function name");
 		break;
+	default:
+		tui_list_move(&t->list, t->n, action);
+		break;
 	}
-	if (sel > last)
-		sel = last;
-	if (sel < 0)
-		sel = 0;
-	t->sel = (size_t)sel;
 	if (t->n)
-		t->sel_name = t->rows[t->sel].name;
-	keep_visible(t);
+		t->sel_name = t->rows[t->list.sel].name;
 	return true;
 }
 
 static void top_mouse(struct view *v, struct tui_app *a, const struct tui_input *in)
 {
 	struct top *t = v->state;
-	int r = in->y - a->view_top - 1;
+
+	long r;
 
 	ensure(t, a);
-	if (in->bstate & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
-		t->scroll += in->bstate & BUTTON4_PRESSED ? -3 : 3;
-		if (t->scroll > (int)t->n - t->page)
-			t->scroll = (int)t->n - t->page;
-		if (t->scroll < 0)
-			t->scroll = 0;
-		return;
-	}
-	if (r < 0 || t->scroll + r >= (int)t->n)
-		return;
-	t->sel = (size_t)(t->scroll + r);
-	t->sel_name = t->rows[t->sel].name;
-	if (in->bstate & BUTTON1_DOUBLE_CLICKED)
+	r = tui_list_mouse(&t->list, t->n, in, a->view_top + 1);
+	if (t->n)
+		t->sel_name = t->rows[t->list.sel].name;
+	if (r >= 0 && (in->bstate & BUTTON1_DOUBLE_CLICKED))
 		top_action(v, a, T_JUMP);
 }
 
@@ -328,7 +261,7 @@ static void top_detail(struct view *v, struct tui_app *a, WINDOW *w, int y)
 	tui_role_on(w, ROLE_DETAIL);
 	if (!t->n)
 		return;
-	const struct top_row *row = &t->rows[t->sel];
+	const struct top_row *row = &t->rows[t->list.sel];
 	const struct frame *fr = frames__get(ft, row->frame);
 
 	tui_fmt_value(profile__kind(a->disp), row->self, sv, sizeof(sv));

@@ -3,7 +3,7 @@
 # deadlock and a holder/waiter pair get hints naming the threads; write+fsync shows the file's
 # path; a loopback TCP writer shows its connection's port; nanosleep counts and durations match
 # the program's own; the Chrome trace has no overlapping slices per track; nothing is left
-# loaded. Ports 20150-20159.
+# loaded; exits fold the ended processes. Ports 20150-20159.
 . "$(dirname "$0")/../lib.sh"
 need_root_bpf "threads" || exit 0
 W=$TOOLS/tl_work
@@ -149,5 +149,18 @@ if command -v tmux >/dev/null 2>&1; then
 else
 	skip "live threads pane" "tmux is not installed"
 fi
+
+# 9. Exits: three short-lived processes of one command end while recording, another lives on;
+# the snapshot keeps the exits and the Threads pane folds the three into one row.
+cp /bin/sleep "$TMP/gtexitprobe" && cp /bin/sleep "$TMP/gtaliveprobe"
+"$TMP/gtaliveprobe" 8 & ALIVE=$!
+(sleep 0.5; for i in 1 2 3; do "$TMP/gtexitprobe" 0.1; done) &
+SPAWN=$!
+rec exits -d 2 -o "$TMP/ex.gtop"
+wait $SPAWN
+"$GALATOP" view --dump --size 160x20 --keys "/gt.*probe\\n" "$TMP/ex.gtop" >"$TMP/exits.txt" 2>&1
+kill $ALIVE 2>/dev/null; wait $ALIVE 2>/dev/null
+check "exits: the three ended processes fold into one row" grep -q '^. ended gtexitprobe x3' "$TMP/exits.txt"
+check "exits: the living process is not folded" sh -c "grep -q '^ *$ALIVE gtaliveprobe' '$TMP/exits.txt' && ! grep -q 'ended gtaliveprobe' '$TMP/exits.txt'"
 
 check "no galatop BPF programs left" no_gt_progs

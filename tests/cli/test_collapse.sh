@@ -88,7 +88,9 @@ check "1 MB frame: exit 0" [ $? = 0 ]
 check "1 MB frame: one stack of the right size" [ "$(wc -c <"$TMP/out")" = $((1048576 + 12)) ]
 head -c 1048576 /dev/zero | tr '\0' y >"$TMP/longgarbage"
 "$GALATOP" collapse "$TMP/longgarbage" >"$TMP/out" 2>"$TMP/err"
-check "1 MB garbage line: exit 0, no output" [ $? = 0 -a ! -s "$TMP/out" ]
+check "1 MB garbage line: fails, no output" [ $? != 0 -a ! -s "$TMP/out" ]
+check "1 MB garbage line: one line says why" [ "$(cat "$TMP/err")" = \
+	"galatop: $TMP/longgarbage: not perf script output: 1 of 1 lines unrecognized" ]
 size=$(wc -c <"$burn")
 head -c $((size / 2)) "$burn" >"$TMP/cut"
 "$GALATOP" collapse --samples "$TMP/cut" >"$TMP/out" 2>"$TMP/err"
@@ -97,10 +99,19 @@ got=$(awk '{ s += $NF } END { print s }' "$TMP/out")
 want=$(head -c $((size / 2)) "$burn" | grep -c '^$')
 check "truncated file: exit 0, complete samples only ($got of $want)" [ "$rc" = 0 -a "$got" = "$want" ]
 head -c 200000 /dev/urandom >"$TMP/rand"
-"$GALATOP" collapse --all --addrs --tid "$TMP/rand" >/dev/null 2>"$TMP/err"
-check "random bytes: exit 0" [ $? = 0 ]
+"$GALATOP" collapse --all --addrs --tid "$TMP/rand" >"$TMP/out" 2>"$TMP/err"
+check "random bytes: fails, no output" [ $? != 0 -a ! -s "$TMP/out" ]
+check "random bytes: one line says why" sh -c "[ \$(wc -l <'$TMP/err') = 1 ] &&
+	grep -q 'rand: not perf script output: [0-9]* of [0-9]* lines unrecognized\$' '$TMP/err'"
 cat "$TMP/rand" "$FG/perf-dd-stacks-01.txt" "$TMP/rand" | "$GALATOP" collapse >/dev/null 2>"$TMP/err"
-check "random bytes around a profile: exit 0" [ $? = 0 ]
+check "random bytes around a small profile: mostly invalid, fails" [ $? != 0 ]
+check "random bytes around a small profile: one line names standard input" \
+	grep -q '^galatop: standard input: not perf script output' "$TMP/err"
+# A few bad lines in a real profile: still a profile, the lines are reported.
+{ head -c 2000 /dev/urandom | tr -d '\n'; echo; cat "$FG/perf-dd-stacks-01.txt"; } >"$TMP/damaged"
+"$GALATOP" collapse "$TMP/damaged" >"$TMP/out" 2>"$TMP/err"
+check "one garbage line before a profile: exit 0, stacks kept" [ $? = 0 -a -s "$TMP/out" ]
+check "one garbage line before a profile: reported" grep -q '^Unrecognized line: ' "$TMP/err"
 
 # With perl and the real script around, compare on the perf 6.1 files too (single-number
 # headers: the script's comm-? with --pid/--tid).

@@ -91,16 +91,16 @@ TEST_CASE(flamegraph_grammar)
 
 TEST_CASE(invalid_lines_reported_and_skipped)
 {
-	static const char in[] = "a;b 1\nno count here\na;b .5\na;b -3\na;c 2\n";
+	static const char in[] = "a;b 1\nno count here\na;b .5\na;b -3\na;c 2\na;d 1\na;e 1\n";
 	struct fx fx;
 
 	load(&fx, in, sizeof(in) - 1, NULL);
-	CHECK(fx.ret == 0 && fx.stats.stacks == 2 && fx.stats.skipped == 3);
+	CHECK(fx.ret == 0 && fx.stats.stacks == 4 && fx.stats.skipped == 3);
 	CHECK(strstr(fx.err, "in.folded:2: ") != NULL);
 	CHECK(strstr(fx.err, "in.folded:3: ") != NULL);
 	CHECK(strstr(fx.err, "in.folded:4: ") != NULL);
 	CHECK(strstr(fx.err, "in.folded:1:") == NULL);
-	CHECK_NUM(profile__total(fx.p), 3);
+	CHECK_NUM(profile__total(fx.p), 5);
 	unload(&fx);
 }
 
@@ -129,13 +129,13 @@ TEST_CASE(counts_overflowing_to_infinity_are_rejected)
 	strcat(in, big);
 	strcat(in, "\na;d 1");
 	strcat(in, big + 90); /* 1e309 > DBL_MAX */
-	strcat(in, "\n");
+	strcat(in, "\na;e 1\n");
 	load(&fx, in, strlen(in), NULL);
-	CHECK(fx.ret == 0 && fx.stats.stacks == 1 && fx.stats.skipped == 2);
+	CHECK(fx.ret == 0 && fx.stats.stacks == 2 && fx.stats.skipped == 2);
 	CHECK(strstr(fx.err, "in.folded:2: count too large") != NULL);
 	CHECK(strstr(fx.err, "in.folded:3: count too large") != NULL);
 	CHECK(isfinite(profile__total(fx.p)));
-	CHECK_NUM(profile__total(fx.p), 1);
+	CHECK_NUM(profile__total(fx.p), 2);
 	unload(&fx);
 
 	/* Each count finite, their sum not. */
@@ -160,10 +160,34 @@ TEST_CASE(many_bad_lines_are_summed_up)
 
 	for (int i = 0; i < 50; i++)
 		strcat(in, "garbage\n");
+	for (int i = 0; i < 50; i++)
+		strcat(in, "a;b 1\n");
 	load(&fx, in, strlen(in), NULL);
-	CHECK(fx.stats.skipped == 50);
+	CHECK(fx.ret == 0 && fx.stats.skipped == 50 && fx.stats.stacks == 50);
 	CHECK(strstr(fx.err, "in.folded:10: ") && !strstr(fx.err, "in.folded:11: "));
 	CHECK(strstr(fx.err, "in.folded: 40 more invalid lines skipped") != NULL);
+	unload(&fx);
+}
+
+/* More invalid lines than stacks: not folded text (a binary file, a log). One line says so,
+ * none of the per-line reports, and the load fails. */
+TEST_CASE(mostly_invalid_input_fails_in_one_line)
+{
+	char in[4000] = "a;b 1\n";
+	struct fx fx;
+
+	for (int i = 0; i < 2; i++)
+		strcat(in, "garbage\n");
+	load(&fx, in, strlen(in), NULL);
+	CHECK(fx.ret == -EINVAL && fx.stats.skipped == 2 && fx.stats.stacks == 1);
+	CHECK_STR(fx.err, "in.folded: not folded stacks: 2 of 3 lines invalid (line 2: expected "
+		  "\"frame;frame;... COUNT\" with a decimal count at the end)\n");
+	unload(&fx);
+	/* As many invalid lines as stacks is still a profile with damage. */
+	strcat(in, "a;c 2\n");
+	load(&fx, in, strlen(in), NULL);
+	CHECK(fx.ret == 0 && fx.stats.stacks == 2);
+	CHECK_NUM(profile__total(fx.p), 3);
 	unload(&fx);
 }
 
@@ -262,6 +286,7 @@ int main(void)
 	RUN(reads_and_merges_stacks);
 	RUN(flamegraph_grammar);
 	RUN(invalid_lines_reported_and_skipped);
+	RUN(mostly_invalid_input_fails_in_one_line);
 	RUN(strict_mode_fails_on_first_bad_line);
 	RUN(counts_overflowing_to_infinity_are_rejected);
 	RUN(many_bad_lines_are_summed_up);

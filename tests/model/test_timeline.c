@@ -84,6 +84,24 @@ static struct timeline *fixture(void)
 		lock_wait(tl, c2, t + 10 * MS, t + 70 * MS, 201, 0x5000, false);
 	}
 	add(tl, sl, TL_DSTATE, "dstate", 10 * S + 900 * MS, 10 * S + 990 * MS, NULL, NULL);
+	/* A CPU hog, and short-lived processes that ended: three dpkg-deb and a tar. */
+	timeline__process_set(tl, 500, "hog", NULL, NULL);
+	size_t hog = thread(tl, 500, 500, "hog");
+
+	for (uint64_t t = 1 * S; t < 11 * S; t += 100 * MS)
+		add(tl, hog, TL_ONCPU, "oncpu", t, t + 95 * MS, NULL, NULL);
+	for (uint32_t k = 0; k < 4; k++) {
+		uint32_t pid = 401 + k;
+		const char *comm = k < 3 ? "dpkg-deb" : "tar";
+		size_t e;
+
+		timeline__process_set(tl, pid, comm, NULL, NULL);
+		e = thread(tl, pid, pid, comm);
+		add(tl, e, TL_ONCPU, "oncpu", (5 + k) * S, (5 + k) * S + 30 * MS, NULL, NULL);
+		add(tl, e, TL_FILE, "read", (5 + k) * S + 30 * MS, (5 + k) * S + 40 * MS, "/var/cache/x.deb",
+		    NULL);
+		timeline__thread_end(tl, e, (5 + k) * S + 50 * MS);
+	}
 	timeline__set_now(tl, 11 * S);
 	lock_wait(tl, d1, 1 * S + 200 * MS, 0, 102, 0x7000, true);
 	lock_wait(tl, d2, 1 * S + 200 * MS, 0, 101, 0x7040, true);
@@ -147,6 +165,43 @@ TEST_CASE(memory_cap_drops_oldest_and_counts)
 	ev = timeline__lane(tl, a, &n);
 	CHECK(n > 0 && ev[n - 1].start == 9990); /* the newest stay */
 	CHECK(ev[0].start >= (1000 - st.events - 2) * 10); /* the oldest went */
+	timeline__free(tl);
+}
+
+TEST_CASE(thread_end_and_tid_reuse)
+{
+	struct timeline *tl = timeline__new(0);
+	size_t t = thread(tl, 10, 11, "w");
+
+	CHECK(timeline__thread(tl, t)->ended == 0);
+	timeline__thread_end(tl, t, 500);
+	CHECK(timeline__thread(tl, t)->ended == 500);
+	/* The last on-CPU interval arrives after the exit: still ended. */
+	CHECK(thread(tl, 10, 11, "w") == t && timeline__thread(tl, t)->ended == 500);
+	/* The tid reused by another process: a live thread again. */
+	CHECK(thread(tl, 20, 11, "other") == t && timeline__thread(tl, t)->ended == 0);
+	timeline__thread_end(tl, 99, 1); /* no such thread: ignored */
+	timeline__free(tl);
+}
+
+TEST_CASE(busy_time_leaves_out_idle_waits)
+{
+	struct timeline *tl = timeline__new(0);
+	size_t t = thread(tl, 1, 2, "w");
+	struct tl_event cond = { .start = 0, .end = 1000, .kind = TL_LOCK, .count = 1 };
+
+	cond.name = str(tl, "futex");
+	CHECK(timeline__add(tl, t, &cond) == 0);		   /* a condition wait: idle */
+	lock_wait(tl, t, 1000, 1300, 0, 0x10, false);		   /* contended: busy */
+	add(tl, t, TL_ONCPU, "oncpu", 1300, 1400, NULL, NULL);	   /* busy */
+	add(tl, t, TL_RUNQ, "runq", 1400, 1420, NULL, NULL);	   /* busy */
+	add(tl, t, TL_FILE, "fsync", 1420, 1500, "/f", NULL);	   /* busy */
+	add(tl, t, TL_NET, "recvfrom", 1500, 2500, NULL, NULL);   /* waiting for a peer: idle */
+	add(tl, t, TL_SCHED, "epoll_wait", 2500, 3500, NULL, NULL); /* idle */
+	add(tl, t, TL_DSTATE, "dstate", 3500, 3550, NULL, NULL);   /* busy */
+	CHECK(timeline__busy_time(tl, t, 0, 4000) == 300 + 100 + 20 + 80 + 50);
+	CHECK(timeline__busy_time(tl, t, 1350, 1450) == 50 + 20 + 30);
+	CHECK(timeline__busy_time(tl, 9, 0, 4000) == 0);
 	timeline__free(tl);
 }
 
@@ -446,6 +501,10 @@ TEST_CASE(snapshot_round_trip)
 		CHECK(timeline__nopen(r.timeline) == 2);
 		CHECK(timeline__now(r.timeline) == timeline__now(tl));
 		CHECK(timeline__thread(r.timeline, 2)->short_count[TL_FILE] == 500);
+		/* Exits are kept: the ended processes fold in the Threads pane. */
+		for (size_t i = 0; i < timeline__nthreads(tl); i++)
+			CHECK(timeline__thread(r.timeline, i)->ended == timeline__thread(tl, i)->ended);
+		CHECK(timeline__thread(r.timeline, timeline__nthreads(tl) - 1)->ended == 8 * S + 50 * MS);
 		CHECK_STR(strtab__str(timeline__strtab_c(r.timeline),
 				      timeline__process_find(r.timeline, 200)->container), "db-1");
 		struct tl_hint h1[16], h2[16];
@@ -536,6 +595,8 @@ int main(int argc, char **argv)
 	}
 	RUN(lanes_and_ranges);
 	RUN(memory_cap_drops_oldest_and_counts);
+	RUN(thread_end_and_tid_reuse);
+	RUN(busy_time_leaves_out_idle_waits);
 	RUN(open_calls_grow_to_now);
 	RUN(deadlock_hint_names_the_cycle);
 	RUN(contention_hint_names_the_holder);

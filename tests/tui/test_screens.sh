@@ -108,6 +108,11 @@ screen top_recursion    "recurse"             "$BASIC" 100x40 "2<F6><F6>"
 assert top_recursion "total of recurse counted once" sh -c "grep -E '^ +8\.33% +8\.33% +10 +10  recurse' '$TMP/top_recursion.txt' >/dev/null"
 screen top_nav          "alpha_lex  [user]"   "$BASIC" $S "2j"
 screen top_end_home     "do_epoll_wait_[k]  [kernel]" "$BASIC" $S "2<End><PgUp><PgDn><Home>"
+# A sort from the last row: the cursor and the view back on the first row (the list helper).
+screen top_sort_from_end "sorted by total"  "$BASIC" $S "2<End><F6>"
+assert top_sort_from_end "cursor on the first row" sh -c "sed -n 4p '$TMP/top_sort_from_end.txt' | grep -q ' main\$' && tail -2 '$TMP/top_sort_from_end.txt' | grep -q '^main  \['"
+screen top_wheel        "Self%"               "$BASIC" 100x10 "2<WheelDown:5,5>"
+assert top_wheel "scrolled, the cursor on the first row shown" sh -c "sed -n 4p '$TMP/top_wheel.txt' | grep -q ' alpha_cmd\$' && tail -2 '$TMP/top_wheel.txt' | grep -q '^alpha_cmd  \['"
 screen top_enter        "Matched 20.83% #alpha_lex" "$BASIC" $S "2j\\n"
 assert top_enter "back in the flame view on it" grep -q '^alpha_lex  \[user\]' "$TMP/top_enter.txt"
 screen flame_1          "all  total 120"      "$BASIC" $S "21"
@@ -183,7 +188,8 @@ for opt in "" "--ascii"; do
 done
 
 # The Threads pane on a timeline fixture (tests/model/test_timeline.c --fixture): a deadlocked
-# pair, a contended pair, file, net, sleep, run queue and D-state threads.
+# pair, a contended pair, file, net, sleep, run queue and D-state threads, a CPU hog, and
+# short-lived processes that ended (three dpkg-deb, a tar).
 TL=$TMP/threads.gtop
 if "$O/asan/tests/model/test_timeline" --fixture "$TL" 2>"$TMP/tl.err"; then
 	T=150x24
@@ -191,15 +197,36 @@ if "$O/asan/tests/model/test_timeline" --fixture "$TL" 2>"$TMP/tl.err"; then
 	assert threads_start "opens in the Threads pane" grep -q '3 Threads' "$TMP/threads_start.txt"
 	assert threads_start "contention hint names the holder" grep -q 'held by CompeteThd1 (tid 201)' "$TMP/threads_start.txt"
 	assert threads_start "legend" grep -q 'D D-state' "$TMP/threads_start.txt"
+	# By activity in the window: the deadlocked app (its lock waits count), db, the hog, then
+	# the ended commands, one row each; the cursor on the first row, whose summary is shown.
+	assert threads_start "busiest first, ended last" test "$(sed -n '6p;12p;15p;16p;17p' "$TMP/threads_start.txt" | cut -c1-22 | tr -s ' ' | tr '\n' '|')" = "▾ 100 app (5) |▾ 200 db (2) | 500 hog |▸ ended dpkg-deb x3 |▸ ended tar x1 |"
+	assert threads_start "cursor on the first row" grep -q '^app pid 100: 5 threads: oncpu' "$TMP/threads_start.txt"
+	screen threads_ended_open "dpkg-deb: 3 processes ended, 3 threads" "$TL" $T "<End><Up><Enter>"
+	assert threads_ended_open "the three processes listed" test "$(sed -n '17,19p' "$TMP/threads_ended_open.txt" | cut -c1-20 | tr -s ' ' | tr '\n' '|')" = " 401 dpkg-deb | 402 dpkg-deb | 403 dpkg-deb |"
+	screen threads_ended_closed "dpkg-deb: 3 processes ended" "$TL" $T "<End><Up><Enter><Enter>"
+	assert threads_ended_closed "folded again" sh -c "! grep -q '  401 dpkg-deb' '$TMP/threads_ended_closed.txt'"
+	screen threads_fold_proc "app pid 100: 5 threads" "$TL" $T "<Enter>"
+	assert threads_fold_proc "app's threads folded" sh -c "! grep -q 'DeadThd1  ' '$TMP/threads_fold_proc.txt' && grep -q '^▸   100 app (5)' '$TMP/threads_fold_proc.txt'"
+	screen threads_home     "app pid 100: 5 threads" "$TL" $T "<End><Home>"
+	screen threads_end      "tar: 1 process ended, 1 thread" "$TL" $T "<End>"
 	screen threads_zoom     "slot 12.5ms" "$TL" $T "+++"
-	screen threads_inspect  "Inspector" "$TL" $T "jj+++<Left><Left><Enter>"
+	screen threads_inspect  "Inspector" "$TL" $T "jjj+++<Left><Left><Enter>"
 	assert threads_inspect "slot events with path and stack" grep -q '/var/log/app.log' "$TMP/threads_inspect.txt"
-	screen threads_lock     "lock    futex" "$TL" $T "jjjjjjj<Enter>"
+	screen threads_lock     "lock    futex" "$TL" $T "jjjjjjjj<Enter>"
 	assert threads_lock "owner shown" grep -q 'owner tid 201' "$TMP/threads_lock.txt"
 	screen threads_sort     "sort lock time" "$TL" $T "<F6><F6>"
-	assert threads_sort "the waiter before the holder" test "$(sed -n 13p "$TMP/threads_sort.txt" | cut -c1-19)" = "    202 CompeteThd2"
+	assert threads_sort "the waiter before the holder" test "$(sed -n 13p "$TMP/threads_sort.txt" | cut -c1-20)" = "    202  CompeteThd2"
+	# After a sort from the last row, the cursor and the view are back on the first row.
+	screen threads_sort_cpu "sort CPU time" "$TL" $T "<End><F6>"
+	assert threads_sort_cpu "the hog first, selected" sh -c "sed -n 6p '$TMP/threads_sort_cpu.txt' | grep -q '^    500 hog' && grep -q '^hog tid 500 pid 500: oncpu' '$TMP/threads_sort_cpu.txt'"
+	screen threads_sort_prev "sort pid/tid" "$TL" $T "<"
+	screen threads_wheel    "Worker tid 103" "$TL" 150x14 "<WheelDown:5,8>"
+	assert threads_wheel "scrolled three rows, the cursor along" test "$(sed -n 6p "$TMP/threads_wheel.txt" | cut -c1-20)" = "    103  Worker     "
+	screen threads_click    "NetThd tid 104" "$TL" $T "<Click:10,10>"
+	screen threads_proc_flame "flame graph of pid 100" "$TL" $T "f"
+	screen threads_ended_flame "flame graph of command dpkg-deb" "$TL" $T "<End><Up>f"
 	screen threads_pid      "CompeteThd1" "$TL" $T "p200\n"
-	assert threads_pid "other processes hidden" sh -c "! grep -q '^    101 DeadThd1' '$TMP/threads_pid.txt'"
+	assert threads_pid "other processes hidden" sh -c "! grep -q '^    101  DeadThd1' '$TMP/threads_pid.txt'"
 	screen threads_search   "NetThd" "$TL" $T "/Net\n"
 	assert threads_search "only matching threads" sh -c "! grep -q 'Worker' '$TMP/threads_search.txt'"
 	screen threads_ascii    "#" "$TL" $T "" --ascii
@@ -261,6 +288,8 @@ screen sli_to_flame "oncpu of [Con]web" "$TMP/sli.gtop" 120x10 "<Enter>f"
 screen sli_back "IOp99" "$TMP/sli.gtop" 150x12 "<Enter><Esc>"
 screen sli_ascii_narrow "Recl%" "$TMP/sli.gtop" 80x12 "" --ascii
 screen sli_no_data "no SLI data in this source" "$BASIC" 100x12 "5"
+screen sli_end "/system.slice/backup.service [service]" "$TMP/sli.gtop" 150x10 "<End>"
+screen sli_end_home "[Con]web [container]" "$TMP/sli.gtop" 150x10 "<End><Home>"
 screen sli_to_threads "thread timeline of [Con]web" "$TMP/sli.gtop" 120x10 "<Enter>t"
 screen l7_to_threads    "threads of pid 1201" "$L7" $L "<Enter><Enter><Enter>t"
 

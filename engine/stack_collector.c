@@ -1,4 +1,4 @@
-#include "collector.h"
+#include "stack_collector.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -12,13 +12,17 @@
 #include "model/stack_cap.h"
 #include "symbols/hmap.h"
 #include "symbols/jitmap.h"
+#include "symbols/python.h"
 #include "symbols/unwind.h"
 #include "util/clock.h"
+#include "util/procfs.h"
 #include "util/grow.h"
 
 #define NTYPES STACK_TYPES
 #define EMPTY UINT32_MAX
-#define MAX_FRAMES (2 * GT_MAX_STACK + 8)
+#define MAX_FRAMES (COLLECTOR_MAX_FRAMES + 8) /* identity frames and a stack */
+#define PY_RETRY_NS 1000000000ull /* a process that ran no CPython yet is looked at again after */
+#define PY_EVAL "_PyEval_EvalFrameDefault"
 #define CHAIN_BIT 0x80000000u
 #define MAX_CHAIN 64 /* frames one JIT address names at most (its inlining depth) */
 
@@ -39,6 +43,12 @@ struct addr_table {
 	uint32_t jit_gen; /* the symbol cache's JIT map generation the entries were made from */
 	bool loaded; /* the process's mappings and symbols were read since its exec */
 	bool no_ident; /* its identity could not be read (gone): the record's comm serves */
+	/* CPython: its interpreter once found (and handed to python_fn); py_seen: an address
+	 * named PY_EVAL was seen since the last look; py_never: a look said never (a version
+	 * without a layout); py_ns: when it was last looked at. */
+	struct py_runtime *py;
+	bool py_seen, py_never;
+	uint64_t py_ns;
 };
 
 struct collector {
@@ -58,6 +68,8 @@ struct collector {
 	struct collector_stats stats;
 	long page_size;
 	struct unwinder *uw; /* created on the first record with a user stack copy */
+	struct py_names *pn; /* created on the first CPython process */
+	uint32_t py_eval_name; /* strtab id of PY_EVAL, EMPTY until interned */
 };
 
 static void table_free(struct addr_table *t)
@@ -65,6 +77,7 @@ static void table_free(struct addr_table *t)
 	if (t) {
 		free(t->slots);
 		free(t->chains);
+		free(t->py);
 	}
 	free(t);
 }
@@ -117,6 +130,7 @@ struct collector *collector__new(struct frames *ft, struct sym_cache *sc, struct
 	if (o)
 		c->o = *o;
 	c->page_size = sysconf(_SC_PAGESIZE);
+	c->py_eval_name = EMPTY;
 	for (int i = 0; i < NTYPES; i++) {
 		enum value_kind k = stack_types[i].kind;
 
@@ -146,6 +160,7 @@ void collector__free(struct collector *c)
 		free(c->ticks[i]);
 	}
 	unwinder__free(c->uw);
+	py_names__free(c->pn);
 	if (c->tables) {
 		hmap__each(c->tables, table_free_cb, NULL);
 		hmap__free(c->tables);
@@ -335,6 +350,8 @@ static size_t addr_frames(struct collector *c, uint32_t pid, uint64_t addr, uint
 	 * read (the sym_cache re-reads them at most every 200 ms): ask again next time. */
 	if (f != EMPTY && !(err && pid && si.kind == FRAME_SPECIAL) && (t = table_of(c, pid)))
 		cache_insert(t, addr, f);
+	if (pid && t && !t->py && !strcmp(si.name, PY_EVAL))
+		t->py_seen = true;
 	return count;
 }
 
@@ -485,9 +502,189 @@ static size_t unwound_frames(struct collector *c, const struct gt_event *ev, uin
 	return k;
 }
 
+/* Hands the CPython interpreter rt found in pid to python_fn, which has its frames walked. */
+static void python_found(struct collector *c, uint32_t pid, const struct py_runtime *rt)
+{
+	const struct py_layout *l = &rt->layout;
+	struct addr_table *t = table_of(c, pid);
+	struct gt_py_proc pp = {
+		.runtime = rt->runtime,
+		.interp_head = l->interp_head,
+		.interp_next = l->interp_next,
+		.interp_threads = l->interp_threads,
+		.tstate_next = l->tstate_next,
+		.tstate_native_tid = l->tstate_native_tid,
+		.tstate_cframe = l->tstate_cframe == PY_NONE ? GT_PY_NONE : l->tstate_cframe,
+		.current_frame = l->current_frame,
+		.frame_code = l->frame_code,
+		.frame_previous = l->frame_previous,
+		.frame_instr = l->frame_instr,
+		.frame_owner = l->frame_owner,
+		.frame_is_entry = l->frame_is_entry == PY_NONE ? GT_PY_NONE : l->frame_is_entry,
+		.code_start = l->code_start,
+	};
+
+	if (!t || t->py)
+		return;
+	t->py = malloc(sizeof(*t->py));
+	if (!t->py)
+		return;
+	*t->py = *rt;
+	if (c->o.python_fn(c->o.python_ctx, (int)pid, &pp)) {
+		free(t->py);
+		t->py = NULL;
+		t->py_never = true;
+		return;
+	}
+	c->stats.python_procs++;
+}
+
+/* Looks for a CPython interpreter in pid (t: its table) now. */
+static void python_look(struct collector *c, struct addr_table *t, uint32_t pid)
+{
+	struct py_runtime rt;
+	char why[(sizeof(c->stats.python_why) - 16) / 3], clean[sizeof(why) * 3];
+	int err;
+
+	t->py_ns = clock_mono_ns();
+	t->py_seen = false;
+	err = py_detect((int)pid, &rt, why, sizeof(why));
+	if (err == -ENOTSUP) {
+		t->py_never = true;
+		c->stats.python_unsupported++;
+		clean[sanitize_text(why, strnlen(why, sizeof(why)), clean)] = '\0';
+		snprintf(c->stats.python_why, sizeof(c->stats.python_why), "pid %u: %s", pid, clean);
+	}
+	if (!err)
+		python_found(c, pid, &rt);
+}
+
+/* Looks for a CPython interpreter in pid on its first sample, and again (at most every
+ * PY_RETRY_NS) once its stacks name the interpreter loop. */
+static void python_check(struct collector *c, uint32_t pid)
+{
+	struct addr_table *t = table_of(c, pid);
+
+	if (!t || t->py || t->py_never || !c->o.python_fn)
+		return;
+	if (t->py_ns && (!t->py_seen || clock_mono_ns() - t->py_ns < PY_RETRY_NS))
+		return;
+	python_look(c, t, pid);
+}
+
+static int python_scan_one(void *ctx, int pid)
+{
+	struct collector *c = ctx;
+	struct addr_table *t = pid == getpid() ? NULL : table_of(c, (uint32_t)pid);
+
+	if (t && !t->py)
+		python_look(c, t, (uint32_t)pid);
+	return 0;
+}
+
+void collector__python_scan(struct collector *c, const int *pids, size_t n)
+{
+	if (!c->o.python_fn)
+		return;
+	if (!n)
+		procfs_each_id("/proc", python_scan_one, c);
+	for (size_t i = 0; i < n; i++)
+		if (pids[i] > 0)
+			python_scan_one(c, pids[i]);
+}
+
+/* Interns the frame of one Python frame of pid: "qualname (file.py:line)", the file as
+ * module and source; EMPTY on ENOMEM. */
+static uint32_t python_frame(struct collector *c, uint32_t pid, const struct py_runtime *rt,
+			     const struct gt_pyframe *pf)
+{
+	struct py_frame_name fn;
+	const char *base;
+	char name[1100];
+	int err = py_names__frame(c->pn, (int)pid, rt, pf->code, pf->lasti, &fn), len;
+
+	if (err == -ENOMEM)
+		return EMPTY;
+	if (err)
+		c->stats.python_unnamed++;
+	base = strrchr(fn.file, '/');
+	base = base ? base + 1 : fn.file;
+	if (!*base)
+		len = snprintf(name, sizeof(name), "%.500s", fn.name);
+	else if (fn.line)
+		len = snprintf(name, sizeof(name), "%.500s (%.500s:%u)", fn.name, base, fn.line);
+	else
+		len = snprintf(name, sizeof(name), "%.500s (%.500s)", fn.name, base);
+	return intern(c, name, (size_t)len, fn.file, FRAME_USER, fn.file, fn.line);
+}
+
+/* Drops CPython's perf-map trampolines (python -X perf, 3.12+: JIT frames "py::func:file", one
+ * per call of the interpreter loop) from frames[0..*n): the walked frames name those calls,
+ * with lines, and reach the root where the native walk stops in the trampolines. */
+static void drop_perf_trampolines(struct collector *c, uint32_t *frames, size_t *n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < *n; i++) {
+		const struct frame *fr = frames[i] == EMPTY ? NULL : frames__get(c->ft, frames[i]);
+
+		if (!fr || fr->kind != FRAME_JIT || strncmp(frames__name(c->ft, frames[i]), "py::", 4))
+			frames[k++] = frames[i];
+	}
+	*n = k;
+}
+
+/* Puts the Python frames of ev in place of the interpreter-loop frames of its user stack
+ * frames[0..*n) (root first, room for COLLECTOR_MAX_FRAMES). */
+static void python_merge(struct collector *c, const struct gt_event *ev, uint32_t *frames,
+			 size_t *n)
+{
+	struct addr_table *t = table_of(c, ev->pid);
+	const struct gt_pyframe *pf = gt_event_pyframes(ev);
+	uint32_t py[GT_PY_MAX_FRAMES + 1], merged[COLLECTOR_MAX_FRAMES];
+	bool entry[GT_PY_MAX_FRAMES + 1], eval[COLLECTOR_MAX_FRAMES];
+	size_t np = ev->pystack_len, keep = 0;
+	uint64_t t0;
+
+	if (!t || !t->py || !np || np > GT_PY_MAX_FRAMES)
+		return;
+	t0 = clock_mono_ns();
+	drop_perf_trampolines(c, frames, n);
+	if (!c->pn && !(c->pn = py_names__new()))
+		return;
+	if (c->py_eval_name == EMPTY)
+		c->py_eval_name = strtab__intern(c->st, PY_EVAL, strlen(PY_EVAL));
+	for (size_t i = 0; i < np; i++) {
+		py[i] = python_frame(c, ev->pid, t->py, &pf[i]);
+		if (py[i] == EMPTY)
+			return;
+		entry[i] = pf[i].flags & GT_PYF_ENTRY;
+	}
+	if (pf[np - 1].flags & GT_PYF_TRUNCATED) {
+		/* Deeper than the walk goes: the outermost Python frames are missing. */
+		entry[np - 1] = false;
+		entry[np] = true;
+		py[np] = intern(c, "[truncated]", strlen("[truncated]"), NULL, FRAME_SPECIAL, NULL, 0);
+		if (py[np++] == EMPTY)
+			return;
+	}
+	for (size_t i = 0; i < *n; i++) {
+		const struct frame *fr = frames[i] == EMPTY ? NULL : frames__get(c->ft, frames[i]);
+
+		eval[i] = fr && fr->kind == FRAME_USER && fr->name == c->py_eval_name;
+		if (i == keep && fr && fr->kind == FRAME_SPECIAL)
+			keep++; /* [truncated], [unwind error]: they stay at the root */
+	}
+	*n = py_merge(frames, eval, *n, keep, py, entry, np, merged, COLLECTOR_MAX_FRAMES);
+	memcpy(frames, merged, *n * sizeof(*frames));
+	c->stats.python_stacks++;
+	c->stats.python_ns += clock_mono_ns() - t0;
+}
+
 /* Forgets pid's symbols, identity and unwinding state (its image is gone or replaced). */
 static void process_forget(struct collector *c, uint32_t pid)
 {
+	py_names__forget(c->pn, (int)pid);
 	ident_cache__forget(c->ic, (int)pid);
 	cache_forget(c, pid);
 	if (c->uw)
@@ -589,6 +786,10 @@ size_t collector__stack(struct collector *c, const struct gt_event *ev, uint32_t
 	else if (!c->o.no_user && ev->pid)
 		for (unsigned i = ulen; i-- > 0;)
 			n += user_frames(c, ev->pid, ev->stack[klen + i], i, n, frames + n, f);
+	if (!c->o.no_user && ev->pid) {
+		python_check(c, ev->pid);
+		python_merge(c, ev, frames, &n);
+	}
 	if (n)
 		java_frames(c, frames, &n);
 	if (!c->o.no_kernel)
@@ -750,6 +951,7 @@ int collector__set_frames(struct collector *c, struct frames *ft)
 	c->last = NULL;
 	c->ft = ft;
 	c->st = frames__strtab(ft);
+	c->py_eval_name = EMPTY;
 	return c->tables ? 0 : -ENOMEM;
 }
 

@@ -1,8 +1,8 @@
 /* Collector: turns raw probe records (struct gt_event) into named stacks in profile trees:
  * identity root frames ([Pod], [Con], [PID]comm, thread), then user frames, then kernel frames,
  * each symbolized once per (pid, address) and interned as a model frame. No libbpf here. */
-#ifndef GALATOP_BPF_COLLECTOR_H
-#define GALATOP_BPF_COLLECTOR_H
+#ifndef GALATOP_ENGINE_STACK_COLLECTOR_H
+#define GALATOP_ENGINE_STACK_COLLECTOR_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -26,6 +26,10 @@ struct collector_opts {
 	unsigned unwind_cache; /* processes whose DWARF unwinding state is kept; 0 = 64 */
 	size_t max_stacks;     /* distinct stacks per profile before the rarest are folded into
 				* [other] (model/stack_cap.h); 0 = no limit */
+	/* Called once per CPython process found among the sampled ones (symbols/python.h), to
+	 * have the probes walk its interpreter frames (probes__add_python); NULL: not looked for. */
+	int (*python_fn)(void *ctx, int pid, const struct gt_py_proc *pp);
+	void *python_ctx;
 };
 
 struct collector_stats {
@@ -45,6 +49,12 @@ struct collector_stats {
 	uint64_t java_cut;	/* of those, whose outermost frame is Java: the walk stopped in
 				 * JIT code (a JVM without -XX:+PreserveFramePointer) */
 	uint32_t java_cut_pid;	/* the process of the last such stack */
+	uint64_t python_procs;	/* CPython processes found (their frames walked from then on) */
+	uint64_t python_stacks;	/* stacks with Python frames merged in */
+	uint64_t python_unnamed;/* Python frames whose code object could not be read */
+	uint64_t python_ns;	/* time spent naming and merging them */
+	uint64_t python_unsupported; /* CPython processes whose frames cannot be walked */
+	char python_why[512];	/* why, for the last of them ("" when none) */
 };
 
 struct collector;
@@ -59,10 +69,16 @@ void collector__free(struct collector *c);
  * unwound first; a walk cut short gets a [truncated] or [unwind error] frame at its outer end);
  * exec loads the process's maps early; exit forgets the process. */
 void collector__event(struct collector *c, const struct gt_event *ev);
+/* Most frames collector__stack writes: user (with Python frames merged in) and kernel. */
+#define COLLECTOR_MAX_FRAMES (2 * GT_MAX_STACK + GT_PY_MAX_FRAMES + 8)
 /* Names the stacks of ev (user frames, then kernel frames; unwound from the stack copy with
- * GT_EVF_UREGS) as frames of the collector's table, root first, into out (room for
- * 2 * GT_MAX_STACK + 1); a frame is UINT32_MAX when memory ran out. Returns how many. */
+ * GT_EVF_UREGS; CPython's frames in place of its interpreter loop) as frames of the
+ * collector's table, root first, into out (room for COLLECTOR_MAX_FRAMES); a frame is
+ * UINT32_MAX when memory ran out. Returns how many. */
 size_t collector__stack(struct collector *c, const struct gt_event *ev, uint32_t *out);
+/* Looks for CPython interpreters among pids[0..n) (every process when n is 0) now, rather
+ * than at their first samples, and hands each one found to python_fn. */
+void collector__python_scan(struct collector *c, const int *pids, size_t n);
 /* Handles one side-band event: mappings, forks, execs and exits keep the symbol cache's view
  * of each process as it was when its records were taken (bpf/sideband.h). */
 void collector__task(struct collector *c, const struct sb_event *ev);

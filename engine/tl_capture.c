@@ -175,7 +175,7 @@ static uint32_t sock_conn(struct tl_capture *c, const struct tl_rec *r)
 /* The user stack of a record as "outer;...;inner" with the session's symbolizer. */
 static uint32_t stack_of(struct tl_capture *c, const struct gt_event *stk)
 {
-	uint32_t frames[2 * GT_MAX_STACK + 8];
+	uint32_t frames[COLLECTOR_MAX_FRAMES];
 	const struct frames *ft = c->s->ft;
 	size_t n, len = 0;
 	char *buf;
@@ -261,6 +261,12 @@ static void on_record(void *ctx, const struct tl_rec *r)
 
 	if (r->type == TLR_OPENAT) {
 		fd_opened(c, r);
+		return;
+	}
+	if (r->type == TLR_EXIT) {
+		ti = timeline__thread_find(c->tl, r->tid);
+		if (ti >= 0)
+			timeline__thread_end(c->tl, (size_t)ti, r->end);
 		return;
 	}
 	ti = thread_of(c, r->pid, r->tid, r->comm);
@@ -570,15 +576,20 @@ struct tl_capture *tl_capture__open(struct session *s, char *err, size_t errlen)
 	return c;
 }
 
-int tl_capture__poll(struct tl_capture *c, int timeout_ms)
+int tl_capture__fd(const struct tl_capture *c)
 {
-	return tl_probes__poll(c->p, timeout_ms);
+	return tl_probes__fd(c->p);
+}
+
+int tl_capture__consume(struct tl_capture *c, uint64_t deadline_ns)
+{
+	return tl_probes__consume(c->p, deadline_ns);
 }
 
 void tl_capture__refresh(struct tl_capture *c)
 {
-	/* Drains what is queued; a failing ring buffer is reported by tl_capture__poll, which
-	 * the loop calls next. */
+	/* Drains what is queued; a failing ring buffer is reported by session__poll, which the
+	 * loop calls next. */
 	(void)tl_probes__poll(c->p, 0);
 	timeline__set_now(c->tl, clock_mono_ns());
 	timeline__open_clear(c->tl);

@@ -1,0 +1,130 @@
+#!/bin/sh
+# perf.data read directly: `galatop collapse FILE.data` against `perf script -i FILE.data |
+# galatop collapse` on files recorded here with perf (the tests' workloads, frame pointers,
+# DWARF, pipe mode, a system-wide capture); view, svg and fold of perf.data; truncated and
+# foreign binary input. The differences of principle are those of docs/perfdata.md.
+. "$(dirname "$0")/../lib.sh"
+: "${TOOLS:=$(pwd)/build/tools}"
+
+if ! command -v perf >/dev/null; then
+	skip "perf.data tests" "perf not installed (make deps installs linux-perf)"; exit 0
+fi
+if [ "$(id -u)" != 0 ]; then
+	skip "perf.data tests" "perf record needs root here"; exit 0
+fi
+rec() { # OUT ARGS...: perf record quietly, or FAIL
+	out=$1; shift
+	perf record -q -F 997 -o "$out" "$@" >/dev/null 2>"$TMP/rec.err" && [ -s "$out" ] && return 0
+	fail "perf record $*" "$(head -2 "$TMP/rec.err")"; return 1
+}
+# Where glibc has several names for one address, perf takes its internal or versioned one
+# (__libc_start_main_impl from DWARF, __GI_exit from the debug symbols, clock_gettime@@GLIBC_2.17
+# from .dynsym), galatop the exported one (__libc_start_main, exit, clock_gettime):
+# docs/perfdata.md. perf's names are mapped to galatop's before comparing.
+ALIASES='s/;__libc_start_main_impl;/;__libc_start_main;/g; s/;__GI_/;/g; s/@@*GLIBC_[0-9.]*//g'
+# same NAME FILE [OPTS]: galatop reads FILE as perf script | galatop collapse does
+sums() { # FILE: its stacks with counts summed per stack (after a rename), sorted
+	awk '{ match($0, / [^ ]*$/); s[substr($0, 1, RSTART - 1)] += substr($0, RSTART + 1) }
+		END { for (k in s) printf "%s %.0f\n", k, s[k] }' "$1" | LC_ALL=C sort
+}
+same() {
+	name=$1 f=$2 o=$3
+	perf script -i "$f" 2>/dev/null | "$GALATOP" collapse $o >"$TMP/want" 2>/dev/null
+	"$GALATOP" collapse $o "$f" >"$TMP/got" 2>"$TMP/err"
+	rc=$?
+	sed "$ALIASES" "$TMP/want" >"$TMP/want.r"
+	sums "$TMP/want.r" >"$TMP/want.n"
+	sums "$TMP/got" >"$TMP/got.n"
+	if [ "$rc" = 0 ] && [ -s "$TMP/want" ] && cmp -s "$TMP/want.n" "$TMP/got.n"; then
+		pass "$name: same as perf script | collapse ($(wc -l <"$TMP/got") stacks)"
+	else
+		fail "$name" "exit $rc; $(diff "$TMP/want.n" "$TMP/got.n" | head -4 | cut -c1-200)"
+	fi
+}
+
+# Frame pointers: with every option.
+if rec "$TMP/fp.data" -g "$TOOLS/burn" 1; then
+	for o in "" --kernel --addrs --samples --all; do same "burn -g ${o:-default}" "$TMP/fp.data" "$o"; done
+	# --tid: perf prints the TID alone (the script's burn-?/TID), galatop the real PID.
+	"$GALATOP" collapse --tid "$TMP/fp.data" >"$TMP/tid" 2>/dev/null
+	pid=$(perf script -i "$TMP/fp.data" -F pid 2>/dev/null | head -1 | tr -d ' ')
+	check "burn -g --tid: root frame burn-PID/TID with the real PID" \
+		grep -q "^burn-$pid/$pid;" "$TMP/tid"
+	# The workload's split, from galatop alone: 60/30/10 over the leaves (+-8 points).
+	awk '/leaf_alpha/ { a += $NF } /leaf_beta/ { b += $NF } /leaf_gamma/ { g += $NF }
+		END { t = a + b + g; if (!t) exit 1; a = 100 * a / t; b = 100 * b / t
+		      exit !(a > 52 && a < 68 && b > 22 && b < 38) }' "$TMP/got"
+	check "burn -g: the 60/30/10 split" [ $? = 0 ]
+
+	# The other commands read it too.
+	"$GALATOP" collapse "$TMP/fp.data" >"$TMP/got" 2>/dev/null
+	"$GALATOP" fold "$TMP/fp.data" >"$TMP/fold" 2>"$TMP/err"
+	check "fold perf.data: the same stacks as collapse" cmp -s "$TMP/fold" "$TMP/got"
+	"$GALATOP" svg "$TMP/fp.data" >"$TMP/fp.svg" 2>"$TMP/err"
+	check "svg perf.data: exit 0, valid XML" sh -c "[ -s '$TMP/fp.svg' ] && xmllint --noout '$TMP/fp.svg'"
+	check "svg perf.data: shows the leaves" grep -q 'leaf_alpha' "$TMP/fp.svg"
+	"$GALATOP" view --dump --size 120x30 "$TMP/fp.data" >"$TMP/screen" 2>"$TMP/err"
+	check "view perf.data: the flame shows mid and leaf_alpha" \
+		sh -c "grep -q 'leaf_alpha' '$TMP/screen' && grep -q ' mid ' '$TMP/screen' || grep -q '^mid' '$TMP/screen'"
+
+	# Truncated copies (in the header, the attributes, the data section): one line,
+	# non-zero, nothing drawn or printed.
+	data=$(perf report -i "$TMP/fp.data" --header-only 2>/dev/null |
+		awk '/# data offset/ { o = $NF } /# data size/ { s = $NF } END { print o + int(s / 2) }')
+	for cut in 50 200 "$data"; do
+		head -c "$cut" "$TMP/fp.data" >"$TMP/cut.data"
+		for cmd in collapse fold svg view; do
+			"$GALATOP" $cmd "$TMP/cut.data" >"$TMP/out" 2>"$TMP/err"
+			rc=$?
+			check "truncated at $cut: $cmd fails in one line, no output" \
+				sh -c "[ $rc != 0 ] && [ ! -s '$TMP/out' ] && [ \$(wc -l <'$TMP/err') = 1 ] &&
+					grep -q 'cut.data: truncated perf.data' '$TMP/err'"
+		done
+	done
+fi
+
+# Foreign binary files: any format that is mostly invalid fails.
+for cmd in collapse fold svg view; do
+	"$GALATOP" $cmd "$TOOLS/burn" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	check "an ELF file: $cmd fails in one line, no output" \
+		sh -c "[ $rc != 0 ] && [ ! -s '$TMP/out' ] && [ \$(wc -l <'$TMP/err') = 1 ]"
+done
+
+# DWARF: the user stack unwound by galatop.
+if rec "$TMP/dw.data" --call-graph dwarf "$TOOLS/burn_nofp" 1; then
+	same "burn_nofp --call-graph dwarf" "$TMP/dw.data" ""
+	check "dwarf: complete stacks from _start to the leaves" grep -q '^burn_nofp;_start;.*;main;mid;leaf_alpha;spin ' "$TMP/got"
+fi
+
+# Pipe mode: a file and standard input.
+if perf record -q -F 997 -g -o - "$TOOLS/burn" 1 >"$TMP/pipe.data" 2>/dev/null && [ -s "$TMP/pipe.data" ]; then
+	same "pipe mode" "$TMP/pipe.data" ""
+	"$GALATOP" collapse - <"$TMP/pipe.data" >"$TMP/stdin" 2>"$TMP/err"
+	check "pipe mode on standard input" cmp -s "$TMP/stdin" "$TMP/got"
+else
+	fail "perf record -o -"
+fi
+
+# System-wide: the same samples of the same threads with the same periods (per comm), and the
+# workload's own stacks (from main down) identical; elsewhere names differ only as documented
+# (the loader's and libc's aliases, C++ return types).
+if rec "$TMP/sys.data" -a -g -- "$TOOLS/burn" 1; then
+	perf script -i "$TMP/sys.data" 2>/dev/null | "$GALATOP" collapse --samples >"$TMP/want" 2>/dev/null
+	"$GALATOP" collapse --samples "$TMP/sys.data" >"$TMP/got" 2>"$TMP/err"
+	check "system-wide: exit 0" [ $? = 0 ]
+	per_comm() { LC_ALL=C tr '\000-\011\013-\037\177' '?' <"$1" |
+		awk '{ n = $NF; sub(/;.*/, ""); sub(/ [0-9]+$/, ""); s[$0] += n }
+			END { for (k in s) print k, s[k] }' | sort; }
+	per_comm "$TMP/want" >"$TMP/want.c"; per_comm "$TMP/got" >"$TMP/got.c"
+	check "system-wide: samples per comm as perf script ($(wc -l <"$TMP/got.c") comms)" \
+		cmp -s "$TMP/want.c" "$TMP/got.c"
+	sed "$ALIASES" "$TMP/want" | grep '^burn;.*;main;mid;' >"$TMP/want.b"
+	grep '^burn;.*;main;mid;' "$TMP/got" >"$TMP/got.b"
+	if [ -s "$TMP/got.b" ] && cmp -s "$TMP/want.b" "$TMP/got.b"; then
+		pass "system-wide: the workload's stacks identical"
+	else
+		fail "system-wide: the workload's stacks identical" \
+			"$(diff "$TMP/want.b" "$TMP/got.b" | head -4 | cut -c1-240)"
+	fi
+fi
