@@ -118,9 +118,18 @@ void record_opts__init(struct record_opts *o);
 int record_parse_args(int argc, char **argv, struct record_opts *o, const char *cmd);
 
 struct profile;
-/* Writes p (of stack type t) to path in the format its extension names (.svg, else folded).
- * 0, or 1 after reporting. */
-int record_write_profile(const char *path, enum stack_type t, const struct profile *p);
+struct pprof_meta;
+/* Writes p (of stack type t) to path in the format its extension names (.svg, .pb.gz,
+ * .speedscope.json, else folded); m (NULL: unknown) dates a pprof file. 0, or 1 after
+ * reporting. */
+int record_write_profile(const char *path, enum stack_type t, const struct profile *p,
+			 const struct pprof_meta *m);
+/* The extension of path that names its format: ".pb.gz" and ".speedscope.json" whole, else
+ * from the last dot (".svg"); NULL when it has none. */
+const char *record_output_ext(const char *path);
+/* Whether path names one of the stack profiles' formats written whole by their extension:
+ * .pb.gz (pprof) or .speedscope.json. */
+bool record_stack_format(const char *path);
 
 /* Whether ext (".json") is a format of `record --type sli`. */
 bool record_sli_format(const char *ext);

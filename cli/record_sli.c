@@ -36,7 +36,7 @@ int record_sli_check(const struct record_opts *o, const char *cmd)
 	bool live = strcmp(cmd, "record") != 0;
 
 	for (size_t i = 0; i < o->noutputs; i++) {
-		const char *ext = strrchr(o->outputs[i], '.');
+		const char *ext = record_output_ext(o->outputs[i]);
 		bool sli_fmt = ext && record_sli_format(ext);
 
 		if (!o->sli && ext && !strcmp(ext, ".gtop"))

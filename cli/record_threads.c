@@ -24,7 +24,7 @@
 
 static const char *ext_of(const char *path)
 {
-	const char *e = strrchr(path, '.');
+	const char *e = record_output_ext(path);
 
 	return e ? e : "";
 }

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "history.h"
+#include "export/pprof.h"
 #include "export/snapshot.h"
 #include "model/slices.h"
 #include "util/clock.h"
@@ -129,7 +130,7 @@ bool trigger_sampler__holds(struct trigger_sampler *ts, double now, char *why, s
 /* "out.svg" -> "out-oncpu-20261123-123001.svg" (the type only when several are recorded). */
 static void stamped(char *buf, size_t len, const char *path, const char *type, const char *stamp)
 {
-	const char *ext = strrchr(path, '.');
+	const char *ext = record_output_ext(path);
 
 	snprintf(buf, len, "%.*s%s%s-%s%s", (int)(ext - path), path, type ? "-" : "",
 		 type ? type : "", stamp, ext);
@@ -166,6 +167,7 @@ static int write_capture(struct session *s, struct history *w, double moment, co
 	time_t at = (time_t)(w->wall0 + moment);
 	char stamp[32], path[8192];
 	bool gtop = false, several = false;
+	struct pprof_meta meta;
 	int ret = 0, ntypes = 0;
 
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&at));
@@ -181,6 +183,7 @@ static int write_capture(struct session *s, struct history *w, double moment, co
 		ntypes++;
 	}
 	several = ntypes > 1;
+	meta = (struct pprof_meta){ w->wall0 + from, to - from, s->o->freq };
 	for (size_t j = 0; j < o->noutputs; j++) {
 		const char *ext = strrchr(o->outputs[j], '.');
 
@@ -196,7 +199,7 @@ static int write_capture(struct session *s, struct history *w, double moment, co
 				continue;
 			stamped(path, sizeof(path), o->outputs[j], several ? stack_type_name(i) : NULL,
 				stamp);
-			ret |= record_write_profile(path, i, p[i]);
+			ret |= record_write_profile(path, i, p[i], &meta);
 			fprintf(stderr, "galatop: wrote %s\n", path);
 		}
 	}
