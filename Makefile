@@ -34,7 +34,7 @@ BASE_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -DGALATOP_VERSION='"$(VERSION)"'
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 # Every C file of a room is part of the program; bpf/*.bpf.c are kernel programs, built apart.
-LIB_SRCS  := $(filter-out %.bpf.c,$(wildcard cli/*.c model/*.c model/*/*.c util/*.c export/*.c symbols/*.c tui/*.c bpf/*.c))
+LIB_SRCS  := $(filter-out %.bpf.c,$(wildcard cli/*.c engine/*.c model/*.c model/*/*.c util/*.c export/*.c symbols/*.c tui/*.c bpf/*.c))
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 SKELS     := $(patsubst bpf/%.bpf.c,$(O)/bpf/%.skel.h,$(BPF_SRCS))
 TEST_SRCS := $(wildcard tests/*/test_*.c)

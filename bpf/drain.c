@@ -89,6 +89,21 @@ int drain__poll(struct drain *d, int timeout_ms)
 	return m < 0 ? m : n + m;
 }
 
+int drain__consume(struct drain *d, uint64_t deadline_ns)
+{
+	int m;
+
+	d->handled = 0;
+	d->cut = 0;
+	d->deadline = deadline_ns;
+	m = ring_buffer__consume(d->rb);
+	if (m == DRAIN_CUT) {
+		d->cut = 1;
+		return (int)d->handled;
+	}
+	return m;
+}
+
 int drain__cut(const struct drain *d)
 {
 	return d->cut;

@@ -8,6 +8,7 @@
 #define GALATOP_BPF_DRAIN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define DRAIN_BUDGET_MS 200
 /* drain__poll's timeout for the last read at stop: no wait, everything queued is taken (for at
@@ -28,7 +29,12 @@ int drain__fd(const struct drain *d);
 /* Waits up to timeout_ms (0: no wait, -1: until a wakeup; DRAIN_ALL above), then handles what
  * is there within the budget. Returns the records handled, or a negative errno. */
 int drain__poll(struct drain *d, int timeout_ms);
-/* True when the last drain__poll stopped at its budget: records are left for the next one. */
+/* Handles what is there without waiting, until deadline_ns (CLOCK_MONOTONIC): a caller that
+ * waited on several drains' fds at once gives them one budget. Returns the records handled, or
+ * a negative errno. */
+int drain__consume(struct drain *d, uint64_t deadline_ns);
+/* True when the last drain__poll or drain__consume stopped at its budget: records are left for
+ * the next one. */
 int drain__cut(const struct drain *d);
 
 #endif

@@ -191,13 +191,22 @@ static void scan_tls(struct l7_probes *p, bool all)
 		procfs_each_id("/proc", scan_one, &s);
 }
 
+int l7_event_check(const void *data, size_t size)
+{
+	const struct l7_event *e = data;
+
+	if (size < sizeof(*e) || e->cap > size - sizeof(*e) || e->cap > L7_CAPTURE_MAX ||
+	    (e->type != L7_EV_DATA && e->type != L7_EV_CLOSE))
+		return -EINVAL;
+	return 0;
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct l7_probes *p = ctx;
 	const struct l7_event *e = data;
 
-	if (size < sizeof(*e) || e->cap > size - sizeof(*e) || e->cap > L7_CAPTURE_MAX ||
-	    (e->type != L7_EV_DATA && e->type != L7_EV_CLOSE)) {
+	if (l7_event_check(data, size)) {
 		p->malformed++;
 		return 0;
 	}
@@ -354,7 +363,8 @@ int l7_probes__fd(const struct l7_probes *p)
 	return drain__fd(p->rb);
 }
 
-int l7_probes__poll(struct l7_probes *p, int timeout_ms)
+/* Every few seconds: the TLS uprobes go on libssl files mapped since. */
+static void tls_tick(struct l7_probes *p)
 {
 	if (p->tls) {
 		double now = clock_mono_s();
@@ -368,7 +378,18 @@ int l7_probes__poll(struct l7_probes *p, int timeout_ms)
 				p->next_all = now + RESCAN_ALL_S;
 		}
 	}
+}
+
+int l7_probes__poll(struct l7_probes *p, int timeout_ms)
+{
+	tls_tick(p);
 	return drain__poll(p->rb, timeout_ms);
+}
+
+int l7_probes__consume(struct l7_probes *p, uint64_t deadline_ns)
+{
+	tls_tick(p);
+	return drain__consume(p->rb, deadline_ns);
 }
 
 size_t l7_probes__stack(struct l7_probes *p, int32_t id, uint64_t *ips, size_t max)

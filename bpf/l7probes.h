@@ -40,11 +40,16 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 				  char *err, size_t errlen);
 /* Newline-separated warnings, "" if none; owned by p. */
 const char *l7_probes__warnings(const struct l7_probes *p);
+/* Whether size bytes at data make a well-formed record of the L7 ring buffer (struct
+ * l7_event and the cap bytes it announces). 0 or -EINVAL. */
+int l7_event_check(const void *data, size_t size);
 /* An fd that becomes readable when records wait; owned by p. */
 int l7_probes__fd(const struct l7_probes *p);
 /* Waits up to timeout_ms and drains the ring buffer; every few seconds also attaches the TLS
  * uprobes to libssl files mapped since. Number of records or -errno. */
 int l7_probes__poll(struct l7_probes *p, int timeout_ms);
+/* As l7_probes__poll without waiting, until deadline_ns (see drain__consume). */
+int l7_probes__consume(struct l7_probes *p, uint64_t deadline_ns);
 /* Reads user stack id into ips (innermost first); the number of frames, 0 when gone. */
 size_t l7_probes__stack(struct l7_probes *p, int32_t id, uint64_t *ips, size_t max);
 /* Adds a target process at run time (pid filter on). 0 or -errno. */

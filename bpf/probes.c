@@ -619,17 +619,28 @@ int probes__fd(const struct probes *p)
 	return drain__fd(p->rb);
 }
 
-int probes__poll(struct probes *p, int timeout_ms)
+/* A drain of the ring buffer, waiting up to timeout_ms or (timeout_ms 0) until deadline_ns. */
+static int probes_drain(struct probes *p, int timeout_ms, uint64_t deadline_ns)
 {
 	int n;
 
 	if (p->sb)
 		sideband__mark(p->sb);
-	n = drain__poll(p->rb, timeout_ms);
+	n = deadline_ns ? drain__consume(p->rb, deadline_ns) : drain__poll(p->rb, timeout_ms);
 	/* Every record taken before the mark has been read: the side band can catch up. */
 	if (n >= 0 && !drain__cut(p->rb) && p->sb)
 		sideband__flush(p->sb);
 	return n;
+}
+
+int probes__poll(struct probes *p, int timeout_ms)
+{
+	return probes_drain(p, timeout_ms, 0);
+}
+
+int probes__consume(struct probes *p, uint64_t deadline_ns)
+{
+	return probes_drain(p, 0, deadline_ns);
 }
 
 int probes__add_pid(struct probes *p, int tgid)

@@ -140,6 +140,9 @@ int probes__fd(const struct probes *p);
 /* Waits up to timeout_ms (0: no wait, -1: forever) and drains the ring buffer, calling fn for
  * each record. Returns the number of records or -errno (-EINTR when a signal interrupted). */
 int probes__poll(struct probes *p, int timeout_ms);
+/* Drains what waits without waiting, until deadline_ns (CLOCK_MONOTONIC; see drain__consume).
+ * Returns the number of records or -errno. */
+int probes__consume(struct probes *p, uint64_t deadline_ns);
 
 /* Adds a target process at run time. Returns 0, -EINVAL if the pid filter is off (open with
  * pids or follow_children), -E2BIG if the set is full, or another -errno. */

@@ -188,7 +188,8 @@ static __always_inline void py_take(struct gt_event *e, __u32 used, struct gt_co
 	s->walk.out = (struct gt_pyframe *)&e->stack[used];
 	s->walk.frame = frame;
 	s->walk.n = 0;
-	bpf_loop(GT_PY_MAX_FRAMES + 16, py_walk_step, &s->walk, 0);
+	/* A real frame has at most one shim before it: 128 real frames are reached first. */
+	bpf_loop(2 * GT_PY_MAX_FRAMES + 2, py_walk_step, &s->walk, 0);
 	e->pystack_len = s->walk.n;
 	if (c && s->walk.n)
 		__sync_fetch_and_add(&c->py_walks, 1);

@@ -241,6 +241,11 @@ int tl_probes__poll(struct tl_probes *p, int timeout_ms)
 	return drain__poll(p->rb, timeout_ms);
 }
 
+int tl_probes__consume(struct tl_probes *p, uint64_t deadline_ns)
+{
+	return drain__consume(p->rb, deadline_ns);
+}
+
 int tl_probes__add_pid(struct tl_probes *p, int tgid)
 {
 	if (!p->pid_filter || tgid <= 0)

@@ -51,6 +51,8 @@ const char *tl_probes__warnings(const struct tl_probes *p);
 int tl_probes__fd(const struct tl_probes *p);
 /* Waits up to timeout_ms (0: no wait) and drains the records. Count or -errno. */
 int tl_probes__poll(struct tl_probes *p, int timeout_ms);
+/* Drains what waits without waiting, until deadline_ns (see drain__consume). Count or -errno. */
+int tl_probes__consume(struct tl_probes *p, uint64_t deadline_ns);
 /* Adds a target process (as probes__add_pid). 0 or -errno. */
 int tl_probes__add_pid(struct tl_probes *p, int tgid);
 /* The class (enum tl_rec_kind) system call nr is traced as, or -1 when it is not traced. */

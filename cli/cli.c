@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/messages.h"
+
 void cli_error(const char *fmt, ...)
 {
 	va_list ap;
@@ -15,6 +17,14 @@ void cli_error(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+void cli_say(struct msg_list *l)
+{
+	const struct msg *m;
+
+	while ((m = msg_list__next(l)))
+		cli_error("%s", m->text);
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)

@@ -19,6 +19,9 @@ extern const struct cli_command cli_commands[];
 
 /* Prints "galatop: <message>" and a newline on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+struct msg_list;
+/* Prints the engine's messages not said yet, each as "galatop: <message>" on stderr. */
+void cli_say(struct msg_list *l);
 /* Prints "galatop CMD: <message>" and "Try 'galatop help CMD'." on stderr; returns EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Reports the option getopt_long just rejected (unknown or missing argument); returns

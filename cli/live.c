@@ -11,12 +11,14 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "history.h"
-#include "l7.h"
+#include "engine/history.h"
+#include "engine/l7_capture.h"
+#include "engine/messages.h"
+#include "engine/session.h"
 #include "model/shown.h"
-#include "session.h"
+#include "record.h"
 #include "record_trigger.h"
-#include "tl_capture.h"
+#include "engine/tl_capture.h"
 #include "tui/tui.h"
 #include "util/clock.h"
 #include "util/cpulist.h"
@@ -64,6 +66,7 @@ _Static_assert((int)MODE_ACCUMULATE == FOLD_ACCUMULATE && (int)MODE_WINDOW == FO
 
 struct live {
 	struct session s;
+	struct msg_list msgs;		  /* the engine's; said on the status line while it runs */
 	double refresh;			  /* seconds between updates */
 	struct shown shown; /* what the TUI reads, per stack type; NULL for probes not attached */
 	struct history hist; /* one slice per update per type: the window mode, the heat map, and
@@ -77,8 +80,7 @@ struct live {
 	unsigned renewals;
 	struct strtab *old_st; /* the tables before the last renewal, kept until the next update */
 	struct frames *old_ft; /* (the TUI carries its frame ids over with them) */
-	struct l7_engine *l7; /* the L7 capture, once the L7 pane opened (or --type l7) */
-	char l7_err[256];     /* why it could not start */
+	char l7_err[256];     /* why the L7 capture could not start */
 	/* The CPU set (`u` cycles it): the --cpu list, every CPU, or one online CPU. */
 	uint8_t *cpu_set;     /* ncpus flags handed to the probes */
 	uint8_t *online;      /* the online CPUs, the cycle's steps */
@@ -183,8 +185,6 @@ static bool live_update(void *ctx)
 		tl_capture__refresh(l->s.tl);
 	if (!(dt > 0))
 		return false; /* no time passed: nothing to fold */
-	if (l->l7)
-		l7_engine__poll(l->l7, 0);
 	if (l->s.sli)
 		sli_collector__close(l->s.sli);
 	/* A window does not reach back past a change of CPUs: what is shown is one CPU set. */
@@ -245,8 +245,8 @@ static void live_stats(void *ctx, struct tui_stats *out)
 	out->samples_per_s = l->samples_per_s;
 	out->samples = cs.events;
 	out->lost = ps.drops;
-	if (l->l7)
-		out->lost += l7_engine__drops(l->l7);
+	if (l->s.l7)
+		out->lost += l7_capture__drops(l->s.l7);
 	out->dropped = ps.lost_user + ps.kstack_fail + ps.ustack_fail;
 	out->own_cpu = l->own_cpu;
 	out->mode = (enum tui_mode)l->shown.mode;
@@ -358,8 +358,6 @@ static void live_drain(void *ctx)
 
 	l->running = true;
 	session__poll(&l->s, 0);
-	if (l->l7)
-		l7_engine__poll(l->l7, 0);
 }
 
 static const void *live_data(void *ctx, enum tui_data d)
@@ -370,24 +368,26 @@ static const void *live_data(void *ctx, enum tui_data d)
 		return tl_capture__timeline(l->s.tl);
 	if (d == TUI_DATA_SLI && l->s.sli)
 		return sli_collector__model(l->s.sli);
-	if (d == TUI_DATA_L7 && l->l7)
-		return l7_engine__table(l->l7);
+	if (d == TUI_DATA_L7 && l->s.l7)
+		return l7_capture__table(l->s.l7);
 	return NULL;
 }
 
 /* The L7 capture starts when its pane first opens (or at start with --type l7). */
 static int live_attach_l7(struct live *l, char *err, size_t errlen)
 {
-	if (l->l7)
+	int r;
+
+	if (l->s.l7)
 		return 0;
 	if (l->l7_err[0]) { /* tried already: say why again */
 		snprintf(err, errlen, "%s", l->l7_err);
 		return -EPERM;
 	}
-	l->l7 = l7_engine__open(&l->s, l->l7_err, sizeof(l->l7_err));
-	if (!l->l7) {
+	r = session__attach_l7(&l->s, l->l7_err, sizeof(l->l7_err));
+	if (r) {
 		snprintf(err, errlen, "%s", l->l7_err);
-		return -EPERM;
+		return r;
 	}
 	snprintf(l->probes + strlen(l->probes), sizeof(l->probes) - strlen(l->probes), "%sl7",
 		 l->probes[0] ? " " : "");
@@ -465,6 +465,17 @@ static int live_attach_ptype(void *ctx, enum stack_type t, char *err, size_t err
 	return 0;
 }
 
+static const char *live_message(void *ctx, bool *error)
+{
+	struct live *l = ctx;
+	const struct msg *m = msg_list__next(&l->msgs);
+
+	if (!m)
+		return NULL;
+	*error = m->level == MSG_ERROR;
+	return m->text;
+}
+
 static const struct tui_source_ops live_ops = {
 	.history = live_history,
 	.drain = live_drain,
@@ -476,12 +487,11 @@ static const struct tui_source_ops live_ops = {
 	.attach = live_attach,
 	.next_cpus = live_next_cpus,
 	.attach_ptype = live_attach_ptype,
+	.message = live_message,
 };
 
 static void live_free(struct live *l)
 {
-	l7_engine__free(l->l7);
-	l->l7 = NULL;
 	free(l->cpu_set);
 	free(l->online);
 	if (l->trig) {
@@ -495,6 +505,15 @@ static void live_free(struct live *l)
 	history_free(&l->hist);
 	frames__free(l->old_ft);
 	strtab__free(l->old_st);
+}
+
+/* live_free, then the session closes and what the engine still has to say is said. */
+static void live_close(struct live *l)
+{
+	live_free(l);
+	session__close(&l->s, true);
+	cli_say(&l->msgs);
+	msg_list__free(&l->msgs);
 }
 
 int cmd_live(int argc, char **argv)
@@ -533,9 +552,11 @@ int cmd_live(int argc, char **argv)
 		live_free(&l);
 		return 1;
 	}
-	ret = session__open(&l.s, &o);
+	ret = session__open(&l.s, &o, &l.msgs);
+	cli_say(&l.msgs);
 	if (ret) {
 		live_free(&l);
+		msg_list__free(&l.msgs);
 		return ret;
 	}
 	if (getenv("GALATOP_RENEW_FRAMES")) /* tests: renewals within seconds */
@@ -545,15 +566,13 @@ int cmd_live(int argc, char **argv)
 			 false) ||
 	    live_trigger_init(&l)) {
 		cli_error("out of memory");
-		live_free(&l);
-		session__close(&l.s, true);
+		live_close(&l);
 		return 1;
 	}
 	for (int t = 0; t < STACK_TYPES; t++) {
 		if ((o.types & stack_types[t].probe) && live_add_ptype(&l, (enum stack_type)t)) {
 			cli_error("out of memory");
-			live_free(&l);
-			session__close(&l.s, true);
+			live_close(&l);
 			return 1;
 		}
 	}
@@ -563,6 +582,7 @@ int cmd_live(int argc, char **argv)
 	l.last_update = l.rate_t = clock_mono_s();
 	l.rate_cpu = cpu_sec();
 	session__start_command(&l.s);
+	cli_say(&l.msgs);
 	to.theme = o.theme;
 	to.no_color = o.no_color;
 	to.ascii = o.ascii;
@@ -578,7 +598,6 @@ int cmd_live(int argc, char **argv)
 	session__poll_report(&l.s);
 	if (l.s.poll_err)
 		ret = 1;
-	live_free(&l);
-	session__close(&l.s, true);
+	live_close(&l);
 	return ret;
 }

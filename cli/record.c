@@ -11,22 +11,22 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "history.h"
+#include "l7.h"
 #include "record_threads.h"
 #include "record_trigger.h"
-#include "session.h"
-#include "bpf/collector.h"
 #include "bpf/drain.h"
 #include "bpf/probes.h"
+#include "engine/history.h"
+#include "engine/l7_capture.h"
+#include "engine/session.h"
+#include "engine/stack_collector.h"
 #include "export/folded.h"
-#include "bpf/l7.h"
 #include "export/pprof.h"
+#include "export/sli.h"
 #include "export/speedscope.h"
 #include "export/svg.h"
-#include "l7.h"
-#include "util/clock.h"
-#include "util/cpulist.h"
 #include "model/split.h"
+#include "util/clock.h"
 
 static volatile sig_atomic_t stop_signal;
 
@@ -142,7 +142,7 @@ static bool is_gtop(const char *path)
 
 static int write_all(struct session *s, unsigned types, bool periodic, double start_unix)
 {
-	bool several = __builtin_popcount(types & ~PROBE_THREADS) > 1;
+	bool several = __builtin_popcount(types & stack_type_probes()) > 1;
 	char stamp[32];
 	time_t now = time(NULL);
 	struct pprof_meta meta = { start_unix, clock_wall_s() - start_unix, s->o->freq };
@@ -169,76 +169,150 @@ static int write_all(struct session *s, unsigned types, bool periodic, double st
 		for (size_t j = 0; j < s->o->noutputs; j++) {
 			char path[8192];
 
-			if (((s->o->types & PROBE_THREADS) && record_threads_output(s->o->outputs[j])) ||
+			if (!(record_output_family(s->o, s->o->outputs[j]) & RECORD_FAMILY_STACKS) ||
 			    is_gtop(s->o->outputs[j]))
 				continue;
 			output_name(path, sizeof(path), s->o->outputs[j], t, several);
 			ret |= record_write_profile(path, t, p, &meta);
 		}
 	}
-	/* One snapshot holds every type (with threads, record_threads_write writes it). */
-	for (size_t j = 0; !periodic && !(s->o->types & PROBE_THREADS) && j < s->o->noutputs; j++)
-		if (is_gtop(s->o->outputs[j]))
-			ret |= record_gtop_write(s, s->o->outputs[j], NULL, start_unix);
 	return ret;
+}
+
+/* What the loop keeps of the families beside the stacks. */
+struct record_run {
+	struct record_l7 l7;		   /* the L7 request trace (.jsonl) */
+	struct sli_json_periods *periods; /* --period with --type sli: every period's series */
+};
+
+/* Once a --period: the stack profiles' files, and the SLI period closed (its .prom files
+ * updated). */
+static int record_period(struct session *s, struct record_run *r, double start_unix)
+{
+	int ret = 0;
+
+	if (s->probes) {
+		ret |= write_all(s, s->o->types, true, start_unix);
+		collector__clear(s->col);
+		/* A history, when kept, moves along with the collector. */
+		session__renew_frames(s, s->hist ? s->hist->total : NULL,
+				      s->hist ? s->hist->ring : NULL, s->hist ? STACK_TYPES : 0, NULL,
+				      NULL);
+	}
+	if (s->sli) {
+		sli_collector__close(s->sli);
+		ret |= sli_json_periods__add(r->periods, sli_collector__model(s->sli)) ? 1 : 0;
+		ret |= record_sli_write(s->o, sli_collector__model(s->sli), r->periods, true);
+	}
+	return ret;
+}
+
+/* After the last drain: every family's summary and outputs, and one snapshot of them all. */
+static int record_finish(struct session *s, struct record_run *r, double secs,
+			 double start_unix)
+{
+	int ret = 0;
+
+	if (s->l7)
+		l7_capture__flush(s->l7);
+	if (s->sli) {
+		sli_collector__close(s->sli);
+		if (r->periods && sli_collector__model(s->sli)->dt >= 0.5)
+			ret |= sli_json_periods__add(r->periods, sli_collector__model(s->sli)) ? 1 : 0;
+	}
+	if (s->hist && history_finish(s->hist, s, clock_mono_s())) {
+		cli_error("out of memory keeping the history");
+		ret = 1;
+	}
+	session__summary(s, secs);
+	cli_say(s->msgs);
+	if (s->probes)
+		ret |= write_all(s, s->o->types, s->o->period > 0, start_unix);
+	ret |= record_threads_write(s); /* reads the calls in progress into the timeline first */
+	ret |= record_l7_finish(s, &r->l7, secs);
+	if (s->sli)
+		ret |= record_sli_write(s->o, sli_collector__model(s->sli), r->periods, false);
+	for (size_t j = 0; !s->o->period && j < s->o->noutputs; j++)
+		if (is_gtop(s->o->outputs[j]))
+			ret |= record_gtop_write(s, s->o->outputs[j], start_unix, secs);
+	return ret;
+}
+
+/* Opens the session of o with what its outputs need; 0, or an exit code after reporting. */
+static int record_open(struct session *s, struct record_opts *o, struct msg_list *msgs,
+		       struct history *hist, struct record_run *r)
+{
+	bool keep_history = false;
+	int ret = session__open(s, o, msgs);
+
+	cli_say(msgs);
+	if (ret)
+		return ret;
+	for (size_t i = 0; !o->period && i < o->noutputs; i++)
+		keep_history |= is_gtop(o->outputs[i]) && s->probes;
+	if (keep_history &&
+	    history_open(hist, s, o->history,
+			 o->history ? (size_t)o->history + 2 : HISTORY_RECORD_SLICES, true)) {
+		cli_error("out of memory");
+		return 1;
+	}
+	if (keep_history)
+		s->hist = hist;
+	if (o->sli && o->period && !(r->periods = sli_json_periods__new())) {
+		cli_error("out of memory");
+		return 1;
+	}
+	return record_l7_start(s, &r->l7);
 }
 
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o;
-	struct session s;
-	double start, next_period, start_unix;
+	struct session s = { 0 };
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct history hist = { 0 };
-	double next_cut;
-	bool keep_history = false;
+	struct msg_list msgs = { 0 };
+	struct record_run run = { 0 };
+	double start, start_unix, now, next_period, next_second;
 	int ret;
 
 	record_opts__init(&o);
 	ret = record_parse_args(argc, argv, &o, "record");
 	if (ret)
 		return ret;
-	if (o.sli)
-		return record_sli_run(&o);
-	if (!o.types)
+	if (!o.types && !o.sli)
 		o.types = PROBE_ONCPU;
-	if (o.types & RECORD_TYPE_L7)
-		return l7_record(&o);
-	ret = session__open(&s, &o);
-	if (ret)
-		return ret;
+	ret = record_open(&s, &o, &msgs, &hist, &run);
+	if (ret) {
+		if (s.o)
+			session__close(&s, true);
+		goto out;
+	}
+	/* One signal path for every family: INT, TERM and HUP end the loop, and what was
+	 * gathered is written. */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	for (size_t i = 0; !o.period && i < o.noutputs; i++)
-		keep_history |= is_gtop(o.outputs[i]) && (o.types & ~PROBE_THREADS);
-	if (keep_history) {
-		if (history_open(&hist, &s, o.history,
-				 o.history ? (size_t)o.history + 2 : HISTORY_RECORD_SLICES, true)) {
-			cli_error("out of memory");
-			session__close(&s, true);
-			return 1;
-		}
-		s.hist = &hist;
-	}
 	session__start_command(&s);
+	cli_say(&msgs);
+	start = clock_mono_s();
+	start_unix = clock_wall_s();
 	if (o.trigger[0]) {
-		start = clock_mono_s();
 		ret = record_trigger_run(&s, &stop_signal);
 		session__poll_report(&s);
 		session__summary(&s, clock_mono_s() - start);
 		session__close(&s, stop_signal != 0);
-		return ret;
+		goto out;
 	}
-	start = clock_mono_s();
-	start_unix = clock_wall_s();
 	next_period = start + o.period;
-	next_cut = start + 1;
-	fprintf(stderr, "galatop: recording%s... Ctrl-C to stop\n",
+	next_second = start + 1;
+	fprintf(stderr, "galatop: recording%s%s... Ctrl-C to stop\n",
+		record_families(&o) == RECORD_FAMILY_L7	   ? " L7 requests"
+		: record_families(&o) == RECORD_FAMILY_SLI ? " SLIs"
+							   : "",
 		o.duration ? " for the given duration" : "");
+	/* The one record loop: the engine polls every family's ring buffer at once. */
 	while (!stop_signal) {
-		double now;
-
 		if (session__poll(&s, 100) < 0) {
 			ret = 1;
 			break;
@@ -248,36 +322,34 @@ int cmd_record(int argc, char **argv)
 			break;
 		if (session__done(&s))
 			break;
-		if (s.hist && now >= next_cut) {
-			if (history_cut(s.hist, &s, now)) {
+		cli_say(&msgs);
+		if (now >= next_second) {
+			if (s.hist && history_cut(s.hist, &s, now)) {
 				cli_error("out of memory keeping the history");
 				ret = 1;
 				break;
 			}
-			next_cut += 1;
-			if (next_cut < now)
-				next_cut = now + 1; /* a long stall: no burst of empty slices */
+			session__tick(&s);
+			next_second += 1;
+			if (next_second < now)
+				next_second = now + 1; /* a long stall: no burst of empty slices */
 		}
 		if (o.period && now >= next_period) {
-			ret |= write_all(&s, o.types, true, start_unix);
-			collector__clear(s.col);
-			/* A history, when kept, moves along with the collector. */
-			session__renew_frames(&s, s.hist ? s.hist->total : NULL,
-					      s.hist ? s.hist->ring : NULL, s.hist ? STACK_TYPES : 0,
-					      NULL, NULL);
+			ret |= record_period(&s, &run, start_unix);
 			next_period += o.period;
 		}
 	}
 	session__poll(&s, DRAIN_ALL);
 	session__poll_report(&s);
-	if (s.hist && history_finish(s.hist, &s, clock_mono_s())) {
-		cli_error("out of memory keeping the history");
-		ret = 1;
-	}
-	session__summary(&s, clock_mono_s() - start);
-	ret |= write_all(&s, o.types, o.period > 0, start_unix);
-	ret |= record_threads_write(&s, start_unix);
+	ret |= record_finish(&s, &run, clock_mono_s() - start, start_unix);
 	history_free(&hist); /* before the frame table its profiles use */
 	session__close(&s, stop_signal != 0);
+out:
+	if (run.l7.f)
+		fclose(run.l7.f);
+	sli_json_periods__free(run.periods);
+	history_free(&hist);
+	cli_say(&msgs);
+	msg_list__free(&msgs);
 	return ret;
 }

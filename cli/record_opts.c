@@ -11,11 +11,11 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "history.h"
+#include "engine/history.h"
 #include "record_threads.h"
 #include "record_trigger.h"
-#include "session.h"
-#include "bpf/collector.h"
+#include "engine/session.h"
+#include "engine/stack_collector.h"
 #include "bpf/drain.h"
 #include "bpf/probes.h"
 #include "export/folded.h"
@@ -158,7 +158,7 @@ static int parse_int_list(const char *cmd, const char *opt, const char *arg, int
 }
 
 /* perf's -F max: the kernel's perf_event_max_sample_rate, within galatop's 1..10000. */
-/* Formats whose extension has two parts. */
+/* Formats whose extension has two parts (the last part alone may name another format). */
 static const char *const long_exts[] = { ".pb.gz", ".speedscope.json" };
 
 static const char *long_ext(const char *path)
@@ -181,11 +181,6 @@ const char *record_output_ext(const char *path)
 	return ext ? ext : strrchr(path, '.');
 }
 
-bool record_stack_format(const char *path)
-{
-	return long_ext(path) != NULL;
-}
-
 static long max_sample_rate(void)
 {
 	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
@@ -197,6 +192,109 @@ static long max_sample_rate(void)
 		fclose(f);
 	}
 	return v < 1 ? 1000 : v > 10000 ? 10000 : v;
+}
+
+/* The families that write each file format, and what each family writes (for messages). */
+static const struct {
+	const char *ext;
+	unsigned families; /* RECORD_FAMILY_* */
+} formats[] = {
+	{ ".folded", RECORD_FAMILY_STACKS },
+	{ ".svg", RECORD_FAMILY_STACKS },
+	{ ".pb.gz", RECORD_FAMILY_STACKS },
+	{ ".speedscope.json", RECORD_FAMILY_STACKS },
+	{ ".gtop", RECORD_FAMILY_ALL },
+	{ ".json", RECORD_FAMILY_THREADS | RECORD_FAMILY_SLI | RECORD_FAMILY_L7 },
+	{ ".jsonl", RECORD_FAMILY_THREADS | RECORD_FAMILY_L7 },
+	{ ".prom", RECORD_FAMILY_SLI | RECORD_FAMILY_L7 },
+};
+
+static const struct {
+	unsigned family;
+	const char *names;  /* as --type says them */
+	const char *writes; /* the formats it writes */
+} families[] = {
+	{ RECORD_FAMILY_STACKS, "oncpu, offcpu or mem",
+	  ".folded, .svg, .pb.gz (pprof), .speedscope.json or .gtop" },
+	{ RECORD_FAMILY_THREADS, "threads", ".json (Chrome trace), .jsonl or .gtop" },
+	{ RECORD_FAMILY_SLI, "sli", ".json, .prom or .gtop" },
+	{ RECORD_FAMILY_L7, "l7", ".json, .prom, .jsonl or .gtop" },
+};
+
+#define NFAMILIES (sizeof(families) / sizeof(families[0]))
+
+/* The families that can write path's format (0: none). */
+static unsigned format_families(const char *path)
+{
+	const char *ext = record_output_ext(path);
+
+	for (size_t i = 0; ext && i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (!strcmp(ext, formats[i].ext))
+			return formats[i].families;
+	return 0;
+}
+
+unsigned record_families(const struct record_opts *o)
+{
+	return (o->types & stack_type_probes() ? RECORD_FAMILY_STACKS : 0) |
+	       (o->types & PROBE_THREADS ? RECORD_FAMILY_THREADS : 0) |
+	       (o->types & RECORD_TYPE_L7 ? RECORD_FAMILY_L7 : 0) |
+	       (o->sli ? RECORD_FAMILY_SLI : 0);
+}
+
+unsigned record_output_family(const struct record_opts *o, const char *path)
+{
+	return format_families(path) & record_families(o);
+}
+
+/* "a, b or c" of the families in mask, into buf; with writes, "--type a: X; --type b: Y". */
+static void family_list(unsigned mask, bool writes, char *buf, size_t len)
+{
+	size_t n = 0, k = 0, total = (size_t)__builtin_popcount(mask);
+
+	buf[0] = 0;
+	for (size_t i = 0; i < NFAMILIES && n < len; i++) {
+		if (!(mask & families[i].family))
+			continue;
+		if (writes)
+			n += (size_t)snprintf(buf + n, len - n, "%s--type %s: %s", k ? "; " : "",
+					      families[i].names, families[i].writes);
+		else
+			n += (size_t)snprintf(buf + n, len - n, "%s%s",
+					      !k ? "" : k + 1 == total ? " or " : ", ",
+					      families[i].names);
+		k++;
+	}
+}
+
+/* Every output is written by exactly one family recorded (the snapshot by all of them), and
+ * standard output is left to one family. 0 or EXIT_USAGE after a one-line report. */
+static int check_outputs(const struct record_opts *o, const char *cmd)
+{
+	unsigned fams = record_families(o) ? record_families(o) : RECORD_FAMILY_STACKS; /* oncpu */
+	char need[128], have[256];
+
+	for (size_t i = 0; i < o->noutputs; i++) {
+		unsigned can = format_families(o->outputs[i]), mine = can & fams;
+
+		if (!mine) {
+			family_list(can, false, need, sizeof(need));
+			family_list(fams, true, have, sizeof(have));
+			return cli_usage_error(cmd, "-o %s: this format needs --type %s (%s)",
+					       o->outputs[i], need, have);
+		}
+		if (can != RECORD_FAMILY_ALL && __builtin_popcount(mine) > 1) {
+			family_list(mine, false, need, sizeof(need));
+			return cli_usage_error(cmd, "-o %s: --type %s each write this format: "
+					       "record them apart, or write one .gtop",
+					       o->outputs[i], need);
+		}
+	}
+	if (!o->noutputs && (fams & (RECORD_FAMILY_SLI | RECORD_FAMILY_L7)) &&
+	    __builtin_popcount(fams) > 1 && !strcmp(cmd, "record"))
+		return cli_usage_error(cmd, "several types write to standard output: name the "
+					    "outputs with -o (one .gtop holds every type)");
+	return 0;
 }
 
 static int parse_types(const char *cmd, const char *arg, unsigned *types, bool *sli)
@@ -517,16 +615,11 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, const char *
 		case OPT_MULTI:
 			o->multi_instance = true;
 			break;
-		case 'o': {
-			const char *ext = strrchr(optarg, '.');
-
+		case 'o':
 			if (o->noutputs >= RECORD_MAX_OUTPUTS)
 				return cli_usage_error(cmd, "-o: more than %d outputs",
 						       RECORD_MAX_OUTPUTS);
-			if (!ext || (strcmp(ext, ".folded") && strcmp(ext, ".svg") &&
-				     !record_stack_format(optarg) &&
-				     !record_threads_output(optarg) && !record_sli_format(ext) &&
-				     !l7_output_ext(ext)))
+			if (!format_families(optarg))
 				return cli_usage_error(cmd, "-o: cannot tell the format of '%s' "
 						       "(use .folded, .svg, .pb.gz (pprof) or "
 						       ".speedscope.json; with --type threads "
@@ -535,7 +628,6 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, const char *
 						       ".jsonl or .gtop)", optarg);
 			o->outputs[o->noutputs++] = optarg;
 			break;
-		}
 		case OPT_PROTOCOLS:
 			if (l7_parse_protocols(cmd, optarg, &o->l7_protocols))
 				return EXIT_USAGE;
@@ -632,35 +724,12 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, const char *
 		o->group = GROUP_PROCESS; /* one file per process, as gala-gopher's stackprobe */
 	if (o->trigger[0] && record_trigger_check(o, cmd))
 		return EXIT_USAGE;
-	if (o->types & RECORD_TYPE_L7) {
-		if (o->sli)
-			return cli_usage_error(cmd, "--type l7 and --type sli record apart");
-		for (size_t i = 0; i < o->noutputs; i++) {
-			const char *ext = strrchr(o->outputs[i], '.');
-
-			if (!ext || !l7_output_ext(ext))
-				return cli_usage_error(cmd, "-o %s: --type l7 writes .json, .prom, "
-						       ".jsonl or .gtop", o->outputs[i]);
-		}
-		if ((o->types & ~RECORD_TYPE_L7) && !strcmp(cmd, "record"))
-			return cli_usage_error(cmd, "--type l7 records L7 tables; record stacks "
-						    "and threads apart");
-		if (o->period && !strcmp(cmd, "record"))
-			return cli_usage_error(cmd, "--period does not apply to --type l7");
-		return 0;
-	}
-	for (size_t i = 0; !(o->types & PROBE_THREADS) && i < o->noutputs; i++)
-		if (!strcmp(strrchr(o->outputs[i], '.'), ".jsonl"))
-			return cli_usage_error(cmd, "-o %s: JSON lines are the thread timeline's: add "
-						    "--type threads", o->outputs[i]);
-	if (!(o->types & PROBE_THREADS))
-		return record_sli_check(o, cmd);
-	if (o->sli)
-		return cli_usage_error(cmd, "--type threads and --type sli record apart");
-	for (size_t i = 0; o->types == PROBE_THREADS && i < o->noutputs; i++)
-		if (!record_threads_output(o->outputs[i]))
-			return cli_usage_error(cmd, "-o %s: --type threads writes .json (Chrome trace), "
-						    ".jsonl or .gtop", o->outputs[i]);
-	return 0;
+	if (o->period && (o->types & RECORD_TYPE_L7) && !strcmp(cmd, "record"))
+		return cli_usage_error(cmd, "--period does not apply to --type l7");
+	if (!o->sli && (o->longsys_ns || o->cgroup[0]) && !strcmp(cmd, "record"))
+		return cli_usage_error(cmd, "--longsys and --cgroup go with --type sli");
+	if (o->sli && o->multi_instance)
+		return cli_usage_error(cmd, "--multi-instance is for flame graphs, not --type sli");
+	return check_outputs(o, cmd);
 }
 

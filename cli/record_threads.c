@@ -11,9 +11,10 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "history.h"
-#include "session.h"
-#include "tl_capture.h"
+#include "record.h"
+#include "engine/history.h"
+#include "engine/session.h"
+#include "engine/tl_capture.h"
 #include "export/chrome_trace.h"
 #include "export/snapshot.h"
 #include "export/tl_jsonl.h"
@@ -21,20 +22,6 @@
 #include "util/clock.h"
 
 #define MAX_HINTS 64
-
-static const char *ext_of(const char *path)
-{
-	const char *e = record_output_ext(path);
-
-	return e ? e : "";
-}
-
-bool record_threads_output(const char *path)
-{
-	const char *e = ext_of(path);
-
-	return !strcmp(e, ".json") || !strcmp(e, ".jsonl") || !strcmp(e, ".gtop");
-}
 
 static void host_id(char *buf, size_t n)
 {
@@ -48,16 +35,15 @@ static void host_id(char *buf, size_t n)
 	fclose(f);
 }
 
-static int write_one(struct session *s, const char *path, struct timeline *tl, double start)
+/* Writes the timeline to path (.json: Chrome trace, else JSON lines; NULL: standard output). */
+static int write_one(struct session *s, const char *path, struct timeline *tl)
 {
-	const char *e = ext_of(path);
+	const char *e = path && strrchr(path, '.') ? strrchr(path, '.') : "";
 	char hid[128], hname[256] = "";
 	struct tl_jsonl_opts jo = { hid, hname, s->o->min_aggr_ms * 1000000ull };
 	FILE *f;
 	int err;
 
-	if (!strcmp(e, ".gtop"))
-		return record_gtop_write(s, path, tl, start);
 	f = cli_open_out(path);
 	if (!f)
 		return 1;
@@ -87,12 +73,11 @@ static void print_hints(const struct timeline *tl)
 	free(h);
 }
 
-int record_threads_write(struct session *s, double start_unix)
+int record_threads_write(struct session *s)
 {
 	struct timeline *tl;
 	struct timeline_stats ts;
 	struct tl_probe_stats ps;
-	bool any = false;
 	int ret = 0;
 
 	if (!s->tl)
@@ -107,13 +92,15 @@ int record_threads_write(struct session *s, double start_unix)
 		(unsigned long long)ts.events, timeline__nthreads(tl),
 		(unsigned long long)ps.shorter, (unsigned long long)ps.drops,
 		(unsigned long long)ts.dropped);
-	for (size_t i = 0; i < s->o->noutputs; i++)
-		if (record_threads_output(s->o->outputs[i])) {
-			ret |= write_one(s, s->o->outputs[i], tl, start_unix);
-			any = true;
-		}
-	if (!any && !(s->o->types & ~PROBE_THREADS))
-		ret |= write_one(s, NULL, tl, start_unix); /* JSON lines on standard output */
+	for (size_t i = 0; i < s->o->noutputs; i++) {
+		const char *path = s->o->outputs[i];
+
+		if ((record_output_family(s->o, path) & RECORD_FAMILY_THREADS) &&
+		    strcmp(strrchr(path, '.'), ".gtop"))
+			ret |= write_one(s, path, tl);
+	}
+	if (!s->o->noutputs && record_families(s->o) == RECORD_FAMILY_THREADS)
+		ret |= write_one(s, NULL, tl); /* JSON lines on standard output */
 	print_hints(tl);
 	return ret;
 }

@@ -6,11 +6,9 @@
 
 struct session;
 
-/* True when an -o path is the timeline's (.json, .jsonl, .gtop) rather than a profile's. */
-bool record_threads_output(const char *path);
-/* Reads the last calls in progress, writes the timeline outputs of s->o (JSON lines to
- * standard output when there is none and only threads were recorded) and prints the lock
- * hints on standard error. start_unix: when the recording began. 0 or 1 after reporting. */
-int record_threads_write(struct session *s, double start_unix);
+/* Reads the last calls in progress, writes the timeline outputs of s->o but the snapshot
+ * (JSON lines to standard output when there is none and only threads were recorded) and
+ * prints the lock hints on standard error. 0 or 1 after reporting. */
+int record_threads_write(struct session *s);
 
 #endif

@@ -1,4 +1,5 @@
 /* `galatop record --trigger EXPR`: see record_trigger.h. */
+#include "record.h"
 #include "record_trigger.h"
 
 #include <errno.h>
@@ -10,7 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "history.h"
+#include "engine/history.h"
 #include "export/pprof.h"
 #include "export/snapshot.h"
 #include "model/slices.h"
@@ -30,11 +31,13 @@ int record_trigger_check(const struct record_opts *o, const char *cmd)
 		return cli_usage_error(cmd, "--trigger captures stack profiles (%s), not threads, "
 					    "sli or l7", stack_type_list());
 	for (size_t i = 0; i < o->noutputs; i++) {
-		const char *ext = strrchr(o->outputs[i], '.');
+		const char *ext = record_output_ext(o->outputs[i]);
 
-		if (!ext || (strcmp(ext, ".gtop") && strcmp(ext, ".svg") && strcmp(ext, ".folded")))
-			return cli_usage_error(cmd, "-o %s: --trigger writes .gtop, .svg or .folded "
-						    "(each capture's time goes into the name)",
+		if (!ext || (strcmp(ext, ".gtop") && strcmp(ext, ".svg") && strcmp(ext, ".folded") &&
+			     strcmp(ext, ".pb.gz") && strcmp(ext, ".speedscope.json")))
+			return cli_usage_error(cmd, "-o %s: --trigger writes .gtop, .svg, .folded, "
+						    ".pb.gz or .speedscope.json (each capture's "
+						    "time goes into the name)",
 					       o->outputs[i]);
 	}
 	return 0;

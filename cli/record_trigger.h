@@ -6,7 +6,7 @@
 
 #include <signal.h>
 
-#include "session.h"
+#include "engine/session.h"
 #include "model/trigger.h"
 
 /* Checks the trigger options of o against the rest (cmd "record" or "live"). 0, or an exit

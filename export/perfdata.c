@@ -5,221 +5,23 @@
  * order, as perf script's ordered events do, so each sample is named against the mappings and
  * comm its process had when it was taken. */
 #include "perfdata.h"
+#include "perfdata_int.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "../symbols/elf_syms.h"
 #include "../symbols/hmap.h"
 #include "../symbols/symbols.h"
 #include "../symbols/unwind.h"
 #include "../util/grow.h"
 #include "../model/hash.h"
-
-#define PD_MAGIC "PERFILE2"
-#define FILE_HEADER_SIZE 104 /* struct perf_file_header */
-#define PIPE_HEADER_SIZE 16  /* struct perf_pipe_file_header */
-
-/* Record types (linux/perf_event.h, perf's event.h). */
-enum {
-	REC_MMAP = 1,
-	REC_LOST = 2,
-	REC_COMM = 3,
-	REC_EXIT = 4,
-	REC_FORK = 7,
-	REC_SAMPLE = 9,
-	REC_MMAP2 = 10,
-	REC_KSYMBOL = 17,
-	REC_HEADER_ATTR = 64,
-	REC_TRACING_DATA = 66,
-	REC_BUILD_ID = 67,
-	REC_AUXTRACE = 71,
-	REC_EVENT_UPDATE = 78,
-	REC_HEADER_FEATURE = 80,
-	REC_COMPRESSED = 81,
-};
-
-enum {
-	S_IDENTIFIER = 1 << 16,
-	S_IP = 1 << 0,
-	S_TID = 1 << 1,
-	S_TIME = 1 << 2,
-	S_ADDR = 1 << 3,
-	S_READ = 1 << 4,
-	S_CALLCHAIN = 1 << 5,
-	S_ID = 1 << 6,
-	S_CPU = 1 << 7,
-	S_PERIOD = 1 << 8,
-	S_STREAM_ID = 1 << 9,
-	S_RAW = 1 << 10,
-	S_BRANCH_STACK = 1 << 11,
-	S_REGS_USER = 1 << 12,
-	S_STACK_USER = 1 << 13,
-};
-
-enum { R_TOTAL_TIME_ENABLED = 1, R_TOTAL_TIME_RUNNING = 2, R_ID = 4, R_GROUP = 8, R_LOST = 16 };
-
-#define MISC_CPUMODE_MASK 7
-#define MISC_KERNEL 1
-#define MISC_USER 2
-#define MISC_COMM_EXEC (1 << 13)
-#define MISC_MMAP_DATA (1 << 13)
-#define MISC_MMAP_BUILD_ID (1 << 14)
-#define MISC_BUILD_ID_SIZE (1 << 15)
-
-#define CONTEXT_HV ((uint64_t)-32)
-#define CONTEXT_KERNEL ((uint64_t)-128)
-#define CONTEXT_USER ((uint64_t)-512)
-#define CONTEXT_MAX ((uint64_t)-4095)
-
-#define FEAT_BUILD_ID 2
-#define FEAT_EVENT_DESC 12
-#define FEAT_BITS 256
-
-#define BRANCH_HW_INDEX (1ull << 17) /* branch_sample_type: a hw_idx before the entries */
-#define REG_BP 6		     /* PERF_REG_X86_BP, SP, IP */
-#define REG_SP 7
-#define REG_IP 8
-#define MAX_FRAMES 1024
-#define PROT_EXEC_BIT 4
-
-struct pd_attr {
-	uint64_t sample_type, read_format, regs_mask, branch_type;
-	bool sample_id_all;
-	char name[128];
-};
-
-struct pd_id {
-	uint64_t id;
-	size_t attr;
-};
-
-struct pd_rec {
-	uint64_t time;
-	size_t off;
-};
-
-/* What perf's build-id table says a file (or the kernel) was. */
-struct pd_bid {
-	int pid;
-	unsigned char id[20];
-	size_t len;
-	char *path;
-};
-
-/* A kernel symbol the file announced (BPF programs, trampolines): perf names them so. */
-struct pd_ksym {
-	uint64_t start, end;
-	char *name;
-};
-
-struct pd_proc {
-	uint32_t gen; /* bumped when its mappings change: cached names are then stale */
-};
-
-/* One named address: the strings belong to the symbol cache. */
-struct pd_sym {
-	uint64_t pid_gen, addr; /* pid_gen 0: a free slot (pids are stored + 1) */
-	const char *name, *module;
-	uint64_t pc; /* what perf prints: map-relative for files, the address otherwise */
-	uint64_t off;
-	bool known;
-};
-
-/* A sample seen before: the same event, process image, comm and call chain collapse to the
- * same stack, which is passed on again without naming or parsing anything. */
-struct pd_seen {
-	uint64_t hash; /* 0: a free slot */
-	size_t key, key_len, stack, stack_len; /* offsets into pd->arena */
-	bool filtered;			       /* of an event the filter drops */
-};
-
-struct pd {
-	const unsigned char *buf;
-	size_t len;
-	const char *label;
-	char *err;
-	size_t errlen;
-	bool pipe;
-
-	struct pd_attr *attrs;
-	size_t nattrs, attrs_cap;
-	struct pd_id *ids;
-	size_t nids, ids_cap;
-	bool ids_sorted;
-
-	struct pd_bid *bids;
-	size_t nbids, bids_cap;
-
-	struct pd_rec *recs;
-	size_t nrecs, recs_cap;
-
-	struct sym_cache *sc, *own_sc;
-	struct unwinder *uw;
-	struct hmap *comms; /* tid -> malloc'ed comm */
-	struct hmap *procs; /* pid -> struct pd_proc */
-	struct hmap *files; /* host path -> resolved path (or "" for none) */
-	struct pd_sym *syms;
-	size_t nsyms, syms_cap;
-
-	struct perfscript *ps;
-	const struct perfscript_opts *o;
-	perfscript_stack_fn fn;
-	void *ctx;
-	char *text; /* perf script text waiting to be fed */
-	size_t tlen, tcap;
-	struct perfdata_stats st;
-
-	struct pd_ksym *ksyms;
-	size_t nksyms, ksyms_cap;
-	uint32_t kgen; /* bumped when they change: cached kernel names are then stale */
-
-	int last_pid; /* proc_get's last answer */
-	struct pd_proc *last_proc;
-
-	struct pd_seen *seen;
-	size_t nseen, seen_cap;
-	char *arena; /* keys and stacks of seen samples */
-	size_t alen, acap;
-	char *key;   /* the key being built */
-	size_t klen, kcap;
-	bool passed; /* the parser passed the sample on (else the filter dropped it) */
-	size_t passed_at, passed_len; /* its stack, in the arena */
-};
-
-static uint64_t rd64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static uint32_t rd32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint16_t rd16(const unsigned char *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return v;
-}
 
 static int fail(struct pd *pd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -309,7 +111,7 @@ static struct pd_attr *attr_of(struct pd *pd, uint64_t id)
 }
 
 /* A name from the file: printable bytes but spaces, at most the room. */
-static void set_name(char *dst, size_t room, const unsigned char *s, size_t max)
+void pd_set_name(char *dst, size_t room, const unsigned char *s, size_t max)
 {
 	size_t i;
 
@@ -340,7 +142,7 @@ static void read_event_desc(struct pd *pd, const unsigned char *p, size_t len)
 		p += 8;
 		if ((size_t)(end - p) < slen)
 			return;
-		set_name(pd->attrs[i].name, sizeof(pd->attrs[i].name), p, slen);
+		pd_set_name(pd->attrs[i].name, sizeof(pd->attrs[i].name), p, slen);
 		p += slen;
 		if ((size_t)(end - p) / 8 < nids)
 			return;
@@ -460,429 +262,7 @@ static int rec_cmp(const void *a, const void *b)
 
 /* ---- processes, threads, mappings ---- */
 
-static struct pd_proc *proc_get(struct pd *pd, int pid)
-{
-	struct pd_proc *p;
-
-	if (pd->last_proc && pd->last_pid == pid)
-		return pd->last_proc;
-	p = hmap__get(pd->procs, &pid, sizeof(pid));
-	if (p) {
-		pd->last_pid = pid;
-		pd->last_proc = p;
-		return p;
-	}
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return NULL;
-	if (!hmap__put(pd->procs, &pid, sizeof(pid), p)) {
-		free(p);
-		return NULL;
-	}
-	/* followed from the file alone, never from the live /proc */
-	if (pid > 0 && sym_cache__exec(pd->sc, pid)) {
-		free(hmap__del(pd->procs, &pid, sizeof(pid)));
-		return NULL;
-	}
-	return p;
-}
-
-/* pid's mappings changed (exec, fork over a reused pid, new mapping). */
-static void proc_changed(struct pd *pd, struct pd_proc *p, int pid, bool image)
-{
-	p->gen++;
-	if (image && pd->uw)
-		unwinder__process_exit(pd->uw, pid);
-}
-
-static int comm_set(struct pd *pd, int tid, const unsigned char *s, size_t max)
-{
-	char *c = malloc(max + 1);
-
-	if (!c)
-		return -ENOMEM;
-	/* one line of perf script text: no control bytes (spaces stay, as perf prints them) */
-	for (size_t i = 0; i < max; i++)
-		c[i] = s[i] < ' ' || s[i] == 0x7f ? '?' : (char)s[i];
-	c[max] = '\0';
-	free(hmap__get(pd->comms, &tid, sizeof(tid)));
-	if (!hmap__put(pd->comms, &tid, sizeof(tid), c)) {
-		free(c);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-static int on_comm(struct pd *pd, const unsigned char *r, size_t size, uint16_t misc)
-{
-	int pid, tid;
-	struct pd_proc *p;
-
-	if (size < 17)
-		return 1;
-	pid = (int)rd32(r + 8);
-	tid = (int)rd32(r + 12);
-	p = proc_get(pd, pid);
-	if (!p)
-		return -ENOMEM;
-	if (misc & MISC_COMM_EXEC) {
-		if (pid > 0 && sym_cache__exec(pd->sc, pid))
-			return -ENOMEM;
-		proc_changed(pd, p, pid, true);
-	}
-	return comm_set(pd, tid, r + 16, strnlen((const char *)r + 16, size - 16));
-}
-
-static int on_fork(struct pd *pd, const unsigned char *r, size_t size)
-{
-	int pid, ppid, tid, ptid;
-	struct pd_proc *p;
-	const char *pc;
-
-	if (size < 32)
-		return 1;
-	pid = (int)rd32(r + 8);
-	ppid = (int)rd32(r + 12);
-	tid = (int)rd32(r + 16);
-	ptid = (int)rd32(r + 20);
-	pc = hmap__get(pd->comms, &ptid, sizeof(ptid));
-	if (pc && tid != ptid && comm_set(pd, tid, (const unsigned char *)pc, strlen(pc)))
-		return -ENOMEM;
-	if (pid == ppid || pid <= 0)
-		return 0; /* a new thread: same mappings */
-	if ((ppid > 0 && !proc_get(pd, ppid)) || !(p = proc_get(pd, pid)))
-		return -ENOMEM;
-	/* a child of the idle task (kthreadd, init) starts empty; any other one gets a copy of
-	 * its parent's mappings (the parent is followed from the file too, never from /proc) */
-	if (ppid > 0 ? sym_cache__fork(pd->sc, ppid, pid) : sym_cache__exec(pd->sc, pid))
-		return -ENOMEM;
-	proc_changed(pd, p, pid, true);
-	return 0;
-}
-
-/* The build-id perf recorded for path (any process), or NULL. */
-static const struct pd_bid *bid_find(const struct pd *pd, const char *path)
-{
-	for (size_t i = 0; i < pd->nbids; i++)
-		if (!strcmp(pd->bids[i].path, path))
-			return &pd->bids[i];
-	return NULL;
-}
-
-/* Whether the ELF file at path has build-id id[0..len). */
-static bool file_has_bid(const char *path, const unsigned char *id, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct elf_syms *es;
-	const unsigned char *have;
-	size_t hlen;
-	bool same;
-
-	if (fd < 0)
-		return false;
-	if (elf_syms__begin(fd, NULL, 0, &es))
-		return false;
-	have = elf_syms__build_id(es, &hlen);
-	same = have && hlen == len && !memcmp(have, id, len);
-	elf_syms__free(es);
-	return same;
-}
-
-/* perf's build-id cache: $PERF_BUILDID_DIR or ~/.debug. */
-static void cache_dir(char *buf, size_t len)
-{
-	const char *d = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
-
-	if (d && *d)
-		snprintf(buf, len, "%s", d);
-	else
-		snprintf(buf, len, "%s/.debug", home && *home ? home : "/root");
-}
-
-/* The file to read for a mapping of path whose build-id perf recorded as b: path itself when
- * it still is that file, else perf's cached copy, else "" (gone: frames stay unknown). */
-static const char *file_for(struct pd *pd, const char *path, const struct pd_bid *b)
-{
-	char dir[PATH_MAX], cached[PATH_MAX + 128];
-	const char *r;
-	int n;
-
-	r = hmap__get(pd->files, path, strlen(path));
-	if (r)
-		return r;
-	if (!b || file_has_bid(path, b->id, b->len)) {
-		r = path;
-	} else {
-		cache_dir(dir, sizeof(dir));
-		n = snprintf(cached, sizeof(cached), "%s/.build-id/%02x/", dir, b->id[0]);
-		for (size_t i = 1; i < b->len && n > 0 && (size_t)n < sizeof(cached) - 8; i++)
-			n += snprintf(cached + n, sizeof(cached) - n, "%02x", b->id[i]);
-		if (n > 0 && (size_t)n < sizeof(cached) - 8)
-			strcat(cached, "/elf");
-		r = file_has_bid(cached, b->id, b->len) ? cached : "";
-	}
-	r = strdup(r);
-	if (!r || !hmap__put(pd->files, path, strlen(path), (void *)r)) {
-		free((void *)r);
-		return NULL;
-	}
-	return r;
-}
-
-static int on_mmap(struct pd *pd, const unsigned char *r, size_t size, uint16_t misc, bool v2)
-{
-	size_t name_at = v2 ? 72 : 40;
-	struct proc_map m = { 0 };
-	const struct pd_bid *b = NULL;
-	struct pd_bid own;
-	struct pd_proc *p;
-	struct stat st;
-	const char *file;
-	char *path;
-	int pid, err;
-
-	if (size <= name_at)
-		return 1;
-	pid = (int)rd32(r + 8);
-	if (pid <= 0 || (misc & MISC_CPUMODE_MASK) == MISC_KERNEL)
-		return 0; /* the kernel and its modules: named from kallsyms */
-	if (v2 ? !(rd32(r + 64) & PROT_EXEC_BIT) : (misc & MISC_MMAP_DATA))
-		return 0;
-	m.start = rd64(r + 16);
-	m.end = m.start + rd64(r + 24);
-	m.pgoff = rd64(r + 32);
-	if (m.end <= m.start)
-		return 1;
-	path = strndup((const char *)r + name_at, strnlen((const char *)r + name_at,
-							   size - name_at));
-	if (!path)
-		return -ENOMEM;
-	if (v2 && (misc & MISC_MMAP_BUILD_ID)) {
-		own.len = r[40] > 20 ? 20 : r[40];
-		memcpy(own.id, r + 44, 20);
-		b = &own;
-	} else if (v2) {
-		m.dev = makedev(rd32(r + 40), rd32(r + 44));
-		m.inode = rd64(r + 48);
-	}
-	if (path[0] == '/') {
-		if (!b)
-			b = bid_find(pd, path);
-		file = file_for(pd, path, b);
-		if (!file) {
-			free(path);
-			return -ENOMEM;
-		}
-		/* the file galatop reads, by the (dev, inode) it has now */
-		if (file[0] && !stat(file, &st) && (b || !m.inode || !v2)) {
-			m.dev = st.st_dev;
-			m.inode = st.st_ino;
-		}
-		if (file[0] && file != path && strcmp(file, path)) {
-			m.path = (char *)file;
-		} else {
-			m.path = path;
-		}
-	} else if (!strncmp(path, "//anon", 6) || !strncmp(path, "/memfd:", 7) ||
-		   path[0] == '\0') {
-		m.path = (char *)"";
-	} else {
-		m.path = path; /* [vdso], [heap]... */
-	}
-	p = proc_get(pd, pid);
-	err = p ? sym_cache__mmap(pd->sc, pid, &m) : -ENOMEM;
-	if (p)
-		proc_changed(pd, p, pid, false);
-	free(path);
-	return err;
-}
-
 /* ---- naming ---- */
-
-static struct pd_sym *sym_slot(struct pd *pd, uint64_t pid_gen, uint64_t addr)
-{
-	size_t mask, i;
-
-	if (pd->nsyms * 2 >= pd->syms_cap) {
-		size_t ncap = pd->syms_cap ? pd->syms_cap * 2 : 4096;
-		struct pd_sym *n = calloc(ncap, sizeof(*n));
-
-		if (!n)
-			return NULL;
-		for (size_t j = 0; j < pd->syms_cap; j++) {
-			const struct pd_sym *o = &pd->syms[j];
-
-			if (!o->pid_gen)
-				continue;
-			for (i = hash_mix(o->pid_gen * 31 + o->addr) & (ncap - 1); n[i].pid_gen;
-			     i = (i + 1) & (ncap - 1))
-				;
-			n[i] = *o;
-		}
-		free(pd->syms);
-		pd->syms = n;
-		pd->syms_cap = ncap;
-	}
-	mask = pd->syms_cap - 1;
-	for (i = hash_mix(pid_gen * 31 + addr) & mask; pd->syms[i].pid_gen; i = (i + 1) & mask)
-		if (pd->syms[i].pid_gen == pid_gen && pd->syms[i].addr == addr)
-			return &pd->syms[i];
-	return &pd->syms[i];
-}
-
-static int on_ksymbol(struct pd *pd, const unsigned char *r, size_t size)
-{
-	uint64_t start, end;
-	size_t i;
-	char *name;
-
-	if (size <= 24)
-		return 1;
-	start = rd64(r + 8);
-	end = start + rd32(r + 16);
-	for (i = 0; i < pd->nksyms; i++)
-		if (pd->ksyms[i].start == start)
-			break;
-	if (i < pd->nksyms) {
-		free(pd->ksyms[i].name);
-		pd->ksyms[i] = pd->ksyms[--pd->nksyms];
-	}
-	pd->kgen++;
-	if (rd16(r + 22) & 1) /* PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER */
-		return 0;
-	if (end <= start)
-		return 1;
-	name = malloc(size - 24 + 1);
-	if (!name || ARRAY_GROW(pd->ksyms, pd->ksyms_cap, pd->nksyms + 1)) {
-		free(name);
-		return -ENOMEM;
-	}
-	set_name(name, size - 24 + 1, r + 24, size - 24);
-	pd->ksyms[pd->nksyms].start = start;
-	pd->ksyms[pd->nksyms].end = end;
-	pd->ksyms[pd->nksyms++].name = name;
-	return 0;
-}
-
-/* The name of addr in pid (-1: the kernel), as perf script prints it. NULL on ENOMEM. */
-static const struct pd_sym *name_of(struct pd *pd, int pid, uint64_t addr)
-{
-	struct pd_proc *p = pid >= 0 ? proc_get(pd, pid) : NULL;
-	uint64_t key = pid < 0 ? 1ull << 63 | pd->kgen
-			       : ((uint64_t)(uint32_t)pid + 2) << 32 | (p ? p->gen : 0);
-	struct pd_sym *s;
-	struct sym_info si;
-	int err;
-
-	if (pid >= 0 && !p)
-		return NULL;
-	s = sym_slot(pd, key, addr);
-	if (!s)
-		return NULL;
-	if (s->pid_gen)
-		return s;
-	for (size_t i = 0; pid < 0 && i < pd->nksyms; i++) {
-		const struct pd_ksym *k = &pd->ksyms[i];
-
-		if (addr >= k->start && addr < k->end) {
-			*s = (struct pd_sym){ .pid_gen = key, .addr = addr, .name = k->name,
-					      .module = k->name, .pc = addr, .off = addr - k->start,
-					      .known = true };
-			pd->nsyms++;
-			return s;
-		}
-	}
-	err = pid < 0 ? sym_cache__kernel(pd->sc, addr, &si)
-		      : sym_cache__user(pd->sc, pid, addr, &si);
-	if (err == -ENOMEM)
-		return NULL;
-	s->pid_gen = key;
-	s->addr = addr;
-	s->known = !err;
-	s->name = si.name;
-	s->off = si.offset;
-	s->pc = addr;
-	if (pid < 0) {
-		s->module = si.module;
-	} else if (si.kind == FRAME_JIT) {
-		s->module = NULL; /* perf's /tmp/perf-PID.map, written when printed */
-	} else if (!strcmp(si.module, "[anon]")) {
-		s->module = "//anon";
-	} else if (si.module[0]) {
-		s->module = si.module;
-		if (!s->known)
-			s->pc = si.offset; /* perf prints the map-relative address */
-	} else {
-		s->module = "[unknown]";
-	}
-	pd->nsyms++;
-	return s;
-}
-
-static int text_reserve(struct pd *pd, size_t n)
-{
-	return ARRAY_GROW(pd->text, pd->tcap, pd->tlen + n);
-}
-
-static char *hex(char *p, uint64_t v)
-{
-	char tmp[16];
-	int n = 0;
-
-	do {
-		tmp[n++] = "0123456789abcdef"[v & 15];
-		v >>= 4;
-	} while (v);
-	while (n)
-		*p++ = tmp[--n];
-	return p;
-}
-
-/* "\t<pc> <sym>+0x<off> (<dso>)\n" as perf script prints a callchain entry. */
-static int put_frame(struct pd *pd, int pid, const struct pd_sym *s)
-{
-	const char *name = s->known ? s->name : "[unknown]";
-	char jit[64];
-	const char *mod = s->module;
-	size_t nl, ml;
-	char *p;
-
-	if (!mod) {
-		snprintf(jit, sizeof(jit), "/tmp/perf-%d.map", pid);
-		mod = jit;
-	}
-	nl = strlen(name);
-	ml = strlen(mod);
-	if (text_reserve(pd, nl + ml + 64))
-		return -ENOMEM;
-	p = pd->text + pd->tlen;
-	*p++ = '\t';
-	p = hex(p, s->pc);
-	*p++ = ' ';
-	memcpy(p, name, nl);
-	p += nl;
-	if (s->known) {
-		memcpy(p, "+0x", 3);
-		p = hex(p + 3, s->off);
-	}
-	*p++ = ' ';
-	*p++ = '(';
-	memcpy(p, mod, ml);
-	p += ml;
-	*p++ = ')';
-	*p++ = '\n';
-	pd->tlen = (size_t)(p - pd->text);
-	return 0;
-}
-
-static int frame(struct pd *pd, int pid, uint64_t addr, bool kernel)
-{
-	const struct pd_sym *s = name_of(pd, kernel ? -1 : pid, addr);
-
-	if (!s)
-		return -ENOMEM;
-	return put_frame(pd, pid, s);
-}
 
 static int flush_text(struct pd *pd)
 {
@@ -923,28 +303,46 @@ static int key_put(struct pd *pd, const void *s, size_t n)
 	return 0;
 }
 
+int pd_table_room(void *tab, size_t *cap, size_t n, size_t esize, size_t first)
+{
+	unsigned char *old, *new;
+	size_t ncap = *cap ? *cap * 2 : first;
+
+	if (n * 2 < *cap)
+		return 0;
+	new = calloc(ncap, esize);
+	if (!new)
+		return -ENOMEM;
+	memcpy(&old, tab, sizeof(old));
+	for (size_t j = 0; j < *cap; j++) {
+		uint64_t h;
+		size_t i;
+
+		memcpy(&h, old + j * esize, sizeof(h));
+		if (!h)
+			continue;
+		for (i = h & (ncap - 1);; i = (i + 1) & (ncap - 1)) {
+			uint64_t used;
+
+			memcpy(&used, new + i * esize, sizeof(used));
+			if (!used)
+				break;
+		}
+		memcpy(new + i * esize, old + j * esize, esize);
+	}
+	free(old);
+	memcpy(tab, &new, sizeof(new));
+	*cap = ncap;
+	return 0;
+}
+
 /* The slot of the key being built: a seen sample's, or a free one. NULL on ENOMEM. */
 static struct pd_seen *seen_slot(struct pd *pd, uint64_t h)
 {
 	size_t mask, i;
 
-	if (pd->nseen * 2 >= pd->seen_cap) {
-		size_t ncap = pd->seen_cap ? pd->seen_cap * 2 : 1024;
-		struct pd_seen *n = calloc(ncap, sizeof(*n));
-
-		if (!n)
-			return NULL;
-		for (size_t j = 0; j < pd->seen_cap; j++) {
-			if (!pd->seen[j].hash)
-				continue;
-			for (i = pd->seen[j].hash & (ncap - 1); n[i].hash; i = (i + 1) & (ncap - 1))
-				;
-			n[i] = pd->seen[j];
-		}
-		free(pd->seen);
-		pd->seen = n;
-		pd->seen_cap = ncap;
-	}
+	if (pd_table_room(&pd->seen, &pd->seen_cap, pd->nseen, sizeof(*pd->seen), 1024))
+		return NULL;
 	mask = pd->seen_cap - 1;
 	for (i = h & mask; pd->seen[i].hash; i = (i + 1) & mask) {
 		const struct pd_seen *e = &pd->seen[i];
@@ -955,19 +353,6 @@ static struct pd_seen *seen_slot(struct pd *pd, uint64_t h)
 	}
 	return &pd->seen[i];
 }
-
-/* The parsed fields of a sample that matter here. */
-struct pd_sample {
-	uint64_t ip, time, period;
-	int pid, tid;
-	uint32_t cpu;
-	const unsigned char *chain;
-	uint64_t nchain;
-	const unsigned char *regs;
-	uint64_t regs_abi;
-	const unsigned char *stack;
-	uint64_t stack_size, stack_dyn;
-};
 
 /* Parses a sample of attr a; false when its fields overrun it. */
 static bool parse_sample(const struct pd_attr *a, const unsigned char *p, const unsigned char *end,
@@ -1062,80 +447,6 @@ static bool parse_sample(const struct pd_attr *a, const unsigned char *p, const 
 	return true;
 }
 
-/* The user register r of the sample (the mask says which are there, in bit order). */
-static bool sample_reg(const struct pd_attr *a, const struct pd_sample *s, int r, uint64_t *v)
-{
-	if (!s->regs || !(a->regs_mask >> r & 1))
-		return false;
-	*v = rd64(s->regs + 8 * __builtin_popcountll(a->regs_mask & ((1ull << r) - 1)));
-	return true;
-}
-
-static int unwind_user(struct pd *pd, const struct pd_attr *a, const struct pd_sample *s)
-{
-	struct unwind_sample us = { .pid = s->pid, .tid = s->tid };
-	uint64_t pcs[MAX_FRAMES];
-	enum unwind_status status;
-	size_t n;
-	int err;
-
-	if (!sample_reg(a, s, REG_IP, &us.ip) || !sample_reg(a, s, REG_SP, &us.sp) ||
-	    !sample_reg(a, s, REG_BP, &us.bp) || !s->stack_dyn)
-		return 0;
-	if (!pd->uw && !(pd->uw = unwinder__new(0, pd->sc)))
-		return 0; /* no unwinding on this architecture: the kernel part only */
-	us.stack = s->stack;
-	us.stack_len = s->stack_dyn;
-	us.stack_full = s->stack_dyn >= s->stack_size;
-	n = unwinder__unwind(pd->uw, &us, pcs, MAX_FRAMES, &status);
-	pd->st.unwound++;
-	for (size_t i = 0; i < n; i++) {
-		err = frame(pd, s->pid, pcs[i], false);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-/* The comm of tid, or perf's name for a thread it never saw (":TID", in a static buffer). */
-static const char *comm_of(struct pd *pd, int tid)
-{
-	static char def[24];
-	const char *comm = hmap__get(pd->comms, &tid, sizeof(tid));
-
-	if (comm)
-		return comm;
-	snprintf(def, sizeof(def), ":%d", tid);
-	return def;
-}
-
-static int put_header(struct pd *pd, const struct pd_attr *a, const struct pd_sample *s)
-{
-	const char *comm = comm_of(pd, s->tid);
-	uint64_t t = a->sample_type;
-	char *p;
-
-	if (text_reserve(pd, strlen(comm) + strlen(a->name) + 128))
-		return -ENOMEM;
-	/* perf 6.1's columns, so that the script's header regex splits them as it splits
-	 * perf's; but PID/TID when the root frame shows them (perf prints the TID only) */
-	p = pd->text + pd->tlen;
-	if (pd->o->include_pid || pd->o->include_tid)
-		p += sprintf(p, "%s %5d/%-5d ", comm, s->pid, s->tid);
-	else
-		p += sprintf(p, "%s %5d ", comm, s->tid);
-	if (t & S_CPU)
-		p += sprintf(p, "[%03u] ", s->cpu);
-	if (t & S_TIME)
-		p += sprintf(p, "%5" PRIu64 ".%06" PRIu64 ": ", s->time / 1000000000,
-			     s->time % 1000000000 / 1000);
-	if (t & S_PERIOD)
-		p += sprintf(p, "%10" PRIu64 " ", s->period);
-	p += sprintf(p, "%s: \n", a->name);
-	pd->tlen = (size_t)(p - pd->text);
-	return 0;
-}
-
 /* Whether the stack the parser made for a sample of comm starts with the comm (spaces as
  * '_') as its own frame: else the header regex took more of the line (a comm such as "g"
  * or ":-1" that it cannot split), the time too, and no other sample can share that stack. */
@@ -1155,8 +466,8 @@ static bool pname_is_comm(const char *stack, size_t len, const char *comm)
 static int seen_key(struct pd *pd, const struct pd_attr *a, const struct pd_sample *s,
 		    uint16_t misc)
 {
-	struct pd_proc *p = s->pid >= 0 ? proc_get(pd, s->pid) : NULL;
-	const char *comm = comm_of(pd, s->tid);
+	struct pd_proc *p = s->pid >= 0 ? pd_proc_get(pd, s->pid) : NULL;
+	const char *comm = s->comm;
 	uint64_t head[3] = {
 		(uint64_t)pd->kgen << 32 | (uint64_t)(a - pd->attrs) << 8 |
 			(misc & MISC_CPUMODE_MASK),
@@ -1179,6 +490,7 @@ static int on_sample(struct pd *pd, const unsigned char *r, size_t size, uint16_
 	const struct pd_attr *a;
 	struct pd_seen *seen = NULL;
 	struct pd_sample s;
+	uint64_t h = 0;
 	bool kernel = (misc & MISC_CPUMODE_MASK) == MISC_KERNEL;
 	uint64_t id = 0;
 	int err;
@@ -1198,13 +510,15 @@ static int on_sample(struct pd *pd, const unsigned char *r, size_t size, uint16_
 		return 1;
 	if (!(a->sample_type & S_TID))
 		s.pid = s.tid = -1;
+	s.comm = pd_comm_of(pd, s.tid);
 	pd->st.samples++;
 	if (!(a->sample_type & S_STACK_USER)) {
 		/* a user stack copy differs at every sample: those are never seen before */
 		err = seen_key(pd, a, &s, misc);
 		if (err)
 			return err;
-		seen = seen_slot(pd, hash_bytes(pd->key, pd->klen) | 1);
+		h = hash_bytes(pd->key, pd->klen) | 1;
+		seen = seen_slot(pd, h);
 		if (!seen)
 			return -ENOMEM;
 		if (seen->hash && seen->filtered)
@@ -1213,7 +527,7 @@ static int on_sample(struct pd *pd, const unsigned char *r, size_t size, uint16_
 			return pd->fn(pd->ctx, pd->arena + seen->stack, seen->stack_len,
 				      pd->o->count_samples || !s.period ? 1 : s.period);
 	}
-	err = put_header(pd, a, &s);
+	err = pd_put_header(pd, a, &s);
 	if (!err && s.chain) {
 		for (uint64_t i = 0; !err && i < s.nchain; i++) {
 			uint64_t ip = rd64(s.chain + 8 * i);
@@ -1222,26 +536,24 @@ static int on_sample(struct pd *pd, const unsigned char *r, size_t size, uint16_
 				kernel = ip == CONTEXT_KERNEL || ip == CONTEXT_HV;
 				continue;
 			}
-			err = frame(pd, s.pid, ip, kernel);
+			err = pd_frame(pd, s.pid, ip, kernel);
 		}
 	} else if (!err && (a->sample_type & S_IP)) {
-		err = frame(pd, s.pid, s.ip, kernel);
+		err = pd_frame(pd, s.pid, s.ip, kernel);
 	}
 	if (!err && (a->sample_type & S_STACK_USER) && s.pid > 0)
-		err = unwind_user(pd, a, &s);
-	if (!err && text_reserve(pd, 1) == 0)
+		err = pd_unwind_user(pd, a, &s);
+	if (!err && pd_text_reserve(pd, 1) == 0)
 		pd->text[pd->tlen++] = '\n';
 	else if (!err)
 		err = -ENOMEM;
 	if (!err && seen) {
-		uint64_t h = hash_bytes(pd->key, pd->klen) | 1;
-
 		pd->passed = false;
 		err = flush_text(pd);
 		if (!err)
 			err = arena_put(pd, pd->key, pd->klen, &seen->key);
 		if (!err && (!pd->passed || pname_is_comm(pd->arena + pd->passed_at,
-							  pd->passed_len, comm_of(pd, s.tid)))) {
+							  pd->passed_len, s.comm))) {
 			seen->hash = h;
 			seen->key_len = pd->klen;
 			seen->filtered = !pd->passed;
@@ -1289,7 +601,7 @@ static int on_meta(struct pd *pd, const unsigned char *r, size_t size)
 		struct pd_attr *a = attr_of(pd, rd64(r + 16));
 
 		if (a)
-			set_name(a->name, sizeof(a->name), r + 24, size - 24);
+			pd_set_name(a->name, sizeof(a->name), r + 24, size - 24);
 		return 0;
 	}
 	if (type == REC_BUILD_ID)
@@ -1355,7 +667,8 @@ static int replay(struct pd *pd)
 	uint64_t good = 0;
 	int err = 0;
 
-	qsort(pd->recs, pd->nrecs, sizeof(*pd->recs), rec_cmp);
+	if (pd->nrecs)
+		qsort(pd->recs, pd->nrecs, sizeof(*pd->recs), rec_cmp);
 	for (size_t i = 0; i < pd->nrecs && !err; i++) {
 		const unsigned char *r = pd->buf + pd->recs[i].off;
 		size_t size = rd16(r + 6);
@@ -1363,15 +676,15 @@ static int replay(struct pd *pd)
 
 		switch (rd32(r)) {
 		case REC_SAMPLE: err = on_sample(pd, r, size, misc); break;
-		case REC_COMM: err = on_comm(pd, r, size, misc); break;
-		case REC_FORK: err = on_fork(pd, r, size); break;
-		case REC_MMAP: err = on_mmap(pd, r, size, misc, false); break;
-		case REC_MMAP2: err = on_mmap(pd, r, size, misc, true); break;
+		case REC_COMM: err = pd_on_comm(pd, r, size, misc); break;
+		case REC_FORK: err = pd_on_fork(pd, r, size); break;
+		case REC_MMAP: err = pd_on_mmap(pd, r, size, misc, false); break;
+		case REC_MMAP2: err = pd_on_mmap(pd, r, size, misc, true); break;
 		case REC_LOST:
 			if (size >= 24)
 				pd->st.lost += rd64(r + 16);
 			break;
-		case REC_KSYMBOL: err = on_ksymbol(pd, r, size); break;
+		case REC_KSYMBOL: err = pd_on_ksymbol(pd, r, size); break;
 		case REC_EXIT: break;
 		default: pd->st.unknown++; break;
 		}
@@ -1388,66 +701,6 @@ static int replay(struct pd *pd)
 		return fail(pd, "corrupt perf.data: %" PRIu64 " of %" PRIu64 " records overrun "
 			    "themselves", pd->st.bad, pd->st.bad + good);
 	return err;
-}
-
-/* Reads the running kernel's build-id from /sys/kernel/notes; 0 when unknown. */
-static size_t running_kernel_bid(unsigned char *id)
-{
-	unsigned char notes[4096];
-	int fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, notes, sizeof(notes)) : -1;
-	size_t at = 0;
-
-	if (fd >= 0)
-		close(fd);
-	while (n > 0 && at + 12 <= (size_t)n) {
-		uint32_t namesz = rd32(notes + at), descsz = rd32(notes + at + 4);
-		uint32_t type = rd32(notes + at + 8);
-		size_t name_at = at + 12, desc_at = name_at + ((namesz + 3) & ~3u);
-
-		if (desc_at + descsz > (size_t)n)
-			break;
-		if (type == 3 && namesz == 4 && !memcmp(notes + name_at, "GNU", 4) && descsz <= 20) {
-			memcpy(id, notes + desc_at, descsz);
-			return descsz;
-		}
-		at = desc_at + ((descsz + 3) & ~3u);
-	}
-	return 0;
-}
-
-/* Names kernel frames from the recorded kernel: perf's copy of its kallsyms, taken when the
- * recording ended (a file: read in a few ms, where /proc/kallsyms costs 100+ ms of kernel
- * time, and it has the modules loaded then), else the running kernel's when the build-ids
- * agree (or nothing says). Starts reading it on a thread while the records are listed. */
-static int choose_kallsyms(struct pd *pd)
-{
-	const struct pd_bid *b = bid_find(pd, "[kernel.kallsyms]");
-	char dir[PATH_MAX], path[PATH_MAX + 128];
-	int n, err;
-
-	err = b ? 0 : sym_cache__kernel_preload(pd->sc);
-	if (!b)
-		return err == -ENOMEM ? err : 0;
-	cache_dir(dir, sizeof(dir));
-	n = snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/", dir);
-	for (size_t i = 0; i < b->len && n > 0 && (size_t)n < sizeof(path) - 16; i++)
-		n += snprintf(path + n, sizeof(path) - n, "%02x", b->id[i]);
-	if (n <= 0 || (size_t)n >= sizeof(path) - 16)
-		return 0;
-	strcat(path, "/kallsyms");
-	if (!access(path, R_OK)) {
-		err = sym_cache__set_kallsyms_path(pd->sc, path);
-	} else {
-		unsigned char run[20];
-		size_t rlen = running_kernel_bid(run);
-
-		if (rlen && (rlen != b->len || memcmp(run, b->id, rlen)))
-			pd->st.other_kernel = true;
-	}
-	if (!err)
-		err = sym_cache__kernel_preload(pd->sc);
-	return err == -ENOMEM ? err : 0;
 }
 
 static int read_file_header(struct pd *pd, size_t *data_at, size_t *data_end)
@@ -1539,13 +792,13 @@ int perfdata_collapse(const void *buf, size_t len, const char *label, struct sym
 		ret = read_file_header(&pd, &at, &end);
 	}
 	if (!ret && pd.own_sc && !pd.pipe)
-		ret = choose_kallsyms(&pd); /* pipe mode: after the build-ids, at the end */
+		ret = pd_choose_kallsyms(&pd); /* pipe mode: after the build-ids, at the end */
 	if (!ret)
 		ret = list_records(&pd, at, end);
 	if (!ret && !pd.nattrs)
 		ret = fail(&pd, "truncated perf.data: the stream ends before its event attributes");
 	if (!ret && pd.own_sc && pd.pipe)
-		ret = choose_kallsyms(&pd);
+		ret = pd_choose_kallsyms(&pd);
 	if (!ret)
 		ret = replay(&pd);
 	if (!ret)

@@ -1,5 +1,6 @@
 /* /proc/kallsyms reader: "ADDR TYPE NAME[\t[MODULE]]" lines; kallsyms has no sizes, so each symbol
  * extends to the next one (bounded, so gaps between modules stay unknown). */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,31 @@ static long module_tag(struct kallsyms *ks, const char *name, size_t len)
 	return ks->nmodules++;
 }
 
+/* The hex number at the start of s (strtoull's base 16 without its sign and spaces, which
+ * kallsyms never has: 122k of them per read, where strtoull's locale handling costs); *end
+ * is where it stops, s itself when there is no digit. */
+static uint64_t hex_prefix(char *s, char **end)
+{
+	uint64_t v = 0;
+	char *p = s;
+
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X') && isxdigit((unsigned char)p[2]))
+		p += 2;
+	for (;; p++) {
+		unsigned d = (unsigned char)*p;
+
+		if (d - '0' < 10)
+			d -= '0';
+		else if ((d | 0x20) - 'a' < 6)
+			d = (d | 0x20) - 'a' + 10;
+		else
+			break;
+		v = v << 4 | d;
+	}
+	*end = p;
+	return v;
+}
+
 /* Parses one line; 0 (skipped or added) or -ENOMEM. */
 static int parse_line(struct kallsyms *ks, char *line, size_t *nonzero)
 {
@@ -53,7 +79,7 @@ static int parse_line(struct kallsyms *ks, char *line, size_t *nonzero)
 	uint64_t addr;
 	long tag = 0;
 
-	addr = strtoull(line, &p, 16);
+	addr = hex_prefix(line, &p);
 	if (p == line || *p != ' ')
 		return 0;
 	type = p[1];
@@ -93,6 +119,8 @@ int kallsyms__load(const char *path, struct kallsyms **out)
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
+	/* large reads: /proc/kallsyms gives 4 KiB per read at best, stdio asks for 1 KiB */
+	setvbuf(f, NULL, _IOFBF, 1 << 16);
 	ks = calloc(1, sizeof(*ks));
 	if (!ks || !(ks->tab = sym_table__new()) || module_tag(ks, "[kernel.kallsyms]", 17) != 0) {
 		err = -ENOMEM;

@@ -14,6 +14,7 @@ ci() { case "${CI:-}" in ""|0|false) return 1;; esac; return 0; }
 # skip NAME WHY: a case that cannot run here (a missing tool, privilege or resource): SKIP, or
 # FAIL under CI (make deps installs every tool, so CI cannot go green by skipping). Returns 1.
 skip() { if ci; then fail "$1" "cannot run under CI: $2"; else echo "SKIP: $1: $2"; fi; return 1; }
+unable() { skip "$@"; } # its former name, for tests written before
 # na NAME WHY: a case that does not apply to this machine by nature (a cgroup-v1 case on a
 # cgroup-v2 machine): "N/A: NAME: WHY", neither a pass nor a failure. WHY says why.
 na() { echo "N/A: $1: $2"; }

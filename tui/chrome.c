@@ -93,6 +93,22 @@ static void draw_header(struct tui_app *a)
 	seg(a, ROLE_STATUS_ALERT, frozen);
 }
 
+/* The source's messages become the status message; an error stays over later warnings. */
+static void source_messages(struct tui_app *a)
+{
+	const char *m;
+	bool error, had_error = false;
+
+	if (!a->src->ops->message)
+		return;
+	while ((m = a->src->ops->message(a->src->ctx, &error))) {
+		if (had_error && !error)
+			continue;
+		app_msg(a, error ? ROLE_ERROR : ROLE_STATUS_ALERT, "%s", m);
+		had_error |= error;
+	}
+}
+
 static void draw_status(struct tui_app *a)
 {
 	struct tui_stats st;
@@ -187,6 +203,7 @@ static void draw_status(struct tui_app *a)
 		snprintf(buf, sizeof(buf), " %s", a->match_desc);
 		seg(a, ROLE_STATUS, buf);
 	}
+	source_messages(a);
 	if (a->msg[0]) {
 		seg(a, ROLE_STATUS, "  ");
 		seg(a, a->msg_role, a->msg);

@@ -86,6 +86,11 @@ struct tui_source_ops {
 	 * that probe at the first `o` that reaches it). 0 when profile(t) exists from now on, else
 	 * -errno with a one-line reason in err (-ENOTSUP: not collectable here). May be NULL. */
 	int (*attach_ptype)(void *ctx, enum stack_type t, char *err, size_t errlen);
+	/* The oldest message of the source not shown yet (a warning of probes attached late, an
+	 * error reading them), NULL when none; *error tells an error from a warning. The text
+	 * stays valid until the next call. The status line shows it: a live source must not
+	 * write to the terminal curses owns. May be NULL. */
+	const char *(*message)(void *ctx, bool *error);
 };
 
 struct tui_source {

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Benchmark: `perf script -i F | galatop collapse` against `galatop collapse F` on the same
-# perf.data files, recorded here: a system-wide frame-pointer capture (-a -g) while the burn
-# workload runs, and a --call-graph dwarf capture of burn_nofp. Prints both side by side (best
+# perf.data files, recorded here: the burn workload with -g, a system-wide frame-pointer
+# capture (-a -g) while it runs, and a --call-graph dwarf capture of burn_nofp. Prints both side by side (best
 # of 3, wall and CPU seconds) and the ratio; target: >= 10x end to end. Needs root and perf.
 # Figures, not pass/fail. $BENCH_SECONDS sets the length of the captures (10).
 . "$(dirname "$0")/env.sh"
@@ -38,6 +38,8 @@ run() { # LABEL FILE
 			"'"$1"'", pw / (w > 0 ? w : 0.01), pc / (c > 0 ? c : 0.01) }'
 }
 
+perf record -q -F 997 -g -o "$dir/burn.data" -- "$TOOLS/burn" "$secs" >/dev/null 2>&1 &&
+	run "burn -g, ${secs} s" "$dir/burn.data"
 perf record -q -F 997 -a -g -o "$dir/sys.data" -- "$TOOLS/burn" "$secs" >/dev/null 2>&1 &&
 	run "system-wide -g, ${secs} s" "$dir/sys.data"
 perf record -q -F 997 --call-graph dwarf -o "$dir/dwarf.data" "$TOOLS/burn_nofp" "$((secs / 2))" \

@@ -286,6 +286,7 @@ int main(void)
 	RUN(reads_and_merges_stacks);
 	RUN(flamegraph_grammar);
 	RUN(invalid_lines_reported_and_skipped);
+	RUN(mostly_invalid_input_fails_in_one_line);
 	RUN(strict_mode_fails_on_first_bad_line);
 	RUN(counts_overflowing_to_infinity_are_rejected);
 	RUN(many_bad_lines_are_summed_up);

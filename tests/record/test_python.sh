@@ -5,12 +5,13 @@
 # with the lines of the source, merged under the native frames that called the interpreter;
 # the split is within 3 pp of the program's and >= 95% of its samples reach main() and
 # <module>. A program galatop starts gets its frames too; Python called back from C stands
-# after the C frames; threads each get their own Python stack (on-CPU and off-CPU);
+# after the C frames; a recursion deeper than the walk keeps its innermost 128 frames under
+# [truncated]; threads each get their own Python stack (on-CPU and off-CPU);
 # frame-pointer mode too. Needs root + BPF.
 . tests/lib.sh
 need_root_bpf python || exit 0
 PY=/usr/bin/python3
-[ -x "$PY" ] || { unable python "Debian's python3 not installed (make deps)"; exit 0; }
+[ -x "$PY" ] || { skip python "Debian's python3 not installed (make deps)"; exit 0; }
 DIR=tests/record/python
 trap 'kill $P1 $P2 2>/dev/null; rm -rf "$TMP"' EXIT INT TERM
 
@@ -84,7 +85,21 @@ echo "  callbacks: $between of $keyed samples in key() under main's sorted() lin
 if [ "$keyed" -ge 100 ] && [ $(( between * 100 )) -ge $(( keyed * 95 )) ]; then pass python_called_from_c
 else fail python_called_from_c "$between of $keyed: $(grep 'key (' "$TMP/cb.folded" | head -2 | cut -c1-400)"; fi
 
-# 4. Threads: each thread's own stack, on-CPU and off-CPU; and frame-pointer mode.
+# 4. Deeper than the walk: the innermost 128 frames, a [truncated] frame for the others.
+D=$DIR/gt_deep.py B=gt_deep.py
+timeout 60 "$GALATOP" record -F 499 -o "$TMP/deep.folded" -- "$PY" $D 3 >/dev/null 2>"$TMP/deep.err"
+deep=$(sum "$TMP/deep.folded" "rec $LP")
+# A sample is either deep (128 rec frames right under [truncated]) or, on the way down or up,
+# shallow enough to reach <module>;main.
+cut128=$(awk '{ s = $0; sub(/ [0-9]+$/, "", s); if (gsub(/;rec [(]gt_deep.py:[0-9]+[)]/, "", s) == 128 &&
+	s ~ /;PyEval_EvalCode;\[truncated\](;|$)/) n += $NF } END { print n + 0 }' "$TMP/deep.folded")
+whole=$(sum "$TMP/deep.folded" ";<module> $LP$B:[0-9]+$RP;main $LP$B:[0-9]+$RP;rec $LP")
+echo "  deep recursion: of $deep samples, $cut128 with 128 rec frames under [truncated], $whole whole"
+if [ "$deep" -ge 100 ] && [ $(( cut128 * 2 )) -ge "$deep" ] &&
+	[ $(( (cut128 + whole) * 100 )) -ge $(( deep * 95 )) ]; then pass python_deep_truncated
+else fail python_deep_truncated "$(grep 'rec (' "$TMP/deep.folded" | head -1 | cut -c1-300)"; fi
+
+# 5. Threads: each thread's own stack, on-CPU and off-CPU; and frame-pointer mode.
 T=$DIR/gt_threads.py
 "$PY" $T 20 & P2=$!
 sleep 1

@@ -1,8 +1,8 @@
 /* The thread timeline of a session: opens bpf/threads with the session's targets and turns
  * its records into model/timeline intervals (system call names, file paths, socket
  * connections, futex owners, user stacks named by the session's collector). */
-#ifndef GALATOP_CLI_TL_CAPTURE_H
-#define GALATOP_CLI_TL_CAPTURE_H
+#ifndef GALATOP_ENGINE_TL_CAPTURE_H
+#define GALATOP_ENGINE_TL_CAPTURE_H
 
 #include <stddef.h>
 
@@ -15,8 +15,10 @@ struct tl_capture;
 /* Attaches the thread probes for session s (its targets, s->o's classes, --min-dur and
  * --timeline-mem). NULL with a one-line reason in err. */
 struct tl_capture *tl_capture__open(struct session *s, char *err, size_t errlen);
-/* Drains records, waiting up to timeout_ms. Count or -errno. */
-int tl_capture__poll(struct tl_capture *c, int timeout_ms);
+/* The fd that becomes readable when records wait (for the session's epoll); owned by c. */
+int tl_capture__fd(const struct tl_capture *c);
+/* Drains records without waiting, until deadline_ns (CLOCK_MONOTONIC). Count or -errno. */
+int tl_capture__consume(struct tl_capture *c, uint64_t deadline_ns);
 /* Reads the calls in progress and the short-call counters into the timeline and moves its
  * clock to now. */
 void tl_capture__refresh(struct tl_capture *c);

@@ -1,8 +1,8 @@
 /* The per-second history of a session's stack profiles: one model/slices ring per stack type
  * (model/stack_type.h), with its sub-second heat map, fed from the collector by the live
  * view and by `galatop record` for .gtop files. Times are seconds from time 0 (wall0). */
-#ifndef GALATOP_CLI_HISTORY_H
-#define GALATOP_CLI_HISTORY_H
+#ifndef GALATOP_ENGINE_HISTORY_H
+#define GALATOP_ENGINE_HISTORY_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -13,7 +13,6 @@
 #define HISTORY_BYTES (64u << 20)    /* profile memory per type before slices merge */
 #define HISTORY_RECORD_SLICES 3600   /* record without --history: 1 s slices for an hour */
 
-struct timeline;
 
 struct history {
 	struct slices *ring[STACK_TYPES];   /* NULL for types not recorded */
@@ -42,11 +41,6 @@ int history_cut(struct history *h, struct session *s, double now);
 /* Record, at the end: a last cut, then the totals go back into the collector's profiles, so
  * that every writer sees the whole recording. 0 or -ENOMEM. */
 int history_finish(struct history *h, struct session *s, double now);
-/* Writes the .gtop snapshot of `galatop record`: the session's stack profiles with their
- * histories (s->hist, when kept) and the thread timeline tl (NULL: none); start_unix is when
- * the recording began. 0, or 1 after reporting. */
-int record_gtop_write(struct session *s, const char *path, struct timeline *tl,
-		      double start_unix);
 /* Frees the rings and totals; a zeroed h is a no-op. */
 void history_free(struct history *h);
 

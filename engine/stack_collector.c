@@ -1,4 +1,4 @@
-#include "collector.h"
+#include "stack_collector.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,8 +1,8 @@
 /* Collector: turns raw probe records (struct gt_event) into named stacks in profile trees:
  * identity root frames ([Pod], [Con], [PID]comm, thread), then user frames, then kernel frames,
  * each symbolized once per (pid, address) and interned as a model frame. No libbpf here. */
-#ifndef GALATOP_BPF_COLLECTOR_H
-#define GALATOP_BPF_COLLECTOR_H
+#ifndef GALATOP_ENGINE_STACK_COLLECTOR_H
+#define GALATOP_ENGINE_STACK_COLLECTOR_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -7,16 +7,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "bpf/drain.h"
 #include "bpf/sli.h"
-#include "cli.h"
 #include "model/renew.h"
 #include "symbols/java_attach.h"
 #include "util/clock.h"
 #include "util/file.h"
+#include "l7_capture.h"
 #include "tl_capture.h"
 #include "util/cpulist.h"
 #include "util/grow.h"
@@ -59,7 +60,8 @@ static void on_event(void *ctx, const struct gt_event *ev)
 {
 	struct session *s = ctx;
 
-	if (ev->type == GT_EV_EXEC && s->have_re && cmdline_matches(s->ic, &s->cmdline_re, (int)ev->pid)) {
+	if (ev->type == GT_EV_EXEC && s->have_re && s->probes &&
+	    cmdline_matches(s->ic, &s->cmdline_re, (int)ev->pid)) {
 		probes__add_pid(s->probes, (int)ev->pid);
 		if (s->tl)
 			tl_capture__add_pid(s->tl, (int)ev->pid);
@@ -84,6 +86,29 @@ static void on_task(void *ctx, const struct sb_event *ev)
 	collector__task(s->col, ev);
 }
 
+/* Drains family k's ring buffer until deadline_ns: records taken, or -errno. */
+static int family_consume(struct session *s, int k, uint64_t deadline_ns)
+{
+	switch (k) {
+	case FAMILY_STACKS:
+		return s->probes ? probes__consume(s->probes, deadline_ns) : 0;
+	case FAMILY_THREADS:
+		return s->tl ? tl_capture__consume(s->tl, deadline_ns) : 0;
+	case FAMILY_L7:
+		return s->l7 ? l7_capture__consume(s->l7, deadline_ns) : 0;
+	}
+	return 0;
+}
+
+/* Adds a family's ring buffer fd to the session's one epoll. 0 or -errno. */
+static int family_watch(struct session *s, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	ev.data.fd = fd;
+	return epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+}
+
 static bool all_gone(const int *pids, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -92,38 +117,52 @@ static bool all_gone(const int *pids, size_t n)
 	return n > 0;
 }
 
-/* Forks CMD stopped on a pipe, so the probes attach before it runs. */
-static pid_t spawn_command(char **argv, int *go_fd)
+/* Forks CMD stopped on a pipe, so the probes attach before it runs. A failed exec writes its
+ * errno on a second pipe (closed by a successful exec), read by session__start_command. */
+static pid_t spawn_command(char **argv, int *go_fd, int *exec_fd)
 {
-	int fds[2];
+	int fds[2], efds[2];
 	pid_t pid;
 
 	if (pipe2(fds, O_CLOEXEC))
 		return -1;
-	pid = fork();
-	if (pid < 0) {
+	if (pipe2(efds, O_CLOEXEC)) {
 		close(fds[0]);
 		close(fds[1]);
 		return -1;
 	}
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		close(efds[0]);
+		close(efds[1]);
+		return -1;
+	}
 	if (pid == 0) {
 		char c;
+		int e;
 
 		close(fds[1]);
+		close(efds[0]);
 		if (read(fds[0], &c, 1) != 1)
 			_exit(127); /* galatop went away before starting us */
 		signal(SIGINT, SIG_DFL);
 		execvp(argv[0], argv);
-		fprintf(stderr, "galatop: cannot run %s: %s\n", argv[0], strerror(errno));
+		e = errno;
+		if (write(efds[1], &e, sizeof(e)) != sizeof(e))
+			_exit(126);
 		_exit(127);
 	}
 	close(fds[0]);
+	close(efds[1]);
 	*go_fd = fds[1];
+	*exec_fd = efds[0];
 	return pid;
 }
 
 static int resolve_groups(struct ident_cache *ic, const struct record_opts *o, uint64_t **ids,
-			  size_t *n)
+			  size_t *n, struct msg_list *msgs)
 {
 	for (int pass = 0; pass < 2; pass++) {
 		size_t count = pass ? o->npods : o->ncontainers;
@@ -136,13 +175,13 @@ static int resolve_groups(struct ident_cache *ic, const struct record_opts *o, u
 								  key, &found, &nfound);
 
 			if (err == -ENOENT) {
-				cli_error("no %s matches '%s' (no cgroup names it)",
-					  pass ? "pod" : "container", key);
+				msg_list__add(msgs, MSG_ERROR, "no %s matches '%s' (no cgroup names it)",
+					      pass ? "pod" : "container", key);
 				return -1;
 			}
 			if (err) {
-				cli_error("cannot look up %s '%s': %s", pass ? "pod" : "container",
-					  key, strerror(-err));
+				msg_list__add(msgs, MSG_ERROR, "cannot look up %s '%s': %s",
+					      pass ? "pod" : "container", key, strerror(-err));
 				return -1;
 			}
 			if (array_resize(ids, *n + nfound, sizeof(**ids))) {
@@ -198,11 +237,11 @@ static int cpu_targets(struct session *s)
 	s->ncpus = n > 0 ? (size_t)n : 1;
 	s->cpus = calloc(s->ncpus, 1);
 	if (!s->cpus) {
-		cli_error("out of memory");
+		msg_list__add(s->msgs, MSG_ERROR, "out of memory");
 		return -1;
 	}
 	if (cpulist_parse(s->o->cpu_list, s->cpus, s->ncpus, NULL) <= 0) {
-		cli_error("--cpu: bad CPU list '%s'", s->o->cpu_list);
+		msg_list__add(s->msgs, MSG_ERROR, "--cpu: bad CPU list '%s'", s->o->cpu_list);
 		return -1;
 	}
 	return 0;
@@ -217,7 +256,7 @@ static int cgroup_targets(struct session *s)
 				  RECORD_MAX_TARGETS - s->npids, err, sizeof(err));
 
 	if (n < 0) {
-		cli_error("%s", err);
+		msg_list__add(s->msgs, MSG_ERROR, "%s", err);
 		return -1;
 	}
 	s->npids += (size_t)n;
@@ -225,7 +264,7 @@ static int cgroup_targets(struct session *s)
 		s->pids[s->npids++] = 0x7fffffff; /* an empty v1 cgroup: nothing matches yet */
 	if (cgid) {
 		if (ARRAY_RESIZE(s->cgroups, s->ncgroups + 1)) {
-			cli_error("out of memory");
+			msg_list__add(s->msgs, MSG_ERROR, "out of memory");
 			return -1;
 		}
 		s->cgroups[s->ncgroups++] = cgid;
@@ -233,17 +272,24 @@ static int cgroup_targets(struct session *s)
 	return 0;
 }
 
-int session__open(struct session *s, struct record_opts *o)
+int session__open(struct session *s, struct record_opts *o, struct msg_list *msgs)
 {
 	struct collector_opts co = { 0 };
 	struct probe_opts po;
-	const char *warn;
 	char err[512] = "";
+	int r;
 
 	memset(s, 0, sizeof(*s));
 	s->o = o;
+	s->msgs = msgs;
 	s->child = -1;
 	s->go_fd = -1;
+	s->exec_fd = -1;
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (s->epfd < 0) {
+		msg_list__add(msgs, MSG_ERROR, "cannot create an epoll instance: %s", strerror(errno));
+		goto fail;
+	}
 	s->st = strtab__new();
 	s->ft = s->st ? frames__new(s->st) : NULL;
 	s->sc = sym_cache__new();
@@ -266,10 +312,10 @@ int session__open(struct session *s, struct record_opts *o)
 	co.python_ctx = s;
 	s->col = s->ft && s->sc && s->ic ? collector__new(s->ft, s->sc, s->ic, &co) : NULL;
 	if (!s->col) {
-		cli_error("out of memory");
+		msg_list__add(msgs, MSG_ERROR, "out of memory");
 		goto fail;
 	}
-	if (resolve_groups(s->ic, o, &s->cgroups, &s->ncgroups))
+	if (resolve_groups(s->ic, o, &s->cgroups, &s->ncgroups, msgs))
 		goto fail;
 	if (o->cpu_list[0] && cpu_targets(s))
 		goto fail;
@@ -286,9 +332,10 @@ int session__open(struct session *s, struct record_opts *o)
 		/* mem_swapin from delay accounting covers the command only when it is on at fork. */
 		if (o->sli)
 			sli_delayacct_early();
-		s->child = spawn_command(o->command, &s->go_fd);
+		s->child = spawn_command(o->command, &s->go_fd, &s->exec_fd);
 		if (s->child < 0) {
-			cli_error("cannot start %s: %s", o->command[0], strerror(errno));
+			msg_list__add(msgs, MSG_ERROR, "cannot start %s: %s", o->command[0],
+				      strerror(errno));
 			goto fail;
 		}
 		s->pids[s->npids++] = s->child;
@@ -301,21 +348,28 @@ int session__open(struct session *s, struct record_opts *o)
 	if (po.types) {
 		s->probes = probes__open(&po, on_event, s, err, sizeof(err));
 		if (!s->probes) {
-			cli_error("%s", err);
+			msg_list__add(msgs, MSG_ERROR, "%s", err);
 			goto fail;
 		}
-		warn = probes__warnings(s->probes);
-		if (*warn)
-			fprintf(stderr, "galatop: %s%s", warn,
-				warn[strlen(warn) - 1] == '\n' ? "" : "\n");
+		r = family_watch(s, probes__fd(s->probes));
+		if (r) {
+			msg_list__add(msgs, MSG_ERROR, "cannot poll the stack probes: %s",
+				      strerror(-r));
+			goto fail;
+		}
+		msg_list__add_lines(msgs, MSG_WARNING, probes__warnings(s->probes));
 		o->types &= probes__types(s->probes) | PROBE_THREADS | RECORD_TYPE_L7;
 	}
 	if (o->sli && session__attach_sli(s, err, sizeof(err))) {
-		cli_error("%s", err);
+		msg_list__add(msgs, MSG_ERROR, "%s", err);
 		goto fail;
 	}
 	if ((o->types & PROBE_THREADS) && session__threads_open(s, err, sizeof(err))) {
-		cli_error("%s", err);
+		msg_list__add(msgs, MSG_ERROR, "%s", err);
+		goto fail;
+	}
+	if ((o->types & RECORD_TYPE_L7) && session__attach_l7(s, err, sizeof(err))) {
+		msg_list__add(msgs, MSG_ERROR, "%s", err);
 		goto fail;
 	}
 	/* JVMs get the agent that names their JIT code, once the stack probes are in place; the
@@ -382,27 +436,90 @@ int session__attach_probe(struct session *s, unsigned type, char *err, size_t er
 	return r;
 }
 
+/* A family just opened at run time: its ring buffer (fd) joins the epoll, its warnings the
+ * messages, its type bit o->types. 0, or -errno with a reason in err (the caller then frees
+ * the family). */
+static int family_started(struct session *s, const char *what, int fd, const char *warnings,
+			  unsigned type, char *err, size_t errlen)
+{
+	int r = family_watch(s, fd);
+
+	if (r) {
+		snprintf(err, errlen, "cannot poll the %s probes: %s", what, strerror(-r));
+		return r;
+	}
+	msg_list__add_lines(s->msgs, MSG_WARNING, warnings);
+	s->o->types |= type;
+	return 0;
+}
+
 int session__threads_open(struct session *s, char *err, size_t errlen)
 {
-	const char *warn;
+	int r;
 
 	if (s->tl)
 		return 0;
 	s->tl = tl_capture__open(s, err, errlen);
 	if (!s->tl)
 		return -EPERM;
-	warn = tl_capture__warnings(s->tl);
-	if (*warn)
-		fprintf(stderr, "galatop: %s", warn);
-	s->o->types |= PROBE_THREADS;
+	r = family_started(s, "thread", tl_capture__fd(s->tl), tl_capture__warnings(s->tl),
+			   PROBE_THREADS, err, errlen);
+	if (r) {
+		tl_capture__free(s->tl);
+		s->tl = NULL;
+	}
+	return r;
+}
+
+int session__replay_l7(struct session *s, char *err, size_t errlen)
+{
+	if (s->l7)
+		return 0;
+	s->l7 = l7_capture__open_replay(s, err, errlen);
+	if (!s->l7)
+		return -ENOMEM;
+	s->o->types |= RECORD_TYPE_L7;
 	return 0;
+}
+
+int session__replay(struct session *s, enum session_family f, const void *data, size_t size)
+{
+	switch (f) {
+	case FAMILY_STACKS:
+		if (probe_record_check(data, size))
+			return -EINVAL;
+		on_event(s, data);
+		return 0;
+	case FAMILY_L7:
+		return s->l7 ? l7_capture__replay(s->l7, data, size) : -ENOENT;
+	default:
+		/* The thread timeline names system calls through its loaded probes' tables. */
+		return -ENOTSUP;
+	}
+}
+
+int session__attach_l7(struct session *s, char *err, size_t errlen)
+{
+	int r;
+
+	if (s->l7)
+		return 0;
+	s->l7 = l7_capture__open(s, err, errlen);
+	if (!s->l7)
+		return -EPERM;
+	r = family_started(s, "L7", l7_capture__fd(s->l7), l7_capture__warnings(s->l7),
+			   RECORD_TYPE_L7, err, errlen);
+	if (r) {
+		l7_capture__free(s->l7);
+		s->l7 = NULL;
+	}
+	return r;
 }
 
 int session__attach_sli(struct session *s, char *err, size_t errlen)
 {
 	struct sli_collector_opts so = { 0 };
 	struct probe_opts po;
-	const char *warn;
 
 	if (s->sli)
 		return 0;
@@ -428,9 +545,7 @@ int session__attach_sli(struct session *s, char *err, size_t errlen)
 	s->sli = sli_collector__new(s->ic, &so, err, errlen);
 	if (!s->sli)
 		return -EINVAL;
-	warn = sli_collector__warnings(s->sli);
-	if (*warn)
-		fprintf(stderr, "galatop: %s%s", warn, warn[strlen(warn) - 1] == '\n' ? "" : "\n");
+	msg_list__add_lines(s->msgs, MSG_WARNING, sli_collector__warnings(s->sli));
 	return 0;
 }
 
@@ -439,6 +554,8 @@ void session__tick(struct session *s)
 	int pids[RECORD_MAX_TARGETS];
 	size_t n = 0;
 
+	if (s->sli)
+		sli_collector__read(s->sli);
 	if (!s->sli || !s->have_re || s->probes)
 		return; /* with the profile probes, exec events add them */
 	scan_cmdline(s->ic, &s->cmdline_re, pids, &n, RECORD_MAX_TARGETS);
@@ -448,12 +565,22 @@ void session__tick(struct session *s)
 
 void session__start_command(struct session *s)
 {
+	int e = 0;
+
 	if (s->go_fd < 0)
 		return;
 	if (write(s->go_fd, "g", 1) != 1)
-		cli_error("cannot start %s", s->o->command[0]);
+		msg_list__add(s->msgs, MSG_ERROR, "cannot start %s", s->o->command[0]);
 	close(s->go_fd);
 	s->go_fd = -1;
+	/* EOF once the command runs; its errno when it could not. */
+	while (read(s->exec_fd, &e, sizeof(e)) < 0 && errno == EINTR)
+		;
+	if (e)
+		msg_list__add(s->msgs, MSG_ERROR, "cannot run %s: %s", s->o->command[0],
+			      strerror(e));
+	close(s->exec_fd);
+	s->exec_fd = -1;
 }
 
 /* Attaches the command's JVM once it is ready (its signal handling set up: a SIGQUIT before
@@ -513,20 +640,31 @@ const char *session__java_hint(struct session *s)
 
 int session__poll(struct session *s, int timeout_ms)
 {
+	struct epoll_event ev[FAMILY_MAX];
+	uint64_t deadline;
 	int n = 0, m;
 
 	if (s->poll_err)
 		return s->poll_err;
 	java_child_tick(s);
-	if (s->probes) {
-		n = probes__poll(s->probes, timeout_ms);
-		if (timeout_ms > 0)
-			timeout_ms = 0; /* waited already */
+	if (timeout_ms != 0 && timeout_ms != DRAIN_ALL &&
+	    epoll_wait(s->epfd, ev, FAMILY_MAX, timeout_ms) < 0) {
+		if (errno == EINTR)
+			return 0;
+		s->poll_err = -errno;
+		return s->poll_err;
 	}
-	if (s->tl && n >= 0) {
-		m = tl_capture__poll(s->tl, timeout_ms);
+	/* One budget for every family; the family that drains first changes every call, so a
+	 * busy one cannot keep the others from theirs. The last drain (DRAIN_ALL) gives each
+	 * family the whole of its own: what is queued at stop is counted, in every family. */
+	deadline = clock_mono_ns() + (uint64_t)DRAIN_BUDGET_MS * 1000000;
+	for (int i = 0; i < FAMILY_MAX && n >= 0; i++) {
+		if (timeout_ms == DRAIN_ALL)
+			deadline = clock_mono_ns() + (uint64_t)DRAIN_ALL_MS * 1000000;
+		m = family_consume(s, (s->first_family + i) % FAMILY_MAX, deadline);
 		n = m < 0 ? m : n + m;
 	}
+	s->first_family = (s->first_family + 1) % FAMILY_MAX;
 	if (n == -EINTR)
 		return 0;
 	if (n < 0)
@@ -537,8 +675,8 @@ int session__poll(struct session *s, int timeout_ms)
 void session__poll_report(const struct session *s)
 {
 	if (s->poll_err)
-		fprintf(stderr, "galatop: stopped reading the probes' ring buffer: %s\n",
-			strerror(-s->poll_err));
+		msg_list__add(s->msgs, MSG_ERROR, "stopped reading the probes' ring buffer: %s",
+			      strerror(-s->poll_err));
 }
 
 bool session__done(struct session *s)
@@ -552,7 +690,7 @@ bool session__done(struct session *s)
 	}
 	if (s->o->npids && all_gone(s->o->pids, s->o->npids)) {
 		session__poll(s, DRAIN_ALL);
-		fprintf(stderr, "galatop: every target process has exited\n");
+		msg_list__add(s->msgs, MSG_NOTE, "every target process has exited");
 		return true;
 	}
 	return false;
@@ -584,63 +722,82 @@ void session__sampling(const struct session *s, bool brief, char *buf, size_t le
 	}
 }
 
+/* The summary of the families beside the stacks (the thread timeline has its own, written
+ * with its outputs). */
+static void families_summary(struct session *s, double secs)
+{
+	char buf[512];
+	uint64_t events, drops;
+
+	if (s->l7) {
+		l7_capture__summary(s->l7, secs, buf, sizeof(buf));
+		msg_list__add(s->msgs, MSG_NOTE, "%s", buf);
+	}
+	if (s->sli) {
+		sli_collector__counts(s->sli, &events, &drops);
+		msg_list__add(s->msgs, MSG_NOTE, "recorded %llu delays in %.1f s; %llu lost (maps full)",
+			      (unsigned long long)events, secs, (unsigned long long)drops);
+	}
+}
+
 void session__summary(struct session *s, double secs)
 {
 	char sampling[256];
 	struct probe_stats ps;
 	struct collector_stats cs;
 
+	families_summary(s, secs);
 	if (!s->probes)
 		return;
 	probes__stats(s->probes, &ps);
 	collector__stats(s->col, &cs);
-	fprintf(stderr,
-		"galatop: recorded %llu samples in %.1f s; %llu dropped (ring buffer full), "
+	msg_list__add(s->msgs, MSG_NOTE,
+		"recorded %llu samples in %.1f s; %llu dropped (ring buffer full), "
 		"%llu failed stack captures, %llu unknown frames, %llu stacks at the %d-frame "
-		"limit\n",
+		"limit",
 		(unsigned long long)cs.events, secs, (unsigned long long)ps.drops,
 		(unsigned long long)(ps.kstack_fail + ps.ustack_fail),
 		(unsigned long long)cs.unknown_frames, (unsigned long long)cs.truncated,
 		GT_MAX_STACK);
 	if (cs.unwound)
-		fprintf(stderr,
-			"galatop: unwound %llu user stacks (%.1f us each, %llu replayed from "
-			"memory): %llu [truncated] (raise --stack-size), %llu [unwind error]\n",
+		msg_list__add(s->msgs, MSG_NOTE,
+			"unwound %llu user stacks (%.1f us each, %llu replayed from "
+			"memory): %llu [truncated] (raise --stack-size), %llu [unwind error]",
 			(unsigned long long)cs.unwound, cs.unwind_ns / 1e3 / (double)cs.unwound,
 			(unsigned long long)cs.unwind_replays,
 			(unsigned long long)cs.unwind_truncated,
 			(unsigned long long)cs.unwind_errors);
 	if (cs.python_procs)
-		fprintf(stderr,
-			"galatop: CPython: %llu processes, %llu stacks with Python frames (%.1f us "
+		msg_list__add(s->msgs, MSG_NOTE,
+			"CPython: %llu processes, %llu stacks with Python frames (%.1f us "
 			"each to name and merge), %llu frames not named, %llu samples in threads "
-			"without a Python state\n",
+			"without a Python state",
 			(unsigned long long)cs.python_procs, (unsigned long long)cs.python_stacks,
 			cs.python_stacks ? cs.python_ns / 1e3 / (double)cs.python_stacks : 0.0,
 			(unsigned long long)cs.python_unnamed, (unsigned long long)ps.py_no_tstate);
 	if (cs.python_unsupported)
-		fprintf(stderr, "galatop: %llu CPython processes keep native frames only (%s)\n",
+		msg_list__add(s->msgs, MSG_NOTE, "%llu CPython processes keep native frames only (%s)",
 			(unsigned long long)cs.python_unsupported, cs.python_why);
 	if (ps.sb_lost)
-		fprintf(stderr, "galatop: %llu mapping events lost (side band full): stacks of "
-			"processes that exited early may show [unknown]\n",
+		msg_list__add(s->msgs, MSG_NOTE, "%llu mapping events lost (side band full): stacks of "
+			"processes that exited early may show [unknown]",
 			(unsigned long long)ps.sb_lost);
 	if (ps.period_refused)
-		fprintf(stderr, "galatop: the kernel refused %llu of %llu changes of the oncpu "
-			"period: those CPUs sampled at a fixed period (loops may alias)\n",
+		msg_list__add(s->msgs, MSG_NOTE, "the kernel refused %llu of %llu changes of the oncpu "
+			"period: those CPUs sampled at a fixed period (loops may alias)",
 			(unsigned long long)ps.period_refused,
 			(unsigned long long)(ps.period_refused + ps.period_rearms));
 	if (cs.folded)
-		fprintf(stderr, "galatop: %llu rare stacks folded into [other] frames "
-			"(--max-stacks %zu)\n", (unsigned long long)cs.folded, s->o->max_stacks);
+		msg_list__add(s->msgs, MSG_NOTE, "%llu rare stacks folded into [other] frames "
+			"(--max-stacks %zu)", (unsigned long long)cs.folded, s->o->max_stacks);
 	session__sampling(s, false, sampling, sizeof(sampling));
 	if (sampling[0])
-		fprintf(stderr, "galatop: sampled in the kernel past %u events/s per CPU "
-			"(--event-rate): %s\n", s->o->event_rate, sampling);
+		msg_list__add(s->msgs, MSG_NOTE, "sampled in the kernel past %u events/s per CPU "
+			"(--event-rate): %s", s->o->event_rate, sampling);
 	if (ps.drops)
-		fputs("galatop: hint: lower -F or narrow the targets to avoid drops\n", stderr);
+		msg_list__add(s->msgs, MSG_NOTE, "hint: lower -F or narrow the targets to avoid drops");
 	if (session__java_hint(s))
-		fprintf(stderr, "galatop: hint: %s\n", s->java_hint);
+		msg_list__add(s->msgs, MSG_NOTE, "hint: %s", s->java_hint);
 }
 
 /* Waits for the command; one that ignores SIGTERM gets SIGKILL after 3 s. */
@@ -661,15 +818,18 @@ void session__close(struct session *s, bool interrupted)
 {
 	char warn[PATH_MAX + 128];
 
-	if (s->sc && sym_cache__warning(s->sc, warn, sizeof(warn)))
-		fprintf(stderr, "galatop: warning: %s\n", warn);
+	if (s->sc && s->msgs && sym_cache__warning(s->sc, warn, sizeof(warn)))
+		msg_list__add(s->msgs, MSG_WARNING, "warning: %s", warn);
 	if (s->go_fd >= 0)
 		close(s->go_fd); /* the child reads EOF and exits without running CMD */
+	if (s->exec_fd >= 0)
+		close(s->exec_fd);
 	if (s->child > 0) {
 		if (interrupted)
 			kill(s->child, SIGTERM);
 		reap(s->child, interrupted);
 	}
+	l7_capture__free(s->l7); /* before the symbol cache it names stacks with */
 	probes__free(s->probes);
 	tl_capture__free(s->tl);
 	sli_collector__free(s->sli);
@@ -684,7 +844,11 @@ void session__close(struct session *s, bool interrupted)
 	strtab__free(s->st);
 	free(s->cgroups);
 	free(s->cpus);
+	if (s->epfd >= 0)
+		close(s->epfd);
 	memset(s, 0, sizeof(*s));
 	s->child = -1;
 	s->go_fd = -1;
+	s->exec_fd = -1;
+	s->epfd = -1;
 }

@@ -576,15 +576,20 @@ struct tl_capture *tl_capture__open(struct session *s, char *err, size_t errlen)
 	return c;
 }
 
-int tl_capture__poll(struct tl_capture *c, int timeout_ms)
+int tl_capture__fd(const struct tl_capture *c)
 {
-	return tl_probes__poll(c->p, timeout_ms);
+	return tl_probes__fd(c->p);
+}
+
+int tl_capture__consume(struct tl_capture *c, uint64_t deadline_ns)
+{
+	return tl_probes__consume(c->p, deadline_ns);
 }
 
 void tl_capture__refresh(struct tl_capture *c)
 {
-	/* Drains what is queued; a failing ring buffer is reported by tl_capture__poll, which
-	 * the loop calls next. */
+	/* Drains what is queued; a failing ring buffer is reported by session__poll, which the
+	 * loop calls next. */
 	(void)tl_probes__poll(c->p, 0);
 	timeline__set_now(c->tl, clock_mono_ns());
 	timeline__open_clear(c->tl);

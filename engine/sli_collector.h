@@ -2,8 +2,8 @@
  * groups — host, container and pod (symbols/ident), systemd service and cgroup (v2 id from the
  * kernel, v1 paths from /proc) — and reads each group's pressure (PSI) and CPU throttling files
  * when an interval closes. */
-#ifndef GALATOP_BPF_SLI_COLLECTOR_H
-#define GALATOP_BPF_SLI_COLLECTOR_H
+#ifndef GALATOP_ENGINE_SLI_COLLECTOR_H
+#define GALATOP_ENGINE_SLI_COLLECTOR_H
 
 #include <stdbool.h>
 #include <stdint.h>
