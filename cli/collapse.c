@@ -101,7 +101,8 @@ int cmd_collapse(int argc, char **argv)
 			err = perfdata_collapse_file(in[i], head, n, label, &o, stack_agg__add_cb, sa,
 						     NULL, msg, sizeof(msg));
 		} else {
-			err = perfscript__feed(ps, head, n);
+			/* a file is read again from its start: reads stay block-aligned */
+			err = fseek(in[i], 0, SEEK_SET) ? perfscript__feed(ps, head, n) : 0;
 			if (!err)
 				err = perfscript__parse_file(ps, in[i]);
 		}

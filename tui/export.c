@@ -93,7 +93,9 @@ static int svg_fn(FILE *f, const struct profile *p, struct tui_app *a)
 	o.title = title;
 	o.subtitle = note;
 	o.inverted = !a->flame;
+	/* The palette shown: the SVG's colors are the screen's (exact where the screen has few). */
 	o.hash = a->hash_colors;
+	o.palette = a->hash_colors ? PALETTE_HOT : a->palette;
 	o.countname = value_kind_str(profile__kind(p));
 	return svg_write(f, p, &o);
 }

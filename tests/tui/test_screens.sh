@@ -183,6 +183,22 @@ fi
 "$GALATOP" view --dump --out-dir "$TMP/outdir" --keys 's\n' "$BASIC" >"$TMP/save_bad.txt" 2>&1
 assert "save error" "reported in the status line" grep -q "cannot write $TMP/outdir/galatop-19700101-000000" "$TMP/save_bad.txt"
 
+# The SVG saved is drawn in the palette shown, the very colors of `galatop svg --colors NAME`:
+# by kind (the default), then flamegraph.pl's hot after `x x` (kind -> name hash -> hot).
+fills() { grep -o '<title>[^<]*</title><rect [^>]*fill="[^"]*"' "$1" | sed 's/<rect .*fill=/ /' | sort; }
+for case in "kind:" "hot:xx"; do
+	pal=${case%%:*} keys=${case#*:}
+	"$GALATOP" view --dump --keys "${keys}s<C-u>$TMP/saved-$pal.svg\n" "$BASIC" >/dev/null 2>&1
+	"$GALATOP" svg --colors "$pal" "$BASIC" >"$TMP/cli-$pal.svg" 2>/dev/null
+	fills "$TMP/saved-$pal.svg" >"$TMP/saved-$pal.fills"
+	fills "$TMP/cli-$pal.svg" >"$TMP/cli-$pal.fills"
+	if [ -s "$TMP/cli-$pal.fills" ] && cmp -s "$TMP/saved-$pal.fills" "$TMP/cli-$pal.fills"; then
+		pass "save svg in the $pal palette shown"
+	else
+		fail "save svg in the $pal palette shown" "$(diff "$TMP/saved-$pal.fills" "$TMP/cli-$pal.fills" | head -4)"
+	fi
+done
+
 # Hostile frame names: terminal escapes, C1 controls and invalid UTF-8 never reach the screen.
 printf 'evil\033]2;PWNED\007;x\033[2J\033[31m 5\nbad\377\376utf8;\302\233c1;tab\there 3\n' >"$TMP/evil.folded"
 for opt in "" "--ascii"; do
