@@ -174,6 +174,16 @@ if [ -f "$TMP/zoom.folded" ] && ! grep -qv '^\[1234\]nginx;main;ngx_process_even
 else
 	fail "save zoomed" "$(cat "$TMP/save_zoom.txt" | sed -n 2p)"
 fi
+# pprof and speedscope only when the name asks for them; both hold what the view showed.
+"$GALATOP" view --dump --keys "s<C-u>$TMP/saved.pb.gz\\n" "$BASIC" >/dev/null 2>&1
+"$GALATOP" view --dump --keys "s<C-u>$TMP/saved.speedscope.json\\n" "$BASIC" >/dev/null 2>&1
+if ! ls "$TMP"/galatop-19700101-000000.pb.gz "$TMP"/galatop-19700101-000000.speedscope.json \
+	>/dev/null 2>&1 && "$GALATOP" fold "$TMP/saved.pb.gz" 2>&1 | cmp -s - "$TMP/galatop-19700101-000000.folded" &&
+	[ "$(jq '.profiles[0].endValue' "$TMP/saved.speedscope.json" 2>/dev/null)" = "$shown" ]; then
+	pass "save pprof and speedscope"
+else
+	fail "save pprof and speedscope" "$("$GALATOP" fold "$TMP/saved.pb.gz" 2>&1 | head -2)"
+fi
 "$GALATOP" view --dump --out-dir "$TMP/outdir" --keys 's\n' "$BASIC" >"$TMP/save_bad.txt" 2>&1
 assert "save error" "reported in the status line" grep -q "cannot write $TMP/outdir/galatop-19700101-000000" "$TMP/save_bad.txt"
 
