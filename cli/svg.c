@@ -36,8 +36,10 @@ const char cmd_svg_help[] =
 	"  --countname TEXT   what the counts count (default \"samples\")\n"
 	"  --nametype TEXT    label of the hovered frame's details (default \"Function:\")\n"
 	"  --colors PALETTE   hot (default), mem, io, wakeup, java, js, perl, red, green, blue,\n"
-	"                     aqua, yellow, purple, orange; java, js and perl color by the\n"
-	"                     _[k] _[j] _[i] annotations and the shape of the names\n"
+	"                     aqua, yellow, purple, orange, kind; java, js and perl color by the\n"
+	"                     _[k] _[j] _[i] annotations and the shape of the names, kind by\n"
+	"                     the frame's kind as galatop's flame view (user amber to yellow,\n"
+	"                     kernel red, JIT green, inlined aqua, Python blue)\n"
 	"  --bgcolors COLOR   background: yellow, blue, green, grey (gradients) or #rrggbb\n"
 	"                     (default: the palette's)\n"
 	"  --hash             colors from flamegraph.pl's name hash (first characters weigh\n"
@@ -50,8 +52,8 @@ const char cmd_svg_help[] =
 	"  --notes TEXT       notes kept in an XML comment at the top of the SVG\n"
 	"  --group G          regroup galatop's [PID]comm roots: command (one root per\n"
 	"                     program name), process, thread or none (default: as the input)\n"
-	"  --type T           from a snapshot, the profile of type T: oncpu, offcpu, mem\n"
-	"                     (default: the first)\n"
+	"  --type T           from a snapshot, the profile of type T: oncpu, offcpu, mem;\n"
+	"                     from a pprof file, the sample type T (default: the first)\n"
 	"  --range A-B        from a snapshot, only seconds A to B of its history (or clock\n"
 	"                     times HH:MM:SS); the range goes into the subtitle\n"
 	"  -o, --output FILE  write to FILE instead of standard output\n"
@@ -193,7 +195,7 @@ int cmd_svg(int argc, char **argv)
 			io.chart = true;
 			break;
 		case O_TYPE:
-			type = optarg;
+			type = io.sample_type = optarg;
 			break;
 		case O_RANGE:
 			if (input_range_parse(optarg, &io.range, msg, sizeof(msg)))

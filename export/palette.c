@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../model/sanitize.h"
+#include "../model/frames.h"
 #include "../model/hash.h"
 
 static const char *const palette_names[PALETTE_MAX] = {
@@ -11,7 +12,7 @@ static const char *const palette_names[PALETTE_MAX] = {
 	[PALETTE_WAKEUP] = "wakeup", [PALETTE_JAVA] = "java",	  [PALETTE_JS] = "js",
 	[PALETTE_PERL] = "perl",     [PALETTE_RED] = "red",	  [PALETTE_GREEN] = "green",
 	[PALETTE_BLUE] = "blue",     [PALETTE_AQUA] = "aqua",	  [PALETTE_YELLOW] = "yellow",
-	[PALETTE_PURPLE] = "purple", [PALETTE_ORANGE] = "orange",
+	[PALETTE_PURPLE] = "purple", [PALETTE_ORANGE] = "orange",	  [PALETTE_KIND] = "kind",
 };
 
 int palette_parse(const char *name)
@@ -39,6 +40,7 @@ const char *palette_background(enum palette pal)
 	case PALETTE_JAVA:
 	case PALETTE_JS:
 	case PALETTE_PERL:
+	case PALETTE_KIND:
 		return "yellow";
 	default:
 		return "grey";
@@ -192,51 +194,164 @@ bool palette_separator(const char *name, size_t len)
 	return (len == 1 || len == 2) && name[0] == '-' && name[len - 1] == '-';
 }
 
-struct rgb palette_color(enum palette pal, const char *name, size_t len, bool by_hash)
+/* The name's coordinates: v[0..2] from flamegraph.pl's --hash name vector (by_hash) or from a
+ * 64-bit hash of every byte. */
+static void name_coords(const char *name, size_t len, bool by_hash, double v[3])
 {
-	double v1, v2, v3;
-
-	if (palette_separator(name, len))
-		return len == 1 ? rgb(200, 200, 200) : rgb(160, 160, 160);
 	if (by_hash) {
 		struct cps c = { 0 };
 
+		v[0] = v[1] = v[2] = 0;
 		if (cps_decode(&c, name, len))
-			return rgb(0, 0, 0);
-		v1 = name_vector(c.v, c.n, false);
-		v2 = v3 = name_vector(c.v, c.n, true);
+			return;
+		v[0] = name_vector(c.v, c.n, false);
+		v[1] = v[2] = name_vector(c.v, c.n, true);
 		cps_free(&c);
 	} else {
 		uint64_t h = hash_bytes(name, len);
 
-		v1 = (double)(h & 0x1FFFFF) / 0x200000;
-		v2 = (double)((h >> 21) & 0x1FFFFF) / 0x200000;
-		v3 = (double)((h >> 42) & 0x1FFFFF) / 0x200000;
+		v[0] = (double)(h & 0x1FFFFF) / 0x200000;
+		v[1] = (double)((h >> 21) & 0x1FFFFF) / 0x200000;
+		v[2] = (double)((h >> 42) & 0x1FFFFF) / 0x200000;
 	}
-	switch (language(pal, name, len)) {
-	case PALETTE_HOT:
+}
+
+/* flamegraph.pl's formulas, and PALETTE_KIND's ramps: wider than the flat ones so that the
+ * few colors of a 256-color terminal still tell neighbours apart. */
+static struct rgb ramp_color(enum palette_ramp r, const double v[3])
+{
+	double v1 = v[0], v2 = v[1], v3 = v[2];
+
+	switch (r) {
+	case RAMP_HOT:
 		return rgb(205 + (int)(50 * v3), (int)(230 * v1), (int)(55 * v2));
-	case PALETTE_MEM:
+	case RAMP_MEM:
 		return rgb(0, 190 + (int)(50 * v2), (int)(210 * v1));
-	case PALETTE_IO:
+	case RAMP_IO:
 		return rgb(80 + (int)(60 * v1), 80 + (int)(60 * v1), 190 + (int)(55 * v2));
-	case PALETTE_RED:
+	case RAMP_RED:
 		return rgb(200 + (int)(55 * v1), 50 + (int)(80 * v1), 50 + (int)(80 * v1));
-	case PALETTE_GREEN:
+	case RAMP_GREEN:
 		return rgb(50 + (int)(60 * v1), 200 + (int)(55 * v1), 50 + (int)(60 * v1));
-	case PALETTE_BLUE:
+	case RAMP_BLUE:
 		return rgb(80 + (int)(60 * v1), 80 + (int)(60 * v1), 205 + (int)(50 * v1));
-	case PALETTE_YELLOW:
+	case RAMP_YELLOW:
 		return rgb(175 + (int)(55 * v1), 175 + (int)(55 * v1), 50 + (int)(20 * v1));
-	case PALETTE_PURPLE:
+	case RAMP_PURPLE:
 		return rgb(190 + (int)(65 * v1), 80 + (int)(60 * v1), 190 + (int)(65 * v1));
-	case PALETTE_AQUA:
+	case RAMP_AQUA:
 		return rgb(50 + (int)(60 * v1), 165 + (int)(55 * v1), 165 + (int)(55 * v1));
-	case PALETTE_ORANGE:
+	case RAMP_ORANGE:
 		return rgb(190 + (int)(65 * v1), 90 + (int)(65 * v1), 0);
+	case RAMP_USER:
+		return rgb(240 + (int)(15 * v1), 130 + (int)(110 * v1), 30 + (int)(60 * v1));
+	case RAMP_KERNEL:
+		return rgb(180 + (int)(60 * v1), 30 + (int)(50 * v1), 30 + (int)(40 * v1));
+	case RAMP_JIT:
+		return rgb(60 + (int)(80 * v1), 180 + (int)(60 * v1), 60 + (int)(40 * v1));
+	case RAMP_INLINED:
+		return rgb(60 + (int)(60 * v1), 170 + (int)(60 * v1), 190 + (int)(50 * v1));
+	case RAMP_PYTHON:
+		return rgb(90 + (int)(70 * v1), 120 + (int)(70 * v1), 210 + (int)(45 * v1));
+	case RAMP_IDENTITY:
+		return rgb(170 + (int)(50 * v1), 130 + (int)(50 * v1), 200 + (int)(40 * v1));
 	default:
 		return rgb(0, 0, 0);
 	}
+}
+
+bool palette_python(const char *name, size_t len)
+{
+	const char *py;
+	size_t i;
+
+	/* "qualname (file.py:123)": ".py:" then digits and the closing parenthesis. */
+	if (len < 8 || name[len - 1] != ')')
+		return false;
+	for (i = len - 1; i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9'; i--)
+		;
+	if (i == len - 1 || i < 4)
+		return false;
+	py = name + i - 4;
+	return !memcmp(py, ".py:", 4) && memmem(name, len, " (", 2) != NULL;
+}
+
+/* The ramp of a frame in PALETTE_KIND. */
+static enum palette_ramp kind_ramp(unsigned kind, const char *name, size_t len)
+{
+	switch (kind) {
+	case FRAME_KERNEL:
+		return RAMP_KERNEL;
+	case FRAME_JIT:
+		return RAMP_JIT;
+	case FRAME_INLINED:
+		return RAMP_INLINED;
+	case FRAME_POD:
+	case FRAME_CONTAINER:
+	case FRAME_PROCESS:
+	case FRAME_THREAD:
+	case FRAME_SPECIAL:
+		return RAMP_IDENTITY;
+	default:
+		return palette_python(name, len) ? RAMP_PYTHON : RAMP_USER;
+	}
+}
+
+static enum palette_ramp flat_ramp(enum palette pal)
+{
+	static const enum palette_ramp ramps[PALETTE_MAX] = {
+		[PALETTE_HOT] = RAMP_HOT,	[PALETTE_MEM] = RAMP_MEM,
+		[PALETTE_IO] = RAMP_IO,		[PALETTE_RED] = RAMP_RED,
+		[PALETTE_GREEN] = RAMP_GREEN,	[PALETTE_BLUE] = RAMP_BLUE,
+		[PALETTE_AQUA] = RAMP_AQUA,	[PALETTE_YELLOW] = RAMP_YELLOW,
+		[PALETTE_PURPLE] = RAMP_PURPLE, [PALETTE_ORANGE] = RAMP_ORANGE,
+	};
+
+	return pal < PALETTE_MAX ? ramps[pal] : RAMP_HOT;
+}
+
+static int ramp_of(enum palette pal, unsigned kind, const char *name, size_t len)
+{
+	if (palette_separator(name, len))
+		return -1;
+	if (pal == PALETTE_KIND)
+		return (int)kind_ramp(kind, name, len);
+	return (int)flat_ramp(language(pal, name, len));
+}
+
+int palette_ramp_of(enum palette pal, unsigned kind, const char *name, size_t len, bool by_hash,
+		    double *v)
+{
+	double c[3];
+	int r = ramp_of(pal, kind, name, len);
+
+	name_coords(name, len, by_hash, c);
+	*v = c[0];
+	return r;
+}
+
+struct rgb palette_ramp_color(enum palette_ramp r, double v)
+{
+	const double c[3] = { v, 0.5, 0.5 };
+
+	return ramp_color(r, c);
+}
+
+struct rgb palette_frame_color(enum palette pal, unsigned kind, const char *name, size_t len,
+			       bool by_hash)
+{
+	double v[3];
+	int r = ramp_of(pal, kind, name, len);
+
+	if (r < 0)
+		return len == 1 ? rgb(200, 200, 200) : rgb(160, 160, 160);
+	name_coords(name, len, by_hash, v);
+	return ramp_color((enum palette_ramp)r, v);
+}
+
+struct rgb palette_color(enum palette pal, const char *name, size_t len, bool by_hash)
+{
+	return palette_frame_color(pal, FRAME_USER, name, len, by_hash);
 }
 
 struct rgb palette_delta(double delta, double maxdelta)

@@ -22,7 +22,32 @@ enum palette {
 	PALETTE_YELLOW,
 	PALETTE_PURPLE,
 	PALETTE_ORANGE,
+	PALETTE_KIND,	 /* by frame kind: user yellow, kernel red, JIT green, inlined aqua,
+			  * Python blue, identity roots purple; the hue varied per name */
 	PALETTE_MAX
+};
+
+/* The color ramps the palettes draw from: a frame's color is a point v (0..1, from its name)
+ * on one of them. The flat flamegraph.pl palettes are one ramp each; hot, mem and io use two
+ * more coordinates of the name, which a terminal's few colors leave at 0.5. */
+enum palette_ramp {
+	RAMP_HOT = 0,
+	RAMP_MEM,
+	RAMP_IO,
+	RAMP_RED,
+	RAMP_GREEN,
+	RAMP_BLUE,
+	RAMP_AQUA,
+	RAMP_YELLOW,
+	RAMP_PURPLE,
+	RAMP_ORANGE,
+	RAMP_USER,    /* PALETTE_KIND's families */
+	RAMP_KERNEL,
+	RAMP_JIT,
+	RAMP_INLINED,
+	RAMP_PYTHON,
+	RAMP_IDENTITY,
+	RAMP_MAX
 };
 
 struct rgb {
@@ -41,6 +66,19 @@ const char *palette_background(enum palette pal);
  * hash of every byte of the name, which spreads colors like flamegraph.pl's random ones.
  * Frames named "-" and "--" (stack separators) are grey whatever the palette. */
 struct rgb palette_color(enum palette pal, const char *name, size_t len, bool by_hash);
+/* The ramp of a frame of kind (enum frame_kind) named name[0..len) in pal, and its place on
+ * it in *v (by_hash as in palette_color); -1 for stack separators (grey in every palette). */
+int palette_ramp_of(enum palette pal, unsigned kind, const char *name, size_t len, bool by_hash,
+		    double *v);
+/* The color at v (0..1) of ramp r (hot, mem and io at 0.5 on their other coordinates). */
+struct rgb palette_ramp_color(enum palette_ramp r, double v);
+/* Color of a frame of kind named name[0..len) in pal: palette_color, except that PALETTE_KIND
+ * picks the ramp by the frame's kind (and Python's "qualname (file.py:line)" names). */
+struct rgb palette_frame_color(enum palette pal, unsigned kind, const char *name, size_t len,
+			       bool by_hash);
+/* Whether name[0..len) names a Python function as the CPython unwinder does:
+ * "qualname (file.py:line)". */
+bool palette_python(const char *name, size_t len);
 /* Whether name[0..len) is a stack separator ("-" or "--"), drawn grey even in differentials. */
 bool palette_separator(const char *name, size_t len);
 /* Differential color: white for 0, red for growth (delta > 0), blue for shrink, saturated in

@@ -609,7 +609,8 @@ static void write_frame(struct out *o, const struct layout *l, const struct item
 
 		color = palette_delta(opt->negate ? -d : d, l->maxdelta);
 	} else {
-		color = palette_color(opt->palette, name, len, opt->hash);
+		color = palette_frame_color(opt->palette, frames__get(ft, frame)->kind, name, len,
+					    opt->hash);
 	}
 
 	write_title(o, l, it, name, shown, w);

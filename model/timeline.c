@@ -449,15 +449,29 @@ static uint64_t overlap(uint64_t s, uint64_t e, uint64_t t0, uint64_t t1)
 	return e > s ? e - s : 0;
 }
 
+/* Whether a file system call on attr (its file) waits for another process or a person: a
+ * pipe, a terminal, an eventfd or other anonymous inode. */
+static bool waits_for_peer(const struct timeline *tl, uint32_t attr)
+{
+	static const char *const peers[] = { "pipe:", "anon_inode:", "/dev/pts/", "/dev/tty" };
+	const char *s = attr ? strtab__str(tl->st, attr) : "";
+
+	for (size_t i = 0; i < sizeof(peers) / sizeof(peers[0]); i++)
+		if (!strncmp(s, peers[i], strlen(peers[i])))
+			return true;
+	return false;
+}
+
 /* Whether an interval counts as busy (see timeline__busy_time). */
-static bool busy(const struct tl_event *e)
+static bool busy(const struct timeline *tl, const struct tl_event *e)
 {
 	switch (e->kind) {
 	case TL_ONCPU:
 	case TL_RUNQ:
 	case TL_DSTATE:
-	case TL_FILE:
 		return true;
+	case TL_FILE:
+		return !waits_for_peer(tl, e->attr);
 	case TL_LOCK:
 		return e->flags & TL_EV_LOCKWAIT;
 	default:
@@ -483,7 +497,7 @@ static uint64_t sum_time(const struct timeline *tl, size_t i, uint64_t t0, uint6
 		ov = overlap(ev[k].start, ev[k].end, t0, t1);
 		if (out)
 			out[ev[k].kind] += ov;
-		sum += busy(&ev[k]) ? ov : 0;
+		sum += busy(tl, &ev[k]) ? ov : 0;
 	}
 	for (size_t j = 0; j < tl->nopen; j++)
 		if (tl->open[j].thread == i) {
@@ -492,7 +506,7 @@ static uint64_t sum_time(const struct timeline *tl, size_t i, uint64_t t0, uint6
 			ov = overlap(o.start, o.end, t0, t1);
 			if (out)
 				out[o.kind] += ov;
-			sum += busy(&o) ? ov : 0;
+			sum += busy(tl, &o) ? ov : 0;
 		}
 	return sum;
 }

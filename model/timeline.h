@@ -124,8 +124,8 @@ void timeline__time_by_kind(const struct timeline *tl, size_t i, uint64_t t0, ui
 			    uint64_t *out);
 /* Time (ns) thread i was busy within [t0, t1): on a CPU or waiting for one, in D state, in
  * file system calls, or waiting for a contended lock (TL_EV_LOCKWAIT). Sleeps, polls, socket
- * calls and condition waits (futex waits on an uncontended word) are idle: what a thread pool
- * does between jobs. */
+ * calls, reads and writes of pipes, terminals and eventfds, and condition waits (futex waits
+ * on an uncontended word) are idle: what a thread pool or a shell does between jobs. */
 uint64_t timeline__busy_time(const struct timeline *tl, size_t i, uint64_t t0, uint64_t t1);
 
 struct timeline_stats {

@@ -679,6 +679,7 @@ int app_init(struct tui_app *a, struct tui_source *src, const struct tui_opts *o
 	a->src = src;
 	a->opts = o;
 	a->filter.regroup = o->regroup;
+	a->palette = PALETTE_KIND;
 	a->filter.group = (enum group_by)o->group;
 	if (tui_theme_load(want, &a->theme, err, errlen))
 		return -EINVAL;

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "export/palette.h"
 #include "model/filter.h"
 #include "keys.h"
 #include "source.h"
@@ -121,7 +122,8 @@ struct tui_app {
 	size_t nthemes, theme_idx;
 	struct tui_theme theme;
 	enum tui_depth depth;
-	bool hash_colors;	     /* color frames by name hash instead of kind */
+	bool hash_colors;	     /* color frames by name hash (the hash roles) instead of kind */
+	enum palette palette;	     /* else the palette (hues per name on 256 colors or more) */
 	/* The flame view's zoom (frame ids root-first, the root excluded) and orientation, which
 	 * the chrome, exports and other panes read; and a frame another pane asked it to show. */
 	struct tui_path zoom;

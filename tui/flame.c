@@ -42,7 +42,7 @@ static const struct tui_key flame_keys[] = {
 	{ { 'N' }, F_PREV, "previous search match", NULL },
 	{ { '#' }, F_SAME_NAME, "highlight all frames named like the selected one", NULL },
 	{ { 'i' }, F_ORIENT, "flip icicle (root on top) / flame (root at the bottom)", NULL },
-	{ { 'x' }, F_COLORS, "color frames by kind / by name hash", NULL },
+	{ { 'x' }, F_COLORS, "colors: by kind, by name hash, palettes", NULL },
 	{ { '|' }, F_SIDE, "with a baseline (b): before and after side by side / one graph of "
 			   "the change", NULL },
 	{ { KEY_PPAGE }, F_PGUP, "scroll up half a screen", NULL },
@@ -286,6 +286,43 @@ static void clamp_scroll(struct flame *f, const struct tui_app *a)
 		f->scroll = 0;
 }
 
+/* `x`: by kind, by name hash, then flamegraph.pl's palettes where the terminal can show
+ * them (256 colors or more). */
+static void cycle_colors(struct tui_app *a)
+{
+	static const enum palette cycle[] = { PALETTE_KIND, PALETTE_MAX /* name hash */,
+					      PALETTE_HOT,  PALETTE_JAVA, PALETTE_JS,
+					      PALETTE_PERL, PALETTE_MEM,  PALETTE_IO };
+	size_t n = tui_hues_on() ? sizeof(cycle) / sizeof(cycle[0]) : 2, cur = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (a->hash_colors ? cycle[i] == PALETTE_MAX : cycle[i] == a->palette)
+			cur = i;
+	cur = (cur + 1) % n;
+	a->hash_colors = cycle[cur] == PALETTE_MAX;
+	if (!a->hash_colors)
+		a->palette = cycle[cur];
+	if (a->hash_colors)
+		app_msg(a, ROLE_STATUS, "colors: by name hash");
+	else if (a->palette == PALETTE_KIND)
+		app_msg(a, ROLE_STATUS, "colors: by frame kind%s",
+			tui_hues_on() ? ", a hue per name" : "");
+	else
+		app_msg(a, ROLE_STATUS, "colors: flamegraph.pl's %s palette (--colors %s)",
+			palette_str(a->palette), palette_str(a->palette));
+}
+
+/* The role of a frame's family: its kind's, or Python's for "qualname (file.py:line)". */
+static enum tui_role frame_role(const struct frames *ft, uint32_t frame, const char *name,
+				size_t len)
+{
+	unsigned kind = frames__get(ft, frame)->kind;
+
+	if (kind == FRAME_USER && palette_python(name, len))
+		return ROLE_FRAME_PYTHON;
+	return role_of_kind(kind);
+}
+
 static void draw_rect(struct flame *f, struct tui_app *a, WINDOW *w, const struct layout *g,
 		      const struct rect *r, int y)
 {
@@ -307,9 +344,19 @@ static void draw_rect(struct flame *f, struct tui_app *a, WINDOW *w, const struc
 	else if (a->hash_colors && r->node != PROFILE_ROOT)
 		role = (enum tui_role)(ROLE_HASH0 + hash_bytes(name, strlen(name)) % ROLE_HASH_N);
 	else
-		role = role_of_kind(frames__get(ft, nd->frame)->kind);
+		role = frame_role(ft, nd->frame, name, len);
 	wmove(w, y, g->x0 + r->x);
-	tui_role_on(w, role);
+	if (r->node != PROFILE_ROOT && (role == ROLE_FRAME_PYTHON ||
+					(role >= ROLE_FRAME_USER && role <= ROLE_FRAME_SPECIAL))) {
+		/* The family's role, in the hue of the frame's name on rich terminals. */
+		double v;
+		int ramp = palette_ramp_of(a->palette, frames__get(ft, nd->frame)->kind, name, len,
+					   false, &v);
+
+		tui_frame_on(w, role, ramp, v);
+	} else {
+		tui_role_on(w, role);
+	}
 	/* Under three columns a cut name says nothing: show the bar alone. */
 	if (tw >= 3 || tui_width(name, len) <= tw)
 		used = tui_put_fit(w, name, len, tw);
@@ -513,8 +560,7 @@ static bool flame_action(struct view *v, struct tui_app *a, int action)
 						 : "icicle graph: root on top");
 		break;
 	case F_COLORS:
-		a->hash_colors = !a->hash_colors;
-		app_msg(a, ROLE_STATUS, "colors: %s", a->hash_colors ? "by name hash" : "by frame kind");
+		cycle_colors(a);
 		break;
 	case F_PGUP:
 	case F_PGDN:

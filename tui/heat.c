@@ -137,13 +137,85 @@ static double cursor_time(const struct heat *h, bool end)
 	return (double)h->sec + (double)(h->row + end) * h->k * SLICES_BUCKET_S;
 }
 
+#define SHADES 4 /* glyph levels (8 colors, mono, NO_COLOR) */
+
+/* The level of v in 0..max: 0 for nothing, else 1..n in equal slices of max. */
+static int level(double v, double max, int n)
+{
+	int lvl = !(v > 0) || !(max > 0) ? 0 : 1 + (int)(v / max * (n - 0.001));
+
+	return lvl > n ? n : lvl;
+}
+
 static const char *shade(double v, double max)
 {
 	static const char *const utf8[] = { " ", "\u2591", "\u2592", "\u2593", "\u2588" };
 	static const char *const ascii[] = { " ", ".", ":", "*", "#" };
-	int lvl = !(v > 0) || !(max > 0) ? 0 : 1 + (int)(v / max * 3.999);
 
-	return (tui_text_utf8() ? utf8 : ascii)[lvl > 4 ? 4 : lvl];
+	return (tui_text_utf8() ? utf8 : ascii)[level(v, max, SHADES)];
+}
+
+/* Whether cells are drawn in the theme's heat colors (256 colors or more), else in shades. */
+static bool ramp_colors(void)
+{
+	return tui_role_colored(ROLE_HEAT1) && tui_role_colored(ROLE_HEAT1 + ROLE_HEAT_N - 1);
+}
+
+/* One cell of cw columns: its heat color, or the shade glyph in role (also what a cell the
+ * cursor, a mark or the range covers shows). */
+static void draw_cell(WINDOW *w, enum tui_role role, double v, double max, int cw)
+{
+	int lvl = level(v, max, ROLE_HEAT_N);
+
+	if (role == ROLE_NORMAL && ramp_colors() && lvl) {
+		tui_role_on(w, (enum tui_role)(ROLE_HEAT1 + lvl - 1));
+		tui_pad(w, cw);
+		return;
+	}
+	tui_role_on(w, role);
+	for (int c = 0; c < cw; c++)
+		waddstr(w, shade(v, max));
+}
+
+/* The legend: what a cell holds, then each color or shade with the largest value it stands
+ * for, and the trigger mark's meaning. */
+static void draw_legend(struct heat *h, struct tui_app *a, WINDOW *w, int y, bool marks)
+{
+	bool colors = ramp_colors();
+	int n = colors ? ROLE_HEAT_N : SHADES, used;
+	char buf[96], val[32];
+
+	wmove(w, y, 0);
+	tui_role_on(w, ROLE_DIM);
+	used = tui_printf(w, a->cols, "%s per %d ms cell, up to:", stack_type_name(a->ptype),
+			  h->k * 50);
+	for (int l = 1; l <= n && used < a->cols; l++) {
+		tui_fmt_value(profile__kind(a->base), h->max * l / n, val, sizeof(val));
+		tui_role_on(w, ROLE_DIM);
+		used += tui_put(w, " ", 1, a->cols - used);
+		if (colors) {
+			tui_role_on(w, (enum tui_role)(ROLE_HEAT1 + l - 1));
+			tui_pad(w, a->cols - used < 2 ? a->cols - used : 2);
+			used += 2;
+			tui_role_on(w, ROLE_DIM);
+			used += tui_put(w, " ", 1, a->cols - used);
+		} else {
+			const char *g = shade(l, n);
+
+			used += tui_put(w, g, strlen(g), a->cols - used);
+		}
+		tui_role_on(w, ROLE_DIM);
+		snprintf(buf, sizeof(buf), "%s%s", val, l == n ? " (max)" : "");
+		used += tui_put(w, buf, strlen(buf), a->cols - used);
+	}
+	if (marks && used + 18 < a->cols) {
+		tui_role_on(w, ROLE_DIM);
+		used += tui_put(w, "   ", 3, a->cols - used);
+		tui_role_on(w, ROLE_STATUS_ALERT);
+		waddstr(w, tui_text_utf8() ? "\u25b2" : "^");
+		tui_role_on(w, ROLE_DIM);
+		tui_put(w, " trigger fired", 14, a->cols - used - 1);
+	}
 }
 
 static void heat_draw(struct view *v, struct tui_app *a, WINDOW *w, int top, int rows)
@@ -221,10 +293,8 @@ static void heat_draw(struct view *v, struct tui_app *a, WINDOW *w, int top, int
 				role = ROLE_STATUS_ALERT;
 			else if (a->travel.range_on && t0 < a->travel.to && t1 > a->travel.from)
 				role = ROLE_MATCH;
-			tui_role_on(w, role);
 			wmove(w, y, x0 + (int)(s - h->first) * h->cw);
-			for (int c = 0; c < h->cw; c++)
-				waddstr(w, shade(cell(h, s, r), h->max));
+			draw_cell(w, role, cell(h, s, r), h->max, h->cw);
 		}
 	}
 	/* Trigger moments under their seconds. */
@@ -237,21 +307,7 @@ static void heat_draw(struct view *v, struct tui_app *a, WINDOW *w, int top, int
 			waddstr(w, glyph_mark);
 		}
 	}
-	/* The legend. */
-	char leg[256], mx[32];
-
-	tui_fmt_value(profile__kind(a->base), h->max, mx, sizeof(mx));
-	snprintf(leg, sizeof(leg), "%s per %d ms cell: %s 0 %s %s %s %s %s max%s",
-		 stack_type_name(a->ptype), h->k * 50, shade(0, 1), shade(0.2, 1), shade(0.4, 1),
-		 shade(0.7, 1), shade(1, 1), mx, st.nmarks ? "   trigger fired" : "");
-	tui_role_on(w, ROLE_DIM);
-	wmove(w, top + rows - 1, 0);
-	tui_put(w, leg, strlen(leg), a->cols);
-	if (st.nmarks) {
-		tui_role_on(w, ROLE_STATUS_ALERT);
-		wmove(w, top + rows - 1, tui_width(leg, strlen(leg)) - 14);
-		waddstr(w, glyph_mark);
-	}
+	draw_legend(h, a, w, top + rows - 1, st.nmarks > 0);
 }
 
 static void mark(struct heat *h, struct tui_app *a)

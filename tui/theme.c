@@ -9,6 +9,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "export/palette.h"
 #include "util/file.h"
 
 #define THEME_MAX_BYTES (1u << 20) /* a theme is a few dozen lines */
@@ -54,10 +55,19 @@ static const char *const role_names[ROLE_MAX] = {
 	[ROLE_DIFF_SHRINK] = "diff_shrink",
 	[ROLE_DIFF_SHRINK_SMALL] = "diff_shrink_small",
 	[ROLE_DIFF_SAME] = "diff_same",
+	[ROLE_FRAME_PYTHON] = "frame_python",
+	[ROLE_HEAT1] = "heat1",
+	[ROLE_HEAT2] = "heat2",
+	[ROLE_HEAT3] = "heat3",
+	[ROLE_HEAT4] = "heat4",
+	[ROLE_HEAT5] = "heat5",
+	[ROLE_HEAT6] = "heat6",
+	[ROLE_HEAT7] = "heat7",
+	[ROLE_HEAT8] = "heat8",
 };
 
 /* --dump-roles letters: frames lowercase, chrome uppercase. */
-static const char role_letters[] = ".ukjipcets012345SMHTZAXKYPEWQLDRrBbn";
+static const char role_letters[] = ".ukjipcets012345SMHTZAXKYPEWQLDRrBbnyadfghlmo";
 _Static_assert(sizeof(role_letters) == ROLE_MAX + 1, "one letter per role");
 
 /* The default theme, identical to themes/default.theme (a test checks): 8 basic colors only. */
@@ -98,7 +108,19 @@ static const char builtin_default[] =
 	"diff_grow_small black   red\n"
 	"diff_shrink     white   blue    bold\n"
 	"diff_shrink_small white blue\n"
-	"diff_same       black   white\n";
+	"diff_same       black   white\n"
+	"frame_python    cyan    blue\n"
+	"# the heatmap, FlameScope's ramp (glyph shades on fewer than 256 colors)\n"
+	"heat1           black   #fffbe6\n"
+	"heat2           black   #fff3b0\n"
+	"heat3           black   #ffe866\n"
+	"heat4           black   #ffd21f\n"
+	"heat5           black   #ffab1f\n"
+	"heat6           black   #ff7f1a\n"
+	"heat7           white   #f04a14\n"
+	"heat8           white   #cc1010\n"
+	"# frames vary in hue per name on 256 colors or more\n"
+	"hues            on\n";
 
 /* The mono theme: attributes only; also what --no-color and NO_COLOR use. */
 static const char builtin_mono[] =
@@ -137,7 +159,17 @@ static const char builtin_mono[] =
 	"diff_grow_small default default reverse\n"
 	"diff_shrink     default default underline bold\n"
 	"diff_shrink_small default default underline\n"
-	"diff_same       default default\n";
+	"diff_same       default default\n"
+	"frame_python    default default reverse\n"
+	"heat1           default default\n"
+	"heat2           default default\n"
+	"heat3           default default\n"
+	"heat4           default default\n"
+	"heat5           default default\n"
+	"heat6           default default\n"
+	"heat7           default default\n"
+	"heat8           default default\n"
+	"hues            off\n";
 
 static const struct {
 	const char *name, *text;
@@ -265,6 +297,14 @@ static int parse_into(const char *text, const char *file, struct tui_theme *t, c
 		}
 		if (!ntok)
 			continue;
+		if (!strcmp(tok[0], "hues")) {
+			if (ntok != 2 || (strcmp(tok[1], "on") && strcmp(tok[1], "off"))) {
+				snprintf(err, errlen, "%s:%u: hues takes on or off", file, lineno);
+				return -EINVAL;
+			}
+			t->hues = !strcmp(tok[1], "on");
+			continue;
+		}
 		for (int r = 0; r < ROLE_MAX; r++)
 			if (!strcmp(tok[0], role_names[r]))
 				role = r;
@@ -487,13 +527,14 @@ static long dist(int a, int b)
 	return dr * dr * 3 + dg * dg * 4 + db * db * 2;
 }
 
-/* Nearest color index below limit for rgb. */
+/* Nearest color index below limit for rgb; on 256 colors among the fixed cube and greys only
+ * (16..255), as terminals' color schemes remap the first 16. */
 static int nearest(int rgb, int limit)
 {
 	int best = 0;
 	long bd = -1;
 
-	for (int i = 0; i < limit; i++) {
+	for (int i = limit == 256 ? 16 : 0; i < limit; i++) {
 		long d = dist(rgb, xterm_rgb(i));
 
 		if (bd < 0 || d < bd) {
@@ -530,6 +571,27 @@ static int degrade(int c, enum tui_depth d, bool *bold)
 
 static attr_t role_attrs[ROLE_MAX];
 static bool colors_on;
+static bool hue_pairs;		/* the pairs of tui_frame_on exist */
+static bool role_bg[ROLE_MAX];	/* tui_role_colored */
+
+/* Pair numbers: one per role, then TUI_HUES per palette ramp for each frame family (so that
+ * a pair names its role in the dump). */
+#define FAMILIES (ROLE_FRAME_SPECIAL - ROLE_FRAME_USER + 2) /* and ROLE_FRAME_PYTHON */
+#define HUE_PAIR(fam, ramp, k) (ROLE_MAX + 1 + ((fam) * RAMP_MAX + (ramp)) * TUI_HUES + (k))
+#define HUE_PAIRS (FAMILIES * RAMP_MAX * TUI_HUES)
+
+/* The family of frame role r, or -1. */
+static int family(enum tui_role r)
+{
+	if (r >= ROLE_FRAME_USER && r <= ROLE_FRAME_SPECIAL)
+		return (int)(r - ROLE_FRAME_USER);
+	return r == ROLE_FRAME_PYTHON ? FAMILIES - 1 : -1;
+}
+
+static enum tui_role family_role(int fam)
+{
+	return fam == FAMILIES - 1 ? ROLE_FRAME_PYTHON : (enum tui_role)(ROLE_FRAME_USER + fam);
+}
 
 void tui_theme_apply(const struct tui_theme *t, enum tui_depth d)
 {
@@ -550,7 +612,43 @@ void tui_theme_apply(const struct tui_theme *t, enum tui_depth d)
 		if (bold && s->fg != COLOR_DEFAULT)
 			role_attrs[r] |= A_BOLD;
 		init_extended_pair(r + 1, fg, bg);
+		role_bg[r] = d >= DEPTH_256 && s->bg != COLOR_DEFAULT;
 	}
+	/* Each ramp's hues at the middle of TUI_HUES equal slices, black text on them. */
+	hue_pairs = colors_on && t->hues && d >= DEPTH_256 && COLOR_PAIRS > ROLE_MAX + HUE_PAIRS;
+	for (int ramp = 0; hue_pairs && ramp < RAMP_MAX; ramp++)
+		for (int k = 0; k < TUI_HUES; k++) {
+			struct rgb c = palette_ramp_color((enum palette_ramp)ramp,
+							  (k + 0.5) / TUI_HUES);
+			bool bold = false;
+			int bg = degrade(COLOR_RGB(c.r, c.g, c.b), d, &bold);
+
+			for (int fam = 0; fam < FAMILIES; fam++)
+				init_extended_pair(HUE_PAIR(fam, ramp, k), degrade(0, d, &bold), bg);
+		}
+}
+
+void tui_frame_on(WINDOW *w, enum tui_role r, int ramp, double v)
+{
+	int k = (int)(v * TUI_HUES), fam = family(r);
+
+	if (!hue_pairs || ramp < 0 || ramp >= RAMP_MAX || fam < 0) {
+		tui_role_on(w, r);
+		return;
+	}
+	k = k < 0 ? 0 : k >= TUI_HUES ? TUI_HUES - 1 : k;
+	/* Attributes other than the colors' (bold, reverse) stay the role's. */
+	wattr_set(w, role_attrs[r], 0, &(int){ HUE_PAIR(fam, ramp, k) });
+}
+
+bool tui_hues_on(void)
+{
+	return hue_pairs;
+}
+
+bool tui_role_colored(enum tui_role r)
+{
+	return colors_on && (unsigned)r < ROLE_MAX && role_bg[r];
 }
 
 void tui_role_on(WINDOW *w, enum tui_role r)
@@ -567,5 +665,7 @@ attr_t tui_role_attr(enum tui_role r)
 
 enum tui_role tui_role_of_pair(int pair)
 {
+	if (pair > ROLE_MAX && pair <= ROLE_MAX + HUE_PAIRS)
+		return family_role((pair - ROLE_MAX - 1) / (RAMP_MAX * TUI_HUES));
 	return pair >= 1 && pair <= ROLE_MAX ? (enum tui_role)(pair - 1) : ROLE_NORMAL;
 }

@@ -46,9 +46,21 @@ enum tui_role {
 	ROLE_DIFF_SHRINK,
 	ROLE_DIFF_SHRINK_SMALL,
 	ROLE_DIFF_SAME,
+	ROLE_FRAME_PYTHON,     /* Python functions ("qualname (file.py:line)") */
+	ROLE_HEAT1,	       /* heatmap cells, the least busy first: FlameScope's white to red */
+	ROLE_HEAT2,
+	ROLE_HEAT3,
+	ROLE_HEAT4,
+	ROLE_HEAT5,
+	ROLE_HEAT6,
+	ROLE_HEAT7,
+	ROLE_HEAT8,
 	ROLE_MAX
 };
 #define ROLE_HASH_N 6
+#define ROLE_HEAT_N 8
+/* Hue variants per palette ramp (tui_frame_on). */
+#define TUI_HUES 8
 
 /* Color depth the terminal offers, best first. */
 enum tui_depth { DEPTH_NONE = 0, DEPTH_8, DEPTH_16, DEPTH_256, DEPTH_DIRECT };
@@ -65,6 +77,7 @@ struct tui_style {
 struct tui_theme {
 	char name[64];
 	struct tui_style style[ROLE_MAX];
+	bool hues; /* "hues on" (the default): frames vary in hue per name on 256 colors or more */
 };
 
 /* Role used for frames of kind k. */
@@ -102,6 +115,15 @@ const char *tui_depth_str(enum tui_depth d);
 void tui_theme_apply(const struct tui_theme *t, enum tui_depth d);
 /* Turns role r on for w (color pair and attributes). */
 void tui_role_on(WINDOW *w, enum tui_role r);
+/* Turns on the look of a frame in role r (a FRAME_* role) with the color of point v (0..1) of
+ * palette ramp (enum palette_ramp): one of TUI_HUES pairs made for each ramp when the theme has
+ * hues on and the terminal 256 colors or more (the role's attributes kept); else role r. */
+void tui_frame_on(WINDOW *w, enum tui_role r, int ramp, double v);
+/* Whether tui_frame_on varies hues (the theme's hues on, 256 colors or more). */
+bool tui_hues_on(void);
+/* Whether role r shows a background color of its own at the current depth (256 colors or
+ * more): the heatmap then draws its ramp in colors rather than glyph shades. */
+bool tui_role_colored(enum tui_role r);
 /* Attributes for role r as they would be set by tui_role_on (for bkgd-style fills). */
 attr_t tui_role_attr(enum tui_role r);
 /* Maps a color pair number back to its role (for the screen dump); ROLE_NORMAL if none. */

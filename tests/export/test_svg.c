@@ -498,6 +498,90 @@ TEST_CASE(labels_fit_and_annotations)
 	fx_free(&fx);
 }
 
+/* The fill rgb(r,g,b) of a frame view. */
+static struct rgb fill_of(const struct frame_view *fv)
+{
+	int r = -1, g = -1, b = -1;
+
+	sscanf(fv->fill, "rgb(%d,%d,%d)", &r, &g, &b);
+	return (struct rgb){ (uint8_t)r, (uint8_t)g, (uint8_t)b };
+}
+
+static bool same_rgb(struct rgb a, struct rgb b)
+{
+	return a.r == b.r && a.g == b.g && a.b == b.b;
+}
+
+TEST_CASE(kind_palette)
+{
+	static const struct {
+		const char *name, *label;
+		unsigned kind;
+		int ramp;
+	} want[] = {
+		{ "main", "main ", FRAME_USER, RAMP_USER },
+		{ "do_syscall_64_[k]", "do_syscall_64 ", FRAME_KERNEL, RAMP_KERNEL },
+		{ "com/app/Run.work_[j]", "com/app/Run.work ", FRAME_JIT, RAMP_JIT },
+		{ "inl_helper_[i]", "inl_helper ", FRAME_INLINED, RAMP_INLINED },
+		{ "Thread.run (threading.py:975)", "Thread.run (threading.py:975) ", FRAME_USER,
+		  RAMP_PYTHON },
+	};
+	struct fixture fx;
+	struct svg_opts o;
+	struct frame_view fv;
+	char *svg;
+	double v;
+	unsigned used = 0;
+
+	fx_init(&fx, false);
+	add(&fx, "main;Thread.run (threading.py:975);inl_helper_[i];do_syscall_64_[k]", 10);
+	add(&fx, "main;com/app/Run.work_[j]", 10);
+	svg_opts__init(&o);
+	o.palette = PALETTE_KIND;
+	svg = render(fx.p, &o, NULL, NULL);
+	/* Each family on its own ramp, the SVG's color the very one the terminal's hues sample:
+	 * the ramp's color at the name's point. */
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		size_t len = strlen(want[i].name);
+		int ramp = palette_ramp_of(PALETTE_KIND, want[i].kind, want[i].name, len, false, &v);
+
+		CHECK(ramp == want[i].ramp);
+		CHECK(find_frame(svg, want[i].label, &fv));
+		CHECK(same_rgb(fill_of(&fv), palette_ramp_color((enum palette_ramp)ramp, v)));
+		CHECK(same_rgb(fill_of(&fv), palette_frame_color(PALETTE_KIND, want[i].kind,
+								  want[i].name, len, false)));
+	}
+	CHECK(find_frame(svg, "do_syscall_64 ", &fv));
+	CHECK(fill_of(&fv).r >= 180 && fill_of(&fv).g <= 80); /* red */
+	CHECK(find_frame(svg, "main ", &fv));
+	CHECK(fill_of(&fv).r >= 240 && fill_of(&fv).g >= 130 && fill_of(&fv).b <= 90); /* amber-yellow */
+	CHECK(find_frame(svg, "Thread.run (threading.py:975) ", &fv));
+	CHECK(fill_of(&fv).b >= 210 && fill_of(&fv).r <= 160); /* blue */
+	free(svg);
+	fx_free(&fx);
+	/* The hue varies per name, stable from run to run: 200 names use all eight hues of a ramp
+	 * and many colors; a name keeps its color. */
+	for (int i = 0; i < 200; i++) {
+		char name[16];
+		int n = snprintf(name, sizeof(name), "func_%d", i);
+
+		CHECK(palette_ramp_of(PALETTE_KIND, FRAME_USER, name, (size_t)n, false, &v) == RAMP_USER);
+		used |= 1u << (int)(v * 8);
+		CHECK(same_rgb(palette_frame_color(PALETTE_KIND, FRAME_USER, name, (size_t)n, false),
+			       palette_frame_color(PALETTE_KIND, FRAME_USER, name, (size_t)n, false)));
+	}
+	CHECK(used == 0xff);
+	/* flamegraph.pl's palettes through the same entry, whatever the kind. */
+	CHECK(same_rgb(palette_frame_color(PALETTE_HOT, FRAME_KERNEL, "x_[k]", 5, false),
+		       palette_color(PALETTE_HOT, "x_[k]", 5, false)));
+	CHECK(palette_ramp_of(PALETTE_JAVA, FRAME_USER, "JVM::thing", 10, false, &v) == RAMP_YELLOW);
+	CHECK(palette_ramp_of(PALETTE_KIND, FRAME_USER, "-", 1, false, &v) == -1);
+	CHECK(palette_python("f (a.py:1)", 10) && palette_python("<module> (app.py:12)", 20));
+	CHECK(!palette_python("f (a.py:)", 9) && !palette_python("f a.py:1)", 9) &&
+	      !palette_python("py:1)", 5) && !palette_python("f (a.pyc:1)", 11));
+	CHECK(palette_parse("kind") == PALETTE_KIND);
+}
+
 TEST_CASE(palettes)
 {
 	struct rgb a = palette_color(PALETTE_HOT, "foo", 3, false);
@@ -612,6 +696,7 @@ int main(void)
 	RUN(minwidth_pixels_and_percent);
 	RUN(labels_fit_and_annotations);
 	RUN(palettes);
+	RUN(kind_palette);
 	RUN(backgrounds);
 	RUN(empty_profile_error_image);
 	RUN(deep_stack);

@@ -199,7 +199,11 @@ TEST_CASE(busy_time_leaves_out_idle_waits)
 	add(tl, t, TL_NET, "recvfrom", 1500, 2500, NULL, NULL);   /* waiting for a peer: idle */
 	add(tl, t, TL_SCHED, "epoll_wait", 2500, 3500, NULL, NULL); /* idle */
 	add(tl, t, TL_DSTATE, "dstate", 3500, 3550, NULL, NULL);   /* busy */
+	add(tl, t, TL_FILE, "read", 4000, 5000, "pipe:[1234]", NULL); /* waits for a writer */
+	add(tl, t, TL_FILE, "read", 5000, 6000, "/dev/pts/3", NULL);  /* for a person */
+	add(tl, t, TL_FILE, "read", 6000, 6010, "/var/lib/x.db", NULL); /* busy */
 	CHECK(timeline__busy_time(tl, t, 0, 4000) == 300 + 100 + 20 + 80 + 50);
+	CHECK(timeline__busy_time(tl, t, 4000, 7000) == 10);
 	CHECK(timeline__busy_time(tl, t, 1350, 1450) == 50 + 20 + 30);
 	CHECK(timeline__busy_time(tl, 9, 0, 4000) == 0);
 	timeline__free(tl);

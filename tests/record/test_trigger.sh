@@ -18,7 +18,7 @@ done
 rc=$?
 "$GALATOP" record --trigger 'cpu>1' --trigger-before 0 --trigger-after 0 2>>"$TMP/err"
 rc2=$?
-[ $rc = 2 ] && [ $rc2 = 2 ] && grep -q "writes .gtop, .svg or .folded" "$TMP/err" &&
+[ $rc = 2 ] && [ $rc2 = 2 ] && grep -q "writes .gtop, .svg, .folded, .pb.gz or .speedscope.json" "$TMP/err" &&
 	grep -q "a capture needs at least 1 s" "$TMP/err" && pass trigger_bad_input_one_line ||
 	fail trigger_bad_input_one_line "$(cat "$TMP/err")"
 

@@ -14,10 +14,22 @@ L=100x30
 PICK='6hhhhhhhhh\nlllk\n'
 
 screen heat_start "oncpu per 50 ms cell" "$H" $L "6"
-# Row 4 is the first 50 ms of every second: 4 columns a second from column 7; the spike's
-# seconds are full blocks, the others a lighter shade.
-r4=$(row heat_start 4)
-cells() { printf '%s\n' "$r4" | cut -c"$1"; }
+screen heat_start_roles "" "$H" $L "6" --dump-roles
+# Row 4 is the first 50 ms of every second: 4 columns a second from column 7. On 256 colors the
+# cells are FlameScope's ramp: the spike's seconds the reddest (heat8, 'o' in the roles), the
+# steady ones a pale yellow; the legend gives each color's values.
+r4=$(sed -n 35p "$TMP/heat_start_roles.txt")
+sp=$(printf '%s\n' "$r4" | awk '{ print substr($0, 7 + 4 * 10, 12) }')
+st=$(printf '%s\n' "$r4" | awk '{ print substr($0, 7, 40) }')
+if [ "$sp" = "oooooooooooo" ] && [ "$st" = "$(printf 'g%.0s' $(seq 40))" ]; then
+	pass heat_spike_reddest
+else
+	fail heat_spike_reddest "spike cells '$sp', steady cells '$st'"
+fi
+assert heat_start "legend values up to the max" grep -q '^oncpu per 50 ms cell, up to:    2    5    8    10    12    15    18    20 (max)' "$TMP/heat_start.txt"
+# On 8 colors (and mono, NO_COLOR) the glyph shades: the spike's seconds full blocks.
+screen heat_8colors "oncpu per 50 ms cell, up to: ░5 ▒10 ▓15 █20 (max)" "$H" $L "6" --term xterm
+r4=$(row heat_8colors 4)
 sp=$(printf '%s\n' "$r4" | awk '{ print substr($0, 7 + 4 * 10, 12) }')
 st=$(printf '%s\n' "$r4" | awk '{ print substr($0, 7, 40) }')
 if [ "$sp" = "████████████" ] && ! printf '%s' "$st" | grep -q '█'; then
@@ -25,10 +37,10 @@ if [ "$sp" = "████████████" ] && ! printf '%s' "$st" | g
 else
 	fail heat_spike_darkest "spike cells '$sp', steady cells '$st'"
 fi
+screen heat_no_color "█20 (max)" "$H" $L "6" --no-color
 grep -q "^19.00-19.05 s (22:13:39.00)  10 samples" "$TMP/heat_start.txt" &&
 	pass heat_cursor_starts_on_the_newest_second ||
 	fail heat_cursor_starts_on_the_newest_second "$(tail -2 "$TMP/heat_start.txt" | head -1)"
-screen heat_start_roles "" "$H" $L "6" --dump-roles
 # Moving: Home the first second, End the newest, PgUp a screen back (clamped at the start),
 # Up from a second's first row to the previous second's last, Down back.
 screen heat_home "0.00-0.05 s (22:13:20.00)" "$H" $L "6<Home>"
@@ -38,7 +50,7 @@ screen heat_pgdn "19.00-19.05 s" "$H" $L "6<Home><PgDn>"
 screen heat_up "18.95-19.00 s" "$H" $L "6<Up>"
 screen heat_down "19.00-19.05 s" "$H" $L "6<Up><Down>"
 screen heat_space "start marked at 19.00 s" "$H" $L "6<Space>"
-screen heat_ascii "#" "$H" $L "6" --ascii
+screen heat_ascii "#" "$H" $L "6" --ascii --term xterm
 
 # Keyboard: the range is the spike: 1200 samples, spike 1050 of them.
 screen heat_range "range 10.00-13.00 s (22:13:30-22:13:33)" "$H" $L "$PICK"

@@ -23,9 +23,11 @@ wait_for burst_hot 50 && pass live_trigger_shows_burst_function || fail live_tri
 # newest second shows the burst in the flame view; `a` shows all time again.
 tm send-keys -t lt 6
 # The row under the grid holds only the marks (UTF-8 or, without a UTF-8 locale, ASCII glyphs);
-# the burst's cells are the darkest shades.
+# the burst's cells are the darkest shades, or on 256 colors the two reddest of the ramp
+# (heat7 #f04a14 and heat8 #cc1010: xterm colors 202 and 160 in tmux's escapes).
 if wait_for "trigger fired" 30 && grep -Eq '^ +(▲|\^)' "$TMP/screen" &&
-	grep -Eq '^ *[0-9]+ms.*(▓|█|\*|#)' "$TMP/screen"; then
+	tm capture-pane -p -e -t lt >"$TMP/screen.sgr" &&
+	grep -Eq '[0-9]+ms.*(▓|█|\*|#|48;5;(202|160)m)' "$TMP/screen.sgr"; then
 	pass live_heatmap_marks_trigger
 else
 	fail live_heatmap_marks_trigger "$(cat "$TMP/screen")"

@@ -43,6 +43,42 @@ if wait_file "$TMP/rc" && [ "$(cat "$TMP/rc")" = 0 ]; then pass "tmux: q exits 0
 wait_file "$TMP/stty" && tty_sane && pass "tmux: terminal restored after q" || fail "tmux: terminal restored after q"
 tm kill-session -t $T
 
+# Frame colors on 256 colors: each family on its own ramp, the hue varied per name, so that
+# neighbours of one family read apart (epoll_wait | ngx_http_handler, both user frames); a theme
+# with hues off, and 8 colors, keep one color per family. The background codes come from
+# tmux's escapes (capture-pane -e).
+bgs() { # SESSION ROW: the background codes of the frames on that screen row, in order
+	tm capture-pane -p -e -t "$1" | sed -n "${2}p" | grep -o '48;5;[0-9]*m[^ ]' | sed 's/m.*//'
+}
+hues() { # NAME THEME TERM
+	N=$((N + 1))
+	T=t$N
+	tm new-session -d -s $T -x 120 -y 40 \
+		"env LC_ALL=C.UTF-8 TERM=$3 $GALATOP view --theme $2 $BASIC; sleep 30"
+	wait_for "F1 Help" || return 1
+	# Row 7: epoll_wait, ngx_http_handler, processCommand, LFoo, PyEval_EvalFrame.
+	bgs $T 7 >"$TMP/$1.bg"
+	tm kill-session -t $T
+}
+if hues hue256 default xterm-256color && hues flat colorblind xterm-256color; then
+	n=$(sort -u "$TMP/hue256.bg" | wc -l) first=$(sed -n 1p "$TMP/hue256.bg") second=$(sed -n 2p "$TMP/hue256.bg")
+	if [ "$n" -ge 2 ] && [ "$first" != "$second" ] && [ "$(sort -u "$TMP/flat.bg" | wc -l)" = 1 ]; then
+		pass "tmux: a hue per name on 256 colors ($n on the row), one with hues off"
+	else
+		fail "tmux: hues per name" "default: $(tr '\n' ' ' <"$TMP/hue256.bg"), colorblind: $(tr '\n' ' ' <"$TMP/flat.bg")"
+	fi
+	# The families stay apart: the kernel frames' codes are not the user frames'.
+	N=$((N + 1)); T=t$N
+	tm new-session -d -s $T -x 120 -y 40 "env LC_ALL=C.UTF-8 TERM=xterm-256color $GALATOP view $BASIC; sleep 30"
+	wait_for "F1 Help"
+	k=$(bgs $T 9 | sed -n 1p) u=$(sort -u "$TMP/hue256.bg" | tr '\n' ' ')
+	case " $u" in *" $k "*) fail "tmux: kernel frames apart from user frames" "kernel $k, user $u" ;;
+	*) [ -n "$k" ] && pass "tmux: kernel frames apart from user frames" || fail "tmux: kernel frames apart" "no kernel frame" ;; esac
+	tm kill-session -t $T
+else
+	fail "tmux: hues per name" "did not start"
+fi
+
 # Fatal signals: the handler ends curses before the process dies.
 for sig in TERM INT HUP SEGV; do
 	start "sig$sig" ""
