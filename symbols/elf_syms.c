@@ -390,8 +390,11 @@ static int load_go(struct elf_syms *es, int has_symtab)
 	struct gopcln *g;
 	int err = 0;
 
-	if (!raw || !find_section(es->elf, ".gopclntab", &sh) || sh.sh_offset > size ||
-	    sh.sh_size > size - sh.sh_offset)
+	/* position-independent Go binaries have it among the relocated read-only data */
+	if (!raw ||
+	    (!find_section(es->elf, ".gopclntab", &sh) &&
+	     !find_section(es->elf, ".data.rel.ro.gopclntab", &sh)) ||
+	    sh.sh_offset > size || sh.sh_size > size - sh.sh_offset)
 		return 0;
 	if (!find_section(es->elf, ".text", &text))
 		text.sh_addr = 0;

@@ -253,7 +253,7 @@ static bool file_span(struct uw_file *f)
 	return !first && f->hi > f->lo;
 }
 
-/* Whether elf has a section named .gopclntab. */
+/* Whether elf has Go's function table (.gopclntab, .data.rel.ro.gopclntab when PIE). */
 static bool has_gopclntab(Elf *elf)
 {
 	size_t shstrndx;
@@ -265,7 +265,7 @@ static bool has_gopclntab(Elf *elf)
 		return false;
 	while ((scn = elf_nextscn(elf, scn)))
 		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
-		    !strcmp(name, ".gopclntab"))
+		    (!strcmp(name, ".gopclntab") || !strcmp(name, ".data.rel.ro.gopclntab")))
 			return true;
 	return false;
 }

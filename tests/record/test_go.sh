@@ -2,7 +2,7 @@
 # Go stacks built by Debian's go: two hot functions with a known 70/30 split of the work
 # (their loop body, main.mix, inlined), called from main.main. Builds: stripped of symbols and
 # DWARF (-ldflags "-s -w": names and inline frames from .gopclntab, frames stepped with its
-# pc-to-SP tables), unstripped, and with cgo (a C function, hot_c, called from Go: its stack
+# pc-to-SP tables), the same position-independent (-buildmode=pie), unstripped, and with cgo (a C function, hot_c, called from Go: its stack
 # through libc-built C code ends at runtime.asmcgocall, the switch to the system stack). The
 # split near the truth (tests/lib.sh near_truth), >= 95% of the samples reaching main.main
 # from runtime.main, the inlined main.mix named; perf record --call-graph dwarf beside on the
@@ -17,14 +17,14 @@ atleast() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
 mkdir -p "$TMP/src"
 cp tests/record/langs/*.go "$TMP/src/"
 export HOME="$TMP" GOCACHE="$TMP/gocache" GOPATH="$TMP/gopath" GO111MODULE=off GOFLAGS=
-for v in "strip:0:-s -w" "full:0:" "cgo:1:"; do
-	name=${v%%:*} rest=${v#*:}; cgo=${rest%%:*} ldflags=${rest#*:}
-	if ! (cd "$TMP/src" && CGO_ENABLED=$cgo $GO build -ldflags "$ldflags" -o "$TMP/hot_$name" .) \
-		>"$TMP/build.err" 2>&1; then
+for v in "strip:0:exe:-s -w" "pie:0:pie:-s -w" "full:0:exe:" "cgo:1:exe:"; do
+	name=${v%%:*} rest=${v#*:}; cgo=${rest%%:*} rest=${rest#*:}; mode=${rest%%:*} ldflags=${rest#*:}
+	if ! (cd "$TMP/src" && CGO_ENABLED=$cgo $GO build -buildmode=$mode -ldflags "$ldflags" \
+		-o "$TMP/hot_$name" .) >"$TMP/build.err" 2>&1; then
 		fail "go_${name}_build" "$(head -3 "$TMP/build.err")"; continue
 	fi
-	if [ "$name" = strip ] && readelf -S "$TMP/hot_$name" | grep -Eq '\.symtab|\.debug_'; then
-		fail go_strip_build "symbols or DWARF left"; continue
+	if [ -n "$ldflags" ] && readelf -S "$TMP/hot_$name" | grep -Eq '\.symtab|\.debug_'; then
+		fail "go_${name}_build" "symbols or DWARF left"; continue
 	fi
 	beside "$name" 6 "$TMP/hot_$name" 30
 	F=$TMP/$name.folded P=$TMP/$name.perf.folded

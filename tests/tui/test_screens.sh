@@ -23,6 +23,10 @@ screen theme_TT         "theme: colorblind"   "$BASIC" $S "TT" --dump-roles
 screen theme_hot        ""                    "$BASIC" $S "" --theme hot --dump-roles
 screen no_color         ""                    "$BASIC" $S "" --no-color --dump-roles
 screen ascii_top        "vSelf%"              "$BASIC" $S "2" --ascii
+# CPython frames ("qualname (file.py:line)") have a family of their own: role frame_python,
+# on 8 colors as on more; the native frames around them stay user and kernel.
+screen python_roles     "Thread.run (threading.py:975)" "$HERE/python.folded" $S "" --dump-roles --term xterm
+assert python_roles "Python frames in their role" sh -c "grep -q '^y frame_python' '$TMP/python_roles.txt' && grep -q '^u frame_user' '$TMP/python_roles.txt' && grep -q '^k frame_kernel' '$TMP/python_roles.txt'"
 # Moving around.
 screen nav_j            "ngx_http_handler  [user]"   "$BASIC" $S "jjjj"
 screen nav_arrows       "processCommand  [user]"     "$BASIC" $S "<Down><Down><Down><Down><Right>"
