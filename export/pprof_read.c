@@ -482,10 +482,15 @@ static int pick_column(struct rd *r, const char *type, size_t *col, enum value_k
 	if (*col == SIZE_MAX) {
 		int n = snprintf(r->err, r->errlen, "%s: no sample type %s (it has", r->label, type);
 
-		for (size_t c = 0; c < r->ncols && n >= 0 && (size_t)n < r->errlen; c++)
-			n += snprintf(r->err + n, r->errlen - (size_t)n, " %.*s",
-				      (int)r->strs[r->cols[c].type].n,
-				      (const char *)r->strs[r->cols[c].type].p);
+		for (size_t c = 0; c < r->ncols && n >= 0 && (size_t)n < r->errlen; c++) {
+			/* Untrusted names: sanitized, and cut to keep the line short. */
+			size_t len = r->strs[r->cols[c].type].n;
+			char name[SANITIZE_MAX(32) + 1];
+
+			len = sanitize_text((const char *)r->strs[r->cols[c].type].p,
+					    len < 32 ? len : 32, name);
+			n += snprintf(r->err + n, r->errlen - (size_t)n, " %.*s", (int)len, name);
+		}
 		if (n >= 0 && (size_t)n < r->errlen)
 			snprintf(r->err + n, r->errlen - (size_t)n, ")");
 		return -EINVAL;
