@@ -32,7 +32,8 @@ const char cmd_diff_help[] =
 	"  --range A-B       from snapshots, seconds A to B of their per-second history (or\n"
 	"                    clock times HH:MM:SS); FILE@A-B gives one file its own range,\n"
 	"                    e.g. x.gtop@0-5 x.gtop@60-65\n"
-	"  --type T          from snapshots, the profile of type T (default: the first)\n"
+	"  --type T          from snapshots, the profile of type T; from pprof files, the\n"
+	"                    sample type T (default: the first)\n"
 	"  -o, --output FILE write to FILE instead of standard output\n"
 	"  -h, --help        show this help\n"
 	"\n"
@@ -132,7 +133,7 @@ static int diff_write(struct diff *d, FILE *out, bool normalize)
 static int open_side(const char *arg, const struct input_range *all, const char *type,
 		     char **path, char **text, size_t *tlen)
 {
-	struct input_opts io = { .range = *all };
+	struct input_opts io = { .range = *all, .sample_type = type };
 	const char *at = strrchr(arg, '@');
 	struct strtab *st = NULL;
 	struct frames *ft = NULL;

@@ -12,15 +12,15 @@ const char cmd_fold_help[] =
 	"Usage: galatop fold [--strict] [--reverse] [--range A-B] [--type T] [-o FILE] [FILE...]\n"
 	"\n"
 	"Reads folded stacks (\"frame;frame;... COUNT\", or two counts for differential\n"
-	"input), `perf script` output or .gtop snapshots from each FILE (or standard input,\n"
-	"or '-'), adds identical stacks together and writes one sorted line per stack with\n"
+	"input), `perf script` output, pprof files or .gtop snapshots from each FILE (or\n"
+	"standard input, or '-'), adds identical stacks together and writes one sorted line per stack with\n"
 	"integer counts.\n"
 	"\n"
 	"  --range A-B     from snapshots, only seconds A to B of their per-second history\n"
 	"                  (fractions allowed; or clock times HH:MM:SS); the output starts\n"
 	"                  with a '# range' comment\n"
-	"  --type T        from snapshots, the profile of type T (oncpu, offcpu, mem; default\n"
-	"                  the first)\n"
+	"  --type T        from snapshots, the profile of type T (oncpu, offcpu, mem); from\n"
+	"                  pprof files, the sample type T (default: the first)\n"
 	"  --strict        stop at the first invalid line (exit 1) instead of skipping it\n"
 	"  --reverse       reverse the frames of every stack (leaf first)\n"
 	"  -o, --output F  write to F instead of standard output\n"
@@ -63,7 +63,7 @@ int cmd_fold(int argc, char **argv)
 				return cli_usage_error("fold", "--range: %s", msg);
 			break;
 		case 't':
-			type = optarg;
+			type = io.sample_type = optarg;
 			break;
 		case 'o':
 			outpath = optarg;

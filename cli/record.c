@@ -21,7 +21,9 @@
 #include "engine/session.h"
 #include "engine/stack_collector.h"
 #include "export/folded.h"
+#include "export/pprof.h"
 #include "export/sli.h"
+#include "export/speedscope.h"
 #include "export/svg.h"
 #include "model/split.h"
 #include "util/clock.h"
@@ -42,15 +44,21 @@ static void svg_setup(struct svg_opts *so, enum stack_type t, const struct profi
 	so->palette = (enum palette)palette_parse(stack_types[t].palette);
 }
 
-int record_write_profile(const char *path, enum stack_type t, const struct profile *p)
+int record_write_profile(const char *path, enum stack_type t, const struct profile *p,
+			 const struct pprof_meta *m)
 {
-	const char *ext = strrchr(path, '.');
+	const char *ext = record_output_ext(path);
+	struct typed_profile tp = { t, p };
 	FILE *f = cli_open_out(path);
 	int err;
 
 	if (!f)
 		return 1;
-	if (ext && !strcmp(ext, ".svg")) {
+	if (ext && !strcmp(ext, ".pb.gz")) {
+		err = pprof_write(f, &tp, 1, m);
+	} else if (ext && !strcmp(ext, ".speedscope.json")) {
+		err = speedscope_write(f, &tp, 1, stack_types[t].title);
+	} else if (ext && !strcmp(ext, ".svg")) {
 		struct svg_opts so;
 
 		svg_setup(&so, t, p);
@@ -67,7 +75,7 @@ int record_write_profile(const char *path, enum stack_type t, const struct profi
 static void output_name(char *buf, size_t cap, const char *path, enum stack_type t,
 			bool several)
 {
-	const char *ext = strrchr(path, '.');
+	const char *ext = record_output_ext(path);
 
 	if (!several || !ext)
 		snprintf(buf, cap, "%s", path);
@@ -87,7 +95,8 @@ static void file_part(char *dst, size_t cap, const char *name)
 	dst[i] = '\0';
 }
 
-static int write_period(struct session *s, enum stack_type t, const char *stamp)
+static int write_period(struct session *s, enum stack_type t, const char *stamp,
+			const struct pprof_meta *m)
 {
 	struct profile *p = collector__profile(s->col, t);
 	struct profile_part one = { 0, p }, *parts = &one;
@@ -112,11 +121,11 @@ static int write_period(struct session *s, enum stack_type t, const char *stamp)
 		}
 		if (s->o->periodic_svg) {
 			snprintf(path, sizeof(path), "%s/%s-%s.svg", svg_dir, prefix, stamp);
-			ret |= record_write_profile(path, t, parts[i].p);
+			ret |= record_write_profile(path, t, parts[i].p, m);
 		}
 		if (s->o->periodic_folded) {
 			snprintf(path, sizeof(path), "%s/%s-%s.folded", fold_dir, prefix, stamp);
-			ret |= record_write_profile(path, t, parts[i].p);
+			ret |= record_write_profile(path, t, parts[i].p, m);
 		}
 	}
 	if (s->o->multi_instance)
@@ -136,6 +145,7 @@ static int write_all(struct session *s, unsigned types, bool periodic, double st
 	bool several = __builtin_popcount(types & stack_type_probes()) > 1;
 	char stamp[32];
 	time_t now = time(NULL);
+	struct pprof_meta meta = { start_unix, clock_wall_s() - start_unix, s->o->freq };
 	int ret = 0;
 
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&now));
@@ -145,7 +155,7 @@ static int write_all(struct session *s, unsigned types, bool periodic, double st
 		if (!(types & stack_types[t].probe))
 			continue;
 		if (periodic) {
-			ret |= write_period(s, t, stamp);
+			ret |= write_period(s, t, stamp, &meta);
 			continue;
 		}
 		if (!s->o->noutputs) {
@@ -163,7 +173,7 @@ static int write_all(struct session *s, unsigned types, bool periodic, double st
 			    is_gtop(s->o->outputs[j]))
 				continue;
 			output_name(path, sizeof(path), s->o->outputs[j], t, several);
-			ret |= record_write_profile(path, t, p);
+			ret |= record_write_profile(path, t, p, &meta);
 		}
 	}
 	return ret;

@@ -12,7 +12,7 @@
 #include "model/stack_type.h"
 
 /* The probe families `galatop record` writes outputs of, each with its own file formats. */
-#define RECORD_FAMILY_STACKS 1u	 /* oncpu, offcpu, mem: .folded, .svg */
+#define RECORD_FAMILY_STACKS 1u	 /* oncpu, offcpu, mem: .folded, .svg, .pb.gz, .speedscope.json */
 #define RECORD_FAMILY_THREADS 2u /* .json (Chrome trace), .jsonl */
 #define RECORD_FAMILY_SLI 4u	 /* .json, .prom */
 #define RECORD_FAMILY_L7 8u	 /* .json, .prom, .jsonl (the request trace) */
@@ -32,9 +32,15 @@ void record_opts__init(struct record_opts *o);
 int record_parse_args(int argc, char **argv, struct record_opts *o, const char *cmd);
 
 struct profile;
-/* Writes p (of stack type t) to path in the format its extension names (.svg, else folded).
- * 0, or 1 after reporting. */
-int record_write_profile(const char *path, enum stack_type t, const struct profile *p);
+struct pprof_meta;
+/* Writes p (of stack type t) to path in the format its extension names (.svg, .pb.gz,
+ * .speedscope.json, else folded); m (NULL: unknown) dates a pprof file. 0, or 1 after
+ * reporting. */
+int record_write_profile(const char *path, enum stack_type t, const struct profile *p,
+			 const struct pprof_meta *m);
+/* The extension of path that names its format: ".pb.gz" and ".speedscope.json" whole, else
+ * from the last dot (".svg"); NULL when it has none. */
+const char *record_output_ext(const char *path);
 
 struct session;
 struct sli;

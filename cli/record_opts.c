@@ -76,7 +76,8 @@ const char cmd_record_help[] =
 	"  -- CMD ARGS       run CMD and profile it and its children until it exits\n"
 	"Output:\n"
 	"  -o, --output FILE write FILE when done; the format comes from the extension:\n"
-	"                    .folded (folded stacks) or .svg (flame graph); threads:\n"
+	"                    .folded (folded stacks), .svg (flame graph), .pb.gz (pprof:\n"
+	"                    go tool pprof, Pyroscope) or .speedscope.json; threads:\n"
 	"                    .json (Chrome trace for Perfetto), .jsonl (gala-gopher event\n"
 	"                    lines) or .gtop (snapshot: the profiles and their per-second\n"
 	"                    history, docs/snapshot.md); repeatable. Default: folded stacks\n"
@@ -157,6 +158,29 @@ static int parse_int_list(const char *cmd, const char *opt, const char *arg, int
 }
 
 /* perf's -F max: the kernel's perf_event_max_sample_rate, within galatop's 1..10000. */
+/* Formats whose extension has two parts (the last part alone may name another format). */
+static const char *const long_exts[] = { ".pb.gz", ".speedscope.json" };
+
+static const char *long_ext(const char *path)
+{
+	size_t n = strlen(path);
+
+	for (size_t i = 0; i < sizeof(long_exts) / sizeof(long_exts[0]); i++) {
+		size_t e = strlen(long_exts[i]);
+
+		if (n > e && !strcmp(path + n - e, long_exts[i]))
+			return path + n - e;
+	}
+	return NULL;
+}
+
+const char *record_output_ext(const char *path)
+{
+	const char *ext = long_ext(path);
+
+	return ext ? ext : strrchr(path, '.');
+}
+
 static long max_sample_rate(void)
 {
 	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
@@ -177,6 +201,8 @@ static const struct {
 } formats[] = {
 	{ ".folded", RECORD_FAMILY_STACKS },
 	{ ".svg", RECORD_FAMILY_STACKS },
+	{ ".pb.gz", RECORD_FAMILY_STACKS },
+	{ ".speedscope.json", RECORD_FAMILY_STACKS },
 	{ ".gtop", RECORD_FAMILY_ALL },
 	{ ".json", RECORD_FAMILY_THREADS | RECORD_FAMILY_SLI | RECORD_FAMILY_L7 },
 	{ ".jsonl", RECORD_FAMILY_THREADS | RECORD_FAMILY_L7 },
@@ -188,7 +214,8 @@ static const struct {
 	const char *names;  /* as --type says them */
 	const char *writes; /* the formats it writes */
 } families[] = {
-	{ RECORD_FAMILY_STACKS, "oncpu, offcpu or mem", ".folded, .svg or .gtop" },
+	{ RECORD_FAMILY_STACKS, "oncpu, offcpu or mem",
+	  ".folded, .svg, .pb.gz (pprof), .speedscope.json or .gtop" },
 	{ RECORD_FAMILY_THREADS, "threads", ".json (Chrome trace), .jsonl or .gtop" },
 	{ RECORD_FAMILY_SLI, "sli", ".json, .prom or .gtop" },
 	{ RECORD_FAMILY_L7, "l7", ".json, .prom, .jsonl or .gtop" },
@@ -199,7 +226,7 @@ static const struct {
 /* The families that can write path's format (0: none). */
 static unsigned format_families(const char *path)
 {
-	const char *ext = strrchr(path, '.');
+	const char *ext = record_output_ext(path);
 
 	for (size_t i = 0; ext && i < sizeof(formats) / sizeof(formats[0]); i++)
 		if (!strcmp(ext, formats[i].ext))
@@ -594,7 +621,8 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, const char *
 						       RECORD_MAX_OUTPUTS);
 			if (!format_families(optarg))
 				return cli_usage_error(cmd, "-o: cannot tell the format of '%s' "
-						       "(use .folded or .svg; with --type threads "
+						       "(use .folded, .svg, .pb.gz (pprof) or "
+						       ".speedscope.json; with --type threads "
 						       ".json, .jsonl or .gtop; with --type sli .json, "
 						       ".prom or .gtop; with --type l7 .json, .prom, "
 						       ".jsonl or .gtop)", optarg);

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "engine/history.h"
+#include "export/pprof.h"
 #include "export/snapshot.h"
 #include "model/slices.h"
 #include "util/clock.h"
@@ -30,11 +31,13 @@ int record_trigger_check(const struct record_opts *o, const char *cmd)
 		return cli_usage_error(cmd, "--trigger captures stack profiles (%s), not threads, "
 					    "sli or l7", stack_type_list());
 	for (size_t i = 0; i < o->noutputs; i++) {
-		const char *ext = strrchr(o->outputs[i], '.');
+		const char *ext = record_output_ext(o->outputs[i]);
 
-		if (!ext || (strcmp(ext, ".gtop") && strcmp(ext, ".svg") && strcmp(ext, ".folded")))
-			return cli_usage_error(cmd, "-o %s: --trigger writes .gtop, .svg or .folded "
-						    "(each capture's time goes into the name)",
+		if (!ext || (strcmp(ext, ".gtop") && strcmp(ext, ".svg") && strcmp(ext, ".folded") &&
+			     strcmp(ext, ".pb.gz") && strcmp(ext, ".speedscope.json")))
+			return cli_usage_error(cmd, "-o %s: --trigger writes .gtop, .svg, .folded, "
+						    ".pb.gz or .speedscope.json (each capture's "
+						    "time goes into the name)",
 					       o->outputs[i]);
 	}
 	return 0;
@@ -130,7 +133,7 @@ bool trigger_sampler__holds(struct trigger_sampler *ts, double now, char *why, s
 /* "out.svg" -> "out-oncpu-20261123-123001.svg" (the type only when several are recorded). */
 static void stamped(char *buf, size_t len, const char *path, const char *type, const char *stamp)
 {
-	const char *ext = strrchr(path, '.');
+	const char *ext = record_output_ext(path);
 
 	snprintf(buf, len, "%.*s%s%s-%s%s", (int)(ext - path), path, type ? "-" : "",
 		 type ? type : "", stamp, ext);
@@ -167,6 +170,7 @@ static int write_capture(struct session *s, struct history *w, double moment, co
 	time_t at = (time_t)(w->wall0 + moment);
 	char stamp[32], path[8192];
 	bool gtop = false, several = false;
+	struct pprof_meta meta;
 	int ret = 0, ntypes = 0;
 
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&at));
@@ -182,6 +186,7 @@ static int write_capture(struct session *s, struct history *w, double moment, co
 		ntypes++;
 	}
 	several = ntypes > 1;
+	meta = (struct pprof_meta){ w->wall0 + from, to - from, s->o->freq };
 	for (size_t j = 0; j < o->noutputs; j++) {
 		const char *ext = strrchr(o->outputs[j], '.');
 
@@ -197,7 +202,7 @@ static int write_capture(struct session *s, struct history *w, double moment, co
 				continue;
 			stamped(path, sizeof(path), o->outputs[j], several ? stack_type_name(i) : NULL,
 				stamp);
-			ret |= record_write_profile(path, i, p[i]);
+			ret |= record_write_profile(path, i, p[i], &meta);
 			fprintf(stderr, "galatop: wrote %s\n", path);
 		}
 	}

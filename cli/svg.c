@@ -52,8 +52,8 @@ const char cmd_svg_help[] =
 	"  --notes TEXT       notes kept in an XML comment at the top of the SVG\n"
 	"  --group G          regroup galatop's [PID]comm roots: command (one root per\n"
 	"                     program name), process, thread or none (default: as the input)\n"
-	"  --type T           from a snapshot, the profile of type T: oncpu, offcpu, mem\n"
-	"                     (default: the first)\n"
+	"  --type T           from a snapshot, the profile of type T: oncpu, offcpu, mem;\n"
+	"                     from a pprof file, the sample type T (default: the first)\n"
 	"  --range A-B        from a snapshot, only seconds A to B of its history (or clock\n"
 	"                     times HH:MM:SS); the range goes into the subtitle\n"
 	"  -o, --output FILE  write to FILE instead of standard output\n"
@@ -195,7 +195,7 @@ int cmd_svg(int argc, char **argv)
 			io.chart = true;
 			break;
 		case O_TYPE:
-			type = optarg;
+			type = io.sample_type = optarg;
 			break;
 		case O_RANGE:
 			if (input_range_parse(optarg, &io.range, msg, sizeof(msg)))

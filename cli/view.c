@@ -18,13 +18,14 @@ const char cmd_view_help[] =
 	"       galatop view [OPTIONS] --diff BEFORE AFTER\n"
 	"\n"
 	"Explore a saved profile in the terminal: an icicle/flame graph with zoom, search and\n"
-	"filters, and a top-like table of functions. FILE holds folded stacks (\"a;b;c 12\") or\n"
-	"`perf script` output or a .gtop snapshot (detected), or is - for standard input. Press F1\n"
-	"or ? for the keys. The .gtop and .json files of `record --type l7` open in the L7 view.\n"
+	"filters, and a top-like table of functions. FILE holds folded stacks (\"a;b;c 12\"),\n"
+	"`perf script` output, a pprof file or a .gtop snapshot (detected), or is - for\n"
+	"standard input. Press F1 or ? for the keys. The .gtop and .json files of `record --type l7` open in the L7 view.\n"
 	"\n"
 	"Options:\n"
 	"  -t, --type TYPE    what the file's values are: oncpu (default), offcpu or mem; for a\n"
-	"                     snapshot, the profile shown first\n"
+	"                     snapshot, the profile shown first; for a pprof file, the\n"
+	"                     column galatop writes for that type\n"
 	"  -T, --theme NAME   color theme: default, hot, mono, high-contrast, colorblind, or a\n"
 	"                     path to a .theme file (themes are looked up in $GALATOP_THEMES,\n"
 	"                     themes/ next to the binary, then PREFIX/share/galatop/themes)\n"
@@ -220,6 +221,7 @@ int cmd_view(int argc, char **argv)
 				return cli_usage_error("view", "--type: want one of %s, not '%s'",
 						       stack_type_list(), optarg);
 			o.ptype = (enum stack_type)t;
+			io.sample_type = optarg;
 			break;
 		case 'T':
 			o.theme = optarg;

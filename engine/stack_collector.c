@@ -284,8 +284,9 @@ static size_t jit_frames(struct collector *c, const struct sym_info *si, uint32_
 }
 
 /* Writes the frames for addr in pid (0 = kernel) into out (room for MAX_CHAIN), symbolizing
- * it on first sight: one frame, or several for JIT code with inlined methods. Returns how
- * many; 0 on ENOMEM. */
+ * it on first sight: one frame, or several for code with inlined functions (JIT methods,
+ * DWARF's inlined subroutines, Go's inline trees), innermost last. Returns how many; 0 on
+ * ENOMEM. */
 static size_t addr_frames(struct collector *c, uint32_t pid, uint64_t addr, uint32_t *out)
 {
 	struct addr_table *t = table_of(c, pid);
@@ -323,9 +324,27 @@ static size_t addr_frames(struct collector *c, uint32_t pid, uint64_t addr, uint
 			len = snprintf(name, sizeof(name), "%.1000s_[k]", si.name);
 			n = name;
 		}
-		f = out[0] = intern(c, n, (size_t)len, si.module, si.kind, si.file, si.line);
+		/* the source line belongs to the innermost inline frame when there are some */
+		f = out[0] = intern(c, n, (size_t)len, si.module, si.kind,
+				    si.ninlined ? NULL : si.file, si.ninlined ? 0 : si.line);
 		if (f == EMPTY)
 			return 0;
+		for (unsigned i = 0; i < si.ninlined && count < MAX_CHAIN; i++) {
+			bool last = i + 1 == si.ninlined;
+
+			n = si.inlined[i];
+			len = (int)strlen(n);
+			if (c->o.annotate) {
+				len = snprintf(name, sizeof(name), "%.1000s_[i]", n);
+				n = name;
+			}
+			out[count] = intern(c, n, (size_t)len, si.module, FRAME_INLINED,
+					    last ? si.file : NULL, last ? si.line : 0);
+			if (out[count++] == EMPTY)
+				return 0;
+		}
+		if (count > 1)
+			f = t ? chain_add(t, out, count) : out[0];
 	}
 	/* A user address in no known mapping may be in a library mapped after the maps were
 	 * read (the sym_cache re-reads them at most every 200 ms): ask again next time. */
@@ -685,9 +704,15 @@ static void jit_check(struct collector *c, uint32_t pid)
 	}
 }
 
-static bool is_java(const struct frame *fr)
+/* JIT frames, and the frames inlined in them (native code's inline frames are in a file). */
+static bool is_java(struct collector *c, const struct frame *fr)
 {
-	return fr && (fr->kind == FRAME_JIT || fr->kind == FRAME_INLINED);
+	const char *m;
+
+	if (!fr || (fr->kind != FRAME_JIT && fr->kind != FRAME_INLINED))
+		return false;
+	m = fr->kind == FRAME_INLINED && fr->module ? strtab__str(c->st, fr->module) : NULL;
+	return fr->kind == FRAME_JIT || (m && !strcmp(m, "[jit]"));
 }
 
 /* Whether frame fr comes from the JVM's own library. */
@@ -718,7 +743,7 @@ static void java_frames(struct collector *c, uint32_t *frames, size_t *n)
 			root = i;
 		else if (root == SIZE_MAX && fr && !strcmp(frames__name(c->ft, frames[i]), "[truncated]"))
 			root = SIZE_MAX - 1; /* cut by the size of the stack copy, not in JIT code */
-		if (is_java(fr)) {
+		if (is_java(c, fr)) {
 			if (first == SIZE_MAX)
 				first = i;
 			last = i;

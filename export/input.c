@@ -17,6 +17,7 @@
 #include "../util/file.h"
 #include "folded.h"
 #include "perfdata.h"
+#include "pprof.h"
 
 #define INPUT_MAX_BYTES (1ul << 30)
 
@@ -83,6 +84,8 @@ enum input_format input_sniff(const char *buf, size_t len)
 		return INPUT_SNAPSHOT;
 	if (perfdata_sniff(buf, len))
 		return INPUT_PERFDATA;
+	if (pprof_sniff(buf, len))
+		return INPUT_PPROF;
 	for (int lines = 0; i < len && lines < 200; lines++) {
 		const char *nl = memchr(buf + i, '\n', len - i);
 		size_t end = nl ? (size_t)(nl - buf) : len, e = end, d;
@@ -271,9 +274,12 @@ int input_load_mem(const char *buf, size_t len, const char *label, struct frames
 		snprintf(err, errlen, "%s: --range needs a .gtop snapshot with per-second history, "
 			 "not %s", label, in->format == INPUT_PERF ? "perf script output"
 					  : in->format == INPUT_PERFDATA ? "a perf.data file"
+					  : in->format == INPUT_PPROF	 ? "a pprof profile"
 									 : "folded stacks");
 		return -EINVAL;
 	}
+	if (in->format == INPUT_PPROF)
+		return pprof_read_mem(buf, len, label, o->sample_type, ft, &in->own, err, errlen);
 	in->own = profile__new(ft, VALUE_SAMPLES, o->chart);
 	if (!in->own) {
 		snprintf(err, errlen, "%s: %s", label, strerror(ENOMEM));

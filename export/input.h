@@ -10,7 +10,14 @@
 #include "perfscript.h"
 #include "snapshot.h"
 
-enum input_format { INPUT_AUTO = 0, INPUT_FOLDED, INPUT_PERF, INPUT_SNAPSHOT, INPUT_PERFDATA };
+enum input_format {
+	INPUT_AUTO = 0,
+	INPUT_FOLDED,
+	INPUT_PERF,
+	INPUT_SNAPSHOT,
+	INPUT_PERFDATA,
+	INPUT_PPROF
+};
 
 /* A time range A-B: seconds from the start of the recording (fractions allowed) or clock
  * times HH:MM[:SS[.frac]] (local time of day, resolved against the snapshot's start). */
@@ -30,11 +37,12 @@ struct input_opts {
 	struct input_range range; /* snapshot: only this range of the history */
 	bool range_whole;	  /* with range: check it and resolve it into from/to, but keep
 				   * the whole profiles (a viewer that selects the range itself) */
+	const char *sample_type;  /* pprof: the sample type to read (pprof.h); NULL: the first */
 };
 
 struct input {
 	enum input_format format; /* what the file was */
-	struct profile *own;	  /* folded, perf: the profile (NULL for a snapshot) */
+	struct profile *own;	  /* folded, perf, pprof: the profile (NULL for a snapshot) */
 	struct snapshot snap;	  /* snapshot: its profiles (with a range: the range's) */
 	double from, to;	  /* a range, resolved to seconds from the start */
 };
@@ -47,7 +55,8 @@ int input_range_parse(const char *s, struct input_range *r, char *err, size_t er
 int input_range_seconds(const struct input_range *r, double start, double *from, double *to);
 /* Tells the format of a file from its first bytes (len >= 256 or the whole file): a snapshot
  * (gzip), a perf.data file ("PERFILE2", read through export/perfdata: its samples named and
- * collapsed as `perf script` output would be), `perf script` output (the first line that is not blank or a '#' comment does not end
+ * collapsed as `perf script` output would be), a pprof profile (export/pprof.h: gzip'd or
+ * plain protobuf), `perf script` output (the first line that is not blank or a '#' comment does not end
  * in a count, and some line is indented, as perf's frame lines) or else folded text. */
 enum input_format input_sniff(const char *buf, size_t len);
 /* Loads buf[0..len) (label names it in messages) over ft into in, which the caller releases
@@ -66,7 +75,8 @@ int input_read(const char *path, char **buf, size_t *len, char *err, size_t errl
 int input_load(const char *path, struct frames *ft, const struct input_opts *o,
 	       struct input *in, char *err, size_t errlen);
 /* The profile of type (a snapshot profile's type, "oncpu", ...; NULL: the first), the one
- * profile of a folded or perf file whatever type says; NULL when there is none. */
+ * profile of a folded, perf or pprof file whatever type says (a pprof file's column is chosen
+ * at load, by input_opts.sample_type); NULL when there is none. */
 struct profile *input_profile(const struct input *in, const char *type);
 /* Frees what input_load put in in; a zeroed in is a no-op. */
 void input_release(struct input *in);

@@ -777,8 +777,12 @@ int perfdata_collapse(const void *buf, size_t len, const char *label, struct sym
 	pd.ps = perfscript__new(o, pass_stack, &pd);
 	if (!sc) {
 		pd.sc = pd.own_sc = sym_cache__new();
-		if (pd.sc)
+		if (pd.sc) {
+			/* names only: perf script prints no source lines, and its inline frames
+			 * are not made here (docs/perfdata.md); DWARF is then never read */
 			sym_cache__set_lines(pd.sc, 0);
+			sym_cache__set_inlines(pd.sc, 0);
+		}
 	}
 	if (!pd.comms || !pd.procs || !pd.files || !pd.sc || !pd.ps) {
 		ret = -ENOMEM;

@@ -31,6 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!sc || sym_cache__set_kallsyms_path(sc, "/dev/null"))
 			abort();
 		sym_cache__set_lines(sc, 0);
+		sym_cache__set_inlines(sc, 0);
 	}
 	o.include_tid = size & 1;
 	o.annotate_kernel = size & 2;

@@ -184,10 +184,20 @@ enum frame_kind frame_kind_guess(const char *s, size_t len)
 
 uint32_t frames__intern_name(struct frames *ft, const char *name, size_t len)
 {
+	return frames__intern_name_hashed(ft, name, len, strtab__hash(name, len));
+}
+
+void frames__prefetch_name(const struct frames *ft, uint32_t h)
+{
+	strtab__prefetch(ft->st, h);
+}
+
+uint32_t frames__intern_name_hashed(struct frames *ft, const char *name, size_t len, uint32_t h)
+{
 	struct frame f = { 0 };
 	uint32_t id;
 
-	f.name = strtab__intern(ft->st, name, len);
+	f.name = strtab__intern_hashed(ft->st, name, len, h);
 	if (f.name == UINT32_MAX)
 		return UINT32_MAX;
 	if (f.name < ft->by_name_cap && ft->by_name[f.name] != EMPTY_SLOT)

@@ -47,6 +47,10 @@ uint32_t frames__find_from(const struct frames *ft, const struct frames *from, u
 /* Interns name[0..len) as a frame whose kind is guessed from its text the way folded files
  * mark it (suffixes _[k] _[j] _[i], prefixes [Pod] [Con] [PID]); (uint32_t)-1 on ENOMEM. */
 uint32_t frames__intern_name(struct frames *ft, const char *name, size_t len);
+/* frames__intern_name of a name whose strtab__hash is h. */
+uint32_t frames__intern_name_hashed(struct frames *ft, const char *name, size_t len, uint32_t h);
+/* strtab__prefetch in the table of names: before a batch of frames__intern_name_hashed. */
+void frames__prefetch_name(const struct frames *ft, uint32_t h);
 /* The frame for id; valid until the next intern call. */
 const struct frame *frames__get(const struct frames *ft, uint32_t id);
 /* Display name of frame id; valid until the strtab is freed. */

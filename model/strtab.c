@@ -153,14 +153,28 @@ uint32_t strtab__find(const struct strtab *st, const char *s, size_t len)
 	return lookup(st, s, len, (uint32_t)hash_bytes(s, len), &slot);
 }
 
+uint32_t strtab__hash(const char *s, size_t len)
+{
+	return (uint32_t)hash_bytes(s, len);
+}
+
+void strtab__prefetch(const struct strtab *st, uint32_t h)
+{
+	__builtin_prefetch(&st->slots[h & st->mask]);
+}
+
 uint32_t strtab__intern(struct strtab *st, const char *s, size_t len)
 {
-	uint32_t h, slot, id;
+	return strtab__intern_hashed(st, s, len, strtab__hash(s, len));
+}
+
+uint32_t strtab__intern_hashed(struct strtab *st, const char *s, size_t len, uint32_t h)
+{
+	uint32_t slot, id;
 	char *copy;
 
 	if (len > UINT32_MAX - 1)
 		return UINT32_MAX;
-	h = (uint32_t)hash_bytes(s, len);
 	id = lookup(st, s, len, h, &slot);
 	if (id != EMPTY_SLOT)
 		return id;

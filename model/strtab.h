@@ -14,6 +14,13 @@ void strtab__free(struct strtab *st);
 /* Returns the id of s[0..len), adding a copy if new; (uint32_t)-1 on ENOMEM.
  * The bytes may contain anything (NUL included): sanitizing is the caller's job. */
 uint32_t strtab__intern(struct strtab *st, const char *s, size_t len);
+/* The hash strtab__intern computes for s[0..len). */
+uint32_t strtab__hash(const char *s, size_t len);
+/* strtab__intern of s[0..len) whose strtab__hash is h. */
+uint32_t strtab__intern_hashed(struct strtab *st, const char *s, size_t len, uint32_t h);
+/* Starts loading the slot a string of hash h probes first: a batch of interns prefetched
+ * first waits for memory once, not once per string. */
+void strtab__prefetch(const struct strtab *st, uint32_t h);
 /* Returns the id of s[0..len) or (uint32_t)-1 if it was never interned. */
 uint32_t strtab__find(const struct strtab *st, const char *s, size_t len);
 /* The NUL-terminated string for id; valid until the table is freed. */

@@ -178,7 +178,7 @@ static int open_mapped(const struct proc *p, const struct proc_map *m)
 static struct elf_obj *resolve_file(struct sym_cache *sc, struct proc *p, const struct proc_map *m)
 {
 	struct elf_src src = { p->root, m->path, sc->debug_root ? sc->debug_root : "/usr/lib/debug",
-			       sc->lines };
+			       sc->lines || sc->inlines };
 	unsigned char key[17];
 	struct elf_syms *es;
 	struct elf_obj *o;

@@ -1,6 +1,8 @@
 /* ELF symbol loading with libelf (gelf) and source lines with libdw. */
+#include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libgen.h>
@@ -12,6 +14,8 @@
 #include <unistd.h>
 
 #include "elf_syms.h"
+#include "gopclntab.h"
+#include "hmap.h"
 #include "symtab.h"
 
 /* Zero-size symbols (hand-written assembly) extend to the next symbol, at most this far. */
@@ -34,6 +38,20 @@ struct elf_syms {
 	int dw_fd;
 	Elf *dw_elf;
 	Dwarf *dw;
+	/* Go's function table, kept for its inline trees: it reads the image's mapped bytes, so
+	 * the image stays open (as go_elf, or as dw_elf when that is the image itself) */
+	struct gopcln *go;
+	int go_fd;
+	Elf *go_elf;
+	/* DWARF inline frames by address (struct inl_chain): every process mapping the image
+	 * asks again for the same addresses, and the walk down a compile unit is not cheap */
+	struct hmap *inl_cache;
+	size_t inl_bytes;
+};
+
+struct inl_chain {
+	size_t n;
+	const char *names[]; /* outermost first */
 };
 
 static int elf_ready(void)
@@ -92,6 +110,7 @@ int elf_syms__begin(int fd, const void *mem, size_t len, struct elf_syms **out)
 	}
 	es->fd = fd;
 	es->dw_fd = -1;
+	es->go_fd = -1;
 	if (fd >= 0)
 		es->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	else
@@ -314,24 +333,31 @@ static int find_debuginfo(struct elf_syms *es, const struct elf_src *src, int *f
 	return -ENOENT;
 }
 
-static int has_section(Elf *elf, const char *want)
+/* The section named want of elf (with file contents), or NULL. */
+static Elf_Scn *find_section(Elf *elf, const char *want, GElf_Shdr *sh)
 {
 	size_t shstrndx;
 	Elf_Scn *scn = NULL;
 
 	if (elf_getshdrstrndx(elf, &shstrndx))
-		return 0;
+		return NULL;
 	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
 		const char *name;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+		if (!gelf_getshdr(scn, sh) || sh->sh_type == SHT_NOBITS)
 			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		name = elf_strptr(elf, shstrndx, sh->sh_name);
 		if (name && !strcmp(name, want))
-			return 1;
+			return scn;
 	}
-	return 0;
+	return NULL;
+}
+
+static int has_section(Elf *elf, const char *want)
+{
+	GElf_Shdr sh;
+
+	return find_section(elf, want, &sh) != NULL;
 }
 
 /* Keeps (fd, elf) open for DWARF lines when it has .debug_info; otherwise closes it. */
@@ -352,6 +378,55 @@ static void keep_dwarf(struct elf_syms *es, int fd, Elf *elf, int owned)
 	}
 }
 
+/* Reads Go's .gopclntab when the image has one: its functions become symbols when the image
+ * has no .symtab (go build -ldflags=-s), and the table is kept for inline frames and the
+ * unwinder's Go frames. 0 or -ENOMEM (an image without a usable table is not an error). */
+static int load_go(struct elf_syms *es, int has_symtab)
+{
+	struct gopcln_seg *segs;
+	GElf_Shdr sh, text;
+	size_t size = 0, nsegs = 0;
+	const char *raw = elf_rawfile(es->elf, &size);
+	struct gopcln *g;
+	int err = 0;
+
+	/* position-independent Go binaries have it among the relocated read-only data */
+	if (!raw ||
+	    (!find_section(es->elf, ".gopclntab", &sh) &&
+	     !find_section(es->elf, ".data.rel.ro.gopclntab", &sh)) ||
+	    sh.sh_offset > size || sh.sh_size > size - sh.sh_offset)
+		return 0;
+	if (!find_section(es->elf, ".text", &text))
+		text.sh_addr = 0;
+	segs = calloc(es->nsegs ? es->nsegs : 1, sizeof(*segs));
+	if (!segs)
+		return -ENOMEM;
+	for (size_t i = 0; i < es->nsegs; i++) {
+		const struct load_seg *l = &es->segs[i];
+
+		if (l->offset <= size && l->filesz <= size - l->offset)
+			segs[nsegs++] = (struct gopcln_seg){ l->vaddr, (const uint8_t *)raw + l->offset,
+							     l->filesz };
+	}
+	err = gopcln__new((const uint8_t *)raw + sh.sh_offset, sh.sh_size, sh.sh_addr, text.sh_addr,
+			  segs, nsegs, &g);
+	free(segs);
+	if (err)
+		return err == -ENOMEM ? err : 0;
+	for (size_t i = 0; !has_symtab && !err && i < gopcln__count(g); i++) {
+		struct gopcln_name name;
+		uint64_t entry, end;
+
+		if (!gopcln__func(g, i, &entry, &end, &name) && end >= entry)
+			err = sym_table__add(es->tab, entry, end - entry, name.s, name.len, 0, 1);
+	}
+	if (!err)
+		es->go = g;
+	else
+		gopcln__free(g);
+	return err;
+}
+
 int elf_syms__load(struct elf_syms *es, const struct elf_src *src)
 {
 	int has_symtab = 0, dfd = -1, err;
@@ -363,6 +438,8 @@ int elf_syms__load(struct elf_syms *es, const struct elf_src *src)
 	err = read_segments(es);
 	if (!err)
 		err = add_symbols(es->tab, es->elf, &has_symtab);
+	if (!err && es->fd >= 0)
+		err = load_go(es, has_symtab);
 	if (err)
 		return err;
 	if (es->fd >= 0 && (!has_symtab || src->lines) && !find_debuginfo(es, src, &dfd, &delf)) {
@@ -386,6 +463,12 @@ int elf_syms__load(struct elf_syms *es, const struct elf_src *src)
 			es->elf = NULL;
 		}
 	}
+	if (es->go && es->elf) { /* the Go table reads the image: keep it */
+		es->go_elf = es->elf;
+		es->go_fd = es->fd;
+		es->elf = NULL;
+		es->fd = -1;
+	}
 	if (es->elf) {
 		elf_end(es->elf);
 		es->elf = NULL;
@@ -397,10 +480,24 @@ int elf_syms__load(struct elf_syms *es, const struct elf_src *src)
 	return sym_table__count(es->tab) ? 0 : -ENODATA;
 }
 
+static void free_chain(const void *key, size_t len, void *val, void *arg)
+{
+	free(val);
+}
+
 void elf_syms__free(struct elf_syms *es)
 {
 	if (!es)
 		return;
+	if (es->inl_cache) {
+		hmap__each(es->inl_cache, free_chain, NULL);
+		hmap__free(es->inl_cache);
+	}
+	gopcln__free(es->go);
+	if (es->go_elf)
+		elf_end(es->go_elf);
+	if (es->go_fd >= 0)
+		close(es->go_fd);
 	if (es->dw)
 		dwarf_end(es->dw);
 	if (es->dw_elf)
@@ -416,20 +513,29 @@ void elf_syms__free(struct elf_syms *es)
 	free(es);
 }
 
+/* The link-time address of file offset file_off (itself when no segment holds it). */
+static uint64_t file_vaddr(const struct elf_syms *es, uint64_t file_off)
+{
+	for (size_t i = 0; i < es->nsegs; i++) {
+		const struct load_seg *s = &es->segs[i];
+
+		if (file_off >= s->offset && file_off - s->offset < s->filesz)
+			return file_off - s->offset + s->vaddr;
+	}
+	return file_off;
+}
+
+int elf_syms__go_frame(const struct elf_syms *es, uint64_t file_off, int32_t *spdelta, bool *top)
+{
+	return es->go ? gopcln__frame(es->go, file_vaddr(es, file_off), spdelta, top) : -ENOENT;
+}
+
 const char *elf_syms__find(const struct elf_syms *es, uint64_t file_off, uint64_t *off,
 			   uint64_t *vaddr)
 {
 	const struct sym_entry *e;
 
-	*vaddr = file_off;
-	for (size_t i = 0; i < es->nsegs; i++) {
-		const struct load_seg *s = &es->segs[i];
-
-		if (file_off >= s->offset && file_off - s->offset < s->filesz) {
-			*vaddr = file_off - s->offset + s->vaddr;
-			break;
-		}
-	}
+	*vaddr = file_vaddr(es, file_off);
 	if (!es->tab)
 		return NULL;
 	e = sym_table__find(es->tab, *vaddr);
@@ -464,10 +570,99 @@ size_t elf_syms__count(const struct elf_syms *es)
 
 size_t elf_syms__mem(const struct elf_syms *es)
 {
-	return sizeof(*es) + es->nsegs * sizeof(*es->segs) + (es->tab ? sym_table__mem(es->tab) : 0);
+	return sizeof(*es) + es->nsegs * sizeof(*es->segs) + (es->tab ? sym_table__mem(es->tab) : 0) +
+	       (es->inl_cache ? hmap__mem(es->inl_cache) + es->inl_bytes : 0);
 }
 
 int elf_syms__has_debuginfo(const struct elf_syms *es)
 {
 	return es->has_debuginfo;
+}
+
+/* The linkage (mangled) name of an inlined subroutine's function, else its plain name. */
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *name = NULL;
+
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
+		name = dwarf_formstring(&a);
+	return name ? name : dwarf_diename(die);
+}
+
+/* Walks down from die to the innermost scope holding pc (through namespaces and classes,
+ * then the function, its lexical blocks and inlined subroutines), appending the inlined
+ * subroutines met to chain[*n], outermost first. True when a function holding pc was found.
+ * (dwarf_getscopes goes from an inlined subroutine to its abstract definition's scopes,
+ * not to the function it was inlined in.) */
+static bool scope_walk(Dwarf_Die *die, uint64_t pc, const char **chain, size_t *n, int depth)
+{
+	Dwarf_Die c;
+	int tag;
+
+	if (depth > 2 * ELF_MAX_INLINES || dwarf_child(die, &c))
+		return false;
+	do {
+		tag = dwarf_tag(&c);
+		if (tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+		    tag == DW_TAG_structure_type || tag == DW_TAG_union_type) {
+			if (scope_walk(&c, pc, chain, n, depth + 1))
+				return true;
+		} else if ((tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+			    tag == DW_TAG_lexical_block) && dwarf_haspc(&c, pc) > 0) {
+			const char *name = tag == DW_TAG_inlined_subroutine ? die_name(&c) : NULL;
+
+			if (name && *n < ELF_MAX_INLINES)
+				chain[(*n)++] = name;
+			scope_walk(&c, pc, chain, n, depth + 1);
+			return true;
+		}
+	} while (!dwarf_siblingof(&c, &c));
+	return false;
+}
+
+size_t elf_syms__inlines(struct elf_syms *es, uint64_t vaddr, const char **names, size_t max)
+{
+	struct gopcln_name go[ELF_MAX_INLINES];
+	const char *chain[ELF_MAX_INLINES];
+	struct inl_chain *c;
+	Dwarf_Die cu;
+	size_t n = 0, k;
+
+	if (max > ELF_MAX_INLINES)
+		max = ELF_MAX_INLINES;
+	if (es->go) {
+		n = gopcln__inlines(es->go, vaddr, go, max);
+		for (size_t i = 0; i < n; i++)
+			names[i] = go[i].s; /* NUL-terminated in the table */
+		return n;
+	}
+	if (!max || !es->dw)
+		return 0;
+	c = es->inl_cache ? hmap__get(es->inl_cache, &vaddr, sizeof(vaddr)) : NULL;
+	if (!c) {
+		if (dwarf_addrdie(es->dw, vaddr, &cu))
+			scope_walk(&cu, vaddr, chain, &n, 0);
+		if (!es->inl_cache)
+			es->inl_cache = hmap__new();
+		c = malloc(sizeof(*c) + n * sizeof(*chain));
+		if (c) {
+			c->n = n;
+			memcpy(c->names, chain, n * sizeof(*chain));
+		}
+		if (c && es->inl_cache && hmap__put(es->inl_cache, &vaddr, sizeof(vaddr), c)) {
+			es->inl_bytes += sizeof(*c) + n * sizeof(*chain);
+		} else {
+			free(c);
+			c = NULL;
+		}
+	} else {
+		n = c->n;
+		memcpy(chain, c->names, n * sizeof(*chain));
+	}
+	k = n < max ? n : max; /* the innermost k, outermost first */
+	for (size_t i = 0; i < k; i++)
+		names[i] = chain[n - k + i];
+	return k;
 }

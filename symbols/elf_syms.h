@@ -3,6 +3,7 @@
 #ifndef GALATOP_SYMBOLS_ELF_SYMS_H
 #define GALATOP_SYMBOLS_ELF_SYMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -14,7 +15,7 @@ struct elf_src {
 				 * "" for the host */
 	const char *path;	/* the image's path under root, NULL for memory images */
 	const char *debug_root; /* "/usr/lib/debug" or an override */
-	int lines;		/* keep DWARF open for elf_syms__line */
+	int lines;		/* keep DWARF open (elf_syms__line, elf_syms__inlines) */
 };
 
 /* Starts reading an image from fd (ownership taken: closed by elf_syms__free or earlier) or, when
@@ -35,6 +36,16 @@ const char *elf_syms__find(const struct elf_syms *es, uint64_t file_off, uint64_
 /* Source file and line of link-time address vaddr from DWARF; 0, or -ENOENT when unknown. The
  * file name is valid until es is freed. */
 int elf_syms__line(struct elf_syms *es, uint64_t vaddr, const char **file, unsigned *line);
+/* Most inline frames returned for one address. */
+#define ELF_MAX_INLINES 32
+/* The functions inlined at link-time address vaddr, outermost first (the symbol holding vaddr
+ * is not among them), as raw (mangled) names into names[0..max): from Go's inline trees
+ * (.gopclntab) for Go images, else from DWARF's inlined subroutines (when DWARF lines are
+ * kept). Returns how many (the innermost ones when there are more than max); names valid
+ * until es is freed. */
+size_t elf_syms__inlines(struct elf_syms *es, uint64_t vaddr, const char **names, size_t max);
+/* The Go frame at file offset file_off (gopcln__frame), for Go images; -ENOENT otherwise. */
+int elf_syms__go_frame(const struct elf_syms *es, uint64_t file_off, int32_t *spdelta, bool *top);
 /* Number of symbols held. */
 size_t elf_syms__count(const struct elf_syms *es);
 /* Approximate heap bytes held (names and arrays; not libdw's internal line tables). */

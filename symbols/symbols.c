@@ -68,6 +68,8 @@ static void fill(struct sym_info *out, const char *name, const char *module, uin
 	out->kind = kind;
 	out->file = NULL;
 	out->line = 0;
+	out->inlined = NULL;
+	out->ninlined = 0;
 }
 
 /* Fills out with "[unknown]"; the strings are interned at creation, so this cannot fail. */
@@ -89,6 +91,7 @@ struct sym_cache *sym_cache__new(void)
 	sc->files = hmap__new();
 	sc->elf_cap = 256;
 	sc->lines = 1;
+	sc->inlines = 1;
 	if (!sc->strs || !sc->names || !sc->procs || !sc->files || !intern(sc, "[unknown]") ||
 	    !intern(sc, "")) {
 		sym_cache__free(sc);
@@ -238,6 +241,20 @@ static struct proc *proc_read_new(struct sym_cache *sc, int pid)
 	return p;
 }
 
+/* Adds the functions inlined at vaddr of es to out, demangled. 0 or -ENOMEM. */
+static int user_inlines(struct sym_cache *sc, struct elf_syms *es, uint64_t vaddr,
+			struct sym_info *out)
+{
+	size_t n = elf_syms__inlines(es, vaddr, sc->inlined, ELF_MAX_INLINES);
+
+	for (size_t i = 0; i < n; i++)
+		if (!(sc->inlined[i] = display_name(sc, sc->inlined[i])))
+			return -ENOMEM;
+	out->inlined = sc->inlined;
+	out->ninlined = (unsigned)n;
+	return 0;
+}
+
 /* One lookup over what p holds now: 0 or -ENOENT with out filled, 1 when addr is in no file
  * mapping and no JIT symbol (worth a refresh), -ENOMEM. */
 static int user_once(struct sym_cache *sc, struct proc *p, uint64_t addr, struct sym_info *out)
@@ -275,7 +292,7 @@ static int user_once(struct sym_cache *sc, struct proc *p, uint64_t addr, struct
 			out->file = intern(sc, file);
 			out->line = out->file ? line : 0;
 		}
-		return 0;
+		return sc->inlines ? user_inlines(sc, o->syms, vaddr, out) : 0;
 	}
 	name = strrchr(m->path, '/');
 	snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, name ? name + 1 : m->path, file_off);
@@ -459,6 +476,17 @@ int sym_cache__mmap(struct sym_cache *sc, int pid, const struct proc_map *m)
 	return 0;
 }
 
+int sym_cache__go_frame(struct sym_cache *sc, int pid, uint64_t addr, int32_t *spdelta, bool *top)
+{
+	struct proc *p = proc_get(sc, pid);
+	const struct proc_map *m = p ? proc_maps__find(p->maps, p->nmaps, addr) : NULL;
+	struct elf_obj *o = m && m->path[0] ? elf_cache_map(sc, p, m - p->maps) : NULL;
+
+	if (!o || !o->syms)
+		return -ENOENT;
+	return elf_syms__go_frame(o->syms, addr - m->start + m->pgoff, spdelta, top);
+}
+
 int sym_cache__module(struct sym_cache *sc, int pid, uint64_t addr, bool open_file,
 		      struct sym_module *out)
 {
@@ -626,6 +654,11 @@ void sym_cache__set_elf_cap(struct sym_cache *sc, size_t max)
 void sym_cache__set_lines(struct sym_cache *sc, int on)
 {
 	sc->lines = on;
+}
+
+void sym_cache__set_inlines(struct sym_cache *sc, int on)
+{
+	sc->inlines = on;
 }
 
 static void proc_stats(const void *key, size_t len, void *val, void *arg)

@@ -23,6 +23,11 @@ struct sym_info {
 			     * nothing at all is known ("[unknown]") */
 	const char *file;   /* source file from DWARF line info, or NULL; owned by the cache */
 	unsigned line;	    /* source line or 0 */
+	/* The functions inlined at the address, outermost first (name is the function holding
+	 * them; the last one is where the address is): demangled, from DWARF or Go's inline
+	 * trees; owned by the cache, the array valid until the next lookup. */
+	const char *const *inlined;
+	unsigned ninlined;
 };
 
 struct sym_stats {
@@ -91,6 +96,11 @@ struct sym_module {
 int sym_cache__module(struct sym_cache *sc, int pid, uint64_t addr, bool open_file,
 		      struct sym_module *out);
 
+/* For addr in a Go function of pid (from its image's .gopclntab), the frame's stack pointer
+ * distance below its return address slot and whether it is the outermost frame of a stack
+ * (gopcln__frame). 0, or -ENOENT when addr is not in Go code with such a table. */
+int sym_cache__go_frame(struct sym_cache *sc, int pid, uint64_t addr, int32_t *spdelta, bool *top);
+
 /* The one warning about refused files a profiled process controls (the first one, why, and
  * how many refusals), written into buf; NULL when there was none. */
 const char *sym_cache__warning(const struct sym_cache *sc, char *buf, size_t len);
@@ -107,5 +117,8 @@ int sym_cache__set_kallsyms_path(struct sym_cache *sc, const char *path);
 void sym_cache__set_elf_cap(struct sym_cache *sc, size_t max);
 /* Turns DWARF source file:line lookup on (default) or off. */
 void sym_cache__set_lines(struct sym_cache *sc, int on);
+/* Turns inline frames (sym_info.inlined: DWARF's inlined subroutines, Go's inline trees) on
+ * (default) or off. With either on, the DWARF of images that have it is kept open. */
+void sym_cache__set_inlines(struct sym_cache *sc, int on);
 
 #endif

@@ -63,6 +63,7 @@ struct sym_cache {
 	size_t elf_cap;
 	uint64_t tick;
 	int lines;
+	int inlines; /* inline frames (DWARF, Go's inline trees) */
 	struct kallsyms *ks;
 	uint64_t ks_ns;
 	int ks_tried;
@@ -72,6 +73,7 @@ struct sym_cache {
 	char *debug_root, *kallsyms_path;
 	size_t maps_reads, elf_opens, evictions;
 	size_t hostile;		      /* files a process controls that were refused */
+	const char *inlined[ELF_MAX_INLINES]; /* the last lookup's inline frames */
 	char hostile_first[PATH_MAX + 64]; /* the first of them and why */
 };
 

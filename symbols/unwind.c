@@ -43,6 +43,12 @@ struct uw_memo {
 #define DW_RSP 7
 #define DW_RIP 16
 
+/* Registers of a frame: where a libdw walk starts, or a Go frame. */
+struct uw_regs {
+	uint64_t ip, sp, bp;
+	bool caller; /* ip is a return address (not the sampled instruction) */
+};
+
 struct uw_proc {
 	int pid;
 	Dwfl *dwfl;
@@ -50,6 +56,7 @@ struct uw_proc {
 	struct unwinder *u;
 	/* The sample being unwound and what the walk saw. */
 	const struct unwind_sample *s;
+	struct uw_regs start; /* where the libdw walk starts */
 	bool listed;	  /* next_thread already returned the sample's thread */
 	bool beyond_copy; /* a read past the end of the copy failed */
 	uint64_t reads[2 * MEMO_READS]; /* what the walk read: address, value (bit 0: failed) */
@@ -65,6 +72,7 @@ struct uw_file {
 	uint64_t lo, hi;    /* link-time span of its PT_LOADs, lo aligned as libdw aligns it */
 	uint64_t used;	    /* unwinder tick of the last use */
 	const char *path;   /* owned by the symbol cache */
+	bool go;	    /* has Go's .gopclntab: its Go frames are stepped with it */
 };
 
 struct unwinder {
@@ -133,9 +141,9 @@ static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_arg)
 	return true;
 }
 
-static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+/* Reads a word of the sample's stack copy, remembering the read for replays. */
+static bool read_word(struct uw_proc *p, uint64_t addr, uint64_t *result)
 {
-	struct uw_proc *p = arg;
 	const struct unwind_sample *s = p->s;
 	uint64_t w;
 	bool ok = !unwind_stack_word(s->stack, s->stack_len, s->sp, addr, &w);
@@ -154,9 +162,19 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 	return true;
 }
 
+static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	uint64_t w;
+
+	if (!read_word(arg, addr, &w))
+		return false;
+	*result = w;
+	return true;
+}
+
 static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
-	const struct unwind_sample *s = ((struct uw_proc *)arg)->s;
+	const struct uw_regs *s = &((struct uw_proc *)arg)->start;
 	Dwarf_Word bp_sp[2] = { s->bp, s->sp }, ip = s->ip;
 
 	if (!dwfl_thread_state_registers(thread, DW_RBP, 2, bp_sp) ||
@@ -235,6 +253,23 @@ static bool file_span(struct uw_file *f)
 	return !first && f->hi > f->lo;
 }
 
+/* Whether elf has Go's function table (.gopclntab, .data.rel.ro.gopclntab when PIE). */
+static bool has_gopclntab(Elf *elf)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	const char *name;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    (!strcmp(name, ".gopclntab") || !strcmp(name, ".data.rel.ro.gopclntab")))
+			return true;
+	return false;
+}
+
 /* The shared file of mapping m (opened through the symbol cache on first sight); NULL when it
  * cannot be opened as ELF. */
 static struct uw_file *file_get(struct unwinder *u, int pid, uint64_t pc, const struct sym_module *m)
@@ -270,6 +305,7 @@ static struct uw_file *file_get(struct unwinder *u, int pid, uint64_t pc, const 
 	}
 	if (!f->elf)
 		return NULL;
+	f->go = has_gopclntab(f->elf);
 	f->used = ++u->tick;
 	if (++u->open_files > FILES_OPEN_MAX) {
 		struct file_scan scan = { NULL };
@@ -405,19 +441,47 @@ struct walk {
 	uint64_t *pcs;
 	size_t n, max;
 	struct uw_proc *p;
-	bool stale; /* stopped at a module of a file no longer mapped there */
+	bool stale;	  /* stopped at a module of a file no longer mapped there */
+	size_t first;	  /* pcs index of the libdw walk's first frame */
+	bool to_go;	  /* the libdw walk stopped at a Go frame, whose registers are go */
+	struct uw_regs go;
 };
+
+/* Whether pc is in a Go function with a pc-to-SP table (see go_steps): only files with a
+ * .gopclntab are asked about (the symbol cache reads their table). */
+static bool is_go(struct uw_proc *p, uint64_t pc, int32_t *delta, bool *top)
+{
+	Dwfl_Module *mod;
+	struct uw_file *f;
+	void **data;
+
+	if (!report_pc(p, pc, false) || !(mod = dwfl_addrmodule(p->dwfl, pc)))
+		return false;
+	dwfl_module_info(mod, &data, NULL, NULL, NULL, NULL, NULL, NULL);
+	f = *data;
+	return f && f->go && !sym_cache__go_frame(p->u->sc, p->pid, pc, delta, top);
+}
 
 static int frame_cb(Dwfl_Frame *frame, void *arg)
 {
 	struct walk *w = arg;
 	Dwarf_Addr pc;
+	Dwarf_Word sp, bp;
 	bool activation;
+	int32_t delta;
+	bool top;
 
 	if (!dwfl_frame_pc(frame, &pc, &activation))
 		return DWARF_CB_ABORT;
-	if (!activation)
+	if (!activation || (w->n == w->first && w->p->start.caller))
 		pc--;
+	/* a Go frame above C code (a cgo callback): Go's own tables take the next steps */
+	if (w->n > w->first && is_go(w->p, pc, &delta, &top) &&
+	    !dwfl_frame_reg(frame, DW_RSP, &sp) && !dwfl_frame_reg(frame, DW_RBP, &bp)) {
+		w->go = (struct uw_regs){ activation ? pc : pc + 1, sp, bp, !activation };
+		w->to_go = true;
+		return DWARF_CB_ABORT;
+	}
 	w->pcs[w->n++] = pc;
 	if (w->n >= w->max)
 		return DWARF_CB_ABORT;
@@ -428,27 +492,81 @@ static int frame_cb(Dwfl_Frame *frame, void *arg)
 	return DWARF_CB_OK;
 }
 
+/* How a walk that could not read a word of the copy ended. libdw ends its walk, with or
+ * without an error, when a return address cannot be read. Past the end of a full copy,
+ * frames were cut off; past the end of a copy that ended with the stack mapping, the frame
+ * was the outermost one (ld.so's _start has no CFI saying so). */
+static enum unwind_status read_failed(const struct uw_proc *p, bool error)
+{
+	if (p->beyond_copy)
+		return p->s->stack_full ? UNWIND_TRUNCATED : UNWIND_OK;
+	return error ? UNWIND_ERROR : UNWIND_OK;
+}
+
+/* Steps through Go frames from r with the pc-to-SP tables of .gopclntab, as Go's own
+ * traceback does (frame pointers would skip the caller of a frameless leaf, and stripped Go
+ * binaries have no CFI): the return address sits right above the frame, the caller's frame
+ * pointer right below it once pushed. Appends each frame's pc. Returns true when the walk
+ * ended there (status in *st), false when r is now a frame outside Go code. */
+static bool go_steps(struct uw_proc *p, struct walk *w, struct uw_regs *r,
+		     enum unwind_status *st)
+{
+	uint64_t pc, cfa, ra, bp;
+	int32_t delta;
+	bool top;
+
+	for (;;) {
+		pc = r->caller ? r->ip - 1 : r->ip;
+		if (!is_go(p, pc, &delta, &top))
+			return false;
+		w->pcs[w->n++] = pc;
+		*st = UNWIND_OK;
+		if (w->n >= w->max || top)
+			return true;
+		cfa = r->sp + (uint64_t)delta + 8;
+		bp = r->bp;
+		if (!read_word(p, cfa - 8, &ra) || (delta >= 8 && !read_word(p, cfa - 16, &bp))) {
+			*st = read_failed(p, true);
+			return true;
+		}
+		if (!ra)
+			return true;
+		*r = (struct uw_regs){ ra, cfa, bp, true };
+	}
+}
+
 /* One walk over p's current Dwfl; returns the status and fills w. */
 static enum unwind_status walk(struct uw_proc *p, const struct unwind_sample *s, struct walk *w)
 {
+	struct uw_regs r = { s->ip, s->sp, s->bp, false };
+	enum unwind_status st = UNWIND_ERROR;
 	int ret;
 
 	w->n = 0;
 	w->stale = false;
 	p->s = s;
-	p->listed = false;
 	p->beyond_copy = false;
-	ret = dwfl_getthread_frames(p->dwfl, s->tid, frame_cb, w);
+	for (int legs = 0; legs < 16; legs++) {
+		if (go_steps(p, w, &r, &st))
+			break;
+		w->first = w->n;
+		w->to_go = false;
+		p->start = r;
+		p->listed = false;
+		if (r.caller && !report_pc(p, r.ip - 1, false)) {
+			w->stale = true;
+			break;
+		}
+		ret = dwfl_getthread_frames(p->dwfl, s->tid, frame_cb, w);
+		if (w->to_go) {
+			r = w->go;
+			continue;
+		}
+		st = w->n >= w->max ? UNWIND_OK : read_failed(p, ret != 0);
+		break;
+	}
 	p->s = NULL;
-	if (w->n >= w->max)
-		return UNWIND_OK;
-	/* libdw ends the walk, with or without an error, when a return address cannot be read.
-	 * Past the end of a full copy, frames were cut off; past the end of a copy that ended
-	 * with the stack mapping, the frame was the outermost one (ld.so's _start has no CFI
-	 * saying so). */
-	if (p->beyond_copy)
-		return s->stack_full ? UNWIND_TRUNCATED : UNWIND_OK;
-	return ret == 0 ? UNWIND_OK : UNWIND_ERROR;
+	return st;
 }
 
 static struct uw_memo *memo_slot(struct uw_proc *p, const struct unwind_sample *s)
@@ -500,7 +618,7 @@ static void memo_keep(struct uw_proc *p, const struct unwind_sample *s, const ui
 size_t unwinder__unwind(struct unwinder *u, const struct unwind_sample *s, uint64_t *pcs,
 			size_t max, enum unwind_status *status)
 {
-	struct walk w = { pcs, 0, max, NULL, false };
+	struct walk w = { .pcs = pcs, .max = max };
 	struct uw_proc *p;
 
 	*status = UNWIND_ERROR;

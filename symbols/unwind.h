@@ -1,7 +1,9 @@
 /* User stacks from DWARF CFI: unwinds a copy of a thread's registers and top of stack, taken
  * at the sample, with libdw over the process's modules (.eh_frame, else .debug_frame, else
- * frame pointers), found through the symbol cache. One Dwfl per process, kept for at most a configurable number of processes
- * (least recently used go first). x86_64 only. Not thread-safe. See docs/unwinding.md. */
+ * frame pointers), found through the symbol cache; Go frames with Go's own pc-to-SP tables
+ * (.gopclntab, through the symbol cache). One Dwfl per process, kept for at most a
+ * configurable number of processes (least recently used go first). x86_64 only. Not
+ * thread-safe. See docs/unwinding.md. */
 #ifndef GALATOP_SYMBOLS_UNWIND_H
 #define GALATOP_SYMBOLS_UNWIND_H
 

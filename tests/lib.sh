@@ -95,6 +95,25 @@ near_counts() {
 		t = 400 * sqrt(p * (1 - p) * (1 / na + 1 / nb)); if (t < 3) t = 3
 		d = a - b; if (d < 0) d = -d; exit !(d <= t) }'
 }
+# next_frames FILE FRAME PCT [SHORT]: the frames right after FRAME (its callees or inlined
+# functions) in at least PCT% of the samples through FRAME, one a line, sorted (SHORT as in
+# stack_to).
+next_frames() {
+	awk -v want="$2" -v pct="$3" -v short="${4:-}" '{
+		n = $NF; s = $0; sub(/ [0-9]+$/, "", s); k = split(s, f, ";")
+		if (short) for (i = 1; i <= k; i++) sub(/[<(].*/, "", f[i])
+		for (i = 1; i < k && f[i] != want; i++) ;
+		if (f[i] != want) next
+		t += n; if (i < k) c[f[i + 1]] += n
+	} END { for (x in c) if (100 * c[x] >= pct * t) print x }' "$1" | sort
+}
+# same_next_frames GALATOP_FILE PERF_FILE FRAME [SHORT]: every frame after FRAME in >= 10% of
+# galatop's samples through it is after it in >= 2% of perf's (and the other way round).
+same_next_frames() {
+	next_frames "$1" "$3" 10 "${4:-}" >"$TMP/next.g"; next_frames "$2" "$3" 2 "${4:-}" >"$TMP/next.p2"
+	next_frames "$2" "$3" 10 "${4:-}" >"$TMP/next.p"; next_frames "$1" "$3" 2 "${4:-}" >"$TMP/next.g2"
+	[ -z "$(comm -23 "$TMP/next.g" "$TMP/next.p2")" ] && [ -z "$(comm -23 "$TMP/next.p" "$TMP/next.g2")" ]
+}
 # near_truth A N TRUTH: the percentage A measured over N samples is within 3 points of TRUTH,
 # or within 4 standard errors when a loaded machine left too few samples for 3 points to be
 # 4 of them (fewer than ~3700 at a 70/30 split); the test prints N.
@@ -107,8 +126,9 @@ near_truth() {
 samples() { awk -v w="${2:-}" 'w == "" || index($0, w) { t += $NF } END { print t + 0 }' "$1"; }
 # beside NAME SECONDS CMD...: runs CMD (which must run longer than SECONDS + 1) and profiles it
 # at 997 Hz for SECONDS with galatop record -p and, at the same time, perf record --call-graph
-# dwarf -p; leaves $TMP/NAME.folded (galatop) and $TMP/NAME.perf.folded (perf script through
-# galatop collapse; empty without perf), galatop's messages in $TMP/NAME.err.
+# dwarf -p; leaves $TMP/NAME.folded (galatop) and $TMP/NAME.perf.folded (perf script, inline
+# frames included, through galatop collapse --samples; empty without perf), galatop's
+# messages in $TMP/NAME.err.
 beside() {
 	_n=$1 _s=$2; shift 2
 	"$@" >/dev/null & _w=$!
@@ -117,20 +137,22 @@ beside() {
 	: >"$TMP/$_n.perf.folded"
 	if command -v perf >/dev/null 2>&1 &&
 		perf record -q -F 997 --call-graph dwarf -p $_w -o "$TMP/$_n.data" -- sleep "$_s" >/dev/null 2>&1; then
-		perf script --no-inline -i "$TMP/$_n.data" 2>/dev/null | "$GALATOP" collapse --samples >"$TMP/$_n.perf.folded"
+		perf script -i "$TMP/$_n.data" 2>/dev/null | "$GALATOP" collapse --samples >"$TMP/$_n.perf.folded"
 		rm -f "$TMP/$_n.data"
 	fi
 	wait $_g; kill $_w 2>/dev/null; wait $_w 2>/dev/null
 }
-# stack_to FILE LEAF [FROM [SHORT]]: the most sampled stack of FILE whose last frame is LEAF,
-# from its frame FROM (default main) on, frames separated by ';'; with SHORT, each frame cut
+# stack_to FILE FRAME [FROM [SHORT]]: the most sampled path of FILE from its frame FROM
+# (default main) to the frame FRAME, frames separated by ';'; with SHORT, each frame cut
 # before its first '<' or '(' (perf script's Rust v0 and C++ template names lose their
 # parameters in collapse).
 stack_to() {
-	awk -v leaf="$2" -v from="${3:-main}" -v short="${4:-}" '{
+	awk -v want="$2" -v from="${3:-main}" -v short="${4:-}" '{
 		n = $NF; s = $0; sub(/ [0-9]+$/, "", s); k = split(s, f, ";")
 		if (short) for (i = 1; i <= k; i++) sub(/[<(].*/, "", f[i])
-		if (f[k] != leaf) next
+		for (i = 1; i <= k && f[i] != want; i++) ;
+		if (i > k) next
+		k = i
 		for (i = 1; i <= k && f[i] != from; i++) ;
 		if (i > k) next
 		t = f[i]; for (j = i + 1; j <= k; j++) t = t ";" f[j]

@@ -10,6 +10,8 @@
 #include "app.h"
 #include "../export/chrome_trace.h"
 #include "../export/folded.h"
+#include "../export/pprof.h"
+#include "../export/speedscope.h"
 #include "../export/snapshot.h"
 #include "../export/svg.h"
 #include "util/clock.h"
@@ -20,6 +22,7 @@ struct exporter {
 	 * reason in err when the writer has a better one than strerror. */
 	int (*write)(const char *path, const struct profile *p, struct tui_app *a, char *err,
 		     size_t errlen);
+	bool named_only; /* written only when the name ends in ext, not by a bare name */
 };
 
 /* Runs fn on path opened for writing, removing the file when anything fails. */
@@ -187,11 +190,51 @@ static int write_trace(const char *path, const struct profile *p, struct tui_app
 	return with_file(path, trace_fn, p, a);
 }
 
+/* The shown profile as pprof, dated as the data it comes from. */
+static int pprof_fn(FILE *f, const struct profile *p, struct tui_app *a)
+{
+	struct typed_profile tp = { a->ptype, p };
+	struct pprof_meta m = { 0 };
+	struct tui_stats st;
+
+	a->src->ops->stats(a->src->ctx, &st);
+	m.hz = st.hz;
+	if (st.since > 0) {
+		m.start = st.since;
+		m.duration = st.live ? clock_wall_s() - st.since : 0;
+	}
+	return pprof_write(f, &tp, 1, &m);
+}
+
+static int write_pprof(const char *path, const struct profile *p, struct tui_app *a, char *err,
+		       size_t errlen)
+{
+	return with_file(path, pprof_fn, p, a);
+}
+
+static int speedscope_fn(FILE *f, const struct profile *p, struct tui_app *a)
+{
+	struct typed_profile tp = { a->ptype, p };
+	char name[64];
+
+	snprintf(name, sizeof(name), "galatop %s", stack_type_name(a->ptype));
+	return speedscope_write(f, &tp, 1, name);
+}
+
+static int write_speedscope(const char *path, const struct profile *p, struct tui_app *a,
+			    char *err, size_t errlen)
+{
+	return with_file(path, speedscope_fn, p, a);
+}
+
+/* A name ending in one of these extensions picks that format (the longest that matches). */
 static const struct exporter exporters[] = {
-	{ ".svg", write_svg },
-	{ ".folded", write_folded },
-	{ ".gtop", write_gtop },
-	{ ".json", write_trace },
+	{ ".svg", write_svg, false },
+	{ ".folded", write_folded, false },
+	{ ".gtop", write_gtop, false },
+	{ ".json", write_trace, false },
+	{ ".pb.gz", write_pprof, true },
+	{ ".speedscope.json", write_speedscope, true },
 };
 #define NEXPORTERS (sizeof(exporters) / sizeof(exporters[0]))
 
@@ -256,7 +299,7 @@ void export_save(struct tui_app *a, const char *name)
 		char err[256] = "";
 		int r;
 
-		if (only && e != only)
+		if ((only && e != only) || (!only && e->named_only))
 			continue;
 		snprintf(path, sizeof(path), "%s%s", name, only ? "" : e->ext);
 		r = e->write(path, p, a, err, sizeof(err));

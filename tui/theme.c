@@ -109,7 +109,7 @@ static const char builtin_default[] =
 	"diff_shrink     white   blue    bold\n"
 	"diff_shrink_small white blue\n"
 	"diff_same       black   white\n"
-	"frame_python    white   magenta\n"
+	"frame_python    cyan    blue\n"
 	"# the heatmap, FlameScope's ramp (glyph shades on fewer than 256 colors)\n"
 	"heat1           black   #fffbe6\n"
 	"heat2           black   #fff3b0\n"

@@ -57,6 +57,7 @@ static struct sym_cache *cache(void)
 	if (!sc) {
 		sc = sym_cache__new();
 		sym_cache__set_lines(sc, 0);
+		sym_cache__set_inlines(sc, 0);
 	}
 	return sc;
 }

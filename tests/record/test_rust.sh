@@ -4,7 +4,8 @@
 # rustc >= 1.90 links by default; release without debug info, .eh_frame only; v0 mangling),
 # galatop and perf record --call-graph dwarf profile the same process: the split near the
 # truth (tests/lib.sh near_truth), >= 95% of the samples reaching main, the same stack as
-# perf's, and a split that agrees with perf's within sampling error. Root + BPF.
+# perf's (from main to hot_rust_beta, and the functions inlined in it: perf script --inline),
+# and a split that agrees with perf's within sampling error. Root + BPF.
 . tests/lib.sh
 need_root_bpf rust || exit 0
 RUSTC=/usr/bin/rustc
@@ -37,7 +38,9 @@ for v in "g:-O -g" "lld:-O -g -C link-arg=-fuse-ld=lld" "release:-O -C strip=deb
 	short=; [ "$name" = v0 ] && short=1
 	gs=$(stack_to "$F" hot::hot_rust_beta main $short) ps=$(stack_to "$P" hot::hot_rust_beta main $short)
 	echo "  rust $name: perf    alpha=$pa% of $pn reaching main=$pm%"
-	echo "    galatop: $gs"; echo "    perf:    $ps"
-	if [ -n "$gs" ] && [ "$gs" = "$ps" ] && near_counts "$a" "$n" "$pa" "$pn"; then pass "rust_${name}_as_perf"
+	echo "    galatop: $gs;{$(next_frames "$F" hot::hot_rust_beta 10 $short | tr '\n' ',')}"
+	echo "    perf:    $ps;{$(next_frames "$P" hot::hot_rust_beta 10 $short | tr '\n' ',')}"
+	if [ -n "$gs" ] && [ "$gs" = "$ps" ] && same_next_frames "$F" "$P" hot::hot_rust_beta $short &&
+		near_counts "$a" "$n" "$pa" "$pn"; then pass "rust_${name}_as_perf"
 	else fail "rust_${name}_as_perf" "alpha galatop=$a% perf=$pa%"; fi
 done

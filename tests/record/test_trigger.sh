@@ -18,7 +18,7 @@ done
 rc=$?
 "$GALATOP" record --trigger 'cpu>1' --trigger-before 0 --trigger-after 0 2>>"$TMP/err"
 rc2=$?
-[ $rc = 2 ] && [ $rc2 = 2 ] && grep -q "writes .gtop, .svg or .folded" "$TMP/err" &&
+[ $rc = 2 ] && [ $rc2 = 2 ] && grep -q "writes .gtop, .svg, .folded, .pb.gz or .speedscope.json" "$TMP/err" &&
 	grep -q "a capture needs at least 1 s" "$TMP/err" && pass trigger_bad_input_one_line ||
 	fail trigger_bad_input_one_line "$(cat "$TMP/err")"
 
@@ -26,7 +26,7 @@ rc2=$?
 # get about a quarter of a CPU); quiet, the workload uses none.
 mkdir "$TMP/out"
 "$GALATOP" record --trigger 'cpu>10' --trigger-before 2 --trigger-after 2 --trigger-cooldown 30 \
-	--out-dir "$TMP/out" -o "$TMP/out/cap.folded" -F 199 -- "$TOOLS/burst" 4 3 \
+	--out-dir "$TMP/out" -o "$TMP/out/cap.folded" -o "$TMP/out/cap.pb.gz" -F 199 -- "$TOOLS/burst" 4 3 \
 	>"$TMP/burst.out" 2>"$TMP/burst.err"
 n=$(ls "$TMP/out"/galatop-trigger-*.gtop 2>/dev/null | wc -l)
 if [ "$n" = 1 ] && grep -q "^galatop: 1 capture$" "$TMP/burst.err"; then pass trigger_fires_once_on_burst
@@ -47,6 +47,11 @@ hot=$(awk '/;burst_hot/ { n += $NF } END { print n + 0 }' "$f" 2>/dev/null)
 all=$(awk '{ n += $NF } END { print n + 0 }' "$f" 2>/dev/null)
 if [ "${hot:-0}" -ge 20 ] && [ "$hot" -ge $((all * 9 / 10)) ]; then pass trigger_capture_holds_burst_function
 else fail trigger_capture_holds_burst_function "burst_hot $hot of $all samples in $f"; fi
+# The pprof file of the capture, named as the folded one, holds the same stacks.
+pb=$(ls "$TMP/out"/cap-*.pb.gz 2>/dev/null | head -1)
+if [ "${pb%.pb.gz}" = "${f%.folded}" ] && [ -s "$f" ] &&
+	[ "$("$GALATOP" fold "$pb" 2>&1)" = "$("$GALATOP" fold "$f" 2>&1)" ]; then pass trigger_capture_pprof
+else fail trigger_capture_pprof "'$pb' beside '$f'"; fi
 # The snapshot: its range is the 2 s before and after the moment, its profile the burst's, and
 # `galatop view` opens it without root.
 if zcat "$g" | jq -e '(.meta.end - .meta.start) > 3.9 and (.meta.end - .meta.start) < 4.1' >/dev/null 2>&1 &&

@@ -23,6 +23,10 @@ screen theme_TT         "theme: colorblind"   "$BASIC" $S "TT" --dump-roles
 screen theme_hot        ""                    "$BASIC" $S "" --theme hot --dump-roles
 screen no_color         ""                    "$BASIC" $S "" --no-color --dump-roles
 screen ascii_top        "vSelf%"              "$BASIC" $S "2" --ascii
+# CPython frames ("qualname (file.py:line)") have a family of their own: role frame_python,
+# on 8 colors as on more; the native frames around them stay user and kernel.
+screen python_roles     "Thread.run (threading.py:975)" "$HERE/python.folded" $S "" --dump-roles --term xterm
+assert python_roles "Python frames in their role" sh -c "grep -q '^y frame_python' '$TMP/python_roles.txt' && grep -q '^u frame_user' '$TMP/python_roles.txt' && grep -q '^k frame_kernel' '$TMP/python_roles.txt'"
 # Moving around.
 screen nav_j            "ngx_http_handler  [user]"   "$BASIC" $S "jjjj"
 screen nav_arrows       "processCommand  [user]"     "$BASIC" $S "<Down><Down><Down><Down><Right>"
@@ -170,8 +174,34 @@ if [ -f "$TMP/zoom.folded" ] && ! grep -qv '^\[1234\]nginx;main;ngx_process_even
 else
 	fail "save zoomed" "$(cat "$TMP/save_zoom.txt" | sed -n 2p)"
 fi
+# pprof and speedscope only when the name asks for them; both hold what the view showed.
+"$GALATOP" view --dump --keys "s<C-u>$TMP/saved.pb.gz\\n" "$BASIC" >/dev/null 2>&1
+"$GALATOP" view --dump --keys "s<C-u>$TMP/saved.speedscope.json\\n" "$BASIC" >/dev/null 2>&1
+if ! ls "$TMP"/galatop-19700101-000000.pb.gz "$TMP"/galatop-19700101-000000.speedscope.json \
+	>/dev/null 2>&1 && "$GALATOP" fold "$TMP/saved.pb.gz" 2>&1 | cmp -s - "$TMP/galatop-19700101-000000.folded" &&
+	[ "$(jq '.profiles[0].endValue' "$TMP/saved.speedscope.json" 2>/dev/null)" = "$shown" ]; then
+	pass "save pprof and speedscope"
+else
+	fail "save pprof and speedscope" "$("$GALATOP" fold "$TMP/saved.pb.gz" 2>&1 | head -2)"
+fi
 "$GALATOP" view --dump --out-dir "$TMP/outdir" --keys 's\n' "$BASIC" >"$TMP/save_bad.txt" 2>&1
 assert "save error" "reported in the status line" grep -q "cannot write $TMP/outdir/galatop-19700101-000000" "$TMP/save_bad.txt"
+
+# The SVG saved is drawn in the palette shown, the very colors of `galatop svg --colors NAME`:
+# by kind (the default), then flamegraph.pl's hot after `x x` (kind -> name hash -> hot).
+fills() { grep -o '<title>[^<]*</title><rect [^>]*fill="[^"]*"' "$1" | sed 's/<rect .*fill=/ /' | sort; }
+for case in "kind:" "hot:xx"; do
+	pal=${case%%:*} keys=${case#*:}
+	"$GALATOP" view --dump --keys "${keys}s<C-u>$TMP/saved-$pal.svg\n" "$BASIC" >/dev/null 2>&1
+	"$GALATOP" svg --colors "$pal" "$BASIC" >"$TMP/cli-$pal.svg" 2>/dev/null
+	fills "$TMP/saved-$pal.svg" >"$TMP/saved-$pal.fills"
+	fills "$TMP/cli-$pal.svg" >"$TMP/cli-$pal.fills"
+	if [ -s "$TMP/cli-$pal.fills" ] && cmp -s "$TMP/saved-$pal.fills" "$TMP/cli-$pal.fills"; then
+		pass "save svg in the $pal palette shown"
+	else
+		fail "save svg in the $pal palette shown" "$(diff "$TMP/saved-$pal.fills" "$TMP/cli-$pal.fills" | head -4)"
+	fi
+done
 
 # Hostile frame names: terminal escapes, C1 controls and invalid UTF-8 never reach the screen.
 printf 'evil\033]2;PWNED\007;x\033[2J\033[31m 5\nbad\377\376utf8;\302\233c1;tab\there 3\n' >"$TMP/evil.folded"

@@ -8,6 +8,7 @@
 #include "../model/profile.h"
 #include "../model/filter.h"
 #include "../tui/keys.h"
+#include "../tui/list.h"
 #include "../tui/text.h"
 #include "../tui/theme.h"
 #include "../tui/tui.h"
@@ -97,6 +98,56 @@ TEST_CASE(theme_parse)
 	CHECK(tui_theme_parse("match 256\n", "d.theme", &t, err, sizeof(err)) == -EINVAL);
 	CHECK(tui_theme_parse("header\n", "e.theme", &t, err, sizeof(err)) == -EINVAL);
 	CHECK_STR(err, "e.theme:1: header needs a color");
+	/* hues on|off: on unless the theme says off. */
+	CHECK(tui_theme_parse("", "h.theme", &t, err, sizeof(err)) == 0 && t.hues);
+	CHECK(tui_theme_parse("hues off\n", "h.theme", &t, err, sizeof(err)) == 0 && !t.hues);
+	CHECK(tui_theme_parse("hues maybe\n", "h.theme", &t, err, sizeof(err)) == -EINVAL);
+	CHECK_STR(err, "h.theme:1: hues takes on or off");
+	CHECK(tui_theme_parse("heat8 white #cc1010\n", "h.theme", &t, err, sizeof(err)) == 0);
+	CHECK(t.style[ROLE_HEAT8].bg == COLOR_RGB(0xcc, 0x10, 0x10));
+}
+
+/* The list helper every table pane uses: keys, paging, the cursor kept on a shown row, the
+ * wheel taking the cursor along, clicks. */
+TEST_CASE(list_helper)
+{
+	struct tui_list l = { 0 };
+	struct tui_input wheel = { .key = KEY_MOUSE, .bstate = BUTTON5_PRESSED };
+	struct tui_input click = { .key = KEY_MOUSE, .bstate = BUTTON1_CLICKED };
+
+	tui_list_show(&l, 100, 10);
+	CHECK(l.sel == 0 && l.scroll == 0 && l.page == 10);
+	CHECK(tui_list_move(&l, 100, LIST_END) && l.sel == 99 && l.scroll == 90);
+	CHECK(tui_list_move(&l, 100, LIST_PGUP) && l.sel == 89 && l.scroll == 89);
+	CHECK(tui_list_move(&l, 100, LIST_HOME) && l.sel == 0 && l.scroll == 0);
+	CHECK(tui_list_move(&l, 100, LIST_UP) && l.sel == 0);
+	CHECK(tui_list_move(&l, 100, LIST_PGDN) && l.sel == 10 && l.scroll == 1);
+	CHECK(tui_list_move(&l, 100, LIST_DOWN) && l.sel == 11 && l.scroll == 2);
+	CHECK(!tui_list_move(&l, 100, LIST_ACTIONS));
+	/* After a sort from the last row: the cursor and the view back at the top. */
+	tui_list_move(&l, 100, LIST_END);
+	tui_list_top(&l);
+	tui_list_show(&l, 100, 10);
+	CHECK(l.sel == 0 && l.scroll == 0);
+	/* The wheel scrolls three rows and drags the cursor into the view. */
+	CHECK(tui_list_mouse(&l, 100, &wheel, 5) == -1 && l.scroll == 3 && l.sel == 3);
+	wheel.bstate = BUTTON4_PRESSED;
+	CHECK(tui_list_mouse(&l, 100, &wheel, 5) == -1 && l.scroll == 0 && l.sel == 3);
+	tui_list_move(&l, 100, LIST_END);
+	wheel.bstate = BUTTON5_PRESSED;
+	CHECK(tui_list_mouse(&l, 100, &wheel, 5) == -1 && l.scroll == 90 && l.sel == 99);
+	/* A click picks the row under it; below the last row, or above the list, nothing. */
+	click.y = 5 + 4;
+	CHECK(tui_list_mouse(&l, 100, &click, 5) == 94 && l.sel == 94);
+	click.y = 4;
+	CHECK(tui_list_mouse(&l, 100, &click, 5) == -1 && l.sel == 94);
+	tui_list_show(&l, 3, 10);
+	CHECK(l.sel == 2 && l.scroll == 0);
+	click.y = 5 + 5;
+	CHECK(tui_list_mouse(&l, 3, &click, 5) == -1);
+	/* An empty list: the cursor on row 0, nothing to move to. */
+	tui_list_show(&l, 0, 10);
+	CHECK(l.sel == 0 && l.scroll == 0 && tui_list_move(&l, 0, LIST_DOWN) && l.sel == 0);
 }
 
 TEST_CASE(theme_files_load)
@@ -248,6 +299,7 @@ int main(void)
 	RUN(key_script);
 	RUN(key_names);
 	RUN(theme_parse);
+	RUN(list_helper);
 	RUN(theme_files_load);
 	RUN(values);
 	RUN(live_source);

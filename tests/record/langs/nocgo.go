@@ -1,0 +1,5 @@
+//go:build !cgo
+
+package main
+
+func extra() uint64 { return 0 }
