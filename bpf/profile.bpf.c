@@ -8,13 +8,11 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include "kabi.h"
 #include "gt_event.h"
 #include "targets.bpf.h"
 #include "ustack.bpf.h"
 #include "python.bpf.h"
-
-#define PF_KTHREAD 0x00200000
-#define TASK_DEAD 0x80
 
 /* Targets (filter_*, gt_pids, current_passes) come from targets.bpf.h. */
 const volatile bool follow_children = false;
@@ -197,7 +195,7 @@ static __always_inline bool current_is_kthread(void)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 
-	return BPF_CORE_READ(task, flags) & PF_KTHREAD;
+	return BPF_CORE_READ(task, flags) & GT_PF_KTHREAD;
 }
 
 /* Kernel frames into stack[0..), user frames right after them, then the Python frames of a
@@ -334,7 +332,7 @@ int BPF_PROG(gt_offcpu, bool preempt, struct task_struct *prev, struct task_stru
 	if (!tid)
 		return 0;
 	state = task_state(prev);
-	if (state & TASK_DEAD) /* its last switch: it never comes back */
+	if (state & GT_TASK_DEAD) /* its last switch: it never comes back */
 		return 0;
 	COUNT(c, total);
 	tgid = BPF_CORE_READ(prev, tgid);

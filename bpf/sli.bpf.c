@@ -7,14 +7,9 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include "kabi.h"
 #include "sli_event.h"
 #include "targets.bpf.h"
-
-#define TASK_RUNNING 0x0
-#define TASK_INTERRUPTIBLE 0x1
-#define TASK_UNINTERRUPTIBLE 0x2
-#define TASK_NOLOAD 0x400
-#define TASK_DEAD 0x80
 
 const volatile __u64 longsys_ns = 10000000;
 const volatile bool longsys_on = true;	      /* the system call hooks run */
@@ -365,7 +360,7 @@ int BPF_PROG(gt_sli_switch, bool preempt, struct task_struct *prev, struct task_
 		return 0;
 
 	/* Switch-out of prev (not its last one: its exit flushed what it had). */
-	if (prev->pid && !(prev_state & TASK_DEAD) && sli_passes(prev)) {
+	if (prev->pid && !(prev_state & GT_TASK_DEAD) && sli_passes(prev)) {
 		s = state_of(prev);
 		if (s) {
 			__u64 rd = prev->sched_info.run_delay;
@@ -394,12 +389,12 @@ int BPF_PROG(gt_sli_switch, bool preempt, struct task_struct *prev, struct task_
 			s->rundelay = rd;
 			s->swapin = sw;
 			s->seen = 1;
-			if (preempt || prev_state == TASK_RUNNING) {
+			if (preempt || prev_state == GT_TASK_RUNNING) {
 				s->off_ts = 0;
-			} else if (prev_state & TASK_INTERRUPTIBLE) {
+			} else if (prev_state & GT_TASK_INTERRUPTIBLE) {
 				s->off_ts = now;
 				s->off_kind = OFF_SLEEP;
-			} else if ((prev_state & TASK_UNINTERRUPTIBLE) && !(prev_state & TASK_NOLOAD)) {
+			} else if ((prev_state & GT_TASK_UNINTERRUPTIBLE) && !(prev_state & GT_TASK_NOLOAD)) {
 				s->off_ts = now;
 				s->off_kind = BPF_CORE_READ_BITFIELD(prev, in_iowait) ? OFF_IOWAIT
 											   : OFF_BLOCK;

@@ -9,33 +9,11 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_endian.h>
+#include "kabi.h"
 #include "tl_event.h"
 #include "targets.bpf.h"
 #include "ustack.bpf.h"
 
-#define PF_KTHREAD 0x00200000
-#define TASK_UNINTERRUPTIBLE_ 0x2
-#define TASK_DEAD_ 0x80
-#define S_IFMT_ 00170000
-#define S_IFSOCK_ 0140000
-#define AF_INET_ 2
-#define AF_INET6_ 10
-
-/* x86_64 system call numbers the probe treats specially. */
-#define NR_OPEN 2
-#define NR_CREAT 85
-#define NR_OPENAT 257
-#define NR_SYNC 162
-#define NR_ACCEPT 43
-#define NR_ACCEPT4 288
-#define NR_FUTEX 202
-
-#define FUTEX_WAIT_ 0
-#define FUTEX_LOCK_PI_ 6
-#define FUTEX_WAIT_BITSET_ 9
-#define FUTEX_LOCK_PI2_ 13
-#define FUTEX_CMD_MASK_ 127
-#define FUTEX_TID_MASK_ 0x3fffffff
 
 const volatile __u64 min_dur_ns = 10000;
 /* Class of each system call number plus one; 0: not traced. */
@@ -232,7 +210,7 @@ static __always_inline bool sock_of_fd(struct tl_rec *r, __u64 fd)
 	arr = BPF_CORE_READ(fdt, fd);
 	if (bpf_probe_read_kernel(&f, sizeof(f), &arr[fd]) || !f)
 		return false;
-	if ((BPF_CORE_READ(f, f_inode, i_mode) & S_IFMT_) != S_IFSOCK_)
+	if ((BPF_CORE_READ(f, f_inode, i_mode) & GT_S_IFMT) != GT_S_IFSOCK)
 		return false;
 	r->flags |= TLF_SOCK;
 	so = (struct socket *)BPF_CORE_READ(f, private_data);
@@ -244,10 +222,10 @@ static __always_inline bool sock_of_fd(struct tl_rec *r, __u64 fd)
 	r->sock_type = BPF_CORE_READ(sk, sk_type);
 	r->sport = BPF_CORE_READ(sk, __sk_common.skc_num);
 	r->dport = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
-	if (family == AF_INET_) {
+	if (family == GT_AF_INET) {
 		bpf_core_read(r->saddr, 4, &sk->__sk_common.skc_rcv_saddr);
 		bpf_core_read(r->daddr, 4, &sk->__sk_common.skc_daddr);
-	} else if (family == AF_INET6_) {
+	} else if (family == GT_AF_INET6) {
 		bpf_core_read(r->saddr, 16, &sk->__sk_common.skc_v6_rcv_saddr);
 		bpf_core_read(r->daddr, 16, &sk->__sk_common.skc_v6_daddr);
 	}
@@ -256,8 +234,8 @@ static __always_inline bool sock_of_fd(struct tl_rec *r, __u64 fd)
 
 static __always_inline bool is_wait_cmd(__u32 cmd)
 {
-	return cmd == FUTEX_WAIT_ || cmd == FUTEX_WAIT_BITSET_ || cmd == FUTEX_LOCK_PI_ ||
-	       cmd == FUTEX_LOCK_PI2_;
+	return cmd == GT_FUTEX_WAIT || cmd == GT_FUTEX_WAIT_BITSET || cmd == GT_FUTEX_LOCK_PI ||
+	       cmd == GT_FUTEX_LOCK_PI2;
 }
 
 SEC("tp_btf/sys_enter")
@@ -286,26 +264,26 @@ int BPF_PROG(gt_tl_sys_enter, struct pt_regs *regs, long id)
 	sp->stackid = -1;
 	sp->arg0 = regs->di;
 	sp->path_ptr = 0;
-	if (id == NR_OPEN || id == NR_CREAT)
+	if (id == GT_NR_OPEN || id == GT_NR_CREAT)
 		sp->path_ptr = regs->di;
-	else if (id == NR_OPENAT)
+	else if (id == GT_NR_OPENAT)
 		sp->path_ptr = regs->si;
-	if (id == NR_FUTEX) {
-		__u32 op = regs->si, cmd = op & FUTEX_CMD_MASK_, word = 0;
+	if (id == GT_NR_FUTEX) {
+		__u32 op = regs->si, cmd = op & GT_FUTEX_CMD_MASK, word = 0;
 		__u64 uaddr = sp->arg0;
 
 		sp->futex_op = op;
 		sp->futex_val = regs->dx;
-		if (cmd == FUTEX_WAIT_ || cmd == FUTEX_WAIT_BITSET_) {
+		if (cmd == GT_FUTEX_WAIT || cmd == GT_FUTEX_WAIT_BITSET) {
 			/* glibc's pthread_mutex_t: int __lock; unsigned __count; int __owner. */
 			if (!bpf_probe_read_user(&word, sizeof(word), (void *)(uaddr + 8)) && word) {
 				sp->owner = word;
 				sp->flags |= TLF_OWNER_MUTEX;
 			}
-		} else if (cmd == FUTEX_LOCK_PI_ || cmd == FUTEX_LOCK_PI2_) {
+		} else if (cmd == GT_FUTEX_LOCK_PI || cmd == GT_FUTEX_LOCK_PI2) {
 			if (!bpf_probe_read_user(&word, sizeof(word), (void *)uaddr) &&
-			    (word & FUTEX_TID_MASK_)) {
-				sp->owner = word & FUTEX_TID_MASK_;
+			    (word & GT_FUTEX_TID_MASK)) {
+				sp->owner = word & GT_FUTEX_TID_MASK;
 				sp->flags |= TLF_OWNER_PI;
 			}
 		}
@@ -353,7 +331,7 @@ int BPF_PROG(gt_tl_sys_exit, struct pt_regs *regs, long ret)
 	r->owner = s->owner;
 	r->futex_val = s->futex_val;
 	dur = now - s->ts;
-	if (kind == TLK_FILE && s->nr != NR_SYNC) {
+	if (kind == TLK_FILE && s->nr != GT_NR_SYNC) {
 		/* Short calls on the same fd as the last check take its answer: a loop of small
 		 * reads or writes need not walk the fd table each time. */
 		if (dur < min_dur_ns && s->sock_fd == (__s32)s->arg0 && s->arg0 < 0x7fffffff) {
@@ -366,7 +344,7 @@ int BPF_PROG(gt_tl_sys_exit, struct pt_regs *regs, long ret)
 				kind = TLK_NET;
 		}
 	} else if (kind == TLK_NET)
-		sock_of_fd(r, (s->nr == NR_ACCEPT || s->nr == NR_ACCEPT4) && ret >= 0 ? ret
+		sock_of_fd(r, (s->nr == GT_NR_ACCEPT || s->nr == GT_NR_ACCEPT4) && ret >= 0 ? ret
 										   : s->arg0);
 	r->kind = kind;
 	if (kind == TLK_FILE && !keep_file)
@@ -396,7 +374,7 @@ out:
 
 static __always_inline bool traced_task(struct task_struct *t)
 {
-	return BPF_CORE_READ(t, pid) && !(BPF_CORE_READ(t, flags) & PF_KTHREAD);
+	return BPF_CORE_READ(t, pid) && !(BPF_CORE_READ(t, flags) & GT_PF_KTHREAD);
 }
 
 /* A thread's entries go with it; user space hears of the exit (the Threads pane folds the
@@ -463,11 +441,11 @@ int BPF_PROG(gt_tl_switch, bool preempt, struct task_struct *prev, struct task_s
 			if (t->oncpu)
 				sched_interval(prev, TLK_ONCPU, t->oncpu, now);
 			t->oncpu = 0;
-			if (state & TASK_DEAD_)
+			if (state & GT_TASK_DEAD)
 				bpf_map_delete_elem(&gt_tl_task, &tid);
 			else if (!state)
 				t->runq = now; /* preempted: runnable from now on */
-			else if (state & TASK_UNINTERRUPTIBLE_)
+			else if (state & GT_TASK_UNINTERRUPTIBLE)
 				t->dstate = now;
 		}
 	}

@@ -5,12 +5,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include <linux/futex.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "bpf/threads.h"
 #include "bpf/drain.h"
+#include "bpf/kabi.h"
 #include "bpf/loadlog.h"
 #include "bpf/targets.h"
 #include "threads.skel.h"
@@ -18,37 +24,72 @@
 #define PID_HEADROOM 1024
 #define FOLLOW_HEADROOM 8192
 
-/* The traced system calls (x86_64 numbers) and their classes, as gala-gopher classifies them;
- * read/write family calls on sockets move from file to net at exit. */
+/* The traced system calls and their classes, as gala-gopher classifies them; read/write
+ * family calls on sockets move from file to net at exit. x86_64 numbers (<sys/syscall.h>). */
 static const struct {
 	unsigned short nr;
 	unsigned char kind;
 	const char *name;
 } syscalls[] = {
-	{ 0, TLK_FILE, "read" },	  { 1, TLK_FILE, "write" },
-	{ 17, TLK_FILE, "pread64" },	  { 18, TLK_FILE, "pwrite64" },
-	{ 19, TLK_FILE, "readv" },	  { 20, TLK_FILE, "writev" },
-	{ 295, TLK_FILE, "preadv" },	  { 296, TLK_FILE, "pwritev" },
-	{ 162, TLK_FILE, "sync" },	  { 74, TLK_FILE, "fsync" },
-	{ 75, TLK_FILE, "fdatasync" },	  { 2, TLK_FILE, "open" },
-	{ 85, TLK_FILE, "creat" },	  { 257, TLK_FILE, "openat" },
-	{ 44, TLK_NET, "sendto" },	  { 45, TLK_NET, "recvfrom" },
-	{ 46, TLK_NET, "sendmsg" },	  { 47, TLK_NET, "recvmsg" },
-	{ 307, TLK_NET, "sendmmsg" },	  { 299, TLK_NET, "recvmmsg" },
-	{ 42, TLK_NET, "connect" },	  { 43, TLK_NET, "accept" },
-	{ 288, TLK_NET, "accept4" },	  { 202, TLK_LOCK, "futex" },
-	{ 24, TLK_SCHED, "sched_yield" }, { 35, TLK_SCHED, "nanosleep" },
-	{ 230, TLK_SCHED, "clock_nanosleep" }, { 61, TLK_SCHED, "wait4" },
-	{ 23, TLK_SCHED, "select" },	  { 270, TLK_SCHED, "pselect6" },
-	{ 7, TLK_SCHED, "poll" },	  { 271, TLK_SCHED, "ppoll" },
-	{ 232, TLK_SCHED, "epoll_wait" }, { 281, TLK_SCHED, "epoll_pwait" },
-	{ 441, TLK_SCHED, "epoll_pwait2" },
+	{ SYS_read, TLK_FILE, "read" },
+	{ SYS_write, TLK_FILE, "write" },
+	{ SYS_pread64, TLK_FILE, "pread64" },
+	{ SYS_pwrite64, TLK_FILE, "pwrite64" },
+	{ SYS_readv, TLK_FILE, "readv" },
+	{ SYS_writev, TLK_FILE, "writev" },
+	{ SYS_preadv, TLK_FILE, "preadv" },
+	{ SYS_pwritev, TLK_FILE, "pwritev" },
+	{ SYS_sync, TLK_FILE, "sync" },
+	{ SYS_fsync, TLK_FILE, "fsync" },
+	{ SYS_fdatasync, TLK_FILE, "fdatasync" },
+	{ SYS_open, TLK_FILE, "open" },
+	{ SYS_creat, TLK_FILE, "creat" },
+	{ SYS_openat, TLK_FILE, "openat" },
+	{ SYS_sendto, TLK_NET, "sendto" },
+	{ SYS_recvfrom, TLK_NET, "recvfrom" },
+	{ SYS_sendmsg, TLK_NET, "sendmsg" },
+	{ SYS_recvmsg, TLK_NET, "recvmsg" },
+	{ SYS_sendmmsg, TLK_NET, "sendmmsg" },
+	{ SYS_recvmmsg, TLK_NET, "recvmmsg" },
+	{ SYS_connect, TLK_NET, "connect" },
+	{ SYS_accept, TLK_NET, "accept" },
+	{ SYS_accept4, TLK_NET, "accept4" },
+	{ SYS_futex, TLK_LOCK, "futex" },
+	{ SYS_sched_yield, TLK_SCHED, "sched_yield" },
+	{ SYS_nanosleep, TLK_SCHED, "nanosleep" },
+	{ SYS_clock_nanosleep, TLK_SCHED, "clock_nanosleep" },
+	{ SYS_wait4, TLK_SCHED, "wait4" },
+	{ SYS_select, TLK_SCHED, "select" },
+	{ SYS_pselect6, TLK_SCHED, "pselect6" },
+	{ SYS_poll, TLK_SCHED, "poll" },
+	{ SYS_ppoll, TLK_SCHED, "ppoll" },
+	{ SYS_epoll_wait, TLK_SCHED, "epoll_wait" },
+	{ SYS_epoll_pwait, TLK_SCHED, "epoll_pwait" },
+	{ SYS_epoll_pwait2, TLK_SCHED, "epoll_pwait2" },
 };
 #define NSYSCALLS (sizeof(syscalls) / sizeof(syscalls[0]))
+
+/* The numbers bpf/threads.bpf.c names through bpf/kabi.h are the system's. */
+_Static_assert(GT_NR_OPEN == SYS_open && GT_NR_CREAT == SYS_creat && GT_NR_OPENAT == SYS_openat &&
+		       GT_NR_SYNC == SYS_sync && GT_NR_ACCEPT == SYS_accept &&
+		       GT_NR_ACCEPT4 == SYS_accept4 && GT_NR_FUTEX == SYS_futex,
+	       "bpf/kabi.h system call numbers");
+_Static_assert(GT_FUTEX_WAIT == FUTEX_WAIT && GT_FUTEX_LOCK_PI == FUTEX_LOCK_PI &&
+		       GT_FUTEX_WAIT_BITSET == FUTEX_WAIT_BITSET &&
+		       GT_FUTEX_LOCK_PI2 == FUTEX_LOCK_PI2 &&
+		       GT_FUTEX_CMD_MASK == (FUTEX_PRIVATE_FLAG - 1) &&
+		       GT_FUTEX_TID_MASK == FUTEX_TID_MASK,
+	       "bpf/kabi.h futex operations");
+_Static_assert(GT_S_IFMT == S_IFMT && GT_S_IFSOCK == S_IFSOCK && GT_AF_INET == AF_INET &&
+		       GT_AF_INET6 == AF_INET6 && GT_SOCK_DGRAM == SOCK_DGRAM &&
+		       GT_MSG_PEEK == MSG_PEEK && GT_EINPROGRESS == EINPROGRESS,
+	       "bpf/kabi.h socket and file constants");
+
 /* Calls of the read/write family (traced when file or net is on: the fd decides). */
 static bool rw_family(unsigned nr)
 {
-	return nr <= 1 || (nr >= 17 && nr <= 20) || nr == 295 || nr == 296;
+	return nr == SYS_read || nr == SYS_write || nr == SYS_pread64 || nr == SYS_pwrite64 ||
+	       nr == SYS_readv || nr == SYS_writev || nr == SYS_preadv || nr == SYS_pwritev;
 }
 
 struct tl_probes {

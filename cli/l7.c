@@ -8,33 +8,16 @@
 
 #include "cli.h"
 #include "engine/l7_capture.h"
-#include "export/l7.h"
+#include "export/l7_tables.h"
 
 int l7_parse_protocols(const char *cmd, const char *arg, unsigned *mask)
 {
-	char *copy = strdup(arg), *save = NULL;
-	int ret = 0;
+	char err[512];
 
-	*mask = 0;
-	if (!copy)
-		return -1;
-	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		int p = l7_proto_parse(t);
-
-		if (p <= 0) {
-			cli_usage_error(cmd,
-					"--protocols: unknown protocol '%s' (http, pgsql, "
-					"mysql, redis, dns)",
-					t);
-			ret = -1;
-			break;
-		}
-		*mask |= 1u << p;
-	}
-	free(copy);
-	if (!ret && !*mask)
-		ret = cli_usage_error(cmd, "--protocols: no protocol given") ? -1 : -1;
-	return ret;
+	if (!l7_proto_parse_list(arg, mask, err, sizeof(err)))
+		return 0;
+	cli_usage_error(cmd, "--protocols: %s", err);
+	return -1;
 }
 
 /* The .jsonl output: every paired request as a JSON line, as it comes. */

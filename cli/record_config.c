@@ -13,7 +13,7 @@
 #include "bpf/probes.h"
 #include "bpf/threads.h"
 #include "cli/record.h"
-#include "model/l7/l7.h"
+#include "model/l7/proto.h"
 #include "util/file.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -635,9 +635,7 @@ static int ignore_pod_labels(struct cfg *c, json_t *v, const char *path, const s
 
 static int parse_l7_protocols(struct cfg *c, json_t *v, const char *path, const struct key *k)
 {
-	static const char *const later[] = { "kafka", "mongo", "mongodb", "rocketmq", "http2",
-					     "crpc", "nats", "cassandra", "dubbo" };
-	char sub[PATH_LEN], shown[SHOW_LEN + 8];
+	char sub[PATH_LEN], shown[SHOW_LEN + 8], names[256];
 	unsigned mask = 0;
 	const char *s;
 	size_t i;
@@ -659,12 +657,11 @@ static int parse_l7_protocols(struct cfg *c, json_t *v, const char *path, const 
 			mask |= 1u << p;
 			continue;
 		}
-		for (size_t j = 0; j < ARRAY_SIZE(later); j++)
-			if (!strcasecmp(s, later[j]))
-				return fail(c, sub, "galatop does not parse \"%s\" yet (it has http, "
-					    "pgsql, mysql, redis, dns)", shown);
-		return fail(c, sub, "unknown protocol \"%s\" (http, pgsql, mysql, redis, dns)",
-			    shown);
+		l7_proto_names(names, sizeof(names));
+		if (l7_proto_planned(s))
+			return fail(c, sub, "galatop does not parse \"%s\" yet (it has %s)", shown,
+				    names);
+		return fail(c, sub, "unknown protocol \"%s\" (%s)", shown, names);
 	}
 	c->o->l7_protocols = mask;
 	return 0;

@@ -8,7 +8,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "../export/input.h"
-#include "../export/l7.h"
+#include "../export/l7_tables.h"
 #include "../export/snapshot.h"
 #include "../model/profile.h"
 #include "../tui/tui.h"

@@ -1,4 +1,4 @@
-/* The L7 capture of a session: the L7 probes (bpf/l7probes), the connection tracker and the
+/* The L7 capture of a session: the L7 probes (bpf/l7_probe), the connection tracker and the
  * session tables (model/l7), user stacks named through the session's symbol cache; used by
  * `galatop record --type l7` and by the live view's L7 pane. */
 #include "l7_capture.h"
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bpf/l7probes.h"
+#include "bpf/l7_probe.h"
 #include "model/l7/track.h"
 #include "symbols/hmap.h"
 #include "symbols/ident.h"

@@ -1,4 +1,4 @@
-/* The L7 capture of a session: the L7 probes (bpf/l7probes), the connection tracker and the
+/* The L7 capture of a session: the L7 probes (bpf/l7_probe), the connection tracker and the
  * session tables (model/l7), user stacks named through the session's symbol cache; used by
  * `galatop record --type l7` and by the live view's L7 pane. */
 #ifndef GALATOP_ENGINE_L7_CAPTURE_H

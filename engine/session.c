@@ -343,7 +343,7 @@ int session__open(struct session *s, struct record_opts *o, struct msg_list *msg
 	if (o->cgroup[0] && cgroup_targets(s))
 		goto fail;
 	session__probe_options(s, &po);
-	/* Thread timeline and L7 have probes of their own (session__threads_open, cli/l7.c). */
+	/* Thread timeline and L7 have probes of their own (session__threads_open, engine/l7_capture.c). */
 	po.types &= ~(PROBE_THREADS | RECORD_TYPE_L7);
 	if (po.types) {
 		s->probes = probes__open(&po, on_event, s, err, sizeof(err));

@@ -11,12 +11,12 @@
 #include <unistd.h>
 
 #include "session.h"
+#include "bpf/kabi.h"
 #include "symbols/ident.h"
 #include "util/clock.h"
 #include "util/procfs.h"
 
 #define FD_SLOTS 4096 /* (pid, fd) -> path cache, direct-mapped */
-#define FUTEX_CMD_MASK 127
 #define GLIBC_LOCK_WAIT_VAL 2 /* glibc waits with the lock word at 2 (locked, waiters) */
 #define SEED_MAX 1024	      /* calls in progress before the probes attached, kept with stacks */
 #define SEED_STACK 8192	      /* stack bytes copied to unwind them */
@@ -224,22 +224,26 @@ static bool owner_ok(uint32_t pid, uint32_t tid, unsigned flags, uint32_t op, ui
 	if (flags & TLF_OWNER_PI)
 		return true;
 	return (flags & TLF_OWNER_MUTEX) && val == GLIBC_LOCK_WAIT_VAL &&
-	       ((op & FUTEX_CMD_MASK) == 0 || (op & FUTEX_CMD_MASK) == 9) && thread_in(pid, owner);
+	       ((op & GT_FUTEX_CMD_MASK) == GT_FUTEX_WAIT ||
+		(op & GT_FUTEX_CMD_MASK) == GT_FUTEX_WAIT_BITSET) &&
+	       thread_in(pid, owner);
 }
 
 /* A futex wait on a lock rather than a condition: glibc's contended lock word (2), or PI. */
 static bool lock_wait(uint32_t op, uint32_t val)
 {
-	uint32_t cmd = op & FUTEX_CMD_MASK;
+	uint32_t cmd = op & GT_FUTEX_CMD_MASK;
 
-	return ((cmd == 0 || cmd == 9) && val == GLIBC_LOCK_WAIT_VAL) || cmd == 6 || cmd == 13;
+	return ((cmd == GT_FUTEX_WAIT || cmd == GT_FUTEX_WAIT_BITSET) &&
+		val == GLIBC_LOCK_WAIT_VAL) ||
+	       cmd == GT_FUTEX_LOCK_PI || cmd == GT_FUTEX_LOCK_PI2;
 }
 
 static void fill_attrs(struct tl_capture *c, struct tl_event *ev, const struct tl_rec *r)
 {
 	if (r->flags & TLF_SOCK)
 		ev->attr = sock_conn(c, r);
-	else if (r->kind == TLK_FILE && r->nr != 162)
+	else if (r->kind == TLK_FILE && r->nr != GT_NR_SYNC)
 		ev->attr = fd_path(c, r->pid, (int64_t)r->arg0);
 	if (r->kind == TLK_LOCK) {
 		ev->addr = r->arg0;
@@ -277,7 +281,7 @@ static void on_record(void *ctx, const struct tl_rec *r)
 	ev.kind = r->kind;
 	ev.name = name_of(c, r->nr, r->kind);
 	ev.count = 1;
-	if (r->nr == 2 || r->nr == 85 || r->nr == 257) /* an open: the file it opened */
+	if (r->nr == GT_NR_OPEN || r->nr == GT_NR_CREAT || r->nr == GT_NR_OPENAT) /* opened */
 		ev.attr = r->ret >= 0 ? fd_path(c, r->pid, r->ret) : 0;
 	else if (r->nr != TL_NR_NONE)
 		fill_attrs(c, &ev, r);
@@ -470,16 +474,17 @@ static void seed_task(struct tl_capture *c, uint32_t pid, uint32_t tid, uint64_t
 	s.stackid = -1;
 	s.sock_fd = -1;
 	if (kind == TLK_LOCK) {
-		uint32_t cmd = (uint32_t)a[1] & FUTEX_CMD_MASK, word = 0;
+		uint32_t cmd = (uint32_t)a[1] & GT_FUTEX_CMD_MASK, word = 0;
 
 		s.futex_op = (uint32_t)a[1];
 		s.futex_val = (uint32_t)a[2];
-		if ((cmd == 0 || cmd == 9) && !read_mem(pid, a[0] + 8, &word, 4) && word) {
+		if ((cmd == GT_FUTEX_WAIT || cmd == GT_FUTEX_WAIT_BITSET) &&
+		    !read_mem(pid, a[0] + 8, &word, 4) && word) {
 			s.owner = word;
 			s.flags |= TLF_OWNER_MUTEX;
-		} else if ((cmd == 6 || cmd == 13) && !read_mem(pid, a[0], &word, 4) &&
-			   (word & 0x3fffffff)) {
-			s.owner = word & 0x3fffffff;
+		} else if ((cmd == GT_FUTEX_LOCK_PI || cmd == GT_FUTEX_LOCK_PI2) &&
+			   !read_mem(pid, a[0], &word, 4) && (word & GT_FUTEX_TID_MASK)) {
+			s.owner = word & GT_FUTEX_TID_MASK;
 			s.flags |= TLF_OWNER_PI;
 		}
 	}

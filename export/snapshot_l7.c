@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "l7.h"
+#include "l7_tables.h"
 
 void snapshot_l7_write(struct json_out *o, const struct snapshot *s)
 {
@@ -31,7 +31,7 @@ int snapshot_l7_read(struct json_in *in, struct snapshot *s)
 
 	if (s->l7)
 		return json_in__fail(in, "duplicate member");
-	/* The section is one JSON value: find its extent, then let export/l7 read it. */
+	/* The section is one JSON value: find its extent, then let export/l7_tables read it. */
 	json_in__peek(in, '{');
 	start = in->p;
 	ret = json_in__skip(in);

@@ -1,5 +1,5 @@
-/* The "l7" section of .gtop snapshots: the L7 tables as export/l7 writes them to .json, inside
- * the snapshot's JSON. Hooks of export/snapshot*.c. */
+/* The "l7" section of .gtop snapshots: the L7 tables as export/l7_tables writes them to .json,
+ * inside the snapshot's JSON. Hooks of export/snapshot*.c. */
 #ifndef GALATOP_EXPORT_SNAPSHOT_L7_H
 #define GALATOP_EXPORT_SNAPSHOT_L7_H
 

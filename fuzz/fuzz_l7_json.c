@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export/l7.h"
+#include "export/l7_tables.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "model/l7/l7.h"
+#include "model/l7/proto.h"
 #include "model/sanitize.h"
 
 static void l7_fuzz_record(void *ctx, const struct l7_record *r)

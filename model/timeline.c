@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/futex.h>
+
 #include "hash.h"
 #include "sanitize.h"
 #include "util/grow.h"
@@ -542,7 +544,7 @@ const char *tl_futex_op_str(uint32_t op, char *buf, size_t n)
 					     "lock_pi",	     "unlock_pi",    "trylock_pi",
 					     "wait_bitset",  "wake_bitset",  "wait_requeue_pi",
 					     "cmp_requeue_pi", "lock_pi2" };
-	uint32_t cmd = op & 127;
+	uint32_t cmd = op & FUTEX_CMD_MASK;
 
 	if (cmd < sizeof(names) / sizeof(names[0]))
 		snprintf(buf, n, "%s", names[cmd]);

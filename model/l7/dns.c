@@ -115,7 +115,7 @@ static bool parse(const uint8_t *msg, size_t n, uint16_t *id, bool *resp, int *r
 	return true;
 }
 
-bool l7_dns_infer(const uint8_t *buf, size_t cap, uint16_t server_port)
+static bool dns_infer(const uint8_t *buf, size_t cap, enum l7_dir dir, uint16_t server_port)
 {
 	uint16_t id, qd, an;
 	bool resp;
@@ -160,37 +160,24 @@ struct dns_state {
 static void message(struct l7_parser *p, bool req, uint16_t id, int rcode, const char *key,
 		    const char *detail, uint64_t start, uint64_t end, uint64_t bytes)
 {
+	struct l7_resp r = { .on = true, .start_ns = start, .bytes = bytes };
 	struct l7_req *rq;
 
 	if (req) {
 		rq = l7_request(p, start, end, bytes);
 		if (!rq)
 			return;
-		rq->tag = id;
+		rq->id = id;
 		snprintf(rq->endpoint, sizeof(rq->endpoint), "%s", key);
 		snprintf(rq->detail, sizeof(rq->detail), "%s", detail);
 		return;
 	}
-	for (size_t i = 0; i < p->fifo_len; i++) {
-		rq = l7_fifo_at(p, i);
-		if (rq->tag == id) {
-			struct l7_record r = { 0 };
-
-			r.resp_start_ns = start;
-			r.resp_end_ns = end;
-			r.resp_bytes = bytes;
-			r.status = rcode;
-			r.error = rcode != 0;
-			if (rcode)
-				snprintf(r.errmsg, sizeof(r.errmsg), "%s",
-					 rcode < (int)(sizeof(rcodes) / sizeof(rcodes[0]))
-						 ? rcodes[rcode]
-						 : "RCODE");
-			l7_emit(p, rq, &r);
-			l7_fifo_remove(p, i);
-			return;
-		}
-	}
+	r.status = rcode;
+	r.error = rcode != 0;
+	if (rcode)
+		snprintf(r.errmsg, sizeof(r.errmsg), "%s",
+			 rcode < (int)(sizeof(rcodes) / sizeof(rcodes[0])) ? rcodes[rcode] : "RCODE");
+	l7_resp_finish_id(p, &r, end, id);
 }
 
 static int dns_datagram(struct l7_parser *p, bool req, const uint8_t *buf, size_t cap, size_t len,
@@ -250,7 +237,7 @@ static void dns_lost(struct l7_parser *p, bool req)
 }
 
 const struct l7_ops l7_dns_ops = {
-	.proto = L7_DNS,
+	.infer = dns_infer,
 	.state_size = sizeof(struct dns_state),
 	.is_request = dns_is_request,
 	.step = dns_step,

@@ -51,7 +51,7 @@ static bool is_status_line(const uint8_t *buf, size_t n)
 	       isdigit(buf[9]) && isdigit(buf[10]) && isdigit(buf[11]);
 }
 
-bool l7_http_infer(const uint8_t *buf, size_t cap, enum l7_dir dir)
+static bool http_infer(const uint8_t *buf, size_t cap, enum l7_dir dir, uint16_t server_port)
 {
 	size_t m = method_len(buf, cap);
 
@@ -369,7 +369,7 @@ static void http_closing(struct l7_parser *p, uint64_t ts)
 }
 
 const struct l7_ops l7_http_ops = {
-	.proto = L7_HTTP,
+	.infer = http_infer,
 	.state_size = sizeof(struct http_state),
 	.is_request = http_is_request,
 	.step = http_step,

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define STMT_MAX 256
 #define MAX_PACKET 0xffffffu
 #define SERVER_MORE_RESULTS 0x0008u
 #define CLIENT_DEPRECATE_EOF (1u << 24)
@@ -24,11 +23,6 @@ enum phase { PH_UNKNOWN = 0, PH_AUTH, PH_CMD };
 /* Where a response is. */
 enum rstate { R_FIRST = 0, R_COLS, R_COLS_EOF, R_ROWS, R_PREP_PARAMS, R_PREP_PARAMS_EOF,
 	      R_PREP_COLS, R_PREP_COLS_EOF };
-
-struct stmt {
-	uint32_t id;
-	char sql[L7_DETAIL_MAX];
-};
 
 struct my_state {
 	enum phase phase;
@@ -46,8 +40,7 @@ struct my_state {
 	uint8_t cmd;
 	char pending_prepare[L7_DETAIL_MAX];
 	struct l7_resp resp;
-	struct stmt *stmts;
-	size_t nstmts;
+	struct l7_stmts stmts; /* prepared statements by id */
 };
 
 static uint32_t le24(const uint8_t *b)
@@ -107,7 +100,7 @@ static bool greeting(const uint8_t *b, size_t n)
 	return z && z > b + 5 && printable(b + 5, (size_t)(z - b - 5));
 }
 
-bool l7_mysql_infer(const uint8_t *buf, size_t cap, uint16_t server_port)
+static bool mysql_infer(const uint8_t *buf, size_t cap, enum l7_dir dir, uint16_t server_port)
 {
 	uint32_t len;
 
@@ -135,51 +128,16 @@ static int my_is_request(const uint8_t *buf, size_t n, bool udp)
 	return n >= 5 ? 0 : -1;
 }
 
-static const char *stmt_sql(struct my_state *st, uint32_t id)
+/* The statement id at b as the key of the statement cache. */
+static const char *stmt_key(const uint8_t *b, char *buf, size_t cap)
 {
-	for (size_t i = 0; i < st->nstmts; i++)
-		if (st->stmts[i].id == id)
-			return st->stmts[i].sql;
-	return NULL;
-}
-
-static void stmt_put(struct my_state *st, uint32_t id, const char *sql)
-{
-	struct stmt *s = NULL;
-
-	for (size_t i = 0; i < st->nstmts && !s; i++)
-		if (st->stmts[i].id == id)
-			s = &st->stmts[i];
-	if (!s) {
-		if (!st->stmts) {
-			st->stmts = calloc(STMT_MAX, sizeof(*st->stmts));
-			if (!st->stmts)
-				return;
-		}
-		if (st->nstmts == STMT_MAX) {
-			memmove(st->stmts, st->stmts + 1, (STMT_MAX - 1) * sizeof(*st->stmts));
-			st->nstmts--;
-		}
-		s = &st->stmts[st->nstmts++];
-	}
-	s->id = id;
-	snprintf(s->sql, sizeof(s->sql), "%s", sql);
-}
-
-static void stmt_drop(struct my_state *st, uint32_t id)
-{
-	for (size_t i = 0; i < st->nstmts; i++)
-		if (st->stmts[i].id == id) {
-			memmove(st->stmts + i, st->stmts + i + 1,
-				(st->nstmts - i - 1) * sizeof(*st->stmts));
-			st->nstmts--;
-			return;
-		}
+	snprintf(buf, cap, "%u", le32(b));
+	return buf;
 }
 
 static void command(struct my_state *st, const uint8_t *b, size_t n)
 {
-	char sql[L7_DETAIL_MAX];
+	char sql[L7_DETAIL_MAX], id[16];
 	const char *s;
 
 	st->cmd = b[0];
@@ -198,7 +156,7 @@ static void command(struct my_state *st, const uint8_t *b, size_t n)
 		l7_textf(st->detail, sizeof(st->detail), "PREPARE %s", sql);
 		break;
 	case COM_STMT_EXECUTE:
-		s = n >= 5 ? stmt_sql(st, le32(b + 1)) : NULL;
+		s = n >= 5 ? l7_stmts_get(&st->stmts, stmt_key(b + 1, id, sizeof(id))) : NULL;
 		if (s) {
 			l7_sql_key(st->endpoint, sizeof(st->endpoint), s, strlen(s));
 			l7_textf(st->detail, sizeof(st->detail), "EXECUTE %s", s);
@@ -214,7 +172,7 @@ static void command(struct my_state *st, const uint8_t *b, size_t n)
 		/* No response follows. */
 		st->is_cmd = false;
 		if (b[0] == COM_STMT_CLOSE && n >= 5)
-			stmt_drop(st, le32(b + 1));
+			l7_stmts_drop(&st->stmts, stmt_key(b + 1, id, sizeof(id)));
 		break;
 	case COM_PING:
 		snprintf(st->endpoint, sizeof(st->endpoint), "PING");
@@ -283,8 +241,10 @@ static bool response_packet(struct my_state *st, const uint8_t *b, size_t n, uin
 		}
 		if (st->cmd == COM_STMT_PREPARE && b[0] == 0x00 && n >= 9) {
 			uint16_t params = b[7] | b[8] << 8;
+			char id[16];
 
-			stmt_put(st, le32(b + 1), st->pending_prepare);
+			l7_stmts_put(&st->stmts, stmt_key(b + 1, id, sizeof(id)),
+				     st->pending_prepare);
 			st->prep_cols = b[5] | b[6] << 8;
 			st->left = params;
 			st->rs = params ? R_PREP_PARAMS : st->prep_cols ? R_PREP_COLS : R_FIRST;
@@ -453,11 +413,11 @@ static void my_release(struct l7_parser *p)
 {
 	struct my_state *st = p->state;
 
-	free(st->stmts);
+	l7_stmts_free(&st->stmts);
 }
 
 const struct l7_ops l7_mysql_ops = {
-	.proto = L7_MYSQL,
+	.infer = mysql_infer,
 	.state_size = sizeof(struct my_state),
 	.is_request = my_is_request,
 	.step = my_step,

@@ -1,11 +1,11 @@
 /* Internal to model/l7: the stream framework every protocol parser plugs into. The framework
- * (l7.c) keeps, per direction, the bytes seen but not yet parsed (bounded), the bytes a message
+ * (stream.c) keeps, per direction, the bytes seen but not yet parsed (bounded), the bytes a message
  * body still owns (skipped whether captured or not), and when each message began; a protocol
  * only says how long the next piece of a message is and what a finished message means. */
 #ifndef GALATOP_MODEL_L7_PARSER_H
 #define GALATOP_MODEL_L7_PARSER_H
 
-#include "l7.h"
+#include "proto.h"
 
 /* Longest message header (or line) a parser waits for; past it the stream is out of sync. */
 #define L7_PEND_MAX 16384
@@ -24,15 +24,20 @@ struct l7_step {
 /* A request waiting for its response. */
 struct l7_req {
 	uint64_t start_ns, end_ns, bytes;
-	uint32_t tag; /* protocol's: DNS id, HTTP HEAD, MySQL command */
+	uint64_t id;  /* what its response names it by, when the protocol pairs by id */
+	uint32_t tag; /* protocol's: HTTP HEAD, MySQL command */
 	char endpoint[L7_ENDPOINT_MAX];
 	char detail[L7_DETAIL_MAX];
 };
 
 struct l7_parser;
 
+/* A protocol's parser; its id, names and kernel guess are its registry line (proto.c). */
 struct l7_ops {
-	enum l7_proto proto;
+	/* Whether the first bytes of a connection's first message (cap bytes in direction
+	 * dir; server_port 0 when unknown) look like this protocol. l7_infer asks the
+	 * protocols in registry order; none may guess from the port alone. */
+	bool (*infer)(const uint8_t *buf, size_t cap, enum l7_dir dir, uint16_t server_port);
 	size_t state_size; /* protocol state, zeroed at creation */
 	/* With an unknown role: 1 if buf starts a request, 0 a response, -1 can't tell (udp: buf
 	 * is a datagram). */
@@ -74,6 +79,7 @@ struct l7_dirstate {
 
 struct l7_parser {
 	const struct l7_ops *ops;
+	enum l7_proto proto;
 	enum l7_role role;
 	bool udp;
 	int req_dir; /* direction carrying requests; -1 until known */
@@ -94,8 +100,11 @@ static inline bool l7_wait(const struct l7_parser *p, size_t n, uint64_t total)
 	return n < total && !p->cut && total <= L7_PEND_MAX;
 }
 
-/* The queue of waiting requests. push returns a zeroed slot at the back (the oldest is given
- * up with no_response when full), NULL on ENOMEM. */
+/* The queue of waiting requests, oldest first. Responses pair with them in order (FIFO:
+ * HTTP/1, Redis, the SQL protocols) or by the id both carry (DNS id; Kafka correlation id,
+ * HTTP/2 stream id, MongoDB requestID ...): several may wait, answered in any order. push
+ * returns a zeroed slot at the back (the oldest is given up with no_response when full), NULL
+ * on ENOMEM. */
 struct l7_req *l7_fifo_push(struct l7_parser *p);
 struct l7_req *l7_fifo_front(struct l7_parser *p);
 struct l7_req *l7_fifo_at(struct l7_parser *p, size_t i);
@@ -105,7 +114,7 @@ void l7_fifo_remove(struct l7_parser *p, size_t i);
 void l7_fifo_flush(struct l7_parser *p);
 
 /* Queues a request that began at start_ns and ended at end_ns, bytes long; the caller fills
- * its key and detail. NULL on ENOMEM. */
+ * its key and detail (and id when the protocol pairs by id). NULL on ENOMEM. */
 struct l7_req *l7_request(struct l7_parser *p, uint64_t start_ns, uint64_t end_ns,
 			  uint64_t bytes);
 
@@ -122,6 +131,9 @@ void l7_resp_add(struct l7_resp *r, uint64_t start_ns, uint64_t bytes);
 /* The response ended at end_ns: pairs it with the oldest waiting request (if any), passes
  * the record on and empties r. */
 void l7_resp_finish(struct l7_parser *p, struct l7_resp *r, uint64_t end_ns);
+/* The same pairing by id: with the oldest waiting request of that id. Returns false (and
+ * emits nothing) when none waits, as for a response to a request sent before the capture. */
+bool l7_resp_finish_id(struct l7_parser *p, struct l7_resp *r, uint64_t end_ns, uint64_t id);
 
 /* Pairs request rq with the response r describes (status, error, errmsg, response times and
  * bytes already set in r), passes the record to the feed's callback. */
@@ -137,13 +149,25 @@ void l7_sql_key(char *dst, size_t cap, const char *sql, size_t n);
 /* Finds the first "\r\n" in buf[0..n): its offset, or -1. */
 long l7_find_crlf(const uint8_t *buf, size_t n);
 
-extern const struct l7_ops l7_http_ops, l7_redis_ops, l7_pgsql_ops, l7_mysql_ops, l7_dns_ops;
+/* Prepared statements a connection defined, by the name or id the protocol gives them
+ * (PostgreSQL statement names, MySQL statement ids as text), mapped to their SQL: at most
+ * L7_STMT_MAX, the oldest dropped first. Zeroed = empty. */
+#define L7_STMT_MAX 256
+struct l7_stmts {
+	struct l7_stmt *v;
+	size_t n;
+};
+/* The SQL of statement key, or NULL. */
+const char *l7_stmts_get(const struct l7_stmts *c, const char *key);
+/* Defines (or redefines) statement key as sql; ENOMEM forgets it silently (the parser then
+ * keys its executions without the SQL). */
+void l7_stmts_put(struct l7_stmts *c, const char *key, const char *sql);
+/* Forgets statement key. */
+void l7_stmts_drop(struct l7_stmts *c, const char *key);
+/* Frees what c holds and empties it. */
+void l7_stmts_free(struct l7_stmts *c);
 
-/* Protocol guessers used by l7_infer. */
-bool l7_http_infer(const uint8_t *buf, size_t cap, enum l7_dir dir);
-bool l7_redis_infer(const uint8_t *buf, size_t cap, uint16_t server_port);
-bool l7_pgsql_infer(const uint8_t *buf, size_t cap, uint16_t server_port);
-bool l7_mysql_infer(const uint8_t *buf, size_t cap, uint16_t server_port);
-bool l7_dns_infer(const uint8_t *buf, size_t cap, uint16_t server_port);
+/* The parsers, each named by its registry line. */
+extern const struct l7_ops l7_http_ops, l7_redis_ops, l7_pgsql_ops, l7_mysql_ops, l7_dns_ops;
 
 #endif

@@ -1,19 +1,12 @@
 /* PostgreSQL frontend/backend protocol 3: startup, SSLRequest, authentication (not requests),
  * simple queries (one record per Query) and the extended protocol (one record per Sync, so
- * pipelined Syncs pair in order; a batch that only prepares is keyed "PREPARE ..."), ErrorResponse with SQLSTATE and message, COPY passing
- * through. A request ends at the backend's ReadyForQuery. */
+ * pipelined Syncs pair in order; a batch that only prepares is keyed "PREPARE ..."),
+ * ErrorResponse with SQLSTATE and message, COPY passing through. A request ends at the backend's ReadyForQuery. */
 #include "parser.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define STMT_MAX 256 /* named prepared statements remembered per connection */
-
-struct stmt {
-	char name[64];
-	char sql[L7_DETAIL_MAX];
-};
 
 struct pg_state {
 	bool tls;	    /* the server accepted SSLRequest: the bytes are TLS from here on */
@@ -26,8 +19,7 @@ struct pg_state {
 	struct l7_resp resp; /* up to ReadyForQuery */
 	char msg_type[2]; /* type of the message being parsed, per direction */
 	char sql[L7_DETAIL_MAX]; /* text of a Query or Parse at hand */
-	struct stmt *stmts;
-	size_t nstmts;
+	struct l7_stmts stmts; /* named prepared statements */
 };
 
 static uint32_t be32(const uint8_t *b)
@@ -62,7 +54,7 @@ static bool backend_type(uint8_t t)
 	return strchr("RSKZTDCEINnt123sGHWdcAV", t) && t;
 }
 
-bool l7_pgsql_infer(const uint8_t *buf, size_t cap, uint16_t server_port)
+static bool pgsql_infer(const uint8_t *buf, size_t cap, enum l7_dir dir, uint16_t server_port)
 {
 	uint32_t len;
 
@@ -100,40 +92,6 @@ static int pg_is_request(const uint8_t *buf, size_t n, bool udp)
 	return -1;
 }
 
-static const char *stmt_sql(struct pg_state *st, const char *name)
-{
-	for (size_t i = 0; i < st->nstmts; i++)
-		if (!strcmp(st->stmts[i].name, name))
-			return st->stmts[i].sql;
-	return NULL;
-}
-
-static void stmt_put(struct pg_state *st, const char *name, const char *sql)
-{
-	struct stmt *s = NULL;
-
-	if (!name[0])
-		return; /* the unnamed statement lives until the next Parse */
-	for (size_t i = 0; i < st->nstmts && !s; i++)
-		if (!strcmp(st->stmts[i].name, name))
-			s = &st->stmts[i];
-	if (!s) {
-		if (!st->stmts) {
-			st->stmts = calloc(STMT_MAX, sizeof(*st->stmts));
-			if (!st->stmts)
-				return;
-		}
-		/* Full: the oldest makes room. */
-		if (st->nstmts == STMT_MAX) {
-			memmove(st->stmts, st->stmts + 1, (STMT_MAX - 1) * sizeof(*st->stmts));
-			st->nstmts--;
-		}
-		s = &st->stmts[st->nstmts++];
-	}
-	snprintf(s->name, sizeof(s->name), "%s", name);
-	snprintf(s->sql, sizeof(s->sql), "%s", sql);
-}
-
 /* A NUL-terminated string at b[*i..n) into out (cut to cap); false if not terminated. */
 static bool cstr(const uint8_t *b, size_t n, size_t *i, char *out, size_t cap)
 {
@@ -163,14 +121,15 @@ static void frontend(struct pg_state *st, uint8_t type, const uint8_t *b, size_t
 	case 'P':
 		if (cstr(b, n, &i, name, sizeof(name))) {
 			cstr(b, n, &i, sql, sizeof(sql));
-			stmt_put(st, name, sql);
+			if (name[0]) /* the unnamed statement lives until the next Parse */
+				l7_stmts_put(&st->stmts, name, sql);
 			snprintf(st->batch_sql, sizeof(st->batch_sql), "%s", sql);
 		}
 		break;
 	case 'B':
 		/* portal, then statement */
 		if (cstr(b, n, &i, name, sizeof(name)) && cstr(b, n, &i, name, sizeof(name))) {
-			s = stmt_sql(st, name);
+			s = l7_stmts_get(&st->stmts, name);
 			if (s && !st->batch_sql[0])
 				snprintf(st->batch_sql, sizeof(st->batch_sql), "%s", s);
 		}
@@ -343,11 +302,11 @@ static void pg_release(struct l7_parser *p)
 {
 	struct pg_state *st = p->state;
 
-	free(st->stmts);
+	l7_stmts_free(&st->stmts);
 }
 
 const struct l7_ops l7_pgsql_ops = {
-	.proto = L7_PGSQL,
+	.infer = pgsql_infer,
 	.state_size = sizeof(struct pg_state),
 	.is_request = pg_is_request,
 	.step = pg_step,

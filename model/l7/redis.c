@@ -60,7 +60,7 @@ static bool parse_int(const uint8_t *s, size_t n, int64_t *out)
 	return true;
 }
 
-bool l7_redis_infer(const uint8_t *buf, size_t cap, uint16_t server_port)
+static bool redis_infer(const uint8_t *buf, size_t cap, enum l7_dir dir, uint16_t server_port)
 {
 	size_t i = 1;
 
@@ -241,7 +241,7 @@ static void redis_lost(struct l7_parser *p, bool req)
 }
 
 const struct l7_ops l7_redis_ops = {
-	.proto = L7_REDIS,
+	.infer = redis_infer,
 	.state_size = sizeof(struct redis_state),
 	.is_request = redis_is_request,
 	.step = redis_step,

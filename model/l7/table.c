@@ -326,10 +326,13 @@ static int count_record(struct l7_stats *st, const struct l7_record *r, uint8_t 
 			return -ENOMEM;
 	}
 	if (r->error) {
+		const struct l7_proto_info *pi = l7_proto_info(r->proto);
+		bool http = pi && pi->http_status;
+
 		st->err_count++;
-		if (r->proto == L7_HTTP && r->status >= 400 && r->status < 500)
+		if (http && r->status >= 400 && r->status < 500)
 			st->err_4xx++;
-		else if (r->proto == L7_HTTP && r->status >= 500)
+		else if (http && r->status >= 500)
 			st->err_5xx++;
 	}
 	if (bytes) {

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "model/hist.h"
-#include "model/l7/l7.h"
+#include "model/l7/proto.h"
 
 enum l7_l4 { L7_L4_TCP = 0, L7_L4_UDP = 1 };
 

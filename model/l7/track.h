@@ -2,7 +2,7 @@
  * OpenSSL call moved, with the socket's identity) go in; it keeps one parser per connection
  * generation (per peer for unconnected datagram sockets), decides protocol and role, and adds
  * the paired records, bytes and TCP segments to an l7_table. Pure model code: the capture
- * (bpf/l7.c) and tests feed it alike. */
+ * (bpf/l7_probe.c) and tests feed it alike. */
 #ifndef GALATOP_MODEL_L7_TRACK_H
 #define GALATOP_MODEL_L7_TRACK_H
 
@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/l7/l7.h"
+#include "model/l7/proto.h"
 #include "model/l7/table.h"
 
 enum l7_msg_type { L7_MSG_DATA = 0, L7_MSG_CLOSE };

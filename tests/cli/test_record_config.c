@@ -6,7 +6,7 @@
 #include "bpf/probes.h"
 #include "bpf/threads.h"
 #include "cli/record.h"
-#include "model/l7/l7.h"
+#include "model/l7/proto.h"
 
 static struct record_opts opts;
 static char err[512];

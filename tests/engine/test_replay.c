@@ -14,7 +14,7 @@
 #include "harness.h"
 #include "folded_count.h"
 #include "bpf/gt_event.h"
-#include "bpf/l7.h"
+#include "bpf/l7_event.h"
 #include "engine/l7_capture.h"
 #include "engine/session.h"
 #include "model/hist.h"

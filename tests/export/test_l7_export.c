@@ -1,11 +1,11 @@
-/* Unit tests for export/l7 and the .gtop "l7" section: JSON round trips keep every count,
+/* Unit tests for export/l7_tables and the .gtop "l7" section: JSON round trips keep every count,
  * the histogram and the slowest requests; bad files give one-line errors; Prometheus text
  * carries gala-gopher's metric names. */
 #include <errno.h>
 #include <unistd.h>
 
 #include "harness.h"
-#include "export/l7.h"
+#include "export/l7_tables.h"
 #include "export/snapshot.h"
 #include "model/frames.h"
 #include "model/strtab.h"

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "harness.h"
-#include "model/l7/l7.h"
+#include "model/l7/proto.h"
 
 #define MAX_RECS 512
 #define MAX_FDS 8
@@ -398,6 +398,44 @@ TEST_CASE(dns_udp_tcp_and_rcodes)
 	cap_free(&cp);
 }
 
+/* Pairing by id: two queries dig sent on one socket (ids 0x1bb3 and 0xea70), their answers
+ * in the other order, and an answer to a query sent before the capture (no record). */
+TEST_CASE(dns_pairs_by_id_in_any_order)
+{
+	struct cap a, nx;
+	struct l7_parser *p = l7_parser__new(L7_DNS, L7_ROLE_CLIENT, true);
+	const struct chunk *qa, *ra, *qnx, *rnx;
+	const struct l7_record *r;
+
+	cap_load(&a, "dns_udp_a");
+	cap_load(&nx, "dns_udp_nx");
+	qa = &a.c[a.n - 2], ra = &a.c[a.n - 1];
+	qnx = &nx.c[nx.n - 2], rnx = &nx.c[nx.n - 1];
+	CHECK(qa->dir == L7_DIR_SEND && ra->dir == L7_DIR_RECV && qnx->dir == L7_DIR_SEND &&
+	      rnx->dir == L7_DIR_RECV);
+	rs.n = 0;
+	CHECK(l7_parser__feed(p, L7_DIR_RECV, rnx->data, rnx->len, rnx->len, 1, on_record, &rs) ==
+	      0);
+	CHECK(rs.n == 0);
+	l7_parser__feed(p, L7_DIR_SEND, qa->data, qa->len, qa->len, 10, on_record, &rs);
+	l7_parser__feed(p, L7_DIR_SEND, qnx->data, qnx->len, qnx->len, 20, on_record, &rs);
+	CHECK(l7_parser__pending(p) == 2);
+	l7_parser__feed(p, L7_DIR_RECV, rnx->data, rnx->len, rnx->len, 30, on_record, &rs);
+	CHECK(rs.n == 1 && l7_parser__pending(p) == 1);
+	r = find(&rs, "nothing.invalid A");
+	CHECK(r && r->error && r->status == 3 && r->req_start_ns == 20 && r->resp_end_ns == 30);
+	l7_parser__feed(p, L7_DIR_RECV, ra->data, ra->len, ra->len, 40, on_record, &rs);
+	r = find(&rs, "www.test.local A");
+	CHECK(rs.n == 2 && r && !r->error && r->req_start_ns == 10 && r->resp_end_ns == 40);
+	/* The same query again, never answered: given up at the close. */
+	l7_parser__feed(p, L7_DIR_SEND, qa->data, qa->len, qa->len, 50, on_record, &rs);
+	l7_parser__close(p, on_record, &rs);
+	CHECK(rs.n == 3 && rs.r[2].no_response && !strcmp(rs.r[2].endpoint, "www.test.local A"));
+	l7_parser__free(p);
+	cap_free(&a);
+	cap_free(&nx);
+}
+
 TEST_CASE(inference_from_first_bytes)
 {
 	struct cap cp;
@@ -465,6 +503,7 @@ int main(void)
 	RUN(mysql_queries_and_error);
 	RUN(mysql_prepared_statements);
 	RUN(dns_udp_tcp_and_rcodes);
+	RUN(dns_pairs_by_id_in_any_order);
 	RUN(inference_from_first_bytes);
 	RUN(garbage_resyncs_and_is_counted);
 	HARNESS_EXIT();

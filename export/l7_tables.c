@@ -1,4 +1,4 @@
-#include "l7.h"
+#include "l7_tables.h"
 
 #include <errno.h>
 #include <math.h>
@@ -357,6 +357,18 @@ static int enum_load(struct loader *l, json_t *o, const char *key, const char *w
 	return bad(l, "%s: \"%s\" is missing or unknown", where, key);
 }
 
+/* The "protocol" of o, by the registry's names. */
+static int proto_load(struct loader *l, json_t *o, const char *where, uint8_t *v)
+{
+	const char *s = json_string_value(json_object_get(o, "protocol"));
+	int p = s ? l7_proto_parse(s) : -1;
+
+	if (p <= 0)
+		return bad(l, "%s: \"protocol\" is missing or unknown", where);
+	*v = (uint8_t)p;
+	return 0;
+}
+
 static int addr_load(struct loader *l, json_t *o, const char *key, const char *where,
 		     uint8_t out[16], uint8_t *v6)
 {
@@ -372,8 +384,6 @@ static int addr_load(struct loader *l, json_t *o, const char *key, const char *w
 	return bad(l, "%s: \"%s\" is not an IP address", where, key);
 }
 
-static const char *const proto_names[L7_PROTO_MAX] = {NULL,    "http",	"redis",
-						      "pgsql", "mysql", "dns"};
 static const char *const role_names[] = {"unknown", "client", "server"};
 static const char *const l4_names[] = {"tcp", "udp"};
 
@@ -389,15 +399,12 @@ static int session_load(struct loader *l, json_t *o, size_t i, struct l7_table *
 	memset(&s, 0, sizeof(s));
 	if (!json_is_object(o))
 		return bad(l, "%s is not an object", where);
-	for (int p = 1; p < L7_PROTO_MAX; p++)
-		if (strcmp(proto_names[p], l7_proto_str((enum l7_proto)p)))
-			return bad(l, "protocol names disagree");
 	if (get_u64(l, o, "tgid", where, &tgid) || get_u64(l, o, "server_port", where, &port) ||
 	    get_u64(l, o, "ssl", where, &ssl) || get_u64(l, o, "cgroup_id", where, &s.cgroup_id) ||
 	    get_str(l, o, "comm", where, s.comm, sizeof(s.comm)) ||
 	    get_str(l, o, "container", where, s.container, sizeof(s.container)) ||
 	    get_str(l, o, "pod", where, s.pod, sizeof(s.pod)) ||
-	    enum_load(l, o, "protocol", where, proto_names, L7_PROTO_MAX, &s.key.proto) ||
+	    proto_load(l, o, where, &s.key.proto) ||
 	    enum_load(l, o, "l7_role", where, role_names, 3, &s.key.l7_role) ||
 	    enum_load(l, o, "l4_role", where, l4_names, 2, &s.key.l4_role) ||
 	    addr_load(l, o, "client_ip", where, s.key.client_ip, &v6a) ||
@@ -483,7 +490,7 @@ static int endpoint_load(struct loader *l, json_t *o, size_t i, struct l7_table 
 		free(e);
 		return bad(l, "%s is not an object", where);
 	}
-	ret = enum_load(l, o, "protocol", where, proto_names, L7_PROTO_MAX, &e->proto);
+	ret = proto_load(l, o, where, &e->proto);
 	ret = ret ?: enum_load(l, o, "l7_role", where, role_names, 3, &e->l7_role);
 	ret = ret ?: get_str(l, o, "endpoint", where, e->name, sizeof(e->name));
 	ret = ret ?: stats_load(l, o, where, &e->st);

@@ -1,8 +1,8 @@
-/* Records shared by bpf/l7.bpf.c and its loader bpf/l7.c: what one system call (or one
+/* Records shared by bpf/l7_probe.bpf.c and its loader bpf/l7_probe.c: what one system call (or one
  * OpenSSL call) moved on one socket, with the socket's identity and the first bytes.
  * Fixed-width fields, no pointers: compiles for -target bpf (with vmlinux.h) and the host. */
-#ifndef GALATOP_BPF_L7_H
-#define GALATOP_BPF_L7_H
+#ifndef GALATOP_BPF_L7_EVENT_H
+#define GALATOP_BPF_L7_EVENT_H
 
 #ifndef __VMLINUX_H__
 #include <linux/types.h>
@@ -21,7 +21,8 @@ enum l7_ev_type {
 	L7_EV_CLOSE = 2,
 };
 
-/* Kernel protocol guesses (bit i = protocol i of enum l7_proto in model/l7/l7.h). */
+/* Kernel protocol guesses: the numbers of enum l7_proto in model/l7/proto.h (asserted in
+ * bpf/l7_probe.c); its registry says which protocols each guess leads to. */
 #define L7_KPROTO_HTTP 1
 #define L7_KPROTO_REDIS 2
 #define L7_KPROTO_PGSQL 3

@@ -10,15 +10,10 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
-#include "l7.h"
+#include "kabi.h"
+#include "l7_event.h"
 #include "targets.bpf.h"
 
-#define AF_INET 2
-#define AF_INET6 10
-#define SOCK_DGRAM 2
-#define S_IFMT 00170000
-#define S_IFSOCK 0140000
-#define EINPROGRESS 115
 
 const volatile __u32 capture_bytes = L7_CAPTURE_DEFAULT;
 const volatile __u32 proto_mask = ~0u; /* bits 1 << L7_KPROTO_* that are traced */
@@ -169,14 +164,14 @@ static __always_inline struct sock *fd_sock(int fd)
 	bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]);
 	if (!f)
 		return NULL;
-	if ((BPF_CORE_READ(f, f_inode, i_mode) & S_IFMT) != S_IFSOCK)
+	if ((BPF_CORE_READ(f, f_inode, i_mode) & GT_S_IFMT) != GT_S_IFSOCK)
 		return NULL;
 	so = BPF_CORE_READ(f, private_data);
 	sk = BPF_CORE_READ(so, sk);
 	if (!sk)
 		return NULL;
 	family = BPF_CORE_READ(sk, __sk_common.skc_family);
-	return family == AF_INET || family == AF_INET6 ? sk : NULL;
+	return family == GT_AF_INET || family == GT_AF_INET6 ? sk : NULL;
 }
 
 /* Reads the socket's addresses into c. */
@@ -184,7 +179,7 @@ static __always_inline void sock_ident(struct conn *c, struct sock *sk)
 {
 	c->lport = BPF_CORE_READ(sk, __sk_common.skc_num);
 	c->rport = __builtin_bswap16(BPF_CORE_READ(sk, __sk_common.skc_dport));
-	if (BPF_CORE_READ(sk, __sk_common.skc_family) == AF_INET6) {
+	if (BPF_CORE_READ(sk, __sk_common.skc_family) == GT_AF_INET6) {
 		c->v6 = 1;
 		BPF_CORE_READ_INTO(&c->laddr, sk, __sk_common.skc_v6_rcv_saddr);
 		BPF_CORE_READ_INTO(&c->raddr, sk, __sk_common.skc_v6_daddr);
@@ -238,7 +233,7 @@ static __always_inline struct conn *conn_get(__u32 tgid, int fd, __u8 role, bool
 	if (sk)
 		sock_ident(&n, sk);
 	n.state = sk ? CONN_UNDECIDED : CONN_IGNORED;
-	n.udp = sk && BPF_CORE_READ(sk, sk_type) == SOCK_DGRAM;
+	n.udp = sk && BPF_CORE_READ(sk, sk_type) == GT_SOCK_DGRAM;
 	bpf_map_update_elem(&gt_l7_conns, &key, &n, BPF_ANY);
 	c = bpf_map_lookup_elem(&gt_l7_conns, &key);
 	return c && c->sk ? c : NULL;
@@ -374,13 +369,13 @@ static __always_inline void fill_addrs(struct l7_event *e, const struct conn *c,
 
 		if (bpf_probe_read_user(&sa, sizeof(sa), (const void *)uaddr))
 			return;
-		if (sa.sin6_family == AF_INET) {
+		if (sa.sin6_family == GT_AF_INET) {
 			struct sockaddr_in *in = (void *)&sa;
 
 			e->rport = __builtin_bswap16(in->sin_port);
 			__builtin_memset(e->raddr, 0, 16);
 			__builtin_memcpy(e->raddr, &in->sin_addr, 4);
-		} else if (sa.sin6_family == AF_INET6) {
+		} else if (sa.sin6_family == GT_AF_INET6) {
 			e->rport = __builtin_bswap16(sa.sin6_port);
 			__builtin_memcpy(e->raddr, &sa.sin6_addr, 16);
 		}
@@ -535,7 +530,7 @@ static __always_inline int finish(void *ctx, long ret)
 		return 0;
 	}
 	if (a.kind == K_CONNECT) {
-		if (ret == 0 || ret == -EINPROGRESS)
+		if (ret == 0 || ret == -GT_EINPROGRESS)
 			conn_get(tgid, a.fd, L7_KROLE_CLIENT, true);
 		return 0;
 	}
@@ -608,17 +603,16 @@ int gt_l7_exit(struct trace_event_raw_sys_exit *ctx)
 }
 
 /* A peek (MSG_PEEK) moves nothing: the read that follows reports the bytes. */
-#define MSG_PEEK 2
 CALL(read, K_BUF, 1, ARG(1), 0, 0, 0)
 CALL(write, K_BUF, 0, ARG(1), 0, 0, 0)
 CALL(readv, K_IOV, 1, ARG(1), ARG(2), 0, 0)
 CALL(writev, K_IOV, 0, ARG(1), ARG(2), 0, 0)
 CALL(sendto, K_BUF, 0, ARG(1), 0, ARG(4), 0)
-CALL(recvfrom, K_BUF, 1, ARG(1), 0, ARG(4), ARG(3) & MSG_PEEK)
+CALL(recvfrom, K_BUF, 1, ARG(1), 0, ARG(4), ARG(3) & GT_MSG_PEEK)
 CALL(sendmsg, K_MSG, 0, ARG(1), 0, 0, 0)
-CALL(recvmsg, K_MSG, 1, ARG(1), 0, 0, ARG(2) & MSG_PEEK)
+CALL(recvmsg, K_MSG, 1, ARG(1), 0, 0, ARG(2) & GT_MSG_PEEK)
 CALL(sendmmsg, K_MMSG, 0, ARG(1), ARG(2), 0, 0)
-CALL(recvmmsg, K_MMSG, 1, ARG(1), ARG(2), 0, ARG(3) & MSG_PEEK)
+CALL(recvmmsg, K_MMSG, 1, ARG(1), ARG(2), 0, ARG(3) & GT_MSG_PEEK)
 CALL(sendfile64, K_SENDFILE, 0, 0, 0, 0, 0)
 CALL(connect, K_CONNECT, 0, 0, 0, 0, 0)
 CALL(accept, K_ACCEPT, 0, 0, 0, 0, 0)

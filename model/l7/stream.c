@@ -1,6 +1,6 @@
-/* The L7 parser interface (l7.h) over the per-protocol parsers: protocol names and inference,
- * the stream framework (pending bytes, skipped bodies, message times), the request queue and
- * the text helpers the protocols share. */
+/* The L7 parser interface (proto.h) over the per-protocol parsers: the stream framework
+ * (pending bytes, skipped bodies, message times), the request queue with its two pairings (in
+ * order, by id) and the text helpers the protocols share. */
 #include "parser.h"
 
 #include <ctype.h>
@@ -14,55 +14,18 @@
 #include "../sanitize.h"
 #include "util/grow.h"
 
-static const char *const proto_names[L7_PROTO_MAX] = { "unknown", "http", "redis", "pgsql",
-						      "mysql", "dns" };
-
-static const struct l7_ops *const proto_ops[L7_PROTO_MAX] = {
-	[L7_HTTP] = &l7_http_ops,   [L7_REDIS] = &l7_redis_ops, [L7_PGSQL] = &l7_pgsql_ops,
-	[L7_MYSQL] = &l7_mysql_ops, [L7_DNS] = &l7_dns_ops,
-};
-
-const char *l7_proto_str(enum l7_proto p)
-{
-	return (unsigned)p < L7_PROTO_MAX ? proto_names[p] : "unknown";
-}
-
-int l7_proto_parse(const char *s)
-{
-	for (int i = 0; i < L7_PROTO_MAX; i++)
-		if (!strcmp(s, proto_names[i]))
-			return i;
-	return -1;
-}
-
-enum l7_proto l7_infer(const uint8_t *buf, size_t cap, enum l7_dir dir, enum l7_role role,
-		       uint16_t server_port)
-{
-	if (!buf || !cap)
-		return L7_UNKNOWN;
-	if (l7_http_infer(buf, cap, dir))
-		return L7_HTTP;
-	if (l7_pgsql_infer(buf, cap, server_port))
-		return L7_PGSQL;
-	if (l7_mysql_infer(buf, cap, server_port))
-		return L7_MYSQL;
-	if (l7_redis_infer(buf, cap, server_port))
-		return L7_REDIS;
-	if (l7_dns_infer(buf, cap, server_port))
-		return L7_DNS;
-	return L7_UNKNOWN;
-}
-
 struct l7_parser *l7_parser__new(enum l7_proto proto, enum l7_role role, bool udp)
 {
+	const struct l7_proto_info *pi = l7_proto_info(proto);
 	struct l7_parser *p;
 
-	if ((unsigned)proto >= L7_PROTO_MAX || !proto_ops[proto])
+	if (!pi)
 		return NULL;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
-	p->ops = proto_ops[proto];
+	p->ops = pi->ops;
+	p->proto = proto;
 	p->role = role;
 	p->udp = udp && p->ops->datagram;
 	p->req_dir = role == L7_ROLE_CLIENT ? L7_DIR_SEND : role == L7_ROLE_SERVER ? L7_DIR_RECV : -1;
@@ -165,7 +128,7 @@ void l7_fifo_flush(struct l7_parser *p)
 
 void l7_emit(struct l7_parser *p, const struct l7_req *rq, struct l7_record *r)
 {
-	r->proto = p->ops->proto;
+	r->proto = p->proto;
 	r->req_start_ns = rq->start_ns;
 	r->req_end_ns = rq->end_ns;
 	r->req_bytes = rq->bytes;
@@ -198,23 +161,39 @@ void l7_resp_add(struct l7_resp *r, uint64_t start_ns, uint64_t bytes)
 	r->bytes += bytes;
 }
 
+/* Pairs the response r, ended at end_ns, with waiting request i, passes the record on and
+ * removes the request. */
+static void pair(struct l7_parser *p, size_t i, const struct l7_resp *r, uint64_t end_ns)
+{
+	struct l7_record rec = { 0 };
+
+	rec.resp_start_ns = r->start_ns;
+	rec.resp_end_ns = end_ns;
+	rec.resp_bytes = r->bytes;
+	rec.error = r->error;
+	rec.status = r->status;
+	memcpy(rec.errmsg, r->errmsg, sizeof(rec.errmsg));
+	l7_emit(p, l7_fifo_at(p, i), &rec);
+	l7_fifo_remove(p, i);
+}
+
 void l7_resp_finish(struct l7_parser *p, struct l7_resp *r, uint64_t end_ns)
 {
-	struct l7_req *rq = l7_fifo_front(p);
-
-	if (rq) {
-		struct l7_record rec = { 0 };
-
-		rec.resp_start_ns = r->start_ns;
-		rec.resp_end_ns = end_ns;
-		rec.resp_bytes = r->bytes;
-		rec.error = r->error;
-		rec.status = r->status;
-		memcpy(rec.errmsg, r->errmsg, sizeof(rec.errmsg));
-		l7_emit(p, rq, &rec);
-		l7_fifo_remove(p, 0);
-	}
+	if (p->fifo_len)
+		pair(p, 0, r, end_ns);
 	memset(r, 0, sizeof(*r));
+}
+
+bool l7_resp_finish_id(struct l7_parser *p, struct l7_resp *r, uint64_t end_ns, uint64_t id)
+{
+	size_t i = 0;
+
+	while (i < p->fifo_len && l7_fifo_at(p, i)->id != id)
+		i++;
+	if (i < p->fifo_len)
+		pair(p, i, r, end_ns);
+	memset(r, 0, sizeof(*r));
+	return i < p->fifo_len;
 }
 
 /* --- the stream framework --- */

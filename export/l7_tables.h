@@ -2,8 +2,8 @@
  * with gala-gopher's L7 field names, latencies in ns; also the .gtop "l7" section), Prometheus
  * text (gala_gopher_l7_* metrics), one JSON line per request (gala-gopher's l7_rpc_trace), and
  * a plain-text table. Format: docs/l7.md. */
-#ifndef GALATOP_EXPORT_L7_H
-#define GALATOP_EXPORT_L7_H
+#ifndef GALATOP_EXPORT_L7_TABLES_H
+#define GALATOP_EXPORT_L7_TABLES_H
 
 #include <stdbool.h>
 #include <stddef.h>

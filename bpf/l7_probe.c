@@ -1,6 +1,6 @@
-/* Loader of bpf/l7.bpf.c: sets the capture knobs and targets, attaches the syscall tracepoints
- * and the OpenSSL uprobes (one set per libssl file found in /proc/PID/maps), and drains the
- * ring buffer into a callback. */
+/* Loader of bpf/l7_probe.bpf.c: sets the capture knobs and targets, attaches the syscall
+ * tracepoints and the OpenSSL uprobes (bpf/uprobe_lib: one set per libssl file mapped on the
+ * box), and drains the ring buffer into a callback. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,47 +13,50 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "bpf/l7probes.h"
+#include "bpf/l7_probe.h"
 #include "bpf/drain.h"
 #include "bpf/loadlog.h"
 #include "bpf/tracefs.h"
 #include "bpf/percpu.h"
 #include "bpf/probes.h"
 #include "bpf/targets.h"
+#include "bpf/uprobe_lib.h"
+#include "model/l7/proto.h"
 #include "util/clock.h"
 #include "util/grow.h"
-#include "util/procfs.h"
-#include "l7.skel.h"
+#include "l7_probe.skel.h"
+
+/* The record's numbers mirror model/l7's enums: the tracker takes them as they come. */
+_Static_assert(L7_KPROTO_HTTP == L7_HTTP && L7_KPROTO_REDIS == L7_REDIS &&
+		       L7_KPROTO_PGSQL == L7_PGSQL && L7_KPROTO_MYSQL == L7_MYSQL &&
+		       L7_KPROTO_DNS == L7_DNS,
+	       "bpf/l7_event.h L7_KPROTO_* mirror enum l7_proto");
+_Static_assert(L7_KROLE_UNKNOWN == L7_ROLE_UNKNOWN && L7_KROLE_CLIENT == L7_ROLE_CLIENT &&
+		       L7_KROLE_SERVER == L7_ROLE_SERVER,
+	       "bpf/l7_event.h L7_KROLE_* mirror enum l7_role");
+_Static_assert(L7_DIR_SEND == 0 && L7_DIR_RECV == 1, "l7_event.dir mirrors enum l7_dir");
 
 #define WARNINGS_MAX 4096
 #define DEFAULT_RINGBUF (16u << 20)
 #define PID_HEADROOM 1024
 #define RESCAN_NEW_S 2.0  /* maps of processes not seen yet */
 #define RESCAN_ALL_S 30.0 /* every process again: libraries loaded with dlopen */
-#define MAX_TLS_FILES 256
 
 /* The calls whose exit the one exit program handles (their entries are programs of their own). */
 static const char *const exit_calls[] = {"read",       "write",	  "readv",   "writev",	 "sendto",
 					 "recvfrom",   "sendmsg", "recvmsg", "sendmmsg", "recvmmsg",
 					 "sendfile64", "connect", "accept",  "accept4"};
 
-struct tls_file {
-	dev_t dev;
-	ino_t ino;
-};
-
 struct l7_probes {
-	struct gt_l7 *skel;
+	struct gt_l7_probe *skel;
 	struct drain *rb;
 	struct bpf_link **links;
 	size_t nlinks;
 	l7_event_fn fn;
 	void *ctx;
-	bool tls;
-	struct tls_file tls_files[MAX_TLS_FILES];
-	size_t ntls;
-	int *seen_pids; /* sorted pids whose maps were read */
-	size_t nseen, seen_cap;
+	struct uprobe_lib *tls; /* NULL with no_tls */
+	size_t tls_reported;	/* files whose failure was turned into a warning */
+	bool tls_full_said;
 	double next_new, next_all;
 	uint64_t malformed;
 	int *target_pids; /* with targets that are processes only: their pids, else NULL */
@@ -70,125 +73,49 @@ static void add_warning(struct l7_probes *p, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Attaches the entry and return probes of the four OpenSSL calls in the library at path. */
-static int attach_tls_file(struct l7_probes *p, const char *path)
+/* The OpenSSL 3 calls whose plaintext the capture reads: entry programs per call, one
+ * return program for all. */
+static struct uprobe_lib *tls_new(struct gt_l7_probe *skel)
 {
-	static const char *const funcs[] = {"SSL_read", "SSL_write", "SSL_read_ex", "SSL_write_ex"};
-	struct bpf_program *entry[] = {
-	    p->skel->progs.gt_l7_ssl_read, p->skel->progs.gt_l7_ssl_write,
-	    p->skel->progs.gt_l7_ssl_read_ex, p->skel->progs.gt_l7_ssl_write_ex};
-	int attached = 0, err = 0;
+	const struct uprobe_lib_probe probes[] = {
+		{ "SSL_read", skel->progs.gt_l7_ssl_read, false },
+		{ "SSL_write", skel->progs.gt_l7_ssl_write, false },
+		{ "SSL_read_ex", skel->progs.gt_l7_ssl_read_ex, false },
+		{ "SSL_write_ex", skel->progs.gt_l7_ssl_write_ex, false },
+		{ "SSL_read", skel->progs.gt_l7_ssl_ret, true },
+		{ "SSL_write", skel->progs.gt_l7_ssl_ret, true },
+		{ "SSL_read_ex", skel->progs.gt_l7_ssl_ret, true },
+		{ "SSL_write_ex", skel->progs.gt_l7_ssl_ret, true },
+	};
+	struct uprobe_lib_opts o = {
+		.prefix = "libssl.so.3", .probes = probes, .nprobes = sizeof(probes) / sizeof(probes[0])
+	};
 
-	for (size_t i = 0; i < 4; i++) {
-		for (int ret = 0; ret < 2; ret++) {
-			LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = funcs[i], .retprobe = ret);
-			struct bpf_link *link;
-
-			loadlog_reset();
-			link = bpf_program__attach_uprobe_opts(
-			    ret ? p->skel->progs.gt_l7_ssl_ret : entry[i], -1, path, 0, &uo);
-			if (!link) {
-				err = -errno;
-				continue;
-			}
-			if (probe_links_add(&p->links, &p->nlinks, link))
-				return -ENOMEM;
-			attached++;
-		}
-	}
-	return attached ? 0 : err;
+	return uprobe_lib__new(&o);
 }
 
-static bool pid_seen(struct l7_probes *p, int pid)
-{
-	size_t lo = 0, hi = p->nseen;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (p->seen_pids[mid] == pid)
-			return true;
-		if (p->seen_pids[mid] < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (ARRAY_GROW(p->seen_pids, p->seen_cap, p->nseen + 1))
-		return true; /* out of memory: do not rescan, nothing breaks */
-	memmove(p->seen_pids + lo + 1, p->seen_pids + lo, (p->nseen - lo) * sizeof(int));
-	p->seen_pids[lo] = pid;
-	p->nseen++;
-	return false;
-}
-
-static bool tls_known(struct l7_probes *p, dev_t dev, ino_t ino)
-{
-	for (size_t i = 0; i < p->ntls; i++)
-		if (p->tls_files[i].dev == dev && p->tls_files[i].ino == ino)
-			return true;
-	return false;
-}
-
-/* Looks for OpenSSL 3's libssl in the maps of pid and attaches to each new file. */
-static void scan_pid(struct l7_probes *p, int pid)
-{
-	char path[64], line[4608];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *file = strchr(line, '/'), full[4700];
-		const char *base;
-		struct stat st;
-
-		if (!file || !strstr(file, "libssl.so.3"))
-			continue;
-		file[strcspn(file, "\n")] = 0;
-		base = strrchr(file, '/') + 1;
-		if (strncmp(base, "libssl.so.3", 11))
-			continue;
-		/* The file as this process sees it: containers have their own root. */
-		snprintf(full, sizeof(full), "/proc/%d/root%s", pid, file);
-		if (stat(full, &st) || tls_known(p, st.st_dev, st.st_ino))
-			continue;
-		if (p->ntls == MAX_TLS_FILES)
-			break;
-		p->tls_files[p->ntls].dev = st.st_dev;
-		p->tls_files[p->ntls].ino = st.st_ino;
-		p->ntls++;
-		if (attach_tls_file(p, full))
-			add_warning(p, "tls: cannot attach OpenSSL probes to %s", file);
-	}
-	fclose(f);
-}
-
-struct tls_scan {
-	struct l7_probes *p;
-	bool all; /* also the processes scanned before */
-};
-
-static int scan_one(void *ctx, int pid)
-{
-	struct tls_scan *s = ctx;
-
-	if (!pid_seen(s->p, pid) || s->all)
-		scan_pid(s->p, pid);
-	return 0;
-}
-
+/* Probes the libssl files mapped by processes not looked at yet (all: by every process
+ * again, for libraries loaded with dlopen), and warns about each file that failed. */
 static void scan_tls(struct l7_probes *p, bool all)
 {
-	struct tls_scan s = { p, all };
+	size_t n;
 
 	/* Only processes are targets: their libraries are the ones that matter, and reading
 	 * every new process's maps costs much on a box that starts many. */
-	for (size_t i = 0; i < p->ntarget_pids; i++)
-		scan_one(&s, p->target_pids[i]);
-	if (!p->ntarget_pids)
-		procfs_each_id("/proc", scan_one, &s);
+	uprobe_lib__scan(p->tls, p->target_pids, p->ntarget_pids, all);
+	n = uprobe_lib__nfiles(p->tls);
+	for (; p->tls_reported < n; p->tls_reported++) {
+		const struct uprobe_lib_file *f = uprobe_lib__file(p->tls, p->tls_reported);
+
+		if (f->err)
+			add_warning(p, "tls: cannot attach OpenSSL probes to %s: %s", f->path,
+				    strerror(-f->err));
+	}
+	if (uprobe_lib__full(p->tls) && !p->tls_full_said) {
+		add_warning(p, "tls: more than %zu libssl files mapped; the others are not probed",
+			    n);
+		p->tls_full_said = true;
+	}
 }
 
 int l7_event_check(const void *data, size_t size)
@@ -249,7 +176,7 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 	p->fn = fn;
 	p->ctx = ctx;
 	tracefs_ensure(); /* the syscall probes are classic tracepoints */
-	p->skel = gt_l7__open();
+	p->skel = gt_l7_probe__open();
 	if (!p->skel) {
 		snprintf(err, errlen, "l7: cannot open the BPF object: %s", strerror(errno));
 		goto fail;
@@ -258,12 +185,18 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 	p->skel->rodata->capture_bytes = o->capture ? o->capture : L7_CAPTURE_DEFAULT;
 	if (p->skel->rodata->capture_bytes > L7_CAPTURE_MAX)
 		p->skel->rodata->capture_bytes = L7_CAPTURE_MAX;
-	p->skel->rodata->proto_mask = o->proto_mask ? o->proto_mask : ~0u;
+	p->skel->rodata->proto_mask = l7_proto_kernel_mask(o->proto_mask);
 	p->skel->rodata->want_stacks = !o->no_stacks;
 	p->skel->rodata->wakeup_bytes = rbsize / 8;
 	p->skel->rodata->follow_children = t->follow_children;
 	rc = t->follow_children ? 0 : bpf_program__set_autoload(p->skel->progs.gt_l7_fork, false);
-	p->tls = !o->no_tls;
+	if (!o->no_tls) {
+		p->tls = tls_new(p->skel);
+		if (!p->tls) {
+			snprintf(err, errlen, "l7: out of memory");
+			goto fail;
+		}
+	}
 	if (t->npids && !t->ntids && !(t->comm && t->comm[0]) && !t->ncgroups &&
 	    !t->follow_children) {
 		p->target_pids = malloc(t->npids * sizeof(int));
@@ -284,7 +217,7 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 	if (o->no_stacks)
 		rc = rc ?: bpf_map__set_max_entries(p->skel->maps.gt_l7_stacks, 1);
 	rc = rc ?: targets_size(p->skel->obj, t, PID_HEADROOM);
-	rc = rc ?: gt_l7__load(p->skel);
+	rc = rc ?: gt_l7_probe__load(p->skel);
 	rc = rc ?: targets_fill(p->skel->obj, t);
 	if (rc) {
 		snprintf(err, errlen, "l7: cannot load the L7 capture: %s%s%s", strerror(-rc),
@@ -339,7 +272,7 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 	}
 	if (p->tls) {
 		scan_tls(p, true);
-		if (!p->ntls)
+		if (!uprobe_lib__nfiles(p->tls))
 			add_warning(p,
 				    "tls: no process maps OpenSSL 3's libssl.so.3 yet; "
 				    "looking again every %.0f s",
@@ -420,7 +353,7 @@ int l7_probes__add_pid(struct l7_probes *p, int tgid)
 void l7_probes__stats(const struct l7_probes *p, struct l7_probe_stats *st)
 {
 	memset(st, 0, sizeof(*st));
-	st->tls_files = p->ntls;
+	st->tls_files = p->tls ? uprobe_lib__attached(p->tls) : 0;
 	st->malformed = p->malformed;
 	percpu_sum_u64(p->skel->maps.gt_l7_counters, (uint64_t *)&st->k,
 		       sizeof(st->k) / sizeof(__u64));
@@ -431,11 +364,11 @@ void l7_probes__free(struct l7_probes *p)
 	if (!p)
 		return;
 	drain__free(p->rb);
+	uprobe_lib__free(p->tls);
 	for (size_t i = 0; i < p->nlinks; i++)
 		bpf_link__destroy(p->links[i]);
 	free(p->links);
-	gt_l7__destroy(p->skel);
-	free(p->seen_pids);
+	gt_l7_probe__destroy(p->skel);
 	free(p->target_pids);
 	free(p);
 }

@@ -1,15 +1,15 @@
-/* Loader of bpf/l7.bpf.c: the syscall tracepoints of the L7 capture and the OpenSSL uprobes,
+/* Loader of bpf/l7_probe.bpf.c: the syscall tracepoints of the L7 capture and the OpenSSL uprobes,
  * attached per libssl file mapped on the box (containers included, through /proc/PID/root)
- * and to libraries mapped later. Delivers struct l7_event records (bpf/l7.h) to a callback.
+ * and to libraries mapped later. Delivers struct l7_event records (bpf/l7_event.h) to a callback.
  * Nothing is pinned; everything detaches when freed or when the process exits. */
-#ifndef GALATOP_BPF_L7PROBES_H
-#define GALATOP_BPF_L7PROBES_H
+#ifndef GALATOP_BPF_L7_PROBE_H
+#define GALATOP_BPF_L7_PROBE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bpf/l7.h"
+#include "bpf/l7_event.h"
 #include "bpf/probes.h"
 
 struct l7_probe_opts {

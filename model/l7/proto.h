@@ -1,14 +1,18 @@
-/* L7 protocol parsing: the bytes one traced process sends and receives on one connection go in,
- * request/response records come out. Pure functions over bytes (no I/O, no globals), shared by
- * the live capture (bpf/l7.c), snapshots and tests; each protocol lives in its own file of
- * model/l7/ behind this one interface, so adding a protocol adds a file and an enum value. */
-#ifndef GALATOP_MODEL_L7_L7_H
-#define GALATOP_MODEL_L7_L7_H
+/* L7 protocols and their parsers: the bytes one traced process sends and receives on one
+ * connection go in, request/response records come out. Pure functions over bytes (no I/O, no
+ * globals), shared by the live capture (bpf/l7_probe.c), snapshots and tests. Every protocol
+ * is one line of the registry (model/l7/proto.c: name, label, kernel guess, parser) plus its
+ * parser file in model/l7/; everything that lists protocols (--protocols, --config, the JSON
+ * and Prometheus outputs, the pane) reads the registry. */
+#ifndef GALATOP_MODEL_L7_PROTO_H
+#define GALATOP_MODEL_L7_PROTO_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+/* Protocol ids: stable (snapshots store names, the capture's guesses these numbers, mirrored by
+ * bpf/l7_event.h's L7_KPROTO_* and checked there), dense, fewer than 32 (masks are unsigned). */
 enum l7_proto {
 	L7_UNKNOWN = 0,
 	L7_HTTP,  /* HTTP/1.0 and 1.1 */
@@ -19,6 +23,25 @@ enum l7_proto {
 	L7_PROTO_MAX
 };
 
+struct l7_ops;
+
+/* One line of the protocol registry. */
+struct l7_proto_info {
+	enum l7_proto id;
+	/* "http": the --protocols and --config l7_protocol name, the "protocol" of the JSON,
+	 * Prometheus and snapshot outputs, the pane's protocol column. */
+	const char *name;
+	const char *label; /* "HTTP/1.x": what the pane and help texts call it */
+	/* The capture's kernel guess that leads to this protocol (an enum l7_proto value that
+	 * bpf/l7_probe.bpf.c infers, usually id itself), L7_UNKNOWN when the kernel has no guess
+	 * for it: then user space infers it from connections the kernel guessed otherwise. */
+	enum l7_proto kernel_guess;
+	bool http_status; /* errors are counted apart as 4xx and 5xx */
+	const struct l7_ops *ops; /* the parser (model/l7/parser.h) */
+};
+
+/* The registry line of protocol p, NULL for L7_UNKNOWN and out-of-range values. */
+const struct l7_proto_info *l7_proto_info(enum l7_proto p);
 /* Which side of the connection the traced process is: the one that connected (client) or the
  * one that accepted (server). */
 enum l7_role { L7_ROLE_UNKNOWN = 0, L7_ROLE_CLIENT, L7_ROLE_SERVER };
@@ -26,10 +49,21 @@ enum l7_role { L7_ROLE_UNKNOWN = 0, L7_ROLE_CLIENT, L7_ROLE_SERVER };
 /* Direction of bytes as the traced process sees them. */
 enum l7_dir { L7_DIR_SEND = 0, L7_DIR_RECV = 1 };
 
-/* "http", "redis", "pgsql", "mysql", "dns"; "unknown" for L7_UNKNOWN. */
+/* The registry's name of p ("http"); "unknown" for L7_UNKNOWN and out-of-range values. */
 const char *l7_proto_str(enum l7_proto p);
 /* The protocol named s (as l7_proto_str prints it), or -1. */
 int l7_proto_parse(const char *s);
+/* Whether s names a protocol galatop does not parse yet but gala-gopher's configurations name
+ * (kafka, mongo, ...): callers say so instead of "unknown". */
+bool l7_proto_planned(const char *s);
+/* Writes the protocol names as "http, redis, ..." into buf (cut to cap); returns buf. */
+const char *l7_proto_names(char *buf, size_t cap);
+/* Parses a comma-separated list of protocol names into *mask (bit 1 << p per protocol). 0, or
+ * -EINVAL with one line in err naming the bad name and listing the valid ones. */
+int l7_proto_parse_list(const char *list, unsigned *mask, char *err, size_t errlen);
+/* The kernel guesses (bit 1 << kernel_guess) that lead to the protocols of mask (0 = all):
+ * the filter the capture applies before copying bytes. */
+unsigned l7_proto_kernel_mask(unsigned mask);
 
 /* Guesses the protocol from the first bytes of a connection's first message (cap bytes at buf)
  * in direction dir, with the server's port as a tie-breaker (0 when unknown). L7_UNKNOWN when

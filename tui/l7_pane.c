@@ -8,7 +8,7 @@
 #include "app.h"
 #include "list.h"
 #include "text.h"
-#include "export/l7.h"
+#include "export/l7_tables.h"
 #include "model/l7/table.h"
 #include "util/grow.h"
 
@@ -24,7 +24,7 @@ static const struct tui_key l7_keys[] = {
 	  "Group" },
 	{ { KEY_F(6), '>' }, L_SORT_NEXT, "sort by the next column", "Sort" },
 	{ { '<' }, L_SORT_PREV, "sort by the previous column", NULL },
-	{ { 'P' }, L_PROTO, "show one protocol: all, http, redis, pgsql, mysql, dns (cycle)",
+	{ { 'P' }, L_PROTO, "show one protocol (cycles: all, then each protocol galatop parses)",
 	  NULL },
 	{ { 'f' }, L_FLAME, "flame graph of the selected row's process (pid filter)", "Flame" },
 	{ { 't' }, L_THREADS, "thread timeline of the selected row's process (Threads pane)",
@@ -417,7 +417,8 @@ static void draw_detail(struct l7v *s, struct tui_app *a, WINDOW *w, int top, in
 	l7_fmt_ns(r->resp_end_ns - r->resp_start_ns, t3, sizeof(t3), false);
 	if (ss)
 		l7_session_peer(ss, peer, sizeof(peer));
-	snprintf(lines[n++], 300, "Endpoint  %s (%s)", r->endpoint, l7_proto_str(r->proto));
+	snprintf(lines[n++], 300, "Endpoint  %s (%s)", r->endpoint,
+		 l7_proto_info(r->proto) ? l7_proto_info(r->proto)->label : "?");
 	if (ss)
 		snprintf(lines[n++], 300, "Process   %u/%s thread %u, %s %s %s%s", ss->key.tgid,
 			 ss->comm, sl->tid, l7_role_str(ss->key.l7_role),

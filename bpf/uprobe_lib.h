@@ -1,0 +1,73 @@
+/* Uprobes on every copy of a library mapped on the box: the files processes map (found in
+ * /proc/PID/maps, reached through /proc/PID/map_files, so containers' and chroots' files and
+ * files deleted since are probed too) that a path test picks get the caller's programs on the
+ * caller's symbols, once per file (device and inode), however many processes map it. Libraries mapped later are found when the caller rescans (on exec events,
+ * or every few seconds). Used by the OpenSSL probes of the L7 capture; made for any library
+ * (malloc in libc, jemalloc, tcmalloc) or executable (Go's crypto/tls). Nothing is pinned:
+ * the probes go when uprobe_lib__free runs or galatop exits. */
+#ifndef GALATOP_BPF_UPROBE_LIB_H
+#define GALATOP_BPF_UPROBE_LIB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct bpf_program;
+
+/* One probe put on every matching file: prog at the entry of func (or at its returns). */
+struct uprobe_lib_probe {
+	const char *func; /* symbol name; libbpf finds it in the file's symbol tables */
+	struct bpf_program *prog;
+	bool ret; /* a uretprobe */
+};
+
+struct uprobe_lib_opts {
+	/* Which mapped files: those whose base name starts with prefix ("libssl.so.3"), or, when
+	 * prefix is NULL, those match(ctx, path) accepts; path is as /proc/PID/maps shows it to
+	 * galatop (inside a container's root for a container's file). */
+	const char *prefix;
+	bool (*match)(void *ctx, const char *path);
+	void *ctx;
+	const struct uprobe_lib_probe *probes;
+	size_t nprobes;
+	size_t max_files; /* distinct files probed at most; 0 = 256 */
+};
+
+/* One distinct file found, with what attaching to it gave. */
+struct uprobe_lib_file {
+	uint64_t dev, ino;
+	int pid;	    /* the process it was found in */
+	char path[256];	    /* as that process's maps show it (cut to fit) */
+	unsigned attached;  /* probes attached */
+	unsigned failed;    /* probes that could not be (the symbol is missing, ...) */
+	int err;	    /* 0 when some probe is attached, else the last -errno */
+};
+
+struct uprobe_lib;
+
+/* A helper that attaches o's probes (the array is copied, the programs and names are
+ * borrowed: they must outlive the helper). NULL on ENOMEM. */
+struct uprobe_lib *uprobe_lib__new(const struct uprobe_lib_opts *o);
+
+/* Looks at the maps of pid and probes each matching file not probed yet. The number of files
+ * newly probed, or -errno when pid's maps cannot be read (-ESRCH: the process is gone). */
+int uprobe_lib__scan_pid(struct uprobe_lib *u, int pid);
+
+/* uprobe_lib__scan_pid over pids[0..n), or every process in /proc when pids is NULL; with
+ * again false, only processes this helper has not looked at before (new processes), with
+ * again true every one of them (libraries loaded with dlopen since). The number of files
+ * newly probed; processes that are gone are skipped. */
+int uprobe_lib__scan(struct uprobe_lib *u, const int *pids, size_t n, bool again);
+
+/* Files found so far (attached or not), in the order found; i < uprobe_lib__nfiles. */
+size_t uprobe_lib__nfiles(const struct uprobe_lib *u);
+const struct uprobe_lib_file *uprobe_lib__file(const struct uprobe_lib *u, size_t i);
+/* Files with at least one probe attached. */
+size_t uprobe_lib__attached(const struct uprobe_lib *u);
+/* Whether matching files were left out because max_files were probed already. */
+bool uprobe_lib__full(const struct uprobe_lib *u);
+
+/* Detaches every probe and frees the helper; NULL is a no-op. */
+void uprobe_lib__free(struct uprobe_lib *u);
+
+#endif
