@@ -104,7 +104,12 @@ static int parse_line(struct kallsyms *ks, char *line, size_t *nonzero)
 		return 0;
 	if (addr)
 		(*nonzero)++;
-	return sym_table__add(ks->tab, addr, 0, name, end - name, tag, tag == 0);
+	/* Of several names at one address, the core kernel's beats a module's, then the last
+	 * one listed wins, as in perf (whose other names there are left with no size):
+	 * __x64_sys_read over __do_sys_read and __ia32_sys_read, __pi_memcpy over memcpy. */
+	return sym_table__add(ks->tab, addr, 0, name, end - name, tag,
+			      (tag == 0 ? 1u << 31 : 0) |
+				      (uint32_t)(sym_table__count(ks->tab) & 0x7fffffff));
 }
 
 int kallsyms__load(const char *path, struct kallsyms **out)

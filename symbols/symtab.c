@@ -62,53 +62,32 @@ static int cmp_entry(const void *a, const void *b)
 	return x->name < y->name ? -1 : x->name > y->name;
 }
 
-/* The end of the sorted run of v[0..n) that starts at i. */
-static size_t run_end(const struct sym_entry *v, size_t i, size_t n)
-{
-	while (i + 1 < n && cmp_entry(&v[i], &v[i + 1]) <= 0)
-		i++;
-	return i + 1;
-}
-
-/* Sorts v[0..n) by cmp_entry. Input sorted but for a few runs (kallsyms: its symbols come in
- * address order but for a handful) is merged run by run in linear passes, several times
- * faster than qsort; anything else goes to qsort. Same order either way (no two entries
- * compare equal: names differ). */
+/* Sorts v[0..n) by cmp_entry: by insertion while that stays cheap (kallsyms comes in
+ * address order but for its aliases, listed one after the other, and a handful of symbols:
+ * a few moves each, several times faster than qsort), else by qsort. Same order either way
+ * (no two entries compare equal: names differ). */
 static void sort_entries(struct sym_entry *v, size_t n)
 {
-	struct sym_entry *tmp, *a = v, *b;
-	size_t runs = 1;
+	size_t budget = 8 * n;
 
-	for (size_t i = 1; i < n; i++)
-		runs += cmp_entry(&v[i - 1], &v[i]) > 0;
-	if (runs == 1)
-		return;
-	tmp = runs <= 64 ? malloc(n * sizeof(*v)) : NULL;
-	if (!tmp) {
-		qsort(v, n, sizeof(*v), cmp_entry);
-		return;
-	}
-	for (b = tmp; runs > 1; runs = (runs + 1) / 2) {
-		struct sym_entry *t;
+	for (size_t i = 1; i < n; i++) {
+		struct sym_entry x;
+		size_t j = i;
 
-		for (size_t i = 0; i < n;) {
-			size_t mid = run_end(a, i, n), end = mid < n ? run_end(a, mid, n) : mid;
-			size_t l = i, r = mid, k = i;
-
-			while (l < mid && r < end)
-				b[k++] = cmp_entry(&a[l], &a[r]) <= 0 ? a[l++] : a[r++];
-			memcpy(b + k, a + l, (mid - l) * sizeof(*a));
-			k += mid - l;
-			memcpy(b + k, a + r, (end - r) * sizeof(*a));
-			i = end;
+		if (cmp_entry(&v[i - 1], &v[i]) <= 0)
+			continue;
+		x = v[i];
+		while (j > 0 && cmp_entry(&v[j - 1], &x) > 0) {
+			v[j] = v[j - 1];
+			j--;
+			if (!--budget) {
+				v[j] = x;
+				qsort(v, n, sizeof(*v), cmp_entry);
+				return;
+			}
 		}
-		t = a;
-		a = b;
-		b = t;
+		v[j] = x;
 	}
-	if (a != v)
-		memcpy(v, a, n * sizeof(*v));
-	free(tmp);
 }
 
 void sym_table__finish(struct sym_table *t, uint64_t max_gap)

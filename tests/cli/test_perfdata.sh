@@ -117,8 +117,12 @@ if rec "$TMP/sys.data" -a -g -- "$TOOLS/burn" 1; then
 		awk '{ n = $NF; sub(/;.*/, ""); sub(/ [0-9]+$/, ""); s[$0] += n }
 			END { for (k in s) print k, s[k] }' | sort; }
 	per_comm "$TMP/want" >"$TMP/want.c"; per_comm "$TMP/got" >"$TMP/got.c"
-	check "system-wide: samples per comm as perf script ($(wc -l <"$TMP/got.c") comms)" \
-		cmp -s "$TMP/want.c" "$TMP/got.c"
+	if cmp -s "$TMP/want.c" "$TMP/got.c"; then
+		pass "system-wide: samples per comm as perf script ($(wc -l <"$TMP/got.c") comms)"
+	else
+		fail "system-wide: samples per comm as perf script" \
+			"$(diff "$TMP/want.c" "$TMP/got.c" | head -6 | cut -c1-160 | tr '\n' '|')"
+	fi
 	sed "$ALIASES" "$TMP/want" | grep '^burn;.*;main;mid;' >"$TMP/want.b"
 	grep '^burn;.*;main;mid;' "$TMP/got" >"$TMP/got.b"
 	if [ -s "$TMP/got.b" ] && cmp -s "$TMP/want.b" "$TMP/got.b"; then
