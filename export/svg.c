@@ -125,6 +125,28 @@ static void out_num(struct out *o, double v)
 	out_mem(o, tmp, (size_t)snprintf(tmp, sizeof(tmp), "%.15g", v == 0 ? 0 : v));
 }
 
+static const char digit_pairs[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* Writes u in decimal, two digits per step, ending just before p; returns its first byte. */
+static char *put_decimal(char *p, unsigned long long u)
+{
+	while (u >= 100) {
+		p -= 2;
+		memcpy(p, digit_pairs + 2 * (u % 100), 2);
+		u /= 100;
+	}
+	if (u >= 10) {
+		p -= 2;
+		memcpy(p, digit_pairs + 2 * u, 2);
+	} else {
+		*--p = (char)('0' + u);
+	}
+	return p;
+}
+
 /* v with a fixed number of decimals (0..2), without printf: it runs several times per frame. */
 static void out_fixed(struct out *o, double v, int decimals)
 {
@@ -141,16 +163,17 @@ static void out_fixed(struct out *o, double v, int decimals)
 	s = round_exact(s);
 	neg = s < 0;
 	u = (unsigned long long)fabs(s);
-	for (int i = 0; i < decimals; i++) {
+	if (decimals == 2) {
+		p -= 2;
+		memcpy(p, digit_pairs + 2 * (u % 100), 2);
+		u /= 100;
+	} else if (decimals == 1) {
 		*--p = (char)('0' + u % 10);
 		u /= 10;
 	}
 	if (decimals)
 		*--p = '.';
-	do {
-		*--p = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
+	p = put_decimal(p, u);
 	if (neg && s != 0)
 		*--p = '-';
 	out_mem(o, p, (size_t)(tmp + sizeof(tmp) - p));
@@ -299,10 +322,7 @@ static void out_count(struct out *o, double v)
 		char *p = digits + 24;
 
 		*p = '\0';
-		do {
-			*--p = (char)('0' + u % 10);
-			u /= 10;
-		} while (u);
+		p = put_decimal(p, u);
 		n = (int)(digits + 24 - p);
 		memmove(digits, p, (size_t)n + 1);
 	} else {
