@@ -492,6 +492,15 @@ static bool contains(const char *s, size_t n, const char *needle)
 	return memmem(s, n, needle, strlen(needle)) != NULL;
 }
 
+/* The first "->" in s[0..end), or NULL: memchr finds the rare '-' faster than memmem the pair. */
+static const char *find_arrow(const char *s, const char *end)
+{
+	for (const char *p = s; p < end && (p = memchr(p, '-', (size_t)(end - p))); p++)
+		if (end - p >= 2 && p[1] == '>')
+			return p;
+	return NULL;
+}
+
 /* $mod =~ m:/tmp/perf-\d+\.map: */
 static bool is_jit_mod(const char *m, size_t n)
 {
@@ -597,7 +606,7 @@ static int frame_line(struct perfscript *ps, const char *pc, size_t pc_len, cons
 	ps->frame.len = 0;
 	end = func + n;
 	for (;;) {
-		arrow = memmem(func, end - func, "->", 2);
+		arrow = find_arrow(func, end);
 		if (!first && buf_put(&ps->frame, ";", 1))
 			return -ENOMEM;
 		err = frame_piece(ps, func, (arrow ? arrow : end) - func, !first, kernel, jit, pc,
