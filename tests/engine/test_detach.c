@@ -20,6 +20,7 @@
 
 #include "harness.h"
 #include "folded_count.h"
+#include "spin.h"
 #include "bpf/drain.h"
 #include "bpf/probes.h"
 #include "engine/session.h"
@@ -29,23 +30,10 @@
 
 #define MAX_IDS 4096
 
-static volatile unsigned long sink;
-
-static double cpu_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* 5 ms of CPU time, then a 5 ms nap: on-CPU samples and timeline intervals, forever. */
 __attribute__((noinline)) void detach_spin(void)
 {
-	double end = cpu_s() + 0.005;
-
-	while (cpu_s() < end)
-		sink++;
+	spin_cpu(0.005);
 }
 
 static void workload(void)
