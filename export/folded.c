@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -312,16 +313,23 @@ static int add_line(void *vctx, const char *stack, size_t len, double count, dou
 	if (!c->reverse && c->path_len) {
 		size_t max = len < c->prev_len ? len : c->prev_len;
 
+		/* The common prefix, 8 bytes at a time, then byte by byte. */
+		while (max - common >= 8) {
+			uint64_t a, b;
+
+			memcpy(&a, stack + common, 8);
+			memcpy(&b, c->prev + common, 8);
+			if (a != b)
+				break;
+			common += 8;
+		}
 		while (common < max && stack[common] == c->prev[common])
 			common++;
 		/* Frame k is reusable when both stacks agree up to and including its ';'. */
-		for (size_t i = 0; i < common; i++) {
-			if (stack[i] == ';') {
-				keep++;
-				from = i + 1;
-				if (keep == c->path_len)
-					break;
-			}
+		for (const char *semi = stack; keep < c->path_len &&
+		     (semi = memchr(semi, ';', common - (size_t)(semi - stack))); semi++) {
+			keep++;
+			from = (size_t)(semi - stack) + 1;
 		}
 		if (keep)
 			node = c->path[keep - 1];

@@ -16,6 +16,21 @@
 #define OUT_CAP (1u << 20)
 #define REPLACEMENT "\xEF\xBF\xBD"
 
+/* round() (half away from zero, sign of zero kept) inline: libm's call costs more than the
+ * arithmetic, and it runs ten times per frame. Below 2^52 a double's fraction x - trunc(x)
+ * is exact, so the comparison with 0.5 is too; from 2^52 up every double is an integer. */
+static inline double round_exact(double x)
+{
+	double t;
+
+	if (!(fabs(x) < 4503599627370496.0))
+		return x;
+	t = (double)(long long)x;
+	if (fabs(x - t) >= 0.5)
+		t += x < 0 ? -1 : 1;
+	return copysign(t, x);
+}
+
 void svg_opts__init(struct svg_opts *o)
 {
 	*o = (struct svg_opts){
@@ -74,20 +89,30 @@ static void out_flush(struct out *o)
 	o->len = 0;
 }
 
-static void out_mem(struct out *o, const void *s, size_t n)
+static void out_mem_slow(struct out *o, const void *s, size_t n)
 {
-	if (o->len + n > OUT_CAP)
-		out_flush(o);
+	out_flush(o);
 	if (n > OUT_CAP) {
 		if (!o->err && fwrite(s, 1, n, o->f) != n)
 			o->err = errno ? -errno : -EIO;
+		return;
+	}
+	memcpy(o->buf, s, n);
+	o->len = n;
+}
+
+/* Inline, so that the copy of a literal's few bytes is a move, not a call. */
+static inline __attribute__((always_inline)) void out_mem(struct out *o, const void *s, size_t n)
+{
+	if (__builtin_expect(o->len + n > OUT_CAP, 0)) {
+		out_mem_slow(o, s, n);
 		return;
 	}
 	memcpy(o->buf + o->len, s, n);
 	o->len += n;
 }
 
-static void out_str(struct out *o, const char *s)
+static inline __attribute__((always_inline)) void out_str(struct out *o, const char *s)
 {
 	out_mem(o, s, strlen(s));
 }
@@ -98,6 +123,28 @@ static void out_num(struct out *o, double v)
 	char tmp[40];
 
 	out_mem(o, tmp, (size_t)snprintf(tmp, sizeof(tmp), "%.15g", v == 0 ? 0 : v));
+}
+
+static const char digit_pairs[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* Writes u in decimal, two digits per step, ending just before p; returns its first byte. */
+static char *put_decimal(char *p, unsigned long long u)
+{
+	while (u >= 100) {
+		p -= 2;
+		memcpy(p, digit_pairs + 2 * (u % 100), 2);
+		u /= 100;
+	}
+	if (u >= 10) {
+		p -= 2;
+		memcpy(p, digit_pairs + 2 * u, 2);
+	} else {
+		*--p = (char)('0' + u);
+	}
+	return p;
 }
 
 /* v with a fixed number of decimals (0..2), without printf: it runs several times per frame. */
@@ -113,19 +160,20 @@ static void out_fixed(struct out *o, double v, int decimals)
 		out_num(o, v);
 		return;
 	}
-	s = round(s);
+	s = round_exact(s);
 	neg = s < 0;
 	u = (unsigned long long)fabs(s);
-	for (int i = 0; i < decimals; i++) {
+	if (decimals == 2) {
+		p -= 2;
+		memcpy(p, digit_pairs + 2 * (u % 100), 2);
+		u /= 100;
+	} else if (decimals == 1) {
 		*--p = (char)('0' + u % 10);
 		u /= 10;
 	}
 	if (decimals)
 		*--p = '.';
-	do {
-		*--p = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
+	p = put_decimal(p, u);
 	if (neg && s != 0)
 		*--p = '-';
 	out_mem(o, p, (size_t)(tmp + sizeof(tmp) - p));
@@ -251,7 +299,7 @@ static size_t strip_annotation(const char *s, size_t len)
 	return len;
 }
 
-/* Whether printf's correctly rounded "%.Nf" of v is round(v * 10^N) (N = 0..2), so that
+/* Whether printf's correctly rounded "%.Nf" of v is round_exact(v * 10^N) (N = 0..2), so that
  * integer formatting prints the same digits: v * 10^N in range and not within a hair of a
  * tie, where the rounding of the multiplication could tip it the other way. */
 static bool fixed_safe(double v, int decimals)
@@ -270,14 +318,11 @@ static void out_count(struct out *o, double v)
 
 	if (v >= 0 && fixed_safe(v, 0)) {
 		/* most titles: digits without printf, which costs more than the rest of a frame */
-		unsigned long long u = (unsigned long long)fabs(round(v));
+		unsigned long long u = (unsigned long long)fabs(round_exact(v));
 		char *p = digits + 24;
 
 		*p = '\0';
-		do {
-			*--p = (char)('0' + u % 10);
-			u /= 10;
-		} while (u);
+		p = put_decimal(p, u);
 		n = (int)(digits + 24 - p);
 		memmove(digits, p, (size_t)n + 1);
 	} else {
@@ -301,7 +346,7 @@ static void out_percent(struct out *o, double pct, bool plus)
 	char tmp[400];
 	int n;
 
-	if (fixed_safe(pct, 2) && !(pct < 0 && round(pct * 100) == 0)) {
+	if (fixed_safe(pct, 2) && !(pct < 0 && round_exact(pct * 100) == 0)) {
 		if (plus)
 			out_mem(o, "+", 1);
 		out_fixed(o, pct, 2);
@@ -552,7 +597,7 @@ static void write_chrome(struct out *o, const struct layout *l)
 static void write_title(struct out *o, const struct layout *l, const struct item *it,
 			const char *name, size_t len, double w)
 {
-	double rounded = round(w);
+	double rounded = round_exact(w);
 
 	out_str(o, "<g><title>");
 	if (it->node == PROFILE_ROOT)
@@ -593,7 +638,7 @@ static void write_frame(struct out *o, const struct layout *l, const struct item
 	size_t shown = strip_annotation(name, len);
 	double w = value(l, it->node);
 	double x1 = XPAD + it->x * l->per_value, x2 = XPAD + (it->x + w) * l->per_value;
-	double y1, y2, chars, rx1 = round(x1 * 10) / 10, ry1;
+	double y1, y2, chars, rx1 = round_exact(x1 * 10) / 10, ry1;
 	struct rgb color;
 
 	if (opt->inverted) {
@@ -603,7 +648,7 @@ static void write_frame(struct out *o, const struct layout *l, const struct item
 		y2 = l->height - l->ypad2 - it->depth * (double)opt->frameheight;
 		y1 = y2 - opt->frameheight + FRAMEPAD;
 	}
-	ry1 = round(y1 * 10) / 10;
+	ry1 = round_exact(y1 * 10) / 10;
 	if (l->two && !palette_separator(name, len)) {
 		double d = profile__self2(l->p, it->node) - profile__node(l->p, it->node)->self;
 
@@ -619,9 +664,9 @@ static void write_frame(struct out *o, const struct layout *l, const struct item
 	out_str(o, "\" y=\"");
 	out_fixed(o, ry1, 1);
 	out_str(o, "\" width=\"");
-	out_fixed(o, round(x2 * 10) / 10 - rx1, 1);
+	out_fixed(o, round_exact(x2 * 10) / 10 - rx1, 1);
 	out_str(o, "\" height=\"");
-	out_fixed(o, round(y2 * 10) / 10 - ry1, 1);
+	out_fixed(o, round_exact(y2 * 10) / 10 - ry1, 1);
 	out_str(o, "\" fill=\"");
 	out_rgb(o, color);
 	out_str(o, "\" rx=\"2\" ry=\"2\"/><text x=\"");

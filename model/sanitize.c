@@ -1,5 +1,6 @@
 #include "sanitize.h"
 
+#include <stdint.h>
 #include <string.h>
 
 static const char replacement[] = "\xef\xbf\xbd"; /* U+FFFD */
@@ -40,6 +41,18 @@ bool sanitize_is_clean(const char *s, size_t len)
 	while (i < len) {
 		size_t n;
 
+		/* Eight printable ASCII bytes at a time: none >= 0x80, none < 0x20, none 0x7f. */
+		while (len - i >= 8) {
+			uint64_t w, ones = 0x0101010101010101ULL, high = ones << 7, x;
+
+			memcpy(&w, p + i, 8);
+			x = w ^ (ones * 0x7f);
+			if ((w | ((w - ones * 0x20) & ~w) | ((x - ones) & ~x)) & high)
+				break;
+			i += 8;
+		}
+		if (i == len)
+			break;
 		if (p[i] >= 0x20 && p[i] < 0x7f) {
 			i++;
 			continue;
