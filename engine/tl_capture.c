@@ -173,7 +173,9 @@ static uint32_t sock_conn(struct tl_capture *c, const struct tl_rec *r)
 	return intern(c, buf);
 }
 
-/* The user stack of a record as "outer;...;inner" with the session's symbolizer. */
+/* The user stack of a record as "outer;...;inner" with the session's symbolizer: the functions
+ * that were called, without the inline frames the flame graphs show (a lock hint names the
+ * innermost few, which would then all be the C library's inlined lock path). */
 static uint32_t stack_of(struct tl_capture *c, const struct gt_event *stk)
 {
 	uint32_t frames[COLLECTOR_MAX_FRAMES];
@@ -191,7 +193,7 @@ static uint32_t stack_of(struct tl_capture *c, const struct gt_event *stk)
 	for (size_t i = 0; i < n; i++) {
 		size_t l;
 
-		if (frames[i] == UINT32_MAX)
+		if (frames[i] == UINT32_MAX || frames__get(ft, frames[i])->kind == FRAME_INLINED)
 			continue;
 		l = frames__name_len(ft, frames[i]);
 		if (l > 250)
