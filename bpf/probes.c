@@ -52,8 +52,10 @@ _Static_assert(STACK_TYPES <= 8 * sizeof(unsigned), "a probe bit per stack type"
 struct probes {
 	struct gt_profile *skel;
 	struct drain *rb;
-	struct bpf_link **links;
+	struct bpf_link **links; /* the links of every probe but the stack types' */
 	size_t nlinks;
+	struct bpf_link **type_links[STACK_TYPES]; /* each stack type's, for probes__detach */
+	size_t ntype_links[STACK_TYPES];
 	probe_event_fn fn;
 	void *ctx;
 	unsigned types;	 /* PROBE_* that attached */
@@ -428,8 +430,11 @@ static int on_record(void *ctx, void *data, size_t size)
 static int attach_type(struct probes *p, unsigned type)
 {
 	struct gt_profile *s = p->skel;
-	int err;
+	size_t first = p->nlinks;
+	int t = stack_type_of_probe(type), err;
 
+	if (t < 0)
+		return -EINVAL;
 	switch (type) {
 	case PROBE_ONCPU:
 		err = attach_oncpu(p);
@@ -451,6 +456,11 @@ static int attach_type(struct probes *p, unsigned type)
 	default:
 		return -EINVAL;
 	}
+	/* The links just made are the type's own, so that probes__detach can take them away. */
+	for (size_t i = first; i < p->nlinks; i++)
+		if (probe_links_add(&p->type_links[t], &p->ntype_links[t], p->links[i]) && !err)
+			err = -ENOMEM;
+	p->nlinks = first;
 	if (!err)
 		p->types |= type;
 	return err;
@@ -614,6 +624,30 @@ int probes__attach(struct probes *p, unsigned type, char *err, size_t errlen)
 	return r;
 }
 
+/* Destroys the links of stack type t (the perf events of oncpu with its period re-draws). */
+static void detach_type(struct probes *p, int t)
+{
+	if (stack_types[t].probe == PROBE_ONCPU) {
+		period_jitter__free(p->jitter); /* before the perf events it re-arms close */
+		p->jitter = NULL;
+	}
+	for (size_t i = 0; i < p->ntype_links[t]; i++)
+		bpf_link__destroy(p->type_links[t][i]);
+	p->ntype_links[t] = 0;
+	p->types &= ~stack_types[t].probe;
+}
+
+int probes__detach(struct probes *p, unsigned type)
+{
+	int t = stack_type_of_probe(type);
+
+	if (t < 0)
+		return -EINVAL;
+	if (p->types & type)
+		detach_type(p, t);
+	return 0;
+}
+
 int probes__fd(const struct probes *p)
 {
 	return drain__fd(p->rb);
@@ -706,7 +740,10 @@ void probes__free(struct probes *p)
 		return;
 	drain__free(p->rb);
 	sideband__free(p->sb);
-	period_jitter__free(p->jitter); /* before the perf events it re-arms close */
+	for (int t = 0; t < STACK_TYPES; t++) {
+		detach_type(p, t);
+		free(p->type_links[t]);
+	}
 	for (size_t i = 0; i < p->nlinks; i++)
 		bpf_link__destroy(p->links[i]);
 	free(p->links);

@@ -125,6 +125,11 @@ struct probes *probes__open(const struct probe_opts *o, probe_event_fn fn, void 
  * verifier. 0 (also when attached already), or -errno with one line in err naming it. */
 int probes__attach(struct probes *p, unsigned type, char *err, size_t errlen);
 
+/* Detaches a stack probe type (its links and perf events go; its programs stay loaded, so
+ * probes__attach brings it back in a few ms): its records stop, what was read stays. 0 (also
+ * when not attached), or -EINVAL for a bit that is no stack type. */
+int probes__detach(struct probes *p, unsigned type);
+
 /* Newline-separated warnings from probes__open, one line per probe that could not run, quoting
  * libbpf's reason; "" if none. Owned by p. */
 const char *probes__warnings(const struct probes *p);

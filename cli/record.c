@@ -183,6 +183,7 @@ static int write_all(struct session *s, unsigned types, bool periodic, double st
 struct record_run {
 	struct record_l7 l7;		   /* the L7 request trace (.jsonl) */
 	struct sli_json_periods *periods; /* --period with --type sli: every period's series */
+	struct record_trigger *trigger;	   /* --trigger: its per-second step, NULL without */
 };
 
 /* Once a --period: the stack profiles' files, and the SLI period closed (its .prom files
@@ -248,7 +249,8 @@ static int record_open(struct session *s, struct record_opts *o, struct msg_list
 	cli_say(msgs);
 	if (ret)
 		return ret;
-	for (size_t i = 0; !o->period && i < o->noutputs; i++)
+	/* --trigger keeps a window of its own and writes captures, not one .gtop. */
+	for (size_t i = 0; !o->period && !o->trigger[0] && i < o->noutputs; i++)
 		keep_history |= is_gtop(o->outputs[i]) && s->probes;
 	if (keep_history &&
 	    history_open(hist, s, o->history,
@@ -295,23 +297,25 @@ int cmd_record(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 	session__start_command(&s);
 	cli_say(&msgs);
-	start = clock_mono_s();
-	start_unix = clock_wall_s();
-	if (o.trigger[0]) {
-		ret = record_trigger_run(&s, &stop_signal);
-		session__poll_report(&s);
-		session__summary(&s, clock_mono_s() - start);
-		session__close(&s, stop_signal != 0);
+	/* The trigger's window starts with the first reading of its metrics. */
+	if (o.trigger[0] && !(run.trigger = record_trigger__open(&s))) {
+		ret = 1;
+		session__close(&s, true);
 		goto out;
 	}
+	start = clock_mono_s();
+	start_unix = clock_wall_s();
 	next_period = start + o.period;
 	next_second = start + 1;
-	fprintf(stderr, "galatop: recording%s%s... Ctrl-C to stop\n",
-		record_families(&o) == RECORD_FAMILY_L7	   ? " L7 requests"
-		: record_families(&o) == RECORD_FAMILY_SLI ? " SLIs"
-							   : "",
-		o.duration ? " for the given duration" : "");
-	/* The one record loop: the engine polls every family's ring buffer at once. */
+	if (!run.trigger) {
+		fprintf(stderr, "galatop: recording%s%s... Ctrl-C to stop\n",
+			record_families(&o) == RECORD_FAMILY_L7	   ? " L7 requests"
+			: record_families(&o) == RECORD_FAMILY_SLI ? " SLIs"
+								   : "",
+			o.duration ? " for the given duration" : "");
+	}
+	/* The one record loop for every mode: the engine polls every family's ring buffer at
+	 * once; once a second the history, the SLI reading and the trigger take their step. */
 	while (!stop_signal) {
 		if (session__poll(&s, 100) < 0) {
 			ret = 1;
@@ -330,6 +334,13 @@ int cmd_record(int argc, char **argv)
 				break;
 			}
 			session__tick(&s);
+			if (run.trigger) {
+				int r = record_trigger__second(run.trigger, &s, now);
+
+				ret |= r != 0;
+				if (r < 0)
+					break;
+			}
 			next_second += 1;
 			if (next_second < now)
 				next_second = now + 1; /* a long stall: no burst of empty slices */
@@ -339,9 +350,16 @@ int cmd_record(int argc, char **argv)
 			next_period += o.period;
 		}
 	}
-	session__poll(&s, DRAIN_ALL);
-	session__poll_report(&s);
-	ret |= record_finish(&s, &run, clock_mono_s() - start, start_unix);
+	if (run.trigger) {
+		/* The captures are written as they complete; a last one in progress now. */
+		ret |= record_trigger__close(run.trigger, &s);
+		session__poll_report(&s);
+		session__summary(&s, clock_mono_s() - start);
+	} else {
+		session__poll(&s, DRAIN_ALL);
+		session__poll_report(&s);
+		ret |= record_finish(&s, &run, clock_mono_s() - start, start_unix);
+	}
 	history_free(&hist); /* before the frame table its profiles use */
 	session__close(&s, stop_signal != 0);
 out:

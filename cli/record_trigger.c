@@ -217,76 +217,85 @@ out:
 	return ret;
 }
 
-int record_trigger_run(struct session *s, volatile sig_atomic_t *stop)
-{
-	const struct record_opts *o = s->o;
+struct record_trigger {
 	struct trigger_expr e;
 	struct trigger_state st;
 	struct trigger_sampler *ts;
 	/* The rolling window: the per-second history of the last seconds a capture may need
 	 * (those before the moment, after it, and the one it is written in). */
-	struct history w = { 0 };
-	double keep = ceil(o->trigger_before + o->trigger_after) + 4;
-	char err[256], why[64], fired_why[96] = "";
-	double next, moment;
-	int ret = 0;
+	struct history w;
+	char fired_why[96];
+};
 
-	trigger_parse(o->trigger, &e, err, sizeof(err)); /* checked when parsed */
-	trigger_state_init(&st, o->trigger_before, o->trigger_after, o->trigger_cooldown);
-	ts = trigger_sampler__new(&e, s->pids, &s->npids);
-	next = 1;
-	if (!ts || history_open(&w, s, keep, 2 * (size_t)keep, false)) {
+struct record_trigger *record_trigger__open(struct session *s)
+{
+	const struct record_opts *o = s->o;
+	struct record_trigger *t = calloc(1, sizeof(*t));
+	double keep = ceil(o->trigger_before + o->trigger_after) + 4;
+	char err[256];
+
+	if (!t) {
 		cli_error("out of memory");
-		ret = 1;
-		goto out;
+		return NULL;
 	}
-	trigger_sampler__holds(ts, w.mono0, NULL, 0); /* the first reading */
+	trigger_parse(o->trigger, &t->e, err, sizeof(err)); /* checked when parsed */
+	trigger_state_init(&t->st, o->trigger_before, o->trigger_after, o->trigger_cooldown);
+	t->ts = trigger_sampler__new(&t->e, s->pids, &s->npids);
+	if (!t->ts || history_open(&t->w, s, keep, 2 * (size_t)keep, false)) {
+		cli_error("out of memory");
+		trigger_sampler__free(t->ts);
+		history_free(&t->w);
+		free(t);
+		return NULL;
+	}
+	trigger_sampler__holds(t->ts, t->w.mono0, NULL, 0); /* the first reading */
 	fprintf(stderr, "galatop: waiting for %s (captures %g s before and %g s after, then %g s "
 			"of cooldown)... Ctrl-C to stop\n",
 		o->trigger, o->trigger_before, o->trigger_after, o->trigger_cooldown);
-	while (!*stop) {
-		double now;
+	return t;
+}
 
-		if (session__poll(s, 100) < 0) {
-			ret = 1;
-			break;
-		}
-		now = clock_mono_s() - w.mono0;
-		if ((o->duration && now >= o->duration) || session__done(s))
-			break;
-		if (now < next)
-			continue;
-		if (history_cut(&w, s, now + w.mono0)) {
-			cli_error("out of memory keeping the window");
-			ret = 1;
-			break;
-		}
-		next = floor(now) + 1;
-		if (trigger_sampler__holds(ts, now + w.mono0, why, sizeof(why)) &&
-		    trigger_state_step(&st, now, true)) {
-			time_t at = (time_t)(w.wall0 + now);
-			char hms[16];
+int record_trigger__second(struct record_trigger *t, struct session *s, double now_mono)
+{
+	double now = now_mono - t->w.mono0, moment;
+	char why[64];
 
-			strftime(hms, sizeof(hms), "%H:%M:%S", localtime(&at));
-			fprintf(stderr, "galatop: trigger at %s: %s; capturing until %g s later\n",
-				hms, why, o->trigger_after);
-			snprintf(fired_why, sizeof(fired_why), "%s at %s", why, hms);
-		}
-		if (trigger_state_due(&st, now, &moment))
-			ret |= write_capture(s, &w, moment, fired_why);
+	if (history_cut(&t->w, s, now_mono)) {
+		cli_error("out of memory keeping the window");
+		return -1;
 	}
+	if (trigger_sampler__holds(t->ts, now_mono, why, sizeof(why)) &&
+	    trigger_state_step(&t->st, now, true)) {
+		time_t at = (time_t)(t->w.wall0 + now);
+		char hms[16];
+
+		strftime(hms, sizeof(hms), "%H:%M:%S", localtime(&at));
+		fprintf(stderr, "galatop: trigger at %s: %s; capturing until %g s later\n", hms, why,
+			s->o->trigger_after);
+		snprintf(t->fired_why, sizeof(t->fired_why), "%s at %s", why, hms);
+	}
+	if (trigger_state_due(&t->st, now, &moment))
+		return write_capture(s, &t->w, moment, t->fired_why);
+	return 0;
+}
+
+int record_trigger__close(struct record_trigger *t, struct session *s)
+{
+	double moment;
+	int ret = 0;
+
+	if (!t)
+		return 0;
 	/* Stopped during a capture: what it has so far is written. */
-	if (!isnan(st.fired_at)) {
-		double now = clock_mono_s() - w.mono0;
-
+	if (!isnan(t->st.fired_at)) {
 		session__poll(s, 0);
-		history_cut(&w, s, now + w.mono0);
-		if (trigger_state_due(&st, INFINITY, &moment))
-			ret |= write_capture(s, &w, moment, fired_why);
+		history_cut(&t->w, s, clock_mono_s());
+		if (trigger_state_due(&t->st, INFINITY, &moment))
+			ret |= write_capture(s, &t->w, moment, t->fired_why);
 	}
-	fprintf(stderr, "galatop: %u capture%s\n", st.fired, st.fired == 1 ? "" : "s");
-out:
-	trigger_sampler__free(ts);
-	history_free(&w);
+	fprintf(stderr, "galatop: %u capture%s\n", t->st.fired, t->st.fired == 1 ? "" : "s");
+	trigger_sampler__free(t->ts);
+	history_free(&t->w);
+	free(t);
 	return ret;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpf/drain.h"
 #include "bpf/l7_probe.h"
 #include "model/l7/track.h"
 #include "symbols/hmap.h"
@@ -26,6 +27,7 @@ struct l7_capture {
 	double wall0;
 	uint64_t last_ts, next_expire;
 	struct hmap *seen; /* processes whose maps were read */
+	struct l7_probe_stats past; /* the counts of probes attached before, now detached */
 };
 
 static void on_event(void *ctx, const struct l7_event *e, const uint8_t *data)
@@ -136,22 +138,57 @@ static struct l7_capture *capture_new(struct session *s, char *err, size_t errle
 struct l7_capture *l7_capture__open(struct session *s, char *err, size_t errlen)
 {
 	struct l7_capture *en = capture_new(s, err, errlen);
-	struct probe_opts po;
-	struct l7_probe_opts lo = {0};
 
-	if (!en)
-		return NULL;
-	session__probe_options(s, &po);
-	lo.targets = &po;
-	lo.capture = s->o->l7_capture;
-	lo.proto_mask = s->o->l7_protocols;
-	lo.no_tls = s->o->no_tls;
-	en->probes = l7_probes__open(&lo, on_event, en, err, errlen);
-	if (!en->probes) {
+	if (en && l7_capture__attach(en, err, errlen)) {
 		l7_capture__free(en);
 		return NULL;
 	}
 	return en;
+}
+
+int l7_capture__attach(struct l7_capture *e, char *err, size_t errlen)
+{
+	struct probe_opts po;
+	struct l7_probe_opts lo = {0};
+
+	if (e->probes)
+		return 0;
+	session__probe_options(e->s, &po);
+	lo.targets = &po;
+	lo.capture = e->s->o->l7_capture;
+	lo.proto_mask = e->s->o->l7_protocols;
+	lo.no_tls = e->s->o->no_tls;
+	e->probes = l7_probes__open(&lo, on_event, e, err, errlen);
+	return e->probes ? 0 : -EPERM;
+}
+
+/* The probes' counts, those of probes detached before included. */
+static void probe_stats(const struct l7_capture *e, struct l7_probe_stats *ps)
+{
+	memset(ps, 0, sizeof(*ps));
+	if (e->probes)
+		l7_probes__stats(e->probes, ps);
+	ps->k.calls += e->past.k.calls;
+	ps->k.events += e->past.k.events;
+	ps->k.drops += e->past.k.drops;
+	ps->k.skipped += e->past.k.skipped;
+	ps->k.ssl_calls += e->past.k.ssl_calls;
+	ps->k.truncated += e->past.k.truncated;
+	ps->malformed += e->past.malformed;
+	if (!e->probes)
+		ps->tls_files = e->past.tls_files;
+}
+
+void l7_capture__detach(struct l7_capture *e)
+{
+	uint64_t deadline = clock_mono_ns() + (uint64_t)DRAIN_ALL_MS * 1000000;
+
+	if (!e->probes)
+		return;
+	l7_capture__consume(e, deadline); /* what is queued, read before */
+	probe_stats(e, &e->past);
+	l7_probes__free(e->probes);
+	e->probes = NULL;
 }
 
 struct l7_capture *l7_capture__open_replay(struct session *s, char *err, size_t errlen)
@@ -169,7 +206,7 @@ int l7_capture__replay(struct l7_capture *e, const void *data, size_t size)
 
 int l7_capture__fd(const struct l7_capture *e)
 {
-	return l7_probes__fd(e->probes);
+	return e->probes ? l7_probes__fd(e->probes) : -1;
 }
 
 int l7_capture__consume(struct l7_capture *e, uint64_t deadline_ns)
@@ -214,9 +251,7 @@ uint64_t l7_capture__drops(struct l7_capture *e)
 {
 	struct l7_probe_stats ps;
 
-	memset(&ps, 0, sizeof(ps));
-	if (e->probes)
-		l7_probes__stats(e->probes, &ps);
+	probe_stats(e, &ps);
 	return ps.k.drops;
 }
 
@@ -225,9 +260,7 @@ void l7_capture__summary(struct l7_capture *e, double secs, char *buf, size_t le
 	struct l7_probe_stats ps;
 	struct l7_track_stats ts;
 
-	memset(&ps, 0, sizeof(ps));
-	if (e->probes)
-		l7_probes__stats(e->probes, &ps);
+	probe_stats(e, &ps);
 	l7_track__stats(e->track, &ts);
 	snprintf(buf, len,
 		 "recorded %llu L7 requests on %llu connections in %.1f s; %llu messages, "

@@ -20,7 +20,15 @@ struct l7_capture *l7_capture__open_replay(struct session *s, char *err, size_t 
 /* Takes in one record of the L7 ring buffer as the kernel wrote it (struct l7_event and the
  * bytes that follow), checked as a live one. 0, or -EINVAL when it is malformed. */
 int l7_capture__replay(struct l7_capture *e, const void *data, size_t size);
-/* The fd that becomes readable when records wait (for the session's epoll); owned by e. */
+/* Detaches the L7 probes at run time (their programs leave the kernel) after reading what is
+ * queued; the tables and the tracker stay, with what was read, for the writers and panes.
+ * No-op when detached. */
+void l7_capture__detach(struct l7_capture *e);
+/* Attaches the L7 probes again after l7_capture__detach (no-op when attached): the same
+ * targets and options, records flow into the same tables. 0, or -EPERM with one line in err. */
+int l7_capture__attach(struct l7_capture *e, char *err, size_t errlen);
+/* The fd that becomes readable when records wait (for the session's epoll); owned by e; -1
+ * when detached. */
 int l7_capture__fd(const struct l7_capture *e);
 /* Takes in what the capture delivered, without waiting, until deadline_ns (CLOCK_MONOTONIC);
  * ends connections idle for long. Returns records read or -errno. */

@@ -100,13 +100,27 @@ static int family_consume(struct session *s, int k, uint64_t deadline_ns)
 	return 0;
 }
 
-/* Adds a family's ring buffer fd to the session's one epoll. 0 or -errno. */
-static int family_watch(struct session *s, int fd)
+/* Adds family f's ring buffer fd to the session's one epoll (no-op when there). 0 or -errno. */
+static int family_watch(struct session *s, enum session_family f, int fd)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
 
+	if (s->watched & 1u << f)
+		return 0;
 	ev.data.fd = fd;
-	return epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev))
+		return -errno;
+	s->watched |= 1u << f;
+	return 0;
+}
+
+/* Takes family f's ring buffer fd off the epoll (before its probes close it). */
+static void family_unwatch(struct session *s, enum session_family f, int fd)
+{
+	if (!(s->watched & 1u << f))
+		return;
+	epoll_ctl(s->epfd, EPOLL_CTL_DEL, fd, NULL);
+	s->watched &= ~(1u << f);
 }
 
 static bool all_gone(const int *pids, size_t n)
@@ -351,7 +365,7 @@ int session__open(struct session *s, struct record_opts *o, struct msg_list *msg
 			msg_list__add(msgs, MSG_ERROR, "%s", err);
 			goto fail;
 		}
-		r = family_watch(s, probes__fd(s->probes));
+		r = family_watch(s, FAMILY_STACKS, probes__fd(s->probes));
 		if (r) {
 			msg_list__add(msgs, MSG_ERROR, "cannot poll the stack probes: %s",
 				      strerror(-r));
@@ -431,18 +445,70 @@ int session__attach_probe(struct session *s, unsigned type, char *err, size_t er
 		return -ENOTSUP;
 	}
 	r = probes__attach(s->probes, type, err, errlen);
-	if (!r)
-		s->o->types |= type;
+	if (r)
+		return r;
+	r = family_watch(s, FAMILY_STACKS, probes__fd(s->probes));
+	if (r) {
+		snprintf(err, errlen, "cannot poll the stack probes: %s", strerror(-r));
+		probes__detach(s->probes, type);
+		return r;
+	}
+	s->o->types |= type;
+	return 0;
+}
+
+int session__detach_probe(struct session *s, unsigned type)
+{
+	int r;
+
+	if (!s->probes)
+		return -ENOENT;
+	r = probes__detach(s->probes, type);
+	if (!r && !(probes__types(s->probes) & stack_type_probes())) {
+		/* The last stack type gone: what is queued is read, the ring buffer leaves the
+		 * epoll (the object, with the exec/exit probes, stays for session__attach_probe). */
+		r = probes__consume(s->probes, clock_mono_ns() + (uint64_t)DRAIN_ALL_MS * 1000000);
+		family_unwatch(s, FAMILY_STACKS, probes__fd(s->probes));
+		r = r < 0 ? r : 0;
+	}
 	return r;
+}
+
+int session__detach(struct session *s, enum session_family f)
+{
+	switch (f) {
+	case FAMILY_STACKS:
+		if (!s->probes)
+			return -ENOENT;
+		for (int t = 0; t < STACK_TYPES; t++)
+			probes__detach(s->probes, stack_types[t].probe);
+		return session__detach_probe(s, stack_types[0].probe);
+	case FAMILY_THREADS:
+		if (!s->tl)
+			return -ENOENT;
+		if (tl_capture__fd(s->tl) >= 0)
+			family_unwatch(s, FAMILY_THREADS, tl_capture__fd(s->tl));
+		tl_capture__detach(s->tl);
+		return 0;
+	case FAMILY_L7:
+		if (!s->l7)
+			return -ENOENT;
+		if (l7_capture__fd(s->l7) >= 0)
+			family_unwatch(s, FAMILY_L7, l7_capture__fd(s->l7));
+		l7_capture__detach(s->l7);
+		return 0;
+	default:
+		return -EINVAL;
+	}
 }
 
 /* A family just opened at run time: its ring buffer (fd) joins the epoll, its warnings the
  * messages, its type bit o->types. 0, or -errno with a reason in err (the caller then frees
  * the family). */
-static int family_started(struct session *s, const char *what, int fd, const char *warnings,
-			  unsigned type, char *err, size_t errlen)
+static int family_started(struct session *s, enum session_family f, const char *what, int fd,
+			  const char *warnings, unsigned type, char *err, size_t errlen)
 {
-	int r = family_watch(s, fd);
+	int r = family_watch(s, f, fd);
 
 	if (r) {
 		snprintf(err, errlen, "cannot poll the %s probes: %s", what, strerror(-r));
@@ -457,13 +523,22 @@ int session__threads_open(struct session *s, char *err, size_t errlen)
 {
 	int r;
 
-	if (s->tl)
-		return 0;
+	if (s->tl) {
+		/* Detached at run time: attached again, into the same timeline. */
+		if (tl_capture__fd(s->tl) >= 0)
+			return 0;
+		r = tl_capture__attach(s->tl, err, errlen);
+		r = r ?: family_started(s, FAMILY_THREADS, "thread", tl_capture__fd(s->tl),
+					tl_capture__warnings(s->tl), PROBE_THREADS, err, errlen);
+		if (r)
+			tl_capture__detach(s->tl);
+		return r;
+	}
 	s->tl = tl_capture__open(s, err, errlen);
 	if (!s->tl)
 		return -EPERM;
-	r = family_started(s, "thread", tl_capture__fd(s->tl), tl_capture__warnings(s->tl),
-			   PROBE_THREADS, err, errlen);
+	r = family_started(s, FAMILY_THREADS, "thread", tl_capture__fd(s->tl),
+			   tl_capture__warnings(s->tl), PROBE_THREADS, err, errlen);
 	if (r) {
 		tl_capture__free(s->tl);
 		s->tl = NULL;
@@ -502,12 +577,21 @@ int session__attach_l7(struct session *s, char *err, size_t errlen)
 {
 	int r;
 
-	if (s->l7)
-		return 0;
+	if (s->l7) {
+		/* Detached at run time: attached again, into the same tables. */
+		if (l7_capture__fd(s->l7) >= 0)
+			return 0;
+		r = l7_capture__attach(s->l7, err, errlen);
+		r = r ?: family_started(s, FAMILY_L7, "L7", l7_capture__fd(s->l7),
+					l7_capture__warnings(s->l7), RECORD_TYPE_L7, err, errlen);
+		if (r)
+			l7_capture__detach(s->l7);
+		return r;
+	}
 	s->l7 = l7_capture__open(s, err, errlen);
 	if (!s->l7)
 		return -EPERM;
-	r = family_started(s, "L7", l7_capture__fd(s->l7), l7_capture__warnings(s->l7),
+	r = family_started(s, FAMILY_L7, "L7", l7_capture__fd(s->l7), l7_capture__warnings(s->l7),
 			   RECORD_TYPE_L7, err, errlen);
 	if (r) {
 		l7_capture__free(s->l7);

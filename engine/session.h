@@ -38,6 +38,7 @@ struct session {
 	struct sli_collector *sli;  /* the SLI probes, once attached */
 	struct l7_capture *l7;	    /* the L7 capture, once attached */
 	int epfd;		    /* the one epoll over every family's ring buffer */
+	unsigned watched;	    /* 1 << family for each ring buffer on the epoll now */
 	int first_family;	    /* the family session__poll drains first next time */
 	regex_t cmdline_re;
 	bool have_re;
@@ -75,10 +76,10 @@ int session__renew_frames(struct session *s, struct profile **p, struct slices *
 /* The probe options (targets included) the session's probe families share. */
 void session__probe_options(const struct session *s, struct probe_opts *po);
 /* Opens the thread timeline probes now (at start with --type threads, or when the Threads
- * pane first opens). 0, or -errno with a one-line reason in err. */
+ * pane first opens), or attaches them again after session__detach. 0, or -errno with a one-line reason in err. */
 int session__threads_open(struct session *s, char *err, size_t errlen);
 /* Opens the L7 capture (engine/l7_capture.h) for the session's targets (at start with
- * --type l7, or when the L7 pane first opens); its warnings go to the messages. 0, or -errno
+ * --type l7, or when the L7 pane first opens), or attaches it again after session__detach; its warnings go to the messages. 0, or -errno
  * with a one-line reason in err. */
 int session__attach_l7(struct session *s, char *err, size_t errlen);
 /* The L7 family without probes, fed by session__replay (recorded input, tests). 0, or
@@ -97,9 +98,19 @@ int session__attach_sli(struct session *s, char *err, size_t errlen);
 void session__tick(struct session *s);
 /* Lets the -- CMD process exec (no-op without one); a failed exec is said in the messages. */
 void session__start_command(struct session *s);
-/* Attaches a stack probe (PROBE_OFFCPU, ...) loaded at start through o->lazy_types; adds it to
- * o->types. 0, or -errno with one line in err. */
+/* Attaches a stack probe (PROBE_OFFCPU, ...) loaded at start through o->lazy_types, or one
+ * detached by session__detach(_probe); adds it to o->types. 0, or -errno with one line in err. */
 int session__attach_probe(struct session *s, unsigned type, char *err, size_t errlen);
+/* Detaches family f at run time: its probes leave the kernel (the stack types': their links
+ * and perf events; their programs stay loaded for session__attach_probe) and its ring buffer
+ * the epoll, after what was queued is read. What it gathered stays readable (the collector's
+ * profiles, the timeline, the L7 tables) and o->types keeps it, so it is still written. It
+ * attaches again through session__attach_probe, session__threads_open or session__attach_l7.
+ * 0, or -ENOENT when the family never opened. */
+int session__detach(struct session *s, enum session_family f);
+/* Detaches one stack probe type (PROBE_OFFCPU, ...) the same way; the last one takes the
+ * stack family off the epoll. 0, or -errno. */
+int session__detach_probe(struct session *s, unsigned type);
 /* Waits up to timeout_ms on one epoll over every open family's ring buffer, then drains them
  * all within one budget (bpf/drain.h; DRAIN_ALL at stop): the record count, or -errno. An
  * interruption by a signal counts as 0 records; any other error is kept in s->poll_err (for

@@ -39,6 +39,7 @@ struct tl_capture {
 		uint32_t tid, stack;
 	} seeds[SEED_MAX]; /* stacks of the seeded calls (the kernel has none for them) */
 	size_t nseeds;
+	struct tl_probe_stats past; /* the counts of probes attached before, now detached */
 };
 
 static uint32_t intern(struct tl_capture *c, const char *s)
@@ -172,7 +173,9 @@ static uint32_t sock_conn(struct tl_capture *c, const struct tl_rec *r)
 	return intern(c, buf);
 }
 
-/* The user stack of a record as "outer;...;inner" with the session's symbolizer. */
+/* The user stack of a record as "outer;...;inner" with the session's symbolizer: the functions
+ * that were called, without the inline frames the flame graphs show (a lock hint names the
+ * innermost few, which would then all be the C library's inlined lock path). */
 static uint32_t stack_of(struct tl_capture *c, const struct gt_event *stk)
 {
 	uint32_t frames[COLLECTOR_MAX_FRAMES];
@@ -190,7 +193,7 @@ static uint32_t stack_of(struct tl_capture *c, const struct gt_event *stk)
 	for (size_t i = 0; i < n; i++) {
 		size_t l;
 
-		if (frames[i] == UINT32_MAX)
+		if (frames[i] == UINT32_MAX || frames__get(ft, frames[i])->kind == FRAME_INLINED)
 			continue;
 		l = frames__name_len(ft, frames[i]);
 		if (l > 250)
@@ -547,8 +550,6 @@ static void seed_in_progress(struct tl_capture *c, const struct probe_opts *po)
 struct tl_capture *tl_capture__open(struct session *s, char *err, size_t errlen)
 {
 	struct tl_capture *c = calloc(1, sizeof(*c));
-	struct tl_probe_opts o = { 0 };
-	struct probe_opts po;
 
 	if (!c) {
 		snprintf(err, errlen, "out of memory");
@@ -562,6 +563,25 @@ struct tl_capture *tl_capture__open(struct session *s, char *err, size_t errlen)
 		free(c);
 		return NULL;
 	}
+	if (tl_capture__attach(c, err, errlen)) {
+		tl_capture__free(c);
+		return NULL;
+	}
+	/* After the seeding of the calls in progress, which have no duration yet. */
+	timeline__set_min_dur(c->tl, c->min_dur_ns);
+	timeline__set_wall_offset(c->tl, clock_wall_s() - clock_mono_s());
+	timeline__set_now(c->tl, clock_mono_ns());
+	return c;
+}
+
+int tl_capture__attach(struct tl_capture *c, char *err, size_t errlen)
+{
+	struct tl_probe_opts o = { 0 };
+	struct probe_opts po;
+	struct session *s = c->s;
+
+	if (c->p)
+		return 0;
 	session__probe_options(s, &po);
 	o.targets = &po;
 	o.classes = s->o->tl_classes;
@@ -570,31 +590,45 @@ struct tl_capture *tl_capture__open(struct session *s, char *err, size_t errlen)
 	if (s->o->unwind != RECORD_UNWIND_FP)
 		o.ustack_copy = s->o->stack_size ? s->o->stack_size : RECORD_STACK_SIZE;
 	c->p = tl_probes__open(&o, on_record, c, err, errlen);
-	if (!c->p) {
-		tl_capture__free(c);
-		return NULL;
-	}
+	if (!c->p)
+		return -EPERM;
 	seed_in_progress(c, &po);
-	timeline__set_min_dur(c->tl, c->min_dur_ns);
-	timeline__set_wall_offset(c->tl, clock_wall_s() - clock_mono_s());
 	timeline__set_now(c->tl, clock_mono_ns());
-	return c;
+	return 0;
+}
+
+void tl_capture__detach(struct tl_capture *c)
+{
+	struct tl_probe_stats st;
+
+	if (!c->p)
+		return;
+	tl_capture__refresh(c); /* what is queued and the calls in progress, read before */
+	tl_probes__stats(c->p, &st);
+	c->past.events += st.events;
+	c->past.drops += st.drops;
+	c->past.shorter += st.shorter;
+	c->past.lost_user += st.lost_user;
+	tl_probes__free(c->p);
+	c->p = NULL;
 }
 
 int tl_capture__fd(const struct tl_capture *c)
 {
-	return tl_probes__fd(c->p);
+	return c->p ? tl_probes__fd(c->p) : -1;
 }
 
 int tl_capture__consume(struct tl_capture *c, uint64_t deadline_ns)
 {
-	return tl_probes__consume(c->p, deadline_ns);
+	return c->p ? tl_probes__consume(c->p, deadline_ns) : 0;
 }
 
 void tl_capture__refresh(struct tl_capture *c)
 {
 	/* Drains what is queued; a failing ring buffer is reported by session__poll, which the
-	 * loop calls next. */
+	 * loop calls next. Detached, the timeline keeps what it holds (its clock stops). */
+	if (!c->p)
+		return;
 	(void)tl_probes__poll(c->p, 0);
 	timeline__set_now(c->tl, clock_mono_ns());
 	timeline__open_clear(c->tl);
@@ -609,17 +643,24 @@ struct timeline *tl_capture__timeline(struct tl_capture *c)
 
 void tl_capture__add_pid(struct tl_capture *c, int pid)
 {
-	tl_probes__add_pid(c->p, pid);
+	if (c->p)
+		tl_probes__add_pid(c->p, pid);
 }
 
 void tl_capture__stats(const struct tl_capture *c, struct tl_probe_stats *st)
 {
-	tl_probes__stats(c->p, st);
+	memset(st, 0, sizeof(*st));
+	if (c->p)
+		tl_probes__stats(c->p, st);
+	st->events += c->past.events;
+	st->drops += c->past.drops;
+	st->shorter += c->past.shorter;
+	st->lost_user += c->past.lost_user;
 }
 
 const char *tl_capture__warnings(const struct tl_capture *c)
 {
-	return tl_probes__warnings(c->p);
+	return c->p ? tl_probes__warnings(c->p) : "";
 }
 
 void tl_capture__free(struct tl_capture *c)

@@ -15,7 +15,15 @@ struct tl_capture;
 /* Attaches the thread probes for session s (its targets, s->o's classes, --min-dur and
  * --timeline-mem). NULL with a one-line reason in err. */
 struct tl_capture *tl_capture__open(struct session *s, char *err, size_t errlen);
-/* The fd that becomes readable when records wait (for the session's epoll); owned by c. */
+/* Detaches the thread probes at run time (their programs leave the kernel); the timeline
+ * stays, with what was read, for the writers and panes. No-op when detached. */
+void tl_capture__detach(struct tl_capture *c);
+/* Attaches the thread probes again after tl_capture__detach (no-op when attached): the same
+ * targets and options, records flow into the same timeline. 0, or -EPERM with one line in
+ * err. */
+int tl_capture__attach(struct tl_capture *c, char *err, size_t errlen);
+/* The fd that becomes readable when records wait (for the session's epoll); owned by c; -1
+ * when detached. */
 int tl_capture__fd(const struct tl_capture *c);
 /* Drains records without waiting, until deadline_ns (CLOCK_MONOTONIC). Count or -errno. */
 int tl_capture__consume(struct tl_capture *c, uint64_t deadline_ns);

@@ -21,6 +21,7 @@
 
 #include "harness.h"
 #include "folded_count.h"
+#include "spin.h"
 #include "bpf/drain.h"
 #include "bpf/probes.h"
 #include "engine/l7_capture.h"
@@ -34,23 +35,10 @@
 #define PINGS 200
 #define PORT 18193
 
-static volatile unsigned long sink;
-
-static double cpu_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* 10 ms of CPU time (not of wall time: the count holds on a loaded machine). */
 __attribute__((noinline)) void engine_spin(void)
 {
-	double end = cpu_s() + 0.01;
-
-	while (cpu_s() < end)
-		sink++;
+	spin_cpu(0.01);
 }
 
 /* The client's own count of its naps' wall time (us), shared with the test. */
