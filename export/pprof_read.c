@@ -307,7 +307,8 @@ static bool str_is(struct rd *r, uint64_t i, const char *s)
 	return i < r->nstrs && r->strs[i].n == strlen(s) && !memcmp(r->strs[i].p, s, r->strs[i].n);
 }
 
-/* The frame of function fn, inlined (marked _[i] unless its name says so) or not. */
+/* The frame of function fn, inlined or not. An inlined one is a FRAME_INLINED frame of the same
+ * name, as the recording had it: "_[i]" only where the recording annotated its frames. */
 static int func_frame(struct rd *r, struct pfunc *fn, bool inl, uint32_t *frame)
 {
 	const unsigned char *s = NULL;
@@ -320,13 +321,18 @@ static int func_frame(struct rd *r, struct pfunc *fn, bool inl, uint32_t *frame)
 	}
 	if (str_at(r, fn->name, "a function", &s, &n))
 		return -EINVAL;
-	buf = malloc(SANITIZE_MAX(n) + 16); /* room for "[unknown]" or "_[i]" */
+	buf = malloc(SANITIZE_MAX(n) + 16); /* room for "[unknown]" */
 	if (!buf)
 		return -ENOMEM;
 	k = n ? sanitize_text((const char *)s, n, buf) : (size_t)sprintf(buf, "[unknown]");
-	if (inl && (k < 4 || memcmp(buf + k - 4, "_[i]", 4)))
-		k += (size_t)sprintf(buf + k, "_[i]");
-	fn->frame[inl] = frames__intern_name(r->ft, buf, k);
+	if (inl) {
+		struct frame f = { .kind = FRAME_INLINED };
+
+		f.name = strtab__intern(frames__strtab(r->ft), buf, k);
+		fn->frame[inl] = f.name == UINT32_MAX ? UINT32_MAX : frames__intern(r->ft, &f);
+	} else {
+		fn->frame[inl] = frames__intern_name(r->ft, buf, k);
+	}
 	free(buf);
 	if (fn->frame[inl] == UINT32_MAX)
 		return -ENOMEM;
