@@ -4,31 +4,39 @@
  * process came to hold when it attached, not a global count: other galatops may run) are gone
  * from the kernel and its records stop while oncpu keeps sampling; what it read stays; attached
  * again, its records flow into the same timeline. Then oncpu alone is detached through its
- * probe bit (its samples stop while the timeline runs) and attached again (they resume). Needs
- * root and BPF (runs in CI, where it cannot be skipped). */
+ * probe bit (its samples stop while the timeline runs) and attached again (they resume). The
+ * L7 family likewise, beside oncpu, on a Redis PING pair over loopback: detached, its programs
+ * are gone and the PINGs counted stay and stop growing; attached again, they are counted
+ * again. Needs root and BPF (runs in CI, where it cannot be skipped). */
+#include <arpa/inet.h>
 #include <bpf/bpf.h>
 #include <dirent.h>
+#include <netinet/in.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
 #include "folded_count.h"
+#include "ping.h"
 #include "spin.h"
 #include "bpf/drain.h"
 #include "bpf/probes.h"
+#include "engine/l7_capture.h"
 #include "engine/session.h"
 #include "engine/tl_capture.h"
 #include "model/timeline.h"
 #include "util/clock.h"
 
 #define MAX_IDS 4096
+#define PORT 18194
 
 /* 5 ms of CPU time, then a 5 ms nap: on-CPU samples and timeline intervals, forever. */
 __attribute__((noinline)) void detach_spin(void)
@@ -80,6 +88,32 @@ static bool has_id(const uint32_t *ids, size_t n, uint32_t id)
 		if (ids[i] == id)
 			return true;
 	return false;
+}
+
+/* The program ids this process holds now and did not in before[] (nbefore): those a family
+ * just attached loaded. Into fam (MAX_IDS); their count. */
+static size_t new_prog_ids(const uint32_t *before, size_t nbefore, uint32_t *fam)
+{
+	static uint32_t now[MAX_IDS];
+	size_t nnow = own_prog_ids(now, MAX_IDS), n = 0;
+
+	for (size_t i = 0; i < nnow; i++)
+		if (!has_id(before, nbefore, now[i]) && !has_id(fam, n, now[i]))
+			fam[n++] = now[i];
+	return n;
+}
+
+/* Closes the case's session; nothing went wrong enough to be an error. */
+static void end_case(struct session *s, struct msg_list *msgs)
+{
+	const struct msg *m;
+
+	session__close(s, false);
+	CHECK(msg_list__worst(msgs) < MSG_ERROR);
+	while ((m = msg_list__next(msgs)))
+		if (m->level == MSG_ERROR)
+			printf("  %s\n", m->text);
+	msg_list__free(msgs);
 }
 
 /* Whether the kernel still has program id. */
@@ -136,13 +170,13 @@ static uint64_t tl_events(struct session *s)
 
 TEST_CASE(detach_and_attach_at_run_time)
 {
-	static uint32_t before[MAX_IDS], after[MAX_IDS], fam[MAX_IDS];
+	static uint32_t before[MAX_IDS], fam[MAX_IDS];
 	struct record_opts o;
 	struct msg_list msgs = { 0 };
 	struct session s;
 	const struct msg *m;
 	char err[512] = "";
-	size_t nbefore, nafter, nfam = 0;
+	size_t nbefore, nfam = 0;
 	long c0, c1, c2, c3;
 	uint64_t e0, e1, e2;
 	pid_t pid;
@@ -176,10 +210,7 @@ TEST_CASE(detach_and_attach_at_run_time)
 	CHECK(session__threads_open(&s, err, sizeof(err)) == 0);
 	if (err[0] && !s.tl)
 		printf("  %s\n", err);
-	nafter = own_prog_ids(after, MAX_IDS);
-	for (size_t i = 0; i < nafter; i++)
-		if (!has_id(before, nbefore, after[i]) && !has_id(fam, nfam, after[i]))
-			fam[nfam++] = after[i];
+	nfam = new_prog_ids(before, nbefore, fam);
 	CHECK(nfam > 0);
 	if (!s.tl || !nfam)
 		goto out;
@@ -244,16 +275,144 @@ TEST_CASE(detach_and_attach_at_run_time)
 out:
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
-	session__close(&s, false);
-	CHECK(msg_list__worst(&msgs) < MSG_ERROR);
-	while ((m = msg_list__next(&msgs)))
-		if (m->level == MSG_ERROR)
+	end_case(&s, &msgs);
+}
+
+/* The client of a Redis PING pair over loopback (ping.h): sends PING, gets +PONG, spins and
+ * naps, forever. */
+static void ping_client(int go)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(PORT) };
+	struct timespec ts = { 0, 5 * 1000 * 1000 };
+	char buf[64];
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (read(go, buf, 1) != 1) /* the probes are attached */
+		_exit(1);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)))
+		_exit(1);
+	for (;;) {
+		if (write(fd, "*1\r\n$4\r\nPING\r\n", 14) != 14 || read(fd, buf, sizeof(buf)) <= 0)
+			_exit(1);
+		detach_spin();
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* The PINGs answered, as the client's side of the L7 tables counts them. */
+static uint64_t pings(struct session *s)
+{
+	const struct l7_table *t = l7_capture__table(s->l7);
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < l7_table__nendpoints(t); i++) {
+		const struct l7_endpoint *ep = l7_table__get_endpoint(t, i);
+
+		if (ep->proto == L7_REDIS && !strcmp(ep->name, "PING") &&
+		    ep->l7_role == L7_ROLE_CLIENT)
+			n += ep->st.resp_count;
+	}
+	return n;
+}
+
+/* The L7 family the same way, beside oncpu: its programs (TLS uprobes included) leave the
+ * kernel, the PINGs counted stay and stop growing while oncpu samples on; attached again, the
+ * PINGs are counted again. */
+TEST_CASE(l7_detach_and_attach)
+{
+	static uint32_t before[MAX_IDS], fam[MAX_IDS];
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(PORT) };
+	struct record_opts o;
+	struct msg_list msgs = { 0 };
+	struct session s;
+	const struct msg *m;
+	char err[512] = "";
+	size_t nbefore, nfam = 0;
+	int lfd, one = 1, gofd[2];
+	long c0, c1;
+	uint64_t p0, p1, p2;
+	pid_t srv, cli;
+
+	if (geteuid() != 0)
+		SKIP_CASE("needs root and BPF");
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	CHECK(lfd >= 0 && !bind(lfd, (struct sockaddr *)&a, sizeof(a)) && !listen(lfd, 1));
+	memset(&o, 0, sizeof(o));
+	o.types = PROBE_ONCPU;
+	o.freq = 199;
+	o.group = -1;
+	o.no_java_agent = true;
+	CHECK(!pipe(gofd));
+	srv = fork();
+	if (srv == 0)
+		ping_serve(lfd);
+	cli = fork();
+	if (cli == 0)
+		ping_client(gofd[0]);
+	close(lfd);
+	close(gofd[0]);
+	o.pids[o.npids++] = srv;
+	o.pids[o.npids++] = cli;
+	if (session__open(&s, &o, &msgs)) {
+		while ((m = msg_list__next(&msgs)))
 			printf("  %s\n", m->text);
-	msg_list__free(&msgs);
+		CHECK(!"the session opens the stack family");
+		close(gofd[1]);
+		kill(srv, SIGKILL);
+		kill(cli, SIGKILL);
+		waitpid(srv, NULL, 0);
+		waitpid(cli, NULL, 0);
+		msg_list__free(&msgs);
+		return;
+	}
+	nbefore = own_prog_ids(before, MAX_IDS);
+	CHECK(session__attach_l7(&s, err, sizeof(err)) == 0);
+	if (!s.l7)
+		printf("  %s\n", err);
+	nfam = new_prog_ids(before, nbefore, fam);
+	CHECK(nfam > 0);
+	CHECK(write(gofd[1], "g", 1) == 1);
+	close(gofd[1]);
+	if (!s.l7 || !nfam)
+		goto out;
+	CHECK(poll_for(&s, 1.5));
+	p0 = pings(&s);
+	c0 = oncpu_samples(&s);
+	CHECK(p0 > 20);
+	CHECK(session__detach(&s, FAMILY_L7) == 0);
+	CHECK(s.watched == 1u << FAMILY_STACKS);
+	CHECK(progs_left(fam, nfam) == 0);
+	p1 = pings(&s);
+	CHECK(p1 >= p0);
+	CHECK(poll_for(&s, 1.0));
+	CHECK(pings(&s) == p1);
+	c1 = oncpu_samples(&s);
+	CHECK(c1 > c0 + 20);
+	err[0] = '\0';
+	CHECK(session__attach_l7(&s, err, sizeof(err)) == 0);
+	if (err[0])
+		printf("  %s\n", err);
+	CHECK(s.watched == (1u << FAMILY_STACKS | 1u << FAMILY_L7));
+	CHECK(poll_for(&s, 1.5));
+	p2 = pings(&s);
+	CHECK(p2 > p1 + 20);
+	printf("  L7 attached: %llu PINGs; detached (%zu programs gone): %llu kept; attached "
+	       "again: %llu\n", (unsigned long long)p0, nfam, (unsigned long long)p1,
+	       (unsigned long long)p2);
+out:
+	kill(cli, SIGKILL);
+	kill(srv, SIGKILL);
+	waitpid(cli, NULL, 0);
+	waitpid(srv, NULL, 0);
+	end_case(&s, &msgs);
 }
 
 int main(void)
 {
 	RUN(detach_and_attach_at_run_time);
+	RUN(l7_detach_and_attach);
 	HARNESS_EXIT();
 }

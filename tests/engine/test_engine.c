@@ -21,6 +21,7 @@
 
 #include "harness.h"
 #include "folded_count.h"
+#include "ping.h"
 #include "spin.h"
 #include "bpf/drain.h"
 #include "bpf/probes.h"
@@ -64,15 +65,8 @@ static void child_wait(int go)
 
 static void server(int lfd, int go)
 {
-	char buf[256];
-	int fd;
-
 	child_wait(go);
-	fd = accept(lfd, NULL, NULL);
-	while (fd >= 0 && read(fd, buf, sizeof(buf)) > 0)
-		if (write(fd, "+PONG\r\n", 7) != 7)
-			break;
-	_exit(0);
+	ping_serve(lfd);
 }
 
 static void client(int go)
