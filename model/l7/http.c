@@ -187,8 +187,9 @@ static enum l7_step_rc head(struct l7_parser *p, bool req, const uint8_t *buf, s
 			eoh = s + i + 4;
 			break;
 		}
-	/* Check the first line as soon as it is there, so garbage fails fast. */
-	if (req ? !method_len(buf, n) && n >= 8 : !is_status_line(buf, n) && n >= 12)
+	/* Check the first line as soon as it is there, so garbage fails fast; a head that ended
+	 * before a whole first line is garbage too. */
+	if (req ? !method_len(buf, n) && (n >= 8 || eoh) : !is_status_line(buf, n) && (n >= 12 || eoh))
 		return STEP_BAD;
 	if (!eoh)
 		return n >= L7_PEND_MAX ? STEP_BAD : STEP_MORE;
