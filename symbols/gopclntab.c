@@ -153,7 +153,8 @@ static int32_t pcvalue(const struct gopcln *g, uint32_t off, uint64_t entry, uin
 	for (;;) {
 		if (!read_varint(g, &p, &uv) || (uv == 0 && at != entry))
 			return -1;
-		val += (int32_t)(-(uv & 1) ^ (uv >> 1));
+		/* Go's zig-zag delta; wraps as Go's int32 arithmetic does (no C overflow). */
+		val = (int32_t)((uint32_t)val + (-(uv & 1) ^ (uv >> 1)));
 		if (!read_varint(g, &p, &pcd) || !pcd)
 			return -1;
 		at += (uint64_t)pcd * g->quantum;
