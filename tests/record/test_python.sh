@@ -60,7 +60,7 @@ fi
 share=$(awk -v a="$a" -v b="$b" 'BEGIN { if (a + b) printf "%.1f", 100 * a / (a + b) }')
 truth=$(awk -v a="$t_alpha" -v b="$t_beta" 'BEGIN { if (a + b) printf "%.1f", 100 * a / (a + b) }')
 echo "  alpha's share: $share % in the flame graph, $truth % measured by the program"
-if [ -n "$share" ] && [ -n "$truth" ] && near "$share" "$truth" 3; then pass python_split_within_3pp
+if [ -n "$share" ] && [ -n "$truth" ] && near_truth "$share" $((a + b)) "$truth"; then pass python_split_within_3pp
 else fail python_split_within_3pp "flame graph $share %, program $truth %"; fi
 if [ "$eval_left" -le $(( total / 20 )) ]; then pass python_eval_loop_replaced
 else fail python_eval_loop_replaced "$eval_left of $total stacks keep _PyEval_EvalFrameDefault"; fi

@@ -40,11 +40,13 @@ zc=$(count "$TMP/z.folded" ";compress2;")
 if atleast "$zm" 95 && [ "$zc" -gt 100 ]; then pass libz_reaches_main
 else fail libz_reaches_main "main=$zm% compress2 samples=$zc"; cat "$TMP/z.err"; sort -t' ' -k2 -n "$TMP/z.folded" | tail -3; fi
 ga=$(share "$TMP/z.folded" ";caller_a;squeeze;compress2;" ";squeeze;compress2;")
-if near "$ga" 70 3; then pass libz_split_70_30; else fail libz_split_70_30 "caller_a=$ga"; fi
+gn=$(samples "$TMP/z.folded" ";squeeze;compress2;")
+if near_truth "$ga" "$gn" 70; then pass libz_split_70_30; else fail libz_split_70_30 "caller_a=$ga of $gn samples"; fi
 if [ -s "$TMP/z.data" ]; then
 	perf script -i "$TMP/z.data" 2>/dev/null | "$GALATOP" collapse > "$TMP/pz.folded"
 	pa=$(share "$TMP/pz.folded" ";caller_a;squeeze;compress2;" ";squeeze;compress2;")
-	if near "$ga" "$pa" 3; then pass libz_agrees_with_perf_dwarf
+	if near_counts "$ga" "$gn" "$pa" "$(samples "$TMP/pz.folded" ";squeeze;compress2;")"; then
+		pass libz_agrees_with_perf_dwarf
 	else fail libz_agrees_with_perf_dwarf "caller_a galatop=$ga perf=$pa"; fi
 else
 	skip libz_agrees_with_perf_dwarf "perf record --call-graph dwarf unavailable"
@@ -54,8 +56,9 @@ fi
 "$GALATOP" record -F 499 -o "$TMP/zt.folded" -- "$TOOLS/zlib_nofp" 3 4 2>/dev/null
 ts=$(share "$TMP/zt.folded" ";start_thread;work;" ";compress2;")
 ta=$(share "$TMP/zt.folded" ";caller_a;squeeze;compress2;" ";squeeze;compress2;")
-if atleast "$ts" 95 && near "$ta" 70 3; then pass threads_reach_start_thread
-else fail threads_reach_start_thread "start_thread=$ts% caller_a=$ta"; fi
+tn=$(samples "$TMP/zt.folded" ";squeeze;compress2;")
+if atleast "$ts" 95 && near_truth "$ta" "$tn" 70; then pass threads_reach_start_thread
+else fail threads_reach_start_thread "start_thread=$ts% caller_a=$ta of $tn samples"; fi
 
 # 5. Off-CPU through libc's nanosleep -> clock_nanosleep reaches the caller (300/100 ms).
 "$GALATOP" record --type offcpu -o "$TMP/off.folded" -- "$TOOLS/sleeper_nofp" 4 2>/dev/null
