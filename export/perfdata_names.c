@@ -466,7 +466,8 @@ int pd_unwind_user(struct pd *pd, const struct pd_attr *a, const struct pd_sampl
 	return 0;
 }
 
-/* The comm of tid, or perf's name for a thread it never saw (":TID", in a static buffer). */
+/* The comm of tid, or perf's name for a thread it never saw: "swapper" for the idle task (perf
+ * names it so from the start), else ":TID" (in a static buffer). */
 const char *pd_comm_of(struct pd *pd, int tid)
 {
 	static char def[24];
@@ -474,6 +475,8 @@ const char *pd_comm_of(struct pd *pd, int tid)
 
 	if (comm)
 		return comm;
+	if (tid == 0)
+		return "swapper";
 	snprintf(def, sizeof(def), ":%d", tid);
 	return def;
 }
