@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <locale.h>
+#include <poll.h>
 #include <langinfo.h>
 #include <signal.h>
 #include <stdio.h>
@@ -79,6 +80,15 @@ void tui_locale(const struct tui_opts *o)
 
 #define FIRST_UPDATE_MS 100
 
+/* Whether the terminal hung up (its pty closed without a SIGHUP reaching us): curses then
+ * returns ERR at once on every read, and the loop would spin instead of waiting. */
+static bool terminal_gone(void)
+{
+	struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
+
+	return poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR | POLLNVAL));
+}
+
 /* The interactive loop on the real terminal. */
 static int run_terminal(struct tui_app *a)
 {
@@ -118,6 +128,10 @@ static int run_terminal(struct tui_app *a)
 		memset(&in, 0, sizeof(in));
 		in.key = ch;
 		if (ch == ERR) {
+			if (terminal_gone()) {
+				stop_signal = SIGHUP;
+				break;
+			}
 			if (a->src->ops->drain && clock_mono_ms() - last < refresh) {
 				a->src->ops->drain(a->src->ctx);
 				continue;

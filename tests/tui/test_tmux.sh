@@ -112,3 +112,19 @@ if wait_for "F1 Help"; then
 else
 	fail "tmux: hostile names are inert" "did not start"
 fi
+
+# A terminal that hangs up without a SIGHUP reaching galatop (its shell ignores SIGHUP, the
+# terminal's server is killed; the shell stays, so it is the one the kernel tells): galatop leaves
+# instead of spinning on a read that fails at once.
+T=hup
+tm new-session -d -s $T -x 120 -y 40 "trap '' HUP; $GALATOP view $BASIC; true >/dev/null"
+if wait_for "F1 Help"; then
+	gp=$(pgrep -f "^$GALATOP view $BASIC" | head -n 1)
+	kill -9 "$(tm display -p -t $T '#{pid}')"
+	gone=0
+	for i in $(seq 50); do kill -0 "$gp" 2>/dev/null || { gone=1; break; }; sleep 0.1; done
+	if [ "$gone" = 1 ]; then pass "tmux: a hung-up terminal ends the view"
+	else fail "tmux: a hung-up terminal ends the view" "pid $gp still runs"; kill -9 "$gp"; fi
+else
+	fail "tmux: a hung-up terminal ends the view" "did not start"
+fi
