@@ -18,7 +18,7 @@ msg = @printf '  %-8s %s\n' '$(1)' '$(2)';
 endif
 
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1)
-LIBS_PC := libbpf libelf libdw ncursesw jansson zlib
+LIBS_PC := libbpf libelf libdw ncursesw jansson zlib libbson-1.0
 PC_CFLAGS := $(shell pkg-config --cflags $(LIBS_PC) 2>/dev/null)
 PC_LIBS   := $(shell pkg-config --libs $(LIBS_PC) 2>/dev/null)
 LDLIBS    := $(PC_LIBS) -liberty -lm -lpthread
@@ -62,10 +62,13 @@ ASAN_OBJS := $(patsubst %.c,$(O)/asan/obj/%.o,$(LIB_SRCS))
 DEB_PKGS := gcc g++ make clang llvm libclang-rt-14-dev bpftool libbpf-dev libelf-dev libdw-dev \
 	libncurses-dev libjansson-dev zlib1g-dev pkg-config libiberty-dev tmux libxml2-utils \
 	linux-perf perl procps mount chromium jq nodejs strace openjdk-17-jdk-headless \
-	libc6-dbg rustc golang-go lld python3
+	libc6-dbg rustc golang-go lld python3 libbson-dev
 # Servers and clients the L7 tests run on loopback (tests/record/test_l7.sh, tests/bench/l7.sh).
 DEB_PKGS += nginx redis-server redis-tools postgresql mariadb-server mariadb-client dnsmasq \
 	dnsutils apache2-utils wrk curl openssl
+# Clients of the binary protocols (tests/record/test_l7_binary.sh): kcat (with librdkafka's mock
+# cluster), pymongo, npm for the RocketMQ client; libbson parses MongoDB's BSON.
+DEB_PKGS += kcat python3-pymongo npm
 
 .PHONY: all deps test bench soak fuzz install clean run tools
 # Keep generated BPF objects and skeletons between builds.

@@ -42,6 +42,12 @@ struct {
 
 enum conn_state { CONN_UNDECIDED = 0, CONN_TRACED, CONN_IGNORED };
 
+/* Messages looked at before a connection that matches no protocol is ignored: 4 from its
+ * start; one opened before the capture may first show responses and the tails of long
+ * messages, so it gets 32 (each costs a copy of the capture and the guess). */
+#define TRIES_NEW 4
+#define TRIES_OLD 32
+
 struct conn {
 	__u64 gen;
 	__u64 sk; /* struct sock *, 0 for an fd that is no inet socket */
@@ -305,6 +311,30 @@ static __always_inline __u8 kinfer(const __u8 *d, __u32 cap, __u64 len, bool udp
 	/* DNS over TCP: a length prefix that fills the call. */
 	if (((__u32)d[0] << 8 | d[1]) + 2 == len && dns_header(d + 2))
 		return L7_KPROTO_DNS;
+	/* Binary protocols whose calls carry one request (or its start): */
+	/* MongoDB: little-endian length, responseTo 0, OP_MSG (defined flag bits only), OP_QUERY
+	 * or OP_COMPRESSED. */
+	mlen = d[0] | (__u32)d[1] << 8 | (__u32)d[2] << 16 | (__u32)d[3] << 24;
+	if (cap >= 20 && mlen >= 21 && mlen <= (48u << 20) && mlen >= len && !d[8] && !d[9] && !d[10] &&
+	    !d[11] && d[13] == 0x07 && !d[14] && !d[15] &&
+	    ((d[12] == 0xdd && !(d[16] & 0xfc) && !d[17] && !(d[18] & 0xfe) && !d[19]) ||
+	     d[12] == 0xd4 || d[12] == 0xdc))
+		return L7_KPROTO_MONGO;
+	mlen = be32(d);
+	if (mlen + 4 < len || mlen > (1u << 30))
+		return 0;
+	/* RocketMQ remoting: length, serialize type 0 (JSON header) or 1 (binary: a request's
+	 * flag has bit 0 clear), header length within the frame. */
+	if (cap >= 16 && mlen >= 8 && (be32(d + 4) & 0xffffff) + 4 <= mlen && (be32(d + 4) & 0xffffff) >= 8 &&
+	    ((d[4] == 0 && d[8] == '{' && d[9] == '"') ||
+	     (d[4] == 1 && cap >= 21 && d[10] <= 32 && !(d[20] & 1))))
+		return L7_KPROTO_ROCKETMQ;
+	/* Kafka: size, api_key < 76, api_version <= 20, correlation_id >= 0, then a client_id
+	 * that is null or starts printable (brokers read the first 12 bytes on their own). */
+	if (mlen >= 10 && !d[4] && d[5] < 76 && !d[6] && d[7] <= 20 && !(d[8] & 0x80) &&
+	    (cap < 15 || (d[12] == 0xff && d[13] == 0xff) ||
+	     (!d[12] && (!d[13] || (d[14] >= 0x20 && d[14] < 0x7f)))))
+		return L7_KPROTO_KAFKA;
 	return 0;
 }
 
@@ -415,7 +445,7 @@ static __always_inline void emit_data(void *ctx, __u64 start_ns, __u32 tgid, int
 		} else if (guess && (proto_mask & (1u << guess))) {
 			c->state = CONN_TRACED;
 			c->proto = guess;
-		} else if (guess || ++c->tries >= 4) {
+		} else if (guess || ++c->tries >= (c->role == L7_KROLE_UNKNOWN ? TRIES_OLD : TRIES_NEW)) {
 			c->state = CONN_IGNORED;
 		}
 		if (c->state != CONN_TRACED) {

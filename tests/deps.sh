@@ -1,8 +1,11 @@
 #!/bin/sh
 # Checks the Debian packages galatop needs; as root with apt, installs the missing ones.
 missing=""
+# A package whose command is already in /usr/bin from another source counts as there: npm
+# comes with nodesource's nodejs, which Debian's npm cannot be installed over.
 for p in "$@"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || [ -x "/usr/bin/$p" ] ||
+		missing="$missing $p"
 done
 [ -z "$missing" ] && exit 0
 cmd="apt-get update && apt-get install -y$missing"

@@ -64,6 +64,9 @@ struct l7_ops {
 	void (*closing)(struct l7_parser *p, uint64_t ts_ns);
 	/* Frees what the state points to. May be NULL. */
 	void (*release)(struct l7_parser *p);
+	/* Responses name their request (Kafka, MongoDB, RocketMQ): requests keep waiting when
+	 * bytes of the connection are lost, since their responses still pair. */
+	bool by_id;
 };
 
 struct l7_dirstate {
@@ -100,6 +103,14 @@ static inline bool l7_wait(const struct l7_parser *p, size_t n, uint64_t total)
 	return n < total && !p->cut && total <= L7_PEND_MAX;
 }
 
+/* Whether a step holding n bytes of a length-prefixed message of total bytes should wait for
+ * more: yes until its first L7_PEND_MAX bytes (headers and what follows them) are there,
+ * unless the chunk was cut short (what was not captured never comes). */
+static inline bool l7_wait_head(const struct l7_parser *p, size_t n, uint64_t total)
+{
+	return n < (total < L7_PEND_MAX ? total : L7_PEND_MAX) && !p->cut;
+}
+
 /* The queue of waiting requests, oldest first. Responses pair with them in order (FIFO:
  * HTTP/1, Redis, the SQL protocols) or by the id both carry (DNS id; Kafka correlation id,
  * HTTP/2 stream id, MongoDB requestID ...): several may wait, answered in any order. push
@@ -108,6 +119,11 @@ static inline bool l7_wait(const struct l7_parser *p, size_t n, uint64_t total)
 struct l7_req *l7_fifo_push(struct l7_parser *p);
 struct l7_req *l7_fifo_front(struct l7_parser *p);
 struct l7_req *l7_fifo_at(struct l7_parser *p, size_t i);
+/* The oldest waiting request of that id, or NULL. */
+struct l7_req *l7_fifo_find(struct l7_parser *p, uint64_t id);
+/* Passes rq on as a request without response (a request that expects none: Kafka acks=0,
+ * MongoDB moreToCome, RocketMQ oneway; or one given up). */
+void l7_give_up(struct l7_parser *p, const struct l7_req *rq);
 /* Removes entry i (0 = front). */
 void l7_fifo_remove(struct l7_parser *p, size_t i);
 /* Gives up every waiting request (no_response). */
@@ -168,6 +184,7 @@ void l7_stmts_drop(struct l7_stmts *c, const char *key);
 void l7_stmts_free(struct l7_stmts *c);
 
 /* The parsers, each named by its registry line. */
-extern const struct l7_ops l7_http_ops, l7_redis_ops, l7_pgsql_ops, l7_mysql_ops, l7_dns_ops;
+extern const struct l7_ops l7_http_ops, l7_redis_ops, l7_pgsql_ops, l7_mysql_ops, l7_dns_ops,
+	l7_kafka_ops, l7_mongo_ops, l7_rocketmq_ops;
 
 #endif

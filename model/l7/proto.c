@@ -18,6 +18,9 @@ static const struct l7_proto_info registry[] = {
 	{ L7_MYSQL, "mysql", "MySQL", L7_MYSQL, false, &l7_mysql_ops },
 	{ L7_REDIS, "redis", "Redis", L7_REDIS, false, &l7_redis_ops },
 	{ L7_DNS, "dns", "DNS", L7_DNS, false, &l7_dns_ops },
+	{ L7_MONGO, "mongo", "MongoDB", L7_MONGO, false, &l7_mongo_ops },
+	{ L7_ROCKETMQ, "rocketmq", "RocketMQ", L7_ROCKETMQ, false, &l7_rocketmq_ops },
+	{ L7_KAFKA, "kafka", "Kafka", L7_KAFKA, false, &l7_kafka_ops },
 };
 
 #define NREG (sizeof(registry) / sizeof(registry[0]))
@@ -27,8 +30,7 @@ _Static_assert(L7_PROTO_MAX <= 32, "protocol masks are unsigned");
 
 /* gala-gopher's l7_protocol names that galatop does not parse yet. A protocol that gets a
  * parser leaves this list for the registry. */
-static const char *const planned[] = { "kafka", "mongo",     "mongodb", "rocketmq", "http2",
-				       "crpc",	"nats",	     "cassandra", "dubbo" };
+static const char *const planned[] = { "http2", "crpc", "nats", "cassandra", "dubbo" };
 
 const struct l7_proto_info *l7_proto_info(enum l7_proto p)
 {
@@ -114,6 +116,13 @@ unsigned l7_proto_kernel_mask(unsigned mask)
 		if ((!mask || mask & 1u << registry[i].id) && registry[i].kernel_guess)
 			k |= 1u << registry[i].kernel_guess;
 	return k;
+}
+
+int l7_proto_is_request(enum l7_proto p, const uint8_t *buf, size_t cap)
+{
+	const struct l7_proto_info *pi = l7_proto_info(p);
+
+	return pi && buf && cap ? pi->ops->is_request(buf, cap, false) : -1;
 }
 
 enum l7_proto l7_infer(const uint8_t *buf, size_t cap, enum l7_dir dir, enum l7_role role,

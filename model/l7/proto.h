@@ -20,6 +20,9 @@ enum l7_proto {
 	L7_PGSQL, /* PostgreSQL frontend/backend protocol v3 */
 	L7_MYSQL, /* MySQL / MariaDB client/server protocol */
 	L7_DNS,	  /* DNS over UDP (one message per datagram) and TCP (length-prefixed) */
+	L7_KAFKA, /* Kafka wire protocol, request headers v0-v2 */
+	L7_MONGO, /* MongoDB wire protocol: OP_MSG, OP_QUERY/OP_REPLY, OP_COMPRESSED */
+	L7_ROCKETMQ, /* RocketMQ remoting, JSON and binary (ROCKETMQ) headers */
 	L7_PROTO_MAX
 };
 
@@ -129,5 +132,20 @@ uint64_t l7_parser__errors(const struct l7_parser *p);
 
 /* Frees the parser and what it buffers; NULL is a no-op. */
 void l7_parser__free(struct l7_parser *p);
+
+/* Whether the first bytes of a message of protocol p start a request: 1 yes, 0 no (a
+ * response), -1 when they cannot tell. */
+int l7_proto_is_request(enum l7_proto p, const uint8_t *buf, size_t cap);
+
+/* Names of Kafka topic ids (the 16-byte UUIDs Fetch v13+ and Produce v13+ send instead of
+ * names), learnt from the Metadata responses that list both. Topic ids are unique across
+ * clusters, so one map serves every connection of a tracker; it keeps the newest 1024. NULL on
+ * ENOMEM; free with l7_topics__free (NULL is a no-op). */
+struct l7_topics;
+struct l7_topics *l7_topics__new(void);
+void l7_topics__free(struct l7_topics *t);
+/* Lets Kafka parser p learn and name topic ids through t (borrowed: t outlives p); other
+ * protocols ignore it. Without it, ids are shown as Kafka prints them (base64). */
+void l7_parser__set_topics(struct l7_parser *p, struct l7_topics *t);
 
 #endif

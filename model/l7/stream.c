@@ -74,7 +74,15 @@ struct l7_req *l7_fifo_front(struct l7_parser *p)
 	return l7_fifo_at(p, 0);
 }
 
-static void give_up(struct l7_parser *p, const struct l7_req *rq)
+struct l7_req *l7_fifo_find(struct l7_parser *p, uint64_t id)
+{
+	for (size_t i = 0; i < p->fifo_len; i++)
+		if (l7_fifo_at(p, i)->id == id)
+			return l7_fifo_at(p, i);
+	return NULL;
+}
+
+void l7_give_up(struct l7_parser *p, const struct l7_req *rq)
 {
 	struct l7_record r = { .no_response = true };
 
@@ -97,7 +105,7 @@ struct l7_req *l7_fifo_push(struct l7_parser *p)
 	struct l7_req *rq;
 
 	if (p->fifo_len == L7_FIFO_MAX) {
-		give_up(p, l7_fifo_front(p));
+		l7_give_up(p, l7_fifo_front(p));
 		l7_fifo_remove(p, 0);
 	}
 	if (p->fifo_len == p->fifo_cap) {
@@ -121,7 +129,7 @@ struct l7_req *l7_fifo_push(struct l7_parser *p)
 void l7_fifo_flush(struct l7_parser *p)
 {
 	while (p->fifo_len) {
-		give_up(p, l7_fifo_front(p));
+		l7_give_up(p, l7_fifo_front(p));
 		l7_fifo_remove(p, 0);
 	}
 }
@@ -212,7 +220,8 @@ static void lose(struct l7_parser *p, enum l7_dir dir)
 	s->active = false;
 	s->done_after_skip = false;
 	p->ops->lost(p, is_req(p, dir));
-	l7_fifo_flush(p);
+	if (!p->ops->by_id)
+		l7_fifo_flush(p);
 	p->errors++;
 }
 

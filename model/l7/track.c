@@ -33,6 +33,7 @@ struct conn {
 
 struct l7_track {
 	struct l7_table *t;
+	struct l7_topics *topics; /* Kafka topic ids, shared by every connection */
 	unsigned mask;
 	struct conn **buckets;
 	size_t nbuckets, nconns;
@@ -55,7 +56,10 @@ struct l7_track *l7_track__new(struct l7_table *t, unsigned proto_mask)
 	tk->mask = proto_mask ? proto_mask : ~0u;
 	tk->nbuckets = 4096;
 	tk->buckets = calloc(tk->nbuckets, sizeof(*tk->buckets));
-	if (!tk->buckets) {
+	tk->topics = l7_topics__new();
+	if (!tk->buckets || !tk->topics) {
+		free(tk->buckets);
+		l7_topics__free(tk->topics);
 		free(tk);
 		return NULL;
 	}
@@ -128,13 +132,20 @@ static bool ephemeral(uint16_t port)
 }
 
 /* The traced process's role when the capture did not see accept or connect: the side with
- * the ephemeral (or, failing that, the higher) port is the client. */
-static enum l7_role guess_role(const struct l7_msg *m)
+ * the ephemeral port is the client; when both or neither are ephemeral (a server listening on
+ * a port the kernel picked), the first message's kind decides where protocol p can tell a
+ * request, else the higher port is the client's. */
+static enum l7_role guess_role(const struct l7_msg *m, enum l7_proto p, const uint8_t *data)
 {
+	int req;
+
 	if (m->role != L7_ROLE_UNKNOWN)
 		return m->role;
 	if (ephemeral(m->rport) != ephemeral(m->lport))
 		return ephemeral(m->rport) ? L7_ROLE_SERVER : L7_ROLE_CLIENT;
+	req = m->no_data ? -1 : l7_proto_is_request(p, data, m->cap);
+	if (req >= 0)
+		return (req == 1) == (m->dir == L7_DIR_SEND) ? L7_ROLE_CLIENT : L7_ROLE_SERVER;
 	return m->lport <= m->rport ? L7_ROLE_SERVER : L7_ROLE_CLIENT;
 }
 
@@ -159,11 +170,15 @@ static int conn_setup(struct l7_track *tk, struct conn *c, const struct l7_msg *
 	enum l7_proto p;
 	uint16_t server_port;
 
-	c->role = guess_role(m);
+	c->role = guess_role(m, m->hint, data);
 	server_port = c->role == L7_ROLE_SERVER ? m->lport : m->rport;
 	p = l7_infer(data, m->cap, m->dir, c->role, server_port);
 	if (p == L7_UNKNOWN)
 		p = m->hint;
+	if (p != m->hint) {
+		c->role = guess_role(m, p, data);
+		server_port = c->role == L7_ROLE_SERVER ? m->lport : m->rport;
+	}
 	if (p <= L7_UNKNOWN || p >= L7_PROTO_MAX || !(tk->mask & (1u << p))) {
 		c->ignored = true;
 		return 0;
@@ -188,6 +203,7 @@ static int conn_setup(struct l7_track *tk, struct conn *c, const struct l7_msg *
 		l7_table__set_ident(tk->t, c->session, con, pod);
 	}
 	c->parser = l7_parser__new(p, c->role, m->udp);
+	l7_parser__set_topics(c->parser, tk->topics);
 	return c->parser ? 0 : -ENOMEM;
 }
 
@@ -366,5 +382,6 @@ void l7_track__free(struct l7_track *tk)
 		}
 	}
 	free(tk->buckets);
+	l7_topics__free(tk->topics);
 	free(tk);
 }

@@ -1,0 +1,7 @@
+/* libFuzzer target: the mongo parser (model/l7/mongo.c) on scripted chunks (see l7_driver.h). */
+#include "l7_driver.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	return l7_fuzz_run(L7_MONGO, data, size);
+}
