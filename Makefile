@@ -67,8 +67,8 @@ DEB_PKGS := gcc g++ make clang llvm libclang-rt-14-dev bpftool libbpf-dev libelf
 DEB_PKGS += nginx redis-server redis-tools postgresql mariadb-server mariadb-client dnsmasq \
 	dnsutils apache2-utils wrk curl openssl
 # Clients of the binary protocols (tests/record/test_l7_binary.sh): kcat (with librdkafka's mock
-# cluster), pymongo, npm for the RocketMQ client; libbson parses MongoDB's BSON.
-DEB_PKGS += kcat python3-pymongo npm
+# cluster), pymongo; libbson (above) parses MongoDB's BSON.
+DEB_PKGS += kcat python3-pymongo
 
 .PHONY: all deps test bench soak fuzz install clean run tools
 # Keep generated BPF objects and skeletons between builds.

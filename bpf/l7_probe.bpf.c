@@ -312,12 +312,13 @@ static __always_inline __u8 kinfer(const __u8 *d, __u32 cap, __u64 len, bool udp
 	if (((__u32)d[0] << 8 | d[1]) + 2 == len && dns_header(d + 2))
 		return L7_KPROTO_DNS;
 	/* Binary protocols whose calls carry one request (or its start): */
-	/* MongoDB: little-endian length, responseTo 0, OP_MSG (defined flag bits only), OP_QUERY
-	 * or OP_COMPRESSED. */
+	/* MongoDB: little-endian length, responseTo 0, OP_MSG (defined flag bits only, when the
+	 * call goes past the 16-byte header: servers read it alone), OP_QUERY or OP_COMPRESSED. */
 	mlen = d[0] | (__u32)d[1] << 8 | (__u32)d[2] << 16 | (__u32)d[3] << 24;
-	if (cap >= 20 && mlen >= 21 && mlen <= (48u << 20) && mlen >= len && !d[8] && !d[9] && !d[10] &&
-	    !d[11] && d[13] == 0x07 && !d[14] && !d[15] &&
-	    ((d[12] == 0xdd && !(d[16] & 0xfc) && !d[17] && !(d[18] & 0xfe) && !d[19]) ||
+	if (cap >= 16 && mlen >= 21 && mlen <= (48u << 20) && mlen >= len && !d[8] && !d[9] &&
+	    !d[10] && !d[11] && d[13] == 0x07 && !d[14] && !d[15] &&
+	    ((d[12] == 0xdd &&
+	      (cap < 20 || (!(d[16] & 0xfc) && !d[17] && !(d[18] & 0xfe) && !d[19]))) ||
 	     d[12] == 0xd4 || d[12] == 0xdc))
 		return L7_KPROTO_MONGO;
 	mlen = be32(d);

@@ -24,14 +24,20 @@ static void l7_fuzz_record(void *ctx, const struct l7_record *r)
 static int l7_fuzz_run(enum l7_proto proto, const uint8_t *data, size_t size)
 {
 	struct l7_parser *p;
+	struct l7_topics *topics;
 	size_t i = 1, n = 0;
 	uint64_t ts = 0;
 
 	if (!size)
 		return 0;
+	topics = l7_topics__new(); /* Kafka's topic ids, learnt across connections */
 	p = l7_parser__new(proto, (enum l7_role)(data[0] % 3), data[0] & 4);
-	if (!p)
+	if (!p || !topics) {
+		l7_parser__free(p);
+		l7_topics__free(topics);
 		return 0;
+	}
+	l7_parser__set_topics(p, topics);
 	while (i < size) {
 		uint8_t h = data[i++];
 		size_t len = i < size ? (size_t)data[i++] + 1 : 0, cap;
@@ -47,10 +53,13 @@ static int l7_fuzz_run(enum l7_proto proto, const uint8_t *data, size_t size)
 			l7_parser__free(p);
 			p = l7_parser__new(proto, (enum l7_role)(data[0] % 3), data[0] & 4);
 			if (!p)
-				return 0;
+				break;
+			l7_parser__set_topics(p, topics);
 		}
 	}
-	l7_parser__close(p, l7_fuzz_record, &n);
+	if (p)
+		l7_parser__close(p, l7_fuzz_record, &n);
 	l7_parser__free(p);
+	l7_topics__free(topics);
 	return 0;
 }

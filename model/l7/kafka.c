@@ -406,9 +406,6 @@ struct kafka_msg {
 
 struct kafka_state {
 	struct kafka_msg m[2]; /* [0] responses, [1] requests */
-	/* Response boundaries are known: a response was paired since the start or the last
-	 * loss. Until then only a response that names a waiting request is taken as one. */
-	bool synced;
 	struct l7_topics *topics; /* borrowed, may be NULL */
 };
 
@@ -541,59 +538,95 @@ static void set_error(struct kafka_msg *m, int16_t err, const char *msg)
 			 err == -1 ? "UNKNOWN_SERVER_ERROR" : "error");
 }
 
-/* Produce response: every partition's error_code (and error_message from v8). */
-static void produce_response(struct rd *r, struct kafka_msg *m, bool flex)
+/* Skips a response's topic: its id from v13, else its name. */
+static void skip_topic(struct rd *r, int ver, bool flex)
+{
+	rd_skip(r, ver >= 13 ? 16 : rd_len(r, flex, 2));
+}
+
+/* Walks the topics of a Produce or Fetch response and their partitions; fn reads one
+ * partition. */
+static void each_partition(struct rd *r, struct kafka_msg *m, bool flex,
+			   void (*fn)(struct rd *r, struct kafka_msg *m, bool flex))
 {
 	int64_t nt = rd_count(r, flex);
-	char text[L7_ERRMSG_MAX];
 
 	for (int64_t t = 0; t < nt && !r->end; t++) {
 		int64_t np;
 
-		if (m->ver >= 13)
-			rd_skip(r, 16);
-		else
-			rd_skip(r, rd_len(r, flex, 2));
+		skip_topic(r, m->ver, flex);
 		np = rd_count(r, flex);
 		for (int64_t i = 0; i < np && !r->end; i++) {
-			int16_t err;
-			int64_t ne;
-
-			rd_skip(r, 4); /* index */
-			err = (int16_t)rd_int(r, 2);
-			rd_skip(r, 8); /* base_offset */
-			if (m->ver >= 2)
-				rd_skip(r, 8); /* log_append_time_ms */
-			if (m->ver >= 5)
-				rd_skip(r, 8); /* log_start_offset */
-			text[0] = 0;
-			if (m->ver >= 8) {
-				ne = rd_count(r, flex); /* record_errors */
-				for (int64_t e = 0; e < ne && !r->end; e++) {
-					rd_skip(r, 4);
-					rd_skip(r, rd_len(r, flex, 2));
-					if (flex)
-						rd_tags(r);
-				}
-				if (!rd_str(r, flex, text, sizeof(text)))
-					text[0] = 0;
-			}
+			fn(r, m, flex);
 			if (flex)
 				rd_tags(r);
-			if (!r->end)
-				set_error(m, err, text);
 		}
 		if (flex)
 			rd_tags(r);
 	}
 }
 
-/* Fetch response: the top-level error_code (v7+) and each partition's, as far as the capture
- * goes (records follow each partition's header). */
+/* A Produce response's partition: its error_code (and error_message from v8). */
+static void produce_partition(struct rd *r, struct kafka_msg *m, bool flex)
+{
+	char text[L7_ERRMSG_MAX] = "";
+	int16_t err;
+
+	rd_skip(r, 4); /* index */
+	err = (int16_t)rd_int(r, 2);
+	rd_skip(r, 8); /* base_offset */
+	if (m->ver >= 2)
+		rd_skip(r, 8); /* log_append_time_ms */
+	if (m->ver >= 5)
+		rd_skip(r, 8); /* log_start_offset */
+	if (m->ver >= 8) {
+		int64_t ne = rd_count(r, flex); /* record_errors */
+
+		for (int64_t e = 0; e < ne && !r->end; e++) {
+			rd_skip(r, 4);
+			rd_skip(r, rd_len(r, flex, 2));
+			if (flex)
+				rd_tags(r);
+		}
+		if (!rd_str(r, flex, text, sizeof(text)))
+			text[0] = 0;
+	}
+	if (!r->end)
+		set_error(m, err, text);
+}
+
+/* A Fetch response's partition: its error_code, then the rest up to the next partition
+ * (records follow each partition's header, so a long response's later ones are not seen). */
+static void fetch_partition(struct rd *r, struct kafka_msg *m, bool flex)
+{
+	int16_t err;
+
+	rd_skip(r, 4); /* partition_index */
+	err = (int16_t)rd_int(r, 2);
+	if (!r->end)
+		set_error(m, err, NULL);
+	rd_skip(r, 8); /* high_watermark */
+	if (m->ver >= 4) {
+		int64_t na;
+
+		rd_skip(r, 8); /* last_stable_offset */
+		if (m->ver >= 5)
+			rd_skip(r, 8); /* log_start_offset */
+		na = rd_count(r, flex); /* aborted_transactions */
+		for (int64_t a = 0; a < na && !r->end; a++) {
+			rd_skip(r, 16);
+			if (flex)
+				rd_tags(r);
+		}
+	}
+	if (m->ver >= 11)
+		rd_skip(r, 4); /* preferred_read_replica */
+	rd_skip(r, rd_len(r, flex, 4)); /* records */
+}
+
+/* A Fetch response: the top-level error_code (v7+), then each partition's. */
 static void fetch_response(struct rd *r, struct kafka_msg *m, bool flex)
 {
-	int64_t nt;
-
 	if (m->ver >= 1)
 		rd_skip(r, 4); /* throttle_time_ms */
 	if (m->ver >= 7) {
@@ -603,45 +636,7 @@ static void fetch_response(struct rd *r, struct kafka_msg *m, bool flex)
 			set_error(m, err, NULL);
 		rd_skip(r, 4); /* session_id */
 	}
-	nt = rd_count(r, flex);
-	for (int64_t t = 0; t < nt && !r->end; t++) {
-		int64_t np;
-
-		if (m->ver >= 13)
-			rd_skip(r, 16);
-		else
-			rd_skip(r, rd_len(r, flex, 2));
-		np = rd_count(r, flex);
-		for (int64_t i = 0; i < np && !r->end; i++) {
-			int16_t err;
-
-			rd_skip(r, 4); /* partition_index */
-			err = (int16_t)rd_int(r, 2);
-			if (!r->end)
-				set_error(m, err, NULL);
-			rd_skip(r, 8); /* high_watermark */
-			if (m->ver >= 4) {
-				int64_t na;
-
-				rd_skip(r, 8); /* last_stable_offset */
-				if (m->ver >= 5)
-					rd_skip(r, 8); /* log_start_offset */
-				na = rd_count(r, flex); /* aborted_transactions */
-				for (int64_t a = 0; a < na && !r->end; a++) {
-					rd_skip(r, 16);
-					if (flex)
-						rd_tags(r);
-				}
-			}
-			if (m->ver >= 11)
-				rd_skip(r, 4); /* preferred_read_replica */
-			rd_skip(r, rd_len(r, flex, 4)); /* records */
-			if (flex)
-				rd_tags(r);
-		}
-		if (flex)
-			rd_tags(r);
-	}
+	each_partition(r, m, flex, fetch_partition);
 }
 
 /* Metadata response from v10: learns each topic's id and name. */
@@ -701,15 +696,11 @@ static bool parse_response(struct l7_parser *p, struct kafka_state *st, struct k
 	bool flex;
 
 	m->corr = (int32_t)rd_int(&r, 4);
-	if (r.end)
+	if (r.end || !l7_resp_boundary(p, (uint32_t)m->corr, &m->matched))
 		return false;
+	if (!m->matched)
+		return true; /* its request came before the capture, or was lost */
 	rq = l7_fifo_find(p, (uint32_t)m->corr);
-	if (!rq)
-		/* A response to a request sent before the capture (or lost): taken as one only
-		 * where response boundaries are known. */
-		return st->synced;
-	st->synced = true;
-	m->matched = true;
 	m->api = (int16_t)(rq->tag >> 16);
 	m->ver = (int16_t)(rq->tag & 0xffff);
 	/* ApiVersions responses keep header v0 so that any client can read them. */
@@ -717,7 +708,7 @@ static bool parse_response(struct l7_parser *p, struct kafka_state *st, struct k
 	if (flex && m->api != API_VERSIONS)
 		rd_tags(&r);
 	if (m->api == API_PRODUCE)
-		produce_response(&r, m, flex);
+		each_partition(&r, m, flex, produce_partition);
 	else if (m->api == API_FETCH)
 		fetch_response(&r, m, flex);
 	else if (m->api == API_METADATA)
@@ -836,8 +827,6 @@ static void kafka_lost(struct l7_parser *p, bool req)
 	struct kafka_state *st = p->state;
 
 	st->m[req].ok = false;
-	if (!req)
-		st->synced = false;
 }
 
 const struct l7_ops l7_kafka_ops = {

@@ -1,8 +1,10 @@
 /* MongoDB's wire protocol: a 16-byte little-endian header (messageLength, requestID,
  * responseTo, opCode) then OP_MSG (flag bits, section kinds 0 and 1, optional CRC-32C),
- * OP_QUERY/OP_REPLY (the handshakes of older drivers), OP_COMPRESSED (counted, not inflated) and
+ * OP_QUERY/OP_REPLY (the handshakes of older drivers), OP_COMPRESSED (counted; read as the
+ * original message when zlib compressed it, as zlib is at hand; snappy and zstd are not) and
  * the legacy write opcodes. Replies pair with requests by responseTo = requestID; an exhaust
- * cursor's replies (moreToCome) chain each to the one before and end the request together.
+ * cursor's replies (OP_MSG moreToCome, or OP_REPLYs to an exhaust OP_QUERY while its cursor is
+ * open) chain each to the one before and end the request together.
  * BSON is read with libbson. The key is the command and its namespace (`find shop.orders`); an
  * error is `ok: 0`, `writeErrors` or a `writeConcernError` (or OP_REPLY's QueryFailure). */
 #include "parser.h"
@@ -10,6 +12,7 @@
 #include <bson/bson.h>
 #include <stdio.h>
 #include <string.h>
+#include <zlib.h>
 
 #define HDR 16
 #define MONGO_MAX_SIZE (48u << 20) /* maxMessageSizeBytes */
@@ -31,6 +34,7 @@ enum {
 #define MSG_MORE_TO_COME 2u
 #define MSG_EXHAUST_ALLOWED (1u << 16)
 #define REPLY_QUERY_FAILURE 2u
+#define COMPRESSOR_ZLIB 2
 
 static uint32_t le32(const uint8_t *b)
 {
@@ -53,10 +57,14 @@ static const char *op_name(int32_t op)
 	}
 }
 
+#define QUERY_EXHAUST 0x40u /* OP_QUERY flag: the server streams every batch */
+
 struct mongo_msg {
 	bool ok;      /* a header was parsed */
 	bool matched; /* a reply whose request waits */
 	bool more;    /* moreToCome: a request without reply, or more replies follow */
+	bool exhaust; /* an OP_QUERY flagged exhaust */
+	bool open;    /* an OP_REPLY whose cursor goes on */
 	uint32_t id, to;
 	int32_t op;
 	bool error;
@@ -68,7 +76,6 @@ struct mongo_msg {
 
 struct mongo_state {
 	struct mongo_msg m[2]; /* [0] replies, [1] requests */
-	bool synced;	       /* as in kafka.c: replies paired since the start or the last loss */
 	struct l7_resp resp;   /* replies so far of the request waiting under resp_id */
 	uint32_t resp_id;
 };
@@ -122,18 +129,14 @@ static void command_key(struct mongo_msg *m, const bson_t *doc, const char *ns)
 			coll = bson_iter_utf8(&it, NULL);
 		}
 	}
-	if (!cmd)
+	if (ns && (!strchr(ns, '.') || strcmp(strchr(ns, '.'), ".$cmd"))) {
+		/* OP_QUERY on a collection: a legacy query (pymongo's exhaust cursors). */
+		snprintf(raw, sizeof(raw), "query %s", ns);
+	} else if (!cmd) {
 		return;
-	if (ns) {
-		/* OP_QUERY "db.$cmd": a command on db; else a legacy query on the namespace. */
-		const char *dot = strchr(ns, '.');
-
-		if (!dot || strcmp(dot, ".$cmd")) {
-			snprintf(raw, sizeof(raw), "query %s", ns);
-			l7_text(m->endpoint, sizeof(m->endpoint), raw, strlen(raw));
-			return;
-		}
-		snprintf(raw, sizeof(raw), "%s %.*s", cmd, (int)(dot - ns), ns);
+	} else if (ns) {
+		/* OP_QUERY on "db.$cmd": a command on db. */
+		snprintf(raw, sizeof(raw), "%s %.*s", cmd, (int)(strchr(ns, '.') - ns), ns);
 	} else if (db && coll) {
 		snprintf(raw, sizeof(raw), "%s %s.%s", cmd, db, coll);
 	} else if (db) {
@@ -201,6 +204,25 @@ static void reply_doc(struct mongo_msg *m, const bson_t *doc, bool failure)
 	}
 }
 
+/* Inflates zlib data at in (n bytes) into out, as far as cap bytes; returns the bytes out. */
+static size_t inflate_head(const uint8_t *in, size_t n, uint8_t *out, size_t cap)
+{
+	z_stream z;
+	size_t got;
+
+	memset(&z, 0, sizeof(z));
+	if (inflateInit(&z) != Z_OK)
+		return 0;
+	z.next_in = (Bytef *)in;
+	z.avail_in = (uInt)n;
+	z.next_out = out;
+	z.avail_out = (uInt)cap;
+	inflate(&z, Z_SYNC_FLUSH);
+	got = z.total_out;
+	inflateEnd(&z);
+	return got;
+}
+
 /* The body of a message (b: n bytes captured after the header, of len). */
 static void parse_body(struct mongo_msg *m, bool req, const uint8_t *b, size_t n, uint64_t len)
 {
@@ -240,6 +262,7 @@ static void parse_body(struct mongo_msg *m, bool req, const uint8_t *b, size_t n
 
 		if (!z)
 			return;
+		m->exhaust = le32(b) & QUERY_EXHAUST;
 		l7_text(ns, sizeof(ns), b + 4, (size_t)(z - (b + 4)));
 		if ((size_t)(z + 1 + 8 - b) <= n &&
 		    doc_open(&doc, tmp, z + 9, n - (size_t)(z + 9 - b)))
@@ -247,14 +270,28 @@ static void parse_body(struct mongo_msg *m, bool req, const uint8_t *b, size_t n
 		return;
 	}
 	case OP_REPLY:
+		m->open = n >= 12 && (le32(b + 4) || le32(b + 8));
 		if (n >= 20 && doc_open(&doc, tmp, b + 20, n - 20))
 			reply_doc(m, &doc, le32(b) & REPLY_QUERY_FAILURE);
 		return;
 	case OP_COMPRESSED: {
-		const char *orig = n >= 4 ? op_name((int32_t)le32(b)) : NULL;
+		/* originalOpcode, uncompressedSize, compressorId, then the compressed message:
+		 * zlib's is inflated and read as the original; snappy and zstd are counted. */
+		int32_t orig = n >= 9 ? (int32_t)le32(b) : 0;
+		const char *name = op_name(orig);
 
 		snprintf(m->endpoint, sizeof(m->endpoint), "OP_COMPRESSED");
-		snprintf(m->detail, sizeof(m->detail), "OP_COMPRESSED %s", orig ? orig : "");
+		snprintf(m->detail, sizeof(m->detail), "OP_COMPRESSED %s", name ? name : "");
+		if (name && orig != OP_COMPRESSED && b[8] == COMPRESSOR_ZLIB) {
+			uint8_t out[L7_PEND_MAX];
+			size_t got = inflate_head(b + 9, n - 9, out, sizeof(out));
+
+			if (got >= 4) {
+				m->op = orig;
+				parse_body(m, req, out, got, le32(b + 4));
+				m->op = OP_COMPRESSED;
+			}
+		}
 		return;
 	}
 	default: {
@@ -296,9 +333,10 @@ static int mongo_is_request(const uint8_t *buf, size_t n, bool udp)
 		return 0;
 	if (to)
 		return op == OP_MSG || op == OP_COMPRESSED ? 0 : -1;
-	/* OP_MSG: only the defined flag bits. */
-	if (op == OP_MSG && (n < HDR + 4 ||
-			     le32(buf + HDR) & ~(MSG_CHECKSUM | MSG_MORE_TO_COME | MSG_EXHAUST_ALLOWED)))
+	/* OP_MSG: only the defined flag bits (when they are there: servers read the header
+	 * alone). */
+	if (op == OP_MSG && n >= HDR + 4 &&
+	    le32(buf + HDR) & ~(MSG_CHECKSUM | MSG_MORE_TO_COME | MSG_EXHAUST_ALLOWED))
 		return -1;
 	return 1;
 }
@@ -324,12 +362,8 @@ static enum l7_step_rc mongo_step(struct l7_parser *p, bool req, const uint8_t *
 	if (l7_wait_head(p, n, len))
 		return STEP_MORE;
 	have = n < len ? n : len;
-	if (!req) {
-		if (!l7_fifo_find(p, m->to) && !st->synced)
-			return STEP_BAD; /* see kafka.c */
-		m->matched = l7_fifo_find(p, m->to);
-		st->synced = true;
-	}
+	if (!req && !l7_resp_boundary(p, m->to, &m->matched))
+		return STEP_BAD;
 	if (have >= HDR + 4)
 		parse_body(m, req, buf + HDR, have - HDR, len - HDR);
 	if (req && !m->endpoint[0])
@@ -357,6 +391,7 @@ static void mongo_end(struct l7_parser *p, bool req, uint64_t start, uint64_t en
 		if (!rq)
 			return;
 		rq->id = m->id;
+		rq->tag = m->exhaust;
 		memcpy(rq->endpoint, m->endpoint, sizeof(rq->endpoint));
 		memcpy(rq->detail, m->detail, sizeof(rq->detail));
 		if (m->more)
@@ -374,8 +409,9 @@ static void mongo_end(struct l7_parser *p, bool req, uint64_t start, uint64_t en
 		st->resp.status = m->status;
 		memcpy(st->resp.errmsg, m->errmsg, sizeof(st->resp.errmsg));
 	}
-	if (m->more) {
-		/* Exhaust: the next reply answers this one. */
+	if (m->more || (rq->tag && m->open)) {
+		/* Exhaust (moreToCome, or an OP_QUERY's cursor still open): the next reply
+		 * answers this one. */
 		rq->id = m->id;
 		st->resp_id = m->id;
 		return;
@@ -388,8 +424,6 @@ static void mongo_lost(struct l7_parser *p, bool req)
 	struct mongo_state *st = p->state;
 
 	st->m[req].ok = false;
-	if (!req)
-		st->synced = false;
 }
 
 const struct l7_ops l7_mongo_ops = {

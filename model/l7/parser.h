@@ -91,6 +91,7 @@ struct l7_parser {
 	size_t fifo_head, fifo_len, fifo_cap;
 	uint64_t errors;
 	bool cut; /* the pending bytes end where a chunk's capture was cut short */
+	bool resp_synced; /* by_id: a response paired since the start or the last loss */
 	l7_record_fn fn; /* of the current feed */
 	void *ctx;
 	void *state; /* the protocol's */
@@ -119,6 +120,13 @@ static inline bool l7_wait_head(const struct l7_parser *p, size_t n, uint64_t to
 struct l7_req *l7_fifo_push(struct l7_parser *p);
 struct l7_req *l7_fifo_front(struct l7_parser *p);
 struct l7_req *l7_fifo_at(struct l7_parser *p, size_t i);
+/* For protocols whose responses name their request (by_id): whether a response naming id is
+ * taken as a message boundary. On a connection met mid-stream (at the start, and after a loss
+ * in the responses' direction) a length prefix read from the middle of a message would send
+ * the parser past real boundaries, so until a response names a request that waits only such
+ * a response is; then any is (an unpaired one answers a request the capture missed). *waiting
+ * tells whether its request waits. */
+bool l7_resp_boundary(struct l7_parser *p, uint64_t id, bool *waiting);
 /* The oldest waiting request of that id, or NULL. */
 struct l7_req *l7_fifo_find(struct l7_parser *p, uint64_t id);
 /* Passes rq on as a request without response (a request that expects none: Kafka acks=0,

@@ -214,7 +214,6 @@ static bool rmq_infer(const uint8_t *buf, size_t cap, enum l7_dir dir, uint16_t 
 struct rmq_state {
 	struct rmq_hdr h[2]; /* [0] responses, [1] requests */
 	bool ok[2];	     /* a message of ours was parsed */
-	bool synced;	     /* as in kafka.c */
 };
 
 static const char *code_name(int code)
@@ -231,7 +230,7 @@ static enum l7_step_rc rmq_step(struct l7_parser *p, bool req, const uint8_t *bu
 	struct rmq_state *st = p->state;
 	struct rmq_hdr *h = &st->h[req];
 	uint64_t total;
-	bool whole;
+	bool whole, waiting;
 	size_t have;
 
 	if (n < 8)
@@ -244,11 +243,8 @@ static enum l7_step_rc rmq_step(struct l7_parser *p, bool req, const uint8_t *bu
 		return STEP_BAD; /* the header was not captured */
 	/* Requests travel both ways: only those of the direction that carries ours count. */
 	st->ok[req] = !(h->flag & FLAG_RESPONSE) == req;
-	if (!req && st->ok[req]) {
-		if (!l7_fifo_find(p, h->opaque) && !st->synced)
-			return STEP_BAD; /* see kafka.c */
-		st->synced = true;
-	}
+	if (!req && st->ok[req] && !l7_resp_boundary(p, h->opaque, &waiting))
+		return STEP_BAD;
 	have = n < total ? n : (size_t)total;
 	out->used = have;
 	out->skip = total - have;
@@ -305,8 +301,6 @@ static void rmq_lost(struct l7_parser *p, bool req)
 	struct rmq_state *st = p->state;
 
 	st->ok[req] = false;
-	if (!req)
-		st->synced = false;
 }
 
 const struct l7_ops l7_rocketmq_ops = {

@@ -82,6 +82,15 @@ struct l7_req *l7_fifo_find(struct l7_parser *p, uint64_t id)
 	return NULL;
 }
 
+bool l7_resp_boundary(struct l7_parser *p, uint64_t id, bool *waiting)
+{
+	*waiting = l7_fifo_find(p, id) != NULL;
+	if (!*waiting && !p->resp_synced)
+		return false;
+	p->resp_synced = true;
+	return true;
+}
+
 void l7_give_up(struct l7_parser *p, const struct l7_req *rq)
 {
 	struct l7_record r = { .no_response = true };
@@ -222,6 +231,8 @@ static void lose(struct l7_parser *p, enum l7_dir dir)
 	p->ops->lost(p, is_req(p, dir));
 	if (!p->ops->by_id)
 		l7_fifo_flush(p);
+	else if (!is_req(p, dir))
+		p->resp_synced = false;
 	p->errors++;
 }
 

@@ -1,4 +1,12 @@
 # Shared by the L7 record tests (tests/record/test_l7*.sh), sourced after tests/lib.sh.
+# The servers a test starts (PIDS) are stopped at exit, and its files removed.
+PIDS=""
+cleanup() {
+	for p in $PIDS; do kill "$p" 2>/dev/null; done
+	for p in $PIDS; do wait "$p" 2>/dev/null; done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT INT TERM
 # wait_for CMD...: polls CMD for up to 20 s.
 wait_for() {
 	i=0

@@ -12,16 +12,9 @@ done
 [ -x "$TOOLS/cputime" ] || { fail l7 "test workloads not built (make tools)"; exit 0; }
 PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | tail -1)
 chmod 755 "$TMP"
-PIDS=""
-cleanup() {
-	for p in $PIDS; do kill "$p" 2>/dev/null; done
-	for p in $PIDS; do wait "$p" 2>/dev/null; done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT INT TERM
+. tests/record/l7_lib.sh
 [ -n "$L7_KEEP" ] && trap "for p in \$PIDS; do kill \$p; done" EXIT
 
-. tests/record/l7_lib.sh
 # within A B PCT [ABS]: |A - B| <= PCT% of B (+ ABS)
 within() { awk -v a="$1" -v b="$2" -v p="$3" -v e="${4:-0}" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= b * p / 100 + e) }'; }
 # client_p50 NAME FILE PROTO ROLE RE B R NIVCSW N D: the client's own median latency B (ns,

@@ -1,22 +1,14 @@
 #!/bin/sh
 # galatop record --type l7 against the clients of the binary protocols that pair by id, on
 # loopback: kcat with librdkafka's mock cluster (Kafka), pymongo against a small wire-protocol
-# server (tests/record/l7/mongo_server.py: Debian ships no MongoDB server), ali-ons against a
-# small RocketMQ name server and broker (tests/record/l7/rocketmq_server.py). Servers listen on
+# server (tests/record/l7/mongo_server.py: Debian ships no MongoDB server). Servers listen on
 # ports 18300-18399 (the mock cluster on one the kernel picks) and stop at exit. Counts and
 # errors must equal the clients' own. Needs root and BPF.
 . tests/lib.sh
 need_root_bpf l7_binary || exit 0
-for c in jq kcat; do
+for c in jq kcat /usr/bin/python3; do
 	command -v $c >/dev/null 2>&1 || { skip l7_binary "$c is missing (make deps installs it)"; exit 0; }
 done
-PIDS=""
-cleanup() {
-	for p in $PIDS; do kill "$p" 2>/dev/null; done
-	for p in $PIDS; do wait "$p" 2>/dev/null; done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT INT TERM
 . tests/record/l7_lib.sh
 # lines FILE RE: lines of FILE matching the extended regex RE.
 lines() { grep -cE "$2" "$1"; }
@@ -102,5 +94,54 @@ if wait_for grep -q 'replaced with' "$TMP/mock.log"; then
 else
 	fail kafka_mock_start "kcat's mock cluster did not start"; cat "$TMP/mock.log"
 fi
+
+# --- MongoDB -------------------------------------------------------------------------------
+# pymongo 3.11 against tests/record/l7/mongo_server.py, plain and zlib-compressed (OP_COMPRESSED),
+# client and server traced. The client counts what it started per command (pymongo's command
+# monitoring) and its errors; the server what it received per opcode and command.
+# mongo_count FILE ROLE RE: requests of endpoints matching RE.
+mcount() { ep "$1" mongo "$2" "$3" req_count; }
+mongo_run() { # MODE (plain or zlib) PORT
+	/usr/bin/python3 tests/record/l7/mongo_server.py "$2" "$TMP/msrv-$1.counts" >"$TMP/msrv-$1.out" 2>&1 &
+	MS=$!
+	PIDS="$PIDS $MS"
+	wait_for grep -q ready "$TMP/msrv-$1.out" || { fail "mongo_${1}_start" "$(cat "$TMP/msrv-$1.out")"; return; }
+	rec_bg "$TMP/msrv-$1.json" -p $MS
+	"$GALATOP" record --type l7 -o "$TMP/mcli-$1.json" -o "$TMP/mcli-$1.jsonl" -- /usr/bin/python3 \
+		tests/record/l7/mongo_client.py "$2" $([ "$1" = zlib ] && echo zlib) >"$TMP/mcli-$1.out" 2>&1
+	rec_stop
+	kill $MS; wait $MS
+	c() { awk -v k="$1" '$1 == "started" && $2 == k { print $3 }' "$TMP/mcli-$1.out"; }
+	srv() { awk -F'\t' -v k="$1" '$1 ~ k { n += $2 } END { print n + 0 }' "$TMP/msrv-$1.counts"; }
+	m=$1
+	for cmd in insert update delete ping endSessions nosuchcmd; do
+		for side in client server; do
+			f=$TMP/mcli-$m.json; [ $side = server ] && f=$TMP/msrv-$m.json
+			eq "mongo_${m}_${side}_$cmd" "$(mcount "$f" $side "^$cmd ")" \
+				"$(awk -v k=$cmd '$1 == "started" && $2 == k { print $3 }' "$TMP/mcli-$m.out")" \
+				"pymongo's started $cmd events"
+		done
+	done
+	# find commands and the exhaust cursor's legacy OP_QUERY (pymongo reports that one as a
+	# find and its 9 further batches as getMores: on the wire they are one request whose
+	# reply comes in 10 OP_REPLYs)
+	eq "mongo_${m}_find" "$(mcount "$TMP/mcli-$m.json" client '^(find|query) shop[.]orders$')" \
+		"$(awk '$1 == "started" && $2 == "find" { print $3 }' "$TMP/mcli-$m.out")" "pymongo's started find events"
+	eq "mongo_${m}_exhaust" "$(ep "$TMP/mcli-$m.json" mongo client '^query shop[.]orders$' resp_count)" \
+		"$(awk -F'\t' '$1 ~ /query exhaust/ { print $2 }' "$TMP/msrv-$m.counts")" "exhaust queries the server got"
+	eq "mongo_${m}_ismaster" "$(mcount "$TMP/mcli-$m.json" client '^ismaster admin$')" \
+		"$(awk -F'\t' 'tolower($1) ~ / ismaster$/ { n += $2 } END { print n + 0 }' "$TMP/msrv-$m.counts")" "isMaster handshakes and heartbeats the server got"
+	# w: 0 inserts (OP_MSG moreToCome) get no reply
+	eq "mongo_${m}_unacknowledged" "$(ep "$TMP/mcli-$m.json" mongo client '^insert ' resp_count)" \
+		$(( $(awk '$1 == "started" && $2 == "insert" { print $3 }' "$TMP/mcli-$m.out") - \
+			$(awk -F'\t' '$1 ~ /insert moreToCome/ { print $2 }' "$TMP/msrv-$m.counts") ))
+	eq "mongo_${m}_errors" "$(sess "$TMP/mcli-$m.json" mongo client err_count)" \
+		"$(awk '$1 == "errors" { print $2 }' "$TMP/mcli-$m.out")" "pymongo's failed commands and write errors"
+	eq "mongo_${m}_error_texts" "$(jq -r 'select(.error) | "\(.status) \(.endpoint)"' "$TMP/mcli-$m.jsonl" | sort | paste -sd, -)" \
+		"100 update shop.orders,11000 insert shop.orders,59 nosuchcmd shop"
+}
+mongo_run plain 18311
+mongo_run zlib 18312
+eq mongo_zlib_all_inflated "$(jq '[.endpoints[] | select(.endpoint == "OP_COMPRESSED")] | length' "$TMP/mcli-zlib.json")" 0
 
 if no_gt_progs; then pass l7_binary_no_leftover_programs; else fail l7_binary_no_leftover_programs; fi
