@@ -301,9 +301,6 @@ int session__open(struct session *s, struct record_opts *o, struct msg_list *msg
 	s->exec_fd = -1;
 	/* Before any probe loads, so that every program's statistics count from its start. */
 	self_cost__open(&s->cost);
-	if (s->cost.stats_err)
-		msg_list__add(msgs, MSG_WARNING, "BPF statistics cannot be turned on (%s): the "
-			      "probes' own cost is not shown", strerror(-s->cost.stats_err));
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (s->epfd < 0) {
 		msg_list__add(msgs, MSG_ERROR, "cannot create an epoll instance: %s", strerror(errno));
@@ -402,6 +399,9 @@ int session__open(struct session *s, struct record_opts *o, struct msg_list *msg
 	/* Read the targets' maps now, so stacks resolve even if they exit early. */
 	for (size_t i = 0; i < s->npids; i++)
 		sym_cache__process_load(s->sc, s->pids[i]);
+	if (s->cost.stats_err && !s->cost.model.stats_on)
+		msg_list__add(msgs, MSG_WARNING, "BPF statistics cannot be turned on (%s): the "
+			      "probes' own cost is not shown", strerror(-s->cost.stats_err));
 	return 0;
 fail:
 	session__close(s, true);

@@ -17,7 +17,7 @@ sleep 1
 (
 	"$GALATOP" record --type threads --comm tl_work -o "$TMP/tl.jsonl" 2>"$TMP/err" &
 	g=$!
-	wait_until 200 grep -q 'recording' "$TMP/err"
+	wait_until 200 grep -qs 'recording' "$TMP/err"
 	cpu_ticks $g >"$TMP/c0"
 	"$TOOLS/tl_work" syscalls 2 0 >"$TMP/n"
 	cpu_ticks $g >"$TMP/c1"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # galatop's own cost in the live view: the status line says its CPU and its probes' kernel time,
 # `$` opens the popup with the stack family and its on-CPU program (calls per second near the
-# sampling frequency on every CPU), any key closes it, F1 lists the key. Needs root + BPF.
+# sampling frequency), any key closes it, F1 lists the key. Needs root + BPF.
 . "$(dirname "$0")/../lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 export GALATOP_THEMES="$HERE/../../themes"
@@ -19,11 +19,12 @@ sleep 1.5 # an interval with samples in it
 tm send-keys -t lc '$'
 if wait_for "galatop's own cost" 30 && wait_for "gt_oncpu" 30; then pass live_cost_popup
 else fail live_cost_popup "$(head -12 "$TMP/screen")"; fi
-# The on-CPU program runs at the sampling frequency on each CPU (99 Hz x CPUs), within the
-# jitter of a 0.5 s interval and of the perf event's own period adjustment.
+# The on-CPU program runs at most at the sampling frequency on each CPU (99 Hz x CPUs, with the
+# jitter of a short interval), and at least at that frequency on the CPU burn keeps busy (it
+# gets 40% of one at the least on a loaded machine).
 calls=$(awk '{ for (i = 1; i < NF; i++) if ($i == "gt_oncpu") print $(i + 2) }' "$TMP/screen" | head -1)
 want=$((99 * $(nproc)))
-if [ -n "$calls" ] && awk -v c="$calls" -v w="$want" 'BEGIN { exit !(c >= 0.5 * w && c <= 1.5 * w) }'; then
+if [ -n "$calls" ] && awk -v c="$calls" -v w="$want" 'BEGIN { exit !(c >= 0.4 * 99 && c <= 1.2 * w) }'; then
 	pass live_cost_oncpu_calls_per_s
 else
 	fail live_cost_oncpu_calls_per_s "${calls:-none} calls/s, expected about $want"
