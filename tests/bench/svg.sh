@@ -49,31 +49,16 @@ elif [ -f "$FIXTURES/../anchors/FlameGraph/flamegraph.pl" ]; then
 	fg="$FIXTURES/../anchors/FlameGraph/flamegraph.pl"
 fi
 
-# The 20k-stack input side by side (target: galatop >= 60x flamegraph.pl), in alternating
-# rounds so that both see the same load: each round times flamegraph.pl once and galatop 5
-# times in a row (per run), wall and CPU seconds; the ratios are the medians of the rounds'.
-# CPU time is the figure to trust on a shared machine (wall also counts waiting for a CPU).
+# The 20k-stack input side by side (target: galatop >= 60x flamegraph.pl): both draw the same
+# frames; then vs_anchor, flamegraph.pl once a round and galatop 5 runs.
 if [ -n "$fg" ] && command -v perl >/dev/null 2>&1; then
 	"$dir/gen_folded" 20000 >"$dir/in20k.folded" 2>/dev/null
 	"$GALATOP_OPT" svg "$dir/in20k.folded" >"$dir/g20.svg" 2>/dev/null
 	perl "$fg" "$dir/in20k.folded" >"$dir/f20.svg" 2>/dev/null
 	echo "svg: 20k stacks: galatop draws $(grep -c '<title>' "$dir/g20.svg") frames," \
 		"flamegraph.pl $(grep -c '<title>' "$dir/f20.svg")"
-	rounds=${SVG_ROUNDS:-3}
-	: >"$dir/ratios"
-	for r in $(seq "$rounds"); do
-		timed 1 perl "$fg" "$dir/in20k.folded"
-		fw=$wall; fc=$cpu
-		timed 5 "$GALATOP_OPT" svg "$dir/in20k.folded"
-		echo "svg: 20k stacks, round $r (load $(cut -d' ' -f1 /proc/loadavg)): galatop ${wall} s wall," \
-			"${cpu} s CPU; flamegraph.pl ${fw} s wall, ${fc} s CPU"
-		awk -v fw="$fw" -v gw="$wall" -v fc="$fc" -v gc="$cpu" 'BEGIN {
-			printf "%.1f %.1f\n", fw / (gw > 0 ? gw : 0.0005), fc / (gc > 0 ? gc : 0.0005) }' >>"$dir/ratios"
-	done
-	rw=$(cut -d' ' -f1 "$dir/ratios" | median)
-	rc=$(cut -d' ' -f2 "$dir/ratios" | median)
-	echo "svg: 20k stacks: galatop is ${rc}x faster in CPU, ${rw}x wall (medians of $rounds rounds);" \
-		"target 60x: $(verdict "$rc" 60) (CPU), $(verdict "$rw" 60) (wall)"
+	vs_anchor "${SVG_ROUNDS:-3}" 1 5 60 "svg: 20k stacks" flamegraph.pl \
+		"perl '$fg' '$dir/in20k.folded'" "galatop svg" "'$GALATOP_OPT' svg '$dir/in20k.folded'"
 fi
 if [ -n "$fg" ] && command -v perl >/dev/null 2>&1; then
 	if measure flamegraph perl "$fg" "$dir/in.folded"; then
