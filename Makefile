@@ -67,8 +67,10 @@ DEB_PKGS := gcc g++ make clang llvm libclang-rt-14-dev bpftool libbpf-dev libelf
 DEB_PKGS += nginx redis-server redis-tools postgresql mariadb-server mariadb-client dnsmasq \
 	dnsutils apache2-utils wrk curl openssl
 # Clients of the binary protocols (tests/record/test_l7_binary.sh): kcat (with librdkafka's mock
-# cluster), pymongo; libbson (above) parses MongoDB's BSON.
-DEB_PKGS += kcat python3-pymongo
+# cluster), pymongo, npm for the RocketMQ client ali-ons (NPM_PKGS, installed into $(O)/npm);
+# libbson (above) parses MongoDB's BSON.
+DEB_PKGS += kcat python3-pymongo npm
+NPM_PKGS := ali-ons@3.12.0
 
 .PHONY: all deps test bench soak fuzz install clean run tools
 # Keep generated BPF objects and skeletons between builds.
@@ -127,6 +129,8 @@ $(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
 
 deps:
 	@sh tests/deps.sh $(DEB_PKGS)
+	@[ -d $(O)/npm/node_modules/ali-ons ] || npm install --silent --no-audit --no-fund \
+		--prefix $(O)/npm $(NPM_PKGS) || { echo "deps: npm install $(NPM_PKGS) failed" >&2; exit 1; }
 
 test: deps
 	@$(MAKE) --no-print-directory $(BIN) $(O)/asan/galatop $(TEST_BINS) tools $(TEST_FUZZ)

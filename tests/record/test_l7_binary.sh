@@ -1,8 +1,9 @@
 #!/bin/sh
 # galatop record --type l7 against the clients of the binary protocols that pair by id, on
 # loopback: kcat with librdkafka's mock cluster (Kafka), pymongo against a small wire-protocol
-# server (tests/record/l7/mongo_server.py: Debian ships no MongoDB server). Servers listen on
-# ports 18300-18399 (the mock cluster on one the kernel picks) and stop at exit. Counts and
+# server (tests/record/l7/mongo_server.py: Debian ships no MongoDB server), the RocketMQ producer
+# of ali-ons (npm, installed by make deps into $O/npm) against a small name server and broker
+# (tests/record/l7/rocketmq_server.py). Servers listen on ports 18300-18399 (the mock cluster on one the kernel picks) and stop at exit. Counts and
 # errors must equal the clients' own. Needs root and BPF.
 . tests/lib.sh
 need_root_bpf l7_binary || exit 0
@@ -143,5 +144,43 @@ mongo_run() { # MODE (plain or zlib) PORT
 mongo_run plain 18311
 mongo_run zlib 18312
 eq mongo_zlib_all_inflated "$(jq '[.endpoints[] | select(.endpoint == "OP_COMPRESSED")] | length' "$TMP/mcli-zlib.json")" 0
+
+# --- RocketMQ ------------------------------------------------------------------------------
+# ali-ons's producer: a route lookup per topic at the name server, 200 SEND_MESSAGE_V2 to the
+# broker, a topic the name server does not know (TOPIC_NOT_EXIST), one the broker fails
+# (SYSTEM_ERROR), UNREGISTER_CLIENT at close. It counts the requests it made per code and the
+# responses with an error code; the name server and the broker are traced too.
+NODE_MODULES=$(cd "${O:-build}" 2>/dev/null && pwd)/npm/node_modules
+if [ ! -d "$NODE_MODULES/ali-ons" ] || ! command -v node >/dev/null 2>&1; then
+	skip rocketmq "ali-ons or node is missing (make deps installs them)"
+else
+	/usr/bin/python3 tests/record/l7/rocketmq_server.py 18321 18322 >"$TMP/rmq-srv.out" 2>&1 &
+	RS=$!
+	PIDS="$PIDS $RS"
+	if wait_for grep -q ready "$TMP/rmq-srv.out"; then
+		rec_bg "$TMP/rmq-srv.json" -p $RS
+		"$GALATOP" record --type l7 -o "$TMP/rmq.json" -o "$TMP/rmq.jsonl" -- node \
+			tests/record/l7/rocketmq_client.js "$NODE_MODULES" 18321 >"$TMP/rmq.out" 2>"$TMP/rmq.err"
+		rec_stop
+		req() { awk -v k="$1" '$1 == "requests" && $2 == k { print $3 }' "$TMP/rmq.out"; }
+		eq rocketmq_client_sent "$(awk '$1 == "sent" { print $2 }' "$TMP/rmq.out")" 200 "$(tail -3 "$TMP/rmq.err")"
+		for side in client server; do
+			f=$TMP/rmq.json; [ $side = server ] && f=$TMP/rmq-srv.json
+			eq "rocketmq_${side}_route" "$(ep "$f" rocketmq $side '^GET_ROUTEINFO_BY_TOPIC ' req_count)" \
+				"$(req 105)" "ali-ons's GET_ROUTEINFO_BY_TOPIC requests"
+			eq "rocketmq_${side}_send" "$(ep "$f" rocketmq $side '^SEND_MESSAGE_V2 ' req_count)" \
+				"$(req 310)" "ali-ons's SEND_MESSAGE_V2 requests"
+			eq "rocketmq_${side}_send_orders" "$(ep "$f" rocketmq $side '^SEND_MESSAGE_V2 orders$' resp_count)" 200
+			eq "rocketmq_${side}_all" "$(sess "$f" rocketmq $side req_count)" \
+				"$(awk '$1 == "requests" { n += $3 } END { print n + 0 }' "$TMP/rmq.out")" "all of ali-ons's requests"
+			eq "rocketmq_${side}_errors" "$(sess "$f" rocketmq $side err_count)" \
+				"$(awk '$1 == "errors" { print $2 }' "$TMP/rmq.out")" "ali-ons's responses with an error code"
+		done
+		eq rocketmq_error_texts "$(jq -r 'select(.error) | "\(.status) \(.endpoint)"' "$TMP/rmq.jsonl" | sort | paste -sd, -)" \
+			"1 SEND_MESSAGE_V2 broken,17 GET_ROUTEINFO_BY_TOPIC nosuch"
+	else
+		fail rocketmq_start "$(cat "$TMP/rmq-srv.out")"
+	fi
+fi
 
 if no_gt_progs; then pass l7_binary_no_leftover_programs; else fail l7_binary_no_leftover_programs; fi
