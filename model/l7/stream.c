@@ -118,7 +118,7 @@ struct l7_req *l7_fifo_push(struct l7_parser *p)
 		l7_fifo_remove(p, 0);
 	}
 	if (p->fifo_len == p->fifo_cap) {
-		size_t cap = p->fifo_cap ? p->fifo_cap * 2 : 8;
+		size_t cap = p->fifo_cap ? p->fifo_cap * 2 : 2; /* most connections wait for one or two */
 		struct l7_req *n = malloc(cap * sizeof(*n));
 
 		if (!n)
