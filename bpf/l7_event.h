@@ -28,6 +28,7 @@ enum l7_ev_type {
 #define L7_KPROTO_PGSQL 3
 #define L7_KPROTO_MYSQL 4
 #define L7_KPROTO_DNS 5
+#define L7_KPROTO_HTTP2 6
 
 #define L7_EVF_SSL 1u	   /* plaintext from an OpenSSL call, not the wire */
 #define L7_EVF_UDP 2u	   /* a datagram socket: one message per record */
