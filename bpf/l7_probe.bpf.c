@@ -391,23 +391,35 @@ static __always_inline __u32 copy_at(struct l7_scratch *s, __u32 off, __u64 src,
 	return n;
 }
 
-/* Copies the first `cap` bytes spread over an iovec array. */
+struct iov_walk {
+	struct l7_scratch *s;
+	__u64 iov;
+	__u32 cnt, cap, off;
+};
+
+/* One iovec entry of copy_iov: 1 stops the walk. */
+static long iov_step(__u64 i, void *ctx)
+{
+	struct iov_walk *w = ctx;
+	struct iovec v;
+
+	if (i >= w->cnt || w->off >= w->cap)
+		return 1;
+	if (bpf_probe_read_user(&v, sizeof(v), (const void *)(w->iov + i * sizeof(v))))
+		return 1;
+	w->off += copy_at(w->s, w->off, (__u64)v.iov_base,
+			  v.iov_len < w->cap - w->off ? v.iov_len : w->cap - w->off);
+	return 0;
+}
+
+/* Copies the first `cap` bytes spread over an iovec array. A bpf_loop rather than an unrolled
+ * loop: gRPC writes a frame's header and payload as two entries, a batch of frames in many. */
 static __always_inline __u32 copy_iov(struct l7_scratch *s, __u64 iov, __u32 cnt, __u32 cap)
 {
-	__u32 off = 0;
+	struct iov_walk w = { .s = s, .iov = iov, .cnt = cnt, .cap = cap };
 
-#pragma unroll
-	for (int i = 0; i < L7_MAX_IOV; i++) {
-		struct iovec v;
-
-		if (i >= cnt || off >= cap)
-			break;
-		if (bpf_probe_read_user(&v, sizeof(v), (const void *)(iov + i * sizeof(v))))
-			break;
-		off += copy_at(s, off, (__u64)v.iov_base,
-			       v.iov_len < cap - off ? v.iov_len : cap - off);
-	}
-	return off;
+	bpf_loop(L7_MAX_IOV, iov_step, &w, 0);
+	return w.off < cap ? w.off : cap;
 }
 
 /* Sets the record's peer from the user sockaddr at uaddr (a datagram's destination or source). */
