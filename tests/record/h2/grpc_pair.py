@@ -4,9 +4,13 @@ protoc): galatop.Test/Echo answers, galatop.Test/Fail aborts with INVALID_ARGUME
 Trailers-Only response), galatop.Test/Slow sleeps past the client's deadline (the client
 cancels the stream: RST_STREAM).
   grpc_pair.py server PORT           serves until killed
-  grpc_pair.py client PORT N F S     N Echo, F Fail, S Slow calls on one channel; prints
-                                     'ok=N err=E p50_us=P' (P: median Echo latency as the client timed it)
+  grpc_pair.py client PORT N F S [FILE N2 F2]
+        N Echo, F Fail, S Slow calls on one channel; prints 'ok=N err=E p50_us=P' (P: median
+        Echo latency as the client timed it). With FILE: then prints 'phase1', waits for FILE
+        to exist and makes N2 Echo and F2 Fail calls on the same channel, printing their counts
+        the same way (a capture begun between the two sees a connection already busy).
 """
+import os
 import sys
 import time
 
@@ -38,9 +42,7 @@ def server(port):
     s.wait_for_termination()
 
 
-def client(port, n, f, slow_calls):
-    ch = grpc.insecure_channel("127.0.0.1:%d" % port)
-    grpc.channel_ready_future(ch).result(timeout=10)
+def calls(ch, n, f, slow_calls):
     echo_call = ch.unary_unary("/galatop.Test/Echo")
     fail_call = ch.unary_unary("/galatop.Test/Fail")
     slow_call = ch.unary_unary("/galatop.Test/Slow")
@@ -65,6 +67,17 @@ def client(port, n, f, slow_calls):
             err += 1
     lat.sort()
     print("ok=%d err=%d p50_us=%.1f" % (ok, err, lat[len(lat) // 2] / 1000 if lat else 0), flush=True)
+
+
+def client(port, n, f, slow_calls, then=None):
+    ch = grpc.insecure_channel("127.0.0.1:%d" % port)
+    grpc.channel_ready_future(ch).result(timeout=10)
+    calls(ch, n, f, slow_calls)
+    if then:
+        print("phase1", flush=True)
+        while not os.path.exists(then[0]):
+            time.sleep(0.05)
+        calls(ch, int(then[1]), int(then[2]), 0)
     ch.close()
 
 
@@ -72,4 +85,5 @@ if __name__ == "__main__":
     if sys.argv[1] == "server":
         server(int(sys.argv[2]))
     else:
-        client(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
+        client(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]),
+               sys.argv[6:9] or None)
