@@ -679,6 +679,29 @@ static void session_totals(struct agent *a, struct agent_totals *t)
 
 		sli_collector__counts(s->sli, &events, &t->lost_sli);
 	}
+	session__cost_sample(s);
+	t->probe_stats = s->cost.model.stats_on;
+	for (int f = 0; f < COST_FAMILIES; f++) {
+		struct cost_figures fig;
+
+		cost__figures(&s->cost.model, f, false, &fig);
+		t->probe_ns[f] = fig.ns;
+		t->probe_runs[f] = fig.calls;
+	}
+}
+
+/* a += b, counter by counter. */
+static void totals_add(struct agent_totals *a, const struct agent_totals *b)
+{
+	a->samples += b->samples;
+	a->lost_stacks += b->lost_stacks;
+	a->lost_threads += b->lost_threads;
+	a->lost_l7 += b->lost_l7;
+	a->lost_sli += b->lost_sli;
+	for (int f = 0; f < COST_FAMILIES; f++) {
+		a->probe_ns[f] += b->probe_ns[f];
+		a->probe_runs[f] += b->probe_runs[f];
+	}
 }
 
 void agent_totals(struct agent *a, struct agent_totals *t)
@@ -687,11 +710,8 @@ void agent_totals(struct agent *a, struct agent_totals *t)
 
 	session_totals(a, &now);
 	*t = a->carried;
-	t->samples += now.samples;
-	t->lost_stacks += now.lost_stacks;
-	t->lost_threads += now.lost_threads;
-	t->lost_l7 += now.lost_l7;
-	t->lost_sli += now.lost_sli;
+	totals_add(t, &now);
+	t->probe_stats = now.probe_stats;
 }
 
 static void session_close(struct agent *a)
@@ -701,11 +721,7 @@ static void session_close(struct agent *a)
 	if (!a->open)
 		return;
 	session_totals(a, &now);
-	a->carried.samples += now.samples;
-	a->carried.lost_stacks += now.lost_stacks;
-	a->carried.lost_threads += now.lost_threads;
-	a->carried.lost_l7 += now.lost_l7;
-	a->carried.lost_sli += now.lost_sli;
+	totals_add(&a->carried, &now);
 	if (a->s.l7)
 		l7_capture__set_trace(a->s.l7, NULL, NULL);
 	session__close(&a->s, true);
@@ -1112,8 +1128,14 @@ int cmd_agent(int argc, char **argv)
 	if (stop_signal)
 		agent_log(AGENT_LOG_INFO, "%s: stopping", strsignal(stop_signal));
 	if (a->open) {
+		char cost[8192], *line, *save = NULL;
+
 		session__poll(&a->s, DRAIN_ALL);
 		batch_send(a);
+		/* What the agent cost since its probes last started. */
+		session__cost_text(&a->s, cost, sizeof(cost));
+		for (line = strtok_r(cost, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+			agent_log(AGENT_LOG_INFO, "%s", line);
 	}
 out:
 	servers_stop(a);

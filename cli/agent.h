@@ -3,9 +3,12 @@
 #ifndef GALATOP_CLI_AGENT_H
 #define GALATOP_CLI_AGENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "engine/record_opts.h"
+#include "model/cost.h"
 
 #define AGENT_PERIOD_S 30 /* default --period */
 #define AGENT_METRICS_ADDR "127.0.0.1:8888" /* default --metrics, gala-gopher's web_server port */
@@ -26,6 +29,9 @@ struct agent_totals {
 	uint64_t batch_events_dropped;	 /* past AGENT_BATCH_EVENTS_MAX in a period */
 	uint64_t batch_requests_dropped; /* past AGENT_BATCH_REQUESTS_MAX */
 	uint64_t sessions;	     /* sessions opened (1 + probe restarts) */
+	uint64_t probe_ns[COST_FAMILIES];   /* kernel time in its BPF programs, per family */
+	uint64_t probe_runs[COST_FAMILIES]; /* their runs */
+	bool probe_stats;	     /* the kernel counted those (BPF statistics on) */
 };
 
 /* The totals now: closed sessions' and the open one's. */

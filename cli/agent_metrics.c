@@ -3,7 +3,6 @@
  * pod labels) and of the agent's own counters; cumulative since the agent started. */
 #include "agent_metrics.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,52 +18,6 @@
 #include "export/prom.h"
 #include "export/sli.h"
 #include "util/clock.h"
-
-#define MAX_PROGS 1024
-
-/* The run time and run count of the BPF programs this process holds (fdinfo: counted by the
- * kernel while kernel.bpf_stats_enabled is 1), each program once. */
-static void probe_time(uint64_t *ns, uint64_t *runs)
-{
-	static uint32_t seen[MAX_PROGS];
-	size_t nseen = 0;
-	DIR *d = opendir("/proc/self/fdinfo");
-	struct dirent *e;
-
-	*ns = *runs = 0;
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		char path[300], line[256];
-		unsigned long long id = 0, t = 0, n = 0;
-		bool have = false, dup = false;
-		FILE *f;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/fdinfo/%s", e->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		while (fgets(line, sizeof(line), f)) {
-			have |= sscanf(line, "run_time_ns: %llu", &t) == 1;
-			sscanf(line, "run_cnt: %llu", &n);
-			sscanf(line, "prog_id: %llu", &id);
-		}
-		fclose(f);
-		if (!have || !id)
-			continue;
-		for (size_t i = 0; i < nseen; i++)
-			dup |= seen[i] == id;
-		if (dup)
-			continue;
-		if (nseen < MAX_PROGS)
-			seen[nseen++] = (uint32_t)id;
-		*ns += t;
-		*runs += n;
-	}
-	closedir(d);
-}
 
 static void one(FILE *f, const char *name, const char *type, const char *help,
 		const struct prom_style *st, const struct prom_label *l, size_t n, double v)
@@ -83,7 +36,6 @@ static void own_metrics(FILE *f, struct agent *a, const struct prom_style *st)
 	size_t nsinks = agent_sinks(a, &sinks);
 	struct prom_label all[PROM_MAX_LABELS];
 	struct rusage ru;
-	uint64_t pns, pruns;
 
 	agent_totals(a, &t);
 	one(f, "galatop_agent_start_time_seconds", "gauge", "When the agent started, UNIX seconds",
@@ -163,14 +115,23 @@ static void own_metrics(FILE *f, struct agent *a, const struct prom_style *st)
 		prom_sample(f, "galatop_agent_cpu_seconds_total", all, prom_labels(st, &l, 1, all),
 			    (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
 	}
-	probe_time(&pns, &pruns);
-	one(f, "galatop_agent_probe_seconds_total", "counter",
-	    "Time the kernel spent in the agent's BPF programs (counted while "
-	    "kernel.bpf_stats_enabled is 1)",
-	    st, NULL, 0, (double)pns / 1e9);
-	one(f, "galatop_agent_probe_runs_total", "counter",
-	    "Runs of the agent's BPF programs (counted while kernel.bpf_stats_enabled is 1)", st,
-	    NULL, 0, (double)pruns);
+	/* Without the kernel's BPF statistics there is no such figure: no samples. */
+	prom_family(f, "galatop_agent_probe_seconds_total", "counter",
+		    "Time the kernel spent in the agent's BPF programs, per probe family");
+	for (int k = 0; t.probe_stats && k < COST_FAMILIES; k++) {
+		struct prom_label l = { "family", cost_family_name(k) };
+
+		prom_sample(f, "galatop_agent_probe_seconds_total", all,
+			    prom_labels(st, &l, 1, all), (double)t.probe_ns[k] / 1e9);
+	}
+	prom_family(f, "galatop_agent_probe_runs_total", "counter",
+		    "Runs of the agent's BPF programs, per probe family");
+	for (int k = 0; t.probe_stats && k < COST_FAMILIES; k++) {
+		struct prom_label l = { "family", cost_family_name(k) };
+
+		prom_sample(f, "galatop_agent_probe_runs_total", all, prom_labels(st, &l, 1, all),
+			    (double)t.probe_runs[k]);
+	}
 	one(f, "galatop_agent_probe_restarts_total", "counter",
 	    "Times the probes restarted for new targets or settings", st, NULL, 0,
 	    (double)(t.sessions ? t.sessions - 1 : 0));

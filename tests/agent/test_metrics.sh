@@ -104,6 +104,11 @@ else
 	fail agent_metrics_samples "prometheus says $smp samples; the targets used $(awk -v a="$c0" -v b="$c1" 'BEGIN { print b - a }') CPU s (99/s expected)"
 fi
 kill -KILL "$BURN"
+# The kernel ran the stack program at least once per sample it delivered, for some time.
+runs=$(q 'galatop_agent_probe_runs_total{family="stacks"}')
+pt=$(q 'galatop_agent_probe_seconds_total{family="stacks"}')
+awk -v r="$runs" -v s="$smp" -v t="$pt" 'BEGIN { exit !(r >= s && t > 0) }' && pass agent_metrics_probe_time ||
+	fail agent_metrics_probe_time "runs $runs, samples $smp, seconds $pt"
 cpu=$(q 'sum(galatop_agent_cpu_seconds_total)')
 awk -v c="$cpu" 'BEGIN { exit !(c > 0) }' && pass agent_metrics_own_cpu || fail agent_metrics_own_cpu "cpu $cpu"
 
