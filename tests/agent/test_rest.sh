@@ -99,9 +99,9 @@ c2=$CODE; s2=$(get /tprofiling | jq -r .state); t2=$(attached $AGENT gt_tl_switc
 [ "$c1 $s1 $c2 $s2" = "200 running 200 stopped" ] && [ "$t1" -ge 1 ] && [ "$t2" = 0 ] &&
 	pass rest_tprofiling || fail rest_tprofiling "$c1 $s1 $c2 $s2 (thread links $t1 then $t2)"
 put /l7 '{"cmd": {"probe": ["l7_rpc_metrics"]}, "params": {"l7_protocol": ["redis", "http"], "support_ssl": 0}, "state": "running"}'
-c1=$CODE; s1=$(get /l7 | jq -r .state); l1=$(attached $AGENT gt_l7_close)
+c1=$CODE; s1=$(get /l7 | jq -r .state); l1=$(attached $AGENT gt_l7_send)
 put /l7 '{"state": "stopped"}'
-l2=$(attached $AGENT gt_l7_close)
+l2=$(attached $AGENT gt_l7_send)
 [ "$c1 $s1 $CODE $(get /l7 | jq -r .state)" = "200 running 200 stopped" ] && [ "$l1" -ge 1 ] &&
 	[ "$l2" = 0 ] && pass rest_l7 || fail rest_l7 "$c1 $s1 $CODE $(cat "$TMP/ans") (l7 links $l1 then $l2)"
 put /sli '{"cmd": {"probe": ["cpu", "mem"]}, "state": "running"}'
