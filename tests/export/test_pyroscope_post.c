@@ -1,0 +1,344 @@
+/* Unit tests for export/pyroscope_post against a small HTTP server on loopback (a kernel-chosen
+ * port): what arrives (path, query, body, Basic or bearer auth, X-Scope-OrgID), retries of 5xx
+ * with backoff, refusals not retried and reported, a queue that drops its oldest when full, a
+ * caller that never waits for a server that is down or hangs. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "export/pyroscope_post.h"
+#include "util/clock.h"
+
+#define MAX_REQS 64
+
+struct server {
+	int fd, port;
+	pthread_t thread;
+	atomic_bool stop;
+	int codes[8]; /* status of the first answers, then 200; -1: never answer */
+	int ncodes;
+	atomic_int nreq;
+	char line[MAX_REQS][1024], auth[MAX_REQS][256], org[MAX_REQS][64], body[MAX_REQS][256];
+	const char *reply; /* body of the refusals */
+};
+
+/* Copies the value of header name (with ": ") from the head into out. */
+static void header(const char *head, const char *name, char *out, size_t cap)
+{
+	const char *p = strcasestr(head, name);
+
+	out[0] = '\0';
+	if (p) {
+		p += strlen(name);
+		snprintf(out, cap, "%.*s", (int)strcspn(p, "\r\n"), p);
+	}
+}
+
+static void serve(struct server *sv, int c)
+{
+	char buf[65536], cl[32];
+	size_t n = 0;
+	char *end = NULL;
+	int i = atomic_load(&sv->nreq), code;
+
+	while (n < sizeof(buf) - 1 && !(end = strstr(buf, "\r\n\r\n"))) {
+		ssize_t r = read(c, buf + n, sizeof(buf) - 1 - n);
+
+		if (r <= 0)
+			return;
+		n += (size_t)r;
+		buf[n] = '\0';
+	}
+	if (!end || i >= MAX_REQS)
+		return;
+	header(buf, "Content-Length: ", cl, sizeof(cl));
+	size_t want = (size_t)(end + 4 - buf) + strtoul(cl, NULL, 10);
+
+	while (n < want && n < sizeof(buf) - 1) {
+		ssize_t r = read(c, buf + n, sizeof(buf) - 1 - n);
+
+		if (r <= 0)
+			return;
+		n += (size_t)r;
+	}
+	buf[n] = '\0';
+	snprintf(sv->line[i], sizeof(sv->line[i]), "%.*s", (int)strcspn(buf, "\r\n"), buf);
+	header(buf, "Authorization: ", sv->auth[i], sizeof(sv->auth[i]));
+	header(buf, "X-Scope-OrgID: ", sv->org[i], sizeof(sv->org[i]));
+	snprintf(sv->body[i], sizeof(sv->body[i]), "%s", end + 4);
+	code = i < sv->ncodes ? sv->codes[i] : 200;
+	atomic_fetch_add(&sv->nreq, 1);
+	if (code < 0) { /* hang until the client gives up */
+		while (!atomic_load(&sv->stop) && read(c, buf, sizeof(buf)) > 0)
+			;
+		return;
+	}
+	const char *body = code == 200 ? "" : sv->reply ? sv->reply : "no";
+	int len = snprintf(buf, sizeof(buf),
+			   "HTTP/1.1 %d X\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n%s",
+			   code, strlen(body), body);
+
+	if (write(c, buf, (size_t)len) != len)
+		return;
+}
+
+static void *server_run(void *arg)
+{
+	struct server *sv = arg;
+
+	while (!atomic_load(&sv->stop)) {
+		struct pollfd p = { sv->fd, POLLIN, 0 };
+		int c;
+
+		if (poll(&p, 1, 50) <= 0)
+			continue;
+		c = accept(sv->fd, NULL, NULL);
+		if (c < 0)
+			continue;
+		serve(sv, c);
+		close(c);
+	}
+	return NULL;
+}
+
+static void server_start(struct server *sv)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t al = sizeof(a);
+
+	sv->fd = socket(AF_INET, SOCK_STREAM, 0);
+	CHECK(sv->fd >= 0);
+	CHECK(bind(sv->fd, (struct sockaddr *)&a, sizeof(a)) == 0);
+	CHECK(listen(sv->fd, 16) == 0);
+	CHECK(getsockname(sv->fd, (struct sockaddr *)&a, &al) == 0);
+	sv->port = ntohs(a.sin_port);
+	atomic_store(&sv->stop, false);
+	atomic_store(&sv->nreq, 0);
+	CHECK(pthread_create(&sv->thread, NULL, server_run, sv) == 0);
+}
+
+static void server_stop(struct server *sv)
+{
+	atomic_store(&sv->stop, true);
+	pthread_join(sv->thread, NULL);
+	close(sv->fd);
+}
+
+static void request(struct pyro_request *r, const char *query, const char *body)
+{
+	r->query = strdup(query);
+	r->body = strdup(body);
+	r->len = strlen(body);
+}
+
+/* Polls until the sender has settled n requests (sent, failed or dropped), at most 10 s. */
+static void settle(struct pyro_post *pp, uint64_t n, struct pyro_post_stats *st)
+{
+	for (int i = 0; i < 1000; i++) {
+		pyro_post__stats(pp, st);
+		if (st->sent + st->failed + st->dropped >= n)
+			return;
+		usleep(10000);
+	}
+}
+
+static char url[64], tmpdir[64];
+
+static const char *auth_file(const char *text)
+{
+	static char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/auth", tmpdir);
+	f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+TEST_CASE(post_basic_auth_tenant_and_body)
+{
+	static struct server sv;
+	struct pyro_post *pp;
+	struct pyro_post_opts o = { url, auth_file("alice:s3cr:et\n"), "team-a", 0, 0, 0, 0 };
+	struct pyro_post_stats st;
+	struct pyro_request r;
+	char err[256];
+
+	server_start(&sv);
+	snprintf(url, sizeof(url), "127.0.0.1:%d/", sv.port); /* gala-gopher's form */
+	CHECK(pyro_post__new(&o, &pp, err, sizeof(err)) == 0);
+	request(&r, "name=a.cpu%7B%7D&from=1&until=2", "main;work 5\n");
+	pyro_post__push(pp, &r);
+	CHECK(r.query == NULL && r.body == NULL);
+	settle(pp, 1, &st);
+	CHECK(st.sent == 1 && st.failed == 0 && st.bytes == 12);
+	CHECK_STR(sv.line[0], "POST /ingest?name=a.cpu%7B%7D&from=1&until=2 HTTP/1.1");
+	CHECK_STR(sv.auth[0], "Basic YWxpY2U6czNjcjpldA=="); /* alice:s3cr:et */
+	CHECK_STR(sv.org[0], "team-a");
+	CHECK_STR(sv.body[0], "main;work 5\n");
+	pyro_post__free(pp, 1000, &st);
+	server_stop(&sv);
+}
+
+TEST_CASE(post_bearer_token)
+{
+	static struct server sv;
+	struct pyro_post *pp;
+	struct pyro_post_opts o = { url, auth_file("  tok.en-123  \n"), NULL, 0, 0, 0, 0 };
+	struct pyro_post_stats st;
+	struct pyro_request r;
+	char err[256];
+
+	server_start(&sv);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/ingest", sv.port);
+	CHECK(pyro_post__new(&o, &pp, err, sizeof(err)) == 0);
+	request(&r, "name=a.cpu%7B%7D", "x 1\n");
+	pyro_post__push(pp, &r);
+	settle(pp, 1, &st);
+	CHECK(st.sent == 1);
+	CHECK_STR(sv.line[0], "POST /ingest?name=a.cpu%7B%7D HTTP/1.1");
+	CHECK_STR(sv.auth[0], "Bearer tok.en-123");
+	CHECK_STR(sv.org[0], "");
+	pyro_post__free(pp, 1000, NULL);
+	server_stop(&sv);
+}
+
+TEST_CASE(post_retries_5xx_not_4xx)
+{
+	static struct server sv = { .codes = { 503, 502, 200, 400 }, .ncodes = 4,
+				    .reply = "invalid service name\n" };
+	struct pyro_post *pp;
+	struct pyro_post_opts o = { url, NULL, NULL, 0, 3, 50, 2000 };
+	struct pyro_post_stats st;
+	struct pyro_request r;
+	char err[256];
+	int64_t t0;
+
+	server_start(&sv);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", sv.port);
+	CHECK(pyro_post__new(&o, &pp, err, sizeof(err)) == 0);
+	t0 = clock_mono_ms();
+	request(&r, "name=a.cpu%7B%7D", "x 1\n");
+	pyro_post__push(pp, &r);
+	settle(pp, 1, &st);
+	/* Two failures, waits of 50 then 100 ms, then sent. */
+	CHECK(st.sent == 1 && st.retried == 2 && st.failed == 0);
+	CHECK(clock_mono_ms() - t0 >= 150);
+	CHECK(atomic_load(&sv.nreq) == 3);
+	request(&r, "name=bad%7B%7D", "x 1\n");
+	pyro_post__push(pp, &r);
+	settle(pp, 2, &st);
+	/* A refusal is final, and says why. */
+	CHECK(st.failed == 1 && st.retried == 2 && atomic_load(&sv.nreq) == 4);
+	CHECK(strstr(st.last_error, "(name=bad%7B%7D): HTTP 400: invalid service name") != NULL);
+	pyro_post__free(pp, 1000, NULL);
+	server_stop(&sv);
+}
+
+TEST_CASE(post_server_down_never_blocks)
+{
+	static struct server sv;
+	struct pyro_post *pp;
+	struct pyro_post_opts o = { url, NULL, NULL, 4, 2, 20, 500 };
+	struct pyro_post_stats st;
+	struct pyro_request r;
+	char err[256];
+	int64_t t0, worst = 0;
+
+	/* A port nobody listens on: a server started and stopped. */
+	server_start(&sv);
+	server_stop(&sv);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", sv.port);
+	CHECK(pyro_post__new(&o, &pp, err, sizeof(err)) == 0);
+	for (int i = 0; i < 50; i++) {
+		t0 = clock_mono_ms();
+		request(&r, "name=a.cpu%7B%7D", "x 1\n");
+		pyro_post__push(pp, &r);
+		if (clock_mono_ms() - t0 > worst)
+			worst = clock_mono_ms() - t0;
+	}
+	CHECK(worst < 50);
+	settle(pp, 50, &st);
+	CHECK(st.queued == 50 && st.sent == 0);
+	CHECK(st.failed + st.dropped == 50 && st.dropped >= 45);
+	CHECK(st.failed >= 1 && st.retried >= 2);
+	CHECK(strstr(st.last_error, "Couldn't connect") != NULL);
+	pyro_post__free(pp, 0, NULL);
+}
+
+TEST_CASE(post_hung_server_stopped_at_the_flush_deadline)
+{
+	static struct server sv = { .codes = { -1 }, .ncodes = 1 };
+	struct pyro_post *pp;
+	struct pyro_post_opts o = { url, NULL, NULL, 0, 3, 0, 20000 };
+	struct pyro_post_stats st;
+	struct pyro_request r;
+	char err[256];
+	int64_t t0;
+
+	server_start(&sv);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", sv.port);
+	CHECK(pyro_post__new(&o, &pp, err, sizeof(err)) == 0);
+	for (int i = 0; i < 3; i++) {
+		request(&r, "name=a.cpu%7B%7D", "x 1\n");
+		pyro_post__push(pp, &r);
+	}
+	while (atomic_load(&sv.nreq) < 1)
+		usleep(1000);
+	/* The first request hangs: the end waits 300 ms, not the 20 s timeout. */
+	t0 = clock_mono_ms();
+	pyro_post__free(pp, 300, &st);
+	CHECK(clock_mono_ms() - t0 < 3000);
+	CHECK(st.sent == 0 && st.failed == 1 && st.dropped == 2);
+	server_stop(&sv);
+}
+
+TEST_CASE(post_bad_inputs_one_line)
+{
+	struct pyro_post *pp;
+	struct pyro_post_opts o = { "ftp://x", NULL, NULL, 0, 0, 0, 0 };
+	char err[256];
+
+	CHECK(pyro_post__new(&o, &pp, err, sizeof(err)) == -EINVAL && pp == NULL);
+	CHECK_STR(err, "--pyroscope ftp://x: not an http:// or https:// URL");
+	o.url = "http://h:1";
+	o.auth_file = auth_file("a\nb\n");
+	CHECK(pyro_post__new(&o, &pp, err, sizeof(err)) == -EINVAL);
+	CHECK(strstr(err, ": more than one line, or control characters") != NULL);
+	o.auth_file = "/nonexistent/auth";
+	CHECK(pyro_post__new(&o, &pp, err, sizeof(err)) == -ENOENT);
+	CHECK_STR(err, "--pyroscope-auth /nonexistent/auth: No such file or directory");
+	o.auth_file = NULL;
+	o.tenant = "a\r\nX: y";
+	CHECK(pyro_post__new(&o, &pp, err, sizeof(err)) == -EINVAL);
+	pyro_post__free(NULL, 0, NULL);
+}
+
+int main(void)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/gt-pyropost.XXXXXX");
+	if (!mkdtemp(tmpdir))
+		return 1;
+	RUN(post_basic_auth_tenant_and_body);
+	RUN(post_bearer_token);
+	RUN(post_retries_5xx_not_4xx);
+	RUN(post_server_down_never_blocks);
+	RUN(post_hung_server_stopped_at_the_flush_deadline);
+	RUN(post_bad_inputs_one_line);
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/auth", tmpdir);
+	unlink(path);
+	rmdir(tmpdir);
+	HARNESS_EXIT();
+}
