@@ -99,7 +99,7 @@ static int write_period(struct session *s, enum stack_type t, const char *stamp,
 			const struct pprof_meta *m)
 {
 	struct profile *p = collector__profile(s->col, t);
-	struct profile_part one = { .p = p }, *parts = &one;
+	struct profile_part one = { 0, p }, *parts = &one;
 	const char *svg_dir = s->o->svg_dir[0] ? s->o->svg_dir : s->o->out_dir;
 	const char *fold_dir = s->o->flame_dir[0] ? s->o->flame_dir : s->o->out_dir;
 	char path[8192], part[128];

@@ -7,10 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "folded.h"
-#include "model/group.h"
 #include "model/sanitize.h"
-#include "model/split.h"
 
 /* Pyroscope's /ingest turns the name's last part into its profile type; an unknown one is
  * refused ("unknown profile type"). Off-CPU time is time blocked: the block profile's delay
@@ -161,232 +158,48 @@ int pyro_query_str(char *buf, size_t cap, const struct pyro_query *q)
 	return (int)at;
 }
 
-/* Moves line[0..len) (stack, ' ', count) to out (at or before line), cut to PYRO_LINE_MAX at a frame boundary
- * with "[truncated]" as its last frame; returns the bytes written. */
-static size_t cut_line(const char *line, size_t len, char *out)
+/* Writes line[0..len) (stack, ' ', count) with the count scaled, cut to PYRO_LINE_MAX at a
+ * frame boundary with "[truncated]" as its last frame. */
+static void put_line(FILE *out, const char *line, size_t len, double scale)
 {
 	static const char mark[] = ";[truncated]";
 	const char *count = memrchr(line, ' ', len);
-	size_t clen = count ? (size_t)(line + len - count) : 0, keep;
+	char num[64], *end;
+	size_t slen, clen;
+	double v;
 
-	if (len <= PYRO_LINE_MAX || !count || clen > 64) {
-		memmove(out, line, len);
-		return len;
+	if (!len || line[0] == '#' || !count || count == line ||
+	    (size_t)(line + len - count) >= sizeof(num))
+		return;
+	slen = (size_t)(count - line);
+	clen = (size_t)(line + len - count - 1);
+	memcpy(num, count + 1, clen);
+	num[clen] = '\0';
+	v = strtod(num, &end);
+	if (end == num || *end || !(v >= 0))
+		return;
+	clen = (size_t)snprintf(num, sizeof(num), " %.0f\n", v * scale);
+	if (slen + clen > PYRO_LINE_MAX) {
+		size_t keep = PYRO_LINE_MAX - clen - (sizeof(mark) - 1);
+
+		while (keep && line[keep] != ';')
+			keep--;
+		fwrite(line, 1, keep, out);
+		fputs(keep ? mark : mark + 1, out);
+	} else {
+		fwrite(line, 1, slen, out);
 	}
-	keep = PYRO_LINE_MAX - clen - (sizeof(mark) - 1);
-	while (keep && line[keep] != ';')
-		keep--;
-	memmove(out, line, keep);
-	memcpy(out + keep, keep ? mark : mark + 1, sizeof(mark) - (keep ? 1 : 2));
-	keep += sizeof(mark) - (keep ? 1 : 2);
-	memmove(out + keep, count, clen);
-	return keep + clen;
+	fputs(num, out);
 }
 
-int pyro_body(const struct profile *p, double scale, char **text, size_t *len)
+int pyro_body_write(FILE *out, const char *text, size_t len, double scale)
 {
-	struct profile *copy = NULL;
-	char *raw = NULL, *out;
-	size_t rlen = 0, at = 0;
-	FILE *f;
-	int err;
+	for (size_t i = 0; i < len;) {
+		const char *nl = memchr(text + i, '\n', len - i);
+		size_t l = nl ? (size_t)(nl - (text + i)) : len - i;
 
-	*text = NULL;
-	*len = 0;
-	if (scale != 1) {
-		copy = profile__new(profile__frames(p), profile__kind(p), false);
-		if (!copy || profile__merge(copy, p)) {
-			profile__free(copy);
-			return -ENOMEM;
-		}
-		profile__scale(copy, scale);
-		p = copy;
-	}
-	f = open_memstream(&raw, &rlen);
-	if (!f) {
-		profile__free(copy);
-		return -ENOMEM;
-	}
-	err = folded_write(f, p);
-	if (fclose(f) && !err)
-		err = -ENOMEM;
-	profile__free(copy);
-	if (err) {
-		free(raw);
-		return err == -EIO ? -ENOMEM : err;
-	}
-	out = raw; /* lines only get shorter: cut in place */
-	for (size_t i = 0; i < rlen;) {
-		const char *nl = memchr(raw + i, '\n', rlen - i);
-		size_t l;
-
-		if (!nl) /* folded_write ends every line */
-			break;
-		l = (size_t)(nl - (raw + i));
-		at += cut_line(raw + i, l, out + at);
-		out[at++] = '\n';
+		put_line(out, text + i, l, scale);
 		i += l + 1;
 	}
-	out[at] = '\0';
-	*text = out;
-	*len = at;
-	return 0;
-}
-
-/* A series: its part of the profile and its labels. */
-struct series {
-	struct profile *p;
-	double total;
-	char service[256], pod[256], container_id[128];
-	uint32_t pid;
-};
-
-/* Name of frame id without its "[Pod]"/"[Con]" prefix of plen bytes. */
-static void frame_label(struct frames *ft, uint32_t id, size_t plen, char *buf, size_t cap)
-{
-	const char *name = frames__name(ft, id);
-	size_t len = frames__name_len(ft, id);
-
-	buf[0] = '\0';
-	if (len > plen)
-		snprintf(buf, cap, "%.*s", (int)(len - plen), name + plen);
-}
-
-static void series_labels(struct series *s, struct frames *ft, const struct profile_part *pt,
-			  const struct pyro_opts *o)
-{
-	uint32_t pid = 0;
-
-	s->service[0] = s->pod[0] = s->container_id[0] = '\0';
-	if (pt->pod)
-		frame_label(ft, pt->pod, 5, s->pod, sizeof(s->pod));
-	if (pt->process) {
-		const char *name = frames__name(ft, pt->process);
-		size_t len = frames__name_len(ft, pt->process);
-		size_t skip = group_process_parse(name, len, &pid);
-
-		snprintf(s->service, sizeof(s->service), "%.*s", (int)(len - skip), name + skip);
-	}
-	if (pid && o->ident)
-		o->ident(o->ident_ctx, pid, s->container_id, sizeof(s->container_id));
-	if (pt->container) /* the container's processes share the series: no pid */
-		frame_label(ft, pt->container, 5, s->service, sizeof(s->service));
-	else
-		s->pid = pid;
-	if (!s->service[0])
-		snprintf(s->service, sizeof(s->service), "%s", o->app);
-}
-
-static int by_total(const void *a, const void *b)
-{
-	const struct series *x = a, *y = b;
-
-	if (x->total != y->total)
-		return x->total < y->total ? 1 : -1;
-	return strcmp(x->service, y->service);
-}
-
-static int make_request(const struct series *s, const struct pyro_opts *o,
-			const struct pyro_type *type, uint64_t from, uint64_t until,
-			struct pyro_request *r)
-{
-	struct pyro_labels l = { s->service, o->hostname, s->container_id, s->pod, s->pid };
-	char name[4096], query[16384];
-	struct pyro_query q = { name, from, until, o->freq, NULL, type };
-	int err;
-
-	if (pyro_name(name, sizeof(name), o->app, type->name, &l) < 0 ||
-	    pyro_query_str(query, sizeof(query), &q) < 0)
-		return -ENOMEM; /* bounded inputs: cannot happen */
-	r->query = strdup(query);
-	if (!r->query)
-		return -ENOMEM;
-	r->total = s->total;
-	err = pyro_body(s->p, type->scale, &r->body, &r->len);
-	if (err) {
-		free(r->query);
-		r->query = NULL;
-	}
-	return err;
-}
-
-int pyro_requests(const struct profile *p, const struct pyro_opts *o, uint64_t from,
-		  uint64_t until, struct pyro_request **reqs, size_t *n, size_t *merged)
-{
-	const struct pyro_type *type = pyro_type_of(profile__kind(p));
-	struct split_opts so = { .by_container = true, .strip_identity = true, .one_unkeyed = true };
-	size_t max = o->max_series ? o->max_series : 64, np = 0, ns = 0, nr = 0, nmerged = 0;
-	struct profile_part *parts = NULL;
-	struct series *s = NULL;
-	struct pyro_request *r = NULL;
-	int err;
-
-	*reqs = NULL;
-	*n = 0;
-	if (!type)
-		return -EINVAL;
-	err = profile_split(p, &so, &parts, &np);
-	if (err)
-		return err;
-	s = calloc(np ? np : 1, sizeof(*s));
-	if (!s) {
-		profile_parts_free(parts, np);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < np; i++) {
-		double t = profile__total(parts[i].p);
-
-		if (t <= 0)
-			continue;
-		series_labels(&s[ns], profile__frames(p), &parts[i], o);
-		s[ns].p = parts[i].p;
-		s[ns++].total = t;
-	}
-	qsort(s, ns, sizeof(*s), by_total);
-	if (ns > max) {
-		/* The lightest into one: the last kept slot becomes the merge of the rest. */
-		struct profile *rest = profile__new(profile__frames(p), profile__kind(p), false);
-
-		err = rest ? 0 : -ENOMEM;
-		for (size_t i = max - 1; i < ns && !err; i++)
-			err = profile__merge(rest, s[i].p);
-		if (err) {
-			profile__free(rest);
-			goto out;
-		}
-		nmerged = ns - (max - 1);
-		s[max - 1] = (struct series){ .p = rest, .total = profile__total(rest) };
-		snprintf(s[max - 1].service, sizeof(s[max - 1].service), "%s-other", o->app);
-		ns = max;
-	}
-	r = calloc(ns ? ns : 1, sizeof(*r));
-	err = r ? 0 : -ENOMEM;
-	for (; nr < ns && !err; nr++)
-		err = make_request(&s[nr], o, type, from, until, &r[nr]);
-	if (nmerged)
-		profile__free(s[max - 1].p);
-	if (err) {
-		pyro_requests_free(r, nr);
-		r = NULL;
-		nr = 0;
-	}
-out:
-	free(s);
-	profile_parts_free(parts, np);
-	*reqs = r;
-	*n = nr;
-	if (merged)
-		*merged = err ? 0 : nmerged;
-	return err;
-}
-
-void pyro_requests_free(struct pyro_request *reqs, size_t n)
-{
-	if (!reqs)
-		return;
-	for (size_t i = 0; i < n; i++) {
-		free(reqs[i].query);
-		free(reqs[i].body);
-	}
-	free(reqs);
+	return ferror(out) ? -EIO : 0;
 }

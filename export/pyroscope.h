@@ -1,15 +1,14 @@
-/* Pyroscope's ingest API (POST /ingest): a profile as one request per series, each with the
- * name "APP.TYPE{service_name=...,hostname=...,pid=...,container_id=...,pod=...}" (TYPE from
- * the list Pyroscope's /ingest knows, chosen by the value kind), the query
- * (from/until/sampleRate/spyName/units/aggregationType) and a folded body. One series per
- * container, or per process outside containers; at most max_series, the lightest merged into
- * one. Pure formatting: the sending is export/pyroscope_post.h's. docs/agent.md. */
+/* Pyroscope's ingest API (POST /ingest): the name "APP.TYPE{service_name=...,hostname=...,
+ * pid=...,container_id=...,pod=...}" (TYPE from the list Pyroscope's /ingest knows, chosen
+ * by the value kind), the query (from/until/sampleRate/spyName/units/aggregationType) and the
+ * folded body. Pure formatting: export/pyroscope_post.h sends. docs/agent.md. */
 #ifndef GALATOP_EXPORT_PYROSCOPE_H
 #define GALATOP_EXPORT_PYROSCOPE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "model/profile.h"
 
@@ -59,41 +58,10 @@ struct pyro_query {
  * &units=...&aggregationType=..." into buf. The length, or -ENOSPC. */
 int pyro_query_str(char *buf, size_t cap, const struct pyro_query *q);
 
-/* The folded body of p with every value times scale, rounded to an integer (Pyroscope reads
- * integers), lines longer than PYRO_LINE_MAX cut at a frame and ended with "[truncated]".
- * *text (NUL-terminated, *len bytes) is the caller's to free. 0 or -ENOMEM. */
-int pyro_body(const struct profile *p, double scale, char **text, size_t *len);
-
-/* One request: what goes after "/ingest?" and the body. */
-struct pyro_request {
-	char *query;
-	char *body;
-	size_t len;
-	double total; /* the series' total, in the profile's unit */
-};
-
-/* Names the container id of process pid into buf ("" when none). */
-typedef void (*pyro_ident_fn)(void *ctx, uint32_t pid, char *buf, size_t cap);
-
-struct pyro_opts {
-	const char *app;      /* the name's start, pyro_app_valid */
-	const char *hostname; /* the hostname label */
-	size_t max_series;    /* series per profile; 0 = 64 */
-	unsigned freq;	      /* the on-CPU sampling frequency (sampleRate of cpu) */
-	pyro_ident_fn ident;  /* container ids, may be NULL */
-	void *ident_ctx;
-};
-
-/* The requests for profile p (stacks under identity roots: [Pod], [Con], [PID]comm) of the
- * period [from, until) (UNIX seconds): one per container, or per process outside containers
- * (stacks without identity roots form one series named after the app); when there are more
- * than max_series, the heaviest max_series - 1 keep theirs and the rest go into one series
- * whose service_name is "APP-other" (*merged counts the series merged, if not NULL).
- * Series with no value are left out. *reqs (*n of them) go to pyro_requests_free. 0, -EINVAL
- * (a kind without a Pyroscope type) or -ENOMEM. */
-int pyro_requests(const struct profile *p, const struct pyro_opts *o, uint64_t from,
-		  uint64_t until, struct pyro_request **reqs, size_t *n, size_t *merged);
-/* Frees the requests' strings and the array; NULL is a no-op. */
-void pyro_requests_free(struct pyro_request *reqs, size_t n);
+/* Writes folded text[0..len) ("frame;frame COUNT" lines) to out as a body Pyroscope reads:
+ * each count times scale, rounded to an integer; a line longer than PYRO_LINE_MAX cut at a
+ * frame and ended with "[truncated]"; lines without a count left out. Bodies of several
+ * profiles may follow each other: Pyroscope adds up equal stacks. 0 or -EIO. */
+int pyro_body_write(FILE *out, const char *text, size_t len, double scale);
 
 #endif

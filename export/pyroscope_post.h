@@ -1,4 +1,4 @@
-/* Sending Pyroscope requests (export/pyroscope.h) to a server's /ingest with libcurl, from a
+/* Sending Pyroscope requests (export/pyroscope.h formats them) to a server's /ingest with libcurl, from a
  * thread of its own behind a bounded queue: the caller never waits for the network. Basic or
  * bearer auth read from a file, X-Scope-OrgID for a tenant, retries with a doubling backoff on
  * transport errors, 408, 429 and 5xx; the oldest request dropped when the queue is full.
@@ -9,7 +9,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pyroscope.h"
+/* One request: what goes after "/ingest?" (export/pyroscope.h's pyro_query_str) and the body. */
+struct pyro_request {
+	char *query;
+	char *body;
+	size_t len;
+};
 
 struct pyro_post_opts {
 	const char *url;       /* the server: "http://host:4040", "https://h/prefix", "host:4040" */

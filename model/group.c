@@ -32,34 +32,20 @@ int group_process_name(enum group_by g, uint32_t pid, const char *comm, char *bu
 	return snprintf(buf, cap, "[%u]%s", pid, comm);
 }
 
-size_t group_process_parse(const char *name, size_t len, uint32_t *pid)
-{
-	size_t i = 1;
-	uint64_t v = 0;
-
-	*pid = 0;
-	if (len < 3 || name[0] != '[')
-		return 0;
-	while (i < len && name[i] >= '0' && name[i] <= '9' && v <= UINT32_MAX)
-		v = v * 10 + (uint64_t)(name[i++] - '0');
-	if (i == 1 || i >= len || name[i] != ']' || v > UINT32_MAX)
-		return 0;
-	*pid = (uint32_t)v;
-	return i + 1;
-}
-
 /* "comm" of a "[PID]comm" name (the whole name when it has no [digits] prefix). */
 static uint32_t command_frame(struct frames *ft, uint32_t id)
 {
 	const char *name = frames__name(ft, id);
-	size_t len = frames__name_len(ft, id), skip;
+	size_t len = frames__name_len(ft, id), i = 1;
 	struct frame f = { .kind = FRAME_PROCESS };
-	uint32_t pid;
 
-	skip = group_process_parse(name, len, &pid);
-	if (skip) {
-		name += skip;
-		len -= skip;
+	if (len > 2 && name[0] == '[') {
+		while (i < len && name[i] >= '0' && name[i] <= '9')
+			i++;
+		if (i > 1 && i < len && name[i] == ']') {
+			name += i + 1;
+			len -= i + 1;
+		}
 	}
 	char copy[512]; /* the strtab may move its text while interning */
 

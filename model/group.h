@@ -24,9 +24,6 @@ int group_by_parse(const char *s);
 /* The process root's name for g: "[PID]comm" (thread, process) or "comm" (command), into buf
  * (cap bytes, NUL-terminated); returns its length, as snprintf. */
 int group_process_name(enum group_by g, uint32_t pid, const char *comm, char *buf, size_t cap);
-/* Parses a process root "[PID]comm" (name[0..len)): *pid gets PID and the return is the
- * offset of comm; a name without a "[digits]" prefix gives 0 with *pid 0. */
-size_t group_process_parse(const char *name, size_t len, uint32_t *pid);
 /* Rewrites the identity frames leading frames[0..depth) for g into out (room for depth ids; may
  * be frames itself). A thread frame is one of kind FRAME_THREAD or a process frame right under
  * another (folded files cannot tell them apart); command roots are interned into ft. Returns

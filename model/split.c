@@ -1,4 +1,4 @@
-/* Per-process or per-container split: see split.h. */
+/* Per-process split: see split.h. */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -8,42 +8,24 @@
 struct split {
 	const struct profile *src;
 	struct frames *ft;
-	struct split_opts o;
 	uint32_t *part_of; /* frame id -> part index + 1, 0 when none yet */
 	size_t nframes;
 	struct profile_part *parts;
 	size_t n, cap;
 };
 
-static bool is_identity(unsigned kind)
-{
-	return kind == FRAME_POD || kind == FRAME_CONTAINER || kind == FRAME_PROCESS ||
-	       kind == FRAME_THREAD;
-}
-
 static int split_stack(void *vctx, const uint32_t *frames, size_t depth, double self,
 		       double self2)
 {
 	struct split *c = vctx;
-	uint32_t root = 0, id[FRAME_KIND_MAX] = { 0 };
-	size_t k, skip = 0;
+	uint32_t root = 0;
+	size_t k;
 
-	for (k = 0; k < depth; k++) {
-		unsigned kind = frames__get(c->ft, frames[k])->kind;
-
-		if (!is_identity(kind))
+	for (k = 0; k < depth; k++)
+		if (frames__get(c->ft, frames[k])->kind == FRAME_PROCESS)
 			break;
-		if (!id[kind])
-			id[kind] = frames[k];
-	}
-	if (c->o.strip_identity)
-		skip = k;
-	if (c->o.by_container && id[FRAME_CONTAINER])
-		root = id[FRAME_CONTAINER];
-	else if (id[FRAME_PROCESS])
-		root = id[FRAME_PROCESS];
-	else if (depth && !c->o.one_unkeyed)
-		root = frames[0];
+	if (depth)
+		root = frames[k == depth ? 0 : k];
 	if (root >= c->nframes)
 		return -EINVAL; /* the frame table changed under the walk */
 	if (!c->part_of[root]) {
@@ -54,21 +36,18 @@ static int split_stack(void *vctx, const uint32_t *frames, size_t depth, double 
 		p = profile__new(c->ft, profile__kind(c->src), false);
 		if (!p)
 			return -ENOMEM;
-		c->parts[c->n++] = (struct profile_part){ root, id[FRAME_POD], id[FRAME_CONTAINER],
-							   id[FRAME_PROCESS], p };
+		c->parts[c->n++] = (struct profile_part){ root, p };
 		c->part_of[root] = (uint32_t)c->n;
 	}
-	struct profile *dst = c->parts[c->part_of[root] - 1].p;
-
 	if (profile__two_column(c->src))
-		return profile__add_stack2(dst, frames + skip, depth - skip, self, self2);
-	return profile__add_stack(dst, frames + skip, depth - skip, self);
+		return profile__add_stack2(c->parts[c->part_of[root] - 1].p, frames, depth, self,
+					   self2);
+	return profile__add_stack(c->parts[c->part_of[root] - 1].p, frames, depth, self);
 }
 
-int profile_split(const struct profile *p, const struct split_opts *o,
-		  struct profile_part **parts, size_t *n)
+int profile_split_by_process(const struct profile *p, struct profile_part **parts, size_t *n)
 {
-	struct split c = { .src = p, .ft = profile__frames(p), .o = *o };
+	struct split c = { .src = p, .ft = profile__frames(p) };
 	int err;
 
 	*parts = NULL;
@@ -86,13 +65,6 @@ int profile_split(const struct profile *p, const struct split_opts *o,
 	*parts = c.parts;
 	*n = c.n;
 	return 0;
-}
-
-int profile_split_by_process(const struct profile *p, struct profile_part **parts, size_t *n)
-{
-	struct split_opts o = { .by_container = false, .strip_identity = false };
-
-	return profile_split(p, &o, parts, n);
 }
 
 void profile_parts_free(struct profile_part *parts, size_t n)

@@ -1,15 +1,12 @@
 /* Unit tests for export/pyroscope: names Pyroscope's /ingest parses back to the series'
  * labels with a profile type it knows, percent-encoded queries, folded bodies with integer
- * values in the type's unit, one series per container or process, bounded. */
+ * values in the type's unit and lines Pyroscope can read. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "harness.h"
-#include "profile_fixture.h"
 #include "export/pyroscope.h"
-#include "model/frames.h"
-#include "model/strtab.h"
 
 TEST_CASE(pyro_types_are_ones_ingest_knows)
 {
@@ -71,119 +68,49 @@ TEST_CASE(pyro_query_encoded)
 	CHECK(pyro_query_str(buf, 40, &q) == -ENOSPC);
 }
 
+static char *body(const char *text, size_t len, double scale)
+{
+	char *out = NULL;
+	size_t olen = 0;
+	FILE *f = open_memstream(&out, &olen);
+
+	CHECK(pyro_body_write(f, text, len, scale) == 0);
+	fclose(f);
+	return out;
+}
+
 TEST_CASE(pyro_body_scaled_and_cut)
 {
-	struct fixture fx;
 	char *text;
-	size_t len;
 
-	fx_init(&fx, false);
-	fx_add_stack(fx.ft, fx.p, "main;work", 9, 3, -1);
-	fx_add_stack(fx.ft, fx.p, "main;sleep", 10, 2.5, -1);
-	CHECK(pyro_body(fx.p, 1000, &text, &len) == 0);
-	CHECK_STR(text, "main;sleep 2500\nmain;work 3000\n");
-	CHECK(len == strlen(text));
+	/* Microseconds to nanoseconds; rounded; lines without a count, comments left out. */
+	text = body("main;sleep 2\nmain;work 3\n# x 1\nnocount\nx 0.5\nlast 1", 51, 1000);
+	CHECK_STR(text, "main;sleep 2000\nmain;work 3000\nx 500\nlast 1000\n");
 	free(text);
-	/* A stack deeper than a line may be: cut at a frame, marked, its count kept. */
-	profile__clear(fx.p);
+	text = body("a;b 3\n", 6, 1);
+	CHECK_STR(text, "a;b 3\n");
+	free(text);
+	/* A stack deeper than a line may be (20 frames of 4000 bytes): cut at a frame, marked,
+	 * its count kept. */
 	{
-		/* 20 frames of 4000 bytes: an 80 kB line. */
-		size_t n = 20, at = 0;
-		char *deep = malloc(n * 4001);
+		size_t at = 0;
+		char *deep = malloc(20 * 4001 + 8);
 
-		for (size_t i = 0; i < n; i++) {
+		for (size_t i = 0; i < 20; i++) {
 			if (i)
 				deep[at++] = ';';
 			at += (size_t)sprintf(deep + at, "f%02zu", i);
 			memset(deep + at, 'x', 3997);
 			at += 3997;
 		}
-		fx_add_stack(fx.ft, fx.p, deep, at, 7, -1);
+		at += (size_t)sprintf(deep + at, " 7\n");
+		text = body(deep, at, 1);
 		free(deep);
 	}
-	CHECK(pyro_body(fx.p, 1, &text, &len) == 0);
-	CHECK(len <= PYRO_LINE_MAX + 1);
+	CHECK(strlen(text) <= PYRO_LINE_MAX + 1);
 	CHECK(strstr(text, ";[truncated] 7\n") != NULL);
 	CHECK(!strncmp(text, "f00xxx", 6) && strstr(text, ";f13x") && !strstr(text, ";f14x"));
 	free(text);
-	fx_free(&fx);
-}
-
-static void ident(void *ctx, uint32_t pid, char *buf, size_t cap)
-{
-	(void)ctx;
-	snprintf(buf, cap, "%s", pid == 30 || pid == 31 ? "c0ffee" : "");
-}
-
-static const struct pyro_request *req_with(const struct pyro_request *r, size_t n, const char *s)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strstr(r[i].query, s))
-			return &r[i];
-	return NULL;
-}
-
-TEST_CASE(pyro_requests_per_container_and_process)
-{
-	struct fixture fx;
-	struct pyro_request *r;
-	struct pyro_opts o = { "galatop", "box", 0, 99, ident, NULL };
-	size_t n, merged;
-
-	fx_init(&fx, false);
-	fx_add_stack(fx.ft, fx.p, "[10]nginx;main;work", 19, 5, -1);
-	fx_add_stack(fx.ft, fx.p, "[11]redis;main;loop", 19, 2, -1);
-	fx_add_stack(fx.ft, fx.p, "[Pod]shop;[Con]web;[30]php;run", 30, 4, -1);
-	fx_add_stack(fx.ft, fx.p, "[Pod]shop;[Con]web;[31]php;run", 30, 1, -1);
-	CHECK(pyro_requests(fx.p, &o, 100, 130, &r, &n, &merged) == 0);
-	CHECK(n == 3 && merged == 0);
-	if (n == 3) {
-		const struct pyro_request *a = req_with(r, n, "service_name%3Dnginx");
-		const struct pyro_request *c = req_with(r, n, "service_name%3Dweb");
-
-		/* Heaviest first (ties by name); identity frames are labels, not frames. */
-		CHECK(a == &r[0] && c == &r[1]);
-		CHECK(a && strstr(a->query, "pid%3D10%7D") && !strcmp(a->body, "main;work 5\n"));
-		CHECK(c && strstr(c->query, "container_id%3Dc0ffee%2Cpod%3Dshop%7D") &&
-		      !strstr(c->query, "pid%3D") && !strcmp(c->body, "run 5\n"));
-		CHECK(strstr(r[0].query, "name=galatop.cpu%7B") == r[0].query);
-		CHECK(strstr(r[0].query, "&from=100&until=130&sampleRate=99&"));
-	}
-	pyro_requests_free(r, n);
-
-	/* Bounded: two series kept, the heaviest and the rest merged under APP-other. */
-	o.max_series = 2;
-	CHECK(pyro_requests(fx.p, &o, 100, 130, &r, &n, &merged) == 0);
-	CHECK(n == 2 && merged == 2);
-	if (n == 2) {
-		CHECK(strstr(r[1].query, "service_name%3Dgalatop-other%2Chostname%3Dbox%7D"));
-		CHECK_STR(r[1].body, "main;loop 2\nrun 5\n");
-		CHECK_NUM(r[1].total, 7);
-	}
-	pyro_requests_free(r, n);
-	fx_free(&fx);
-}
-
-TEST_CASE(pyro_requests_without_identity)
-{
-	struct fixture fx;
-	struct pyro_request *r;
-	struct pyro_opts o = { "galatop", "box", 0, 99, NULL, NULL };
-	size_t n;
-
-	/* --group none: no identity roots, one series named after the app. */
-	fx_init(&fx, false);
-	fx_add_stack(fx.ft, fx.p, "main;work", 9, 5, -1);
-	fx_add_stack(fx.ft, fx.p, "start;loop", 10, 2, -1);
-	CHECK(pyro_requests(fx.p, &o, 1, 2, &r, &n, NULL) == 0);
-	CHECK(n == 1);
-	if (n == 1) {
-		CHECK(strstr(r[0].query, "service_name%3Dgalatop%2Chostname%3Dbox%7D"));
-		CHECK_STR(r[0].body, "main;work 5\nstart;loop 2\n");
-	}
-	pyro_requests_free(r, n);
-	pyro_requests_free(NULL, 0);
-	fx_free(&fx);
 }
 
 int main(void)
@@ -193,7 +120,5 @@ int main(void)
 	RUN(pyro_name_labels_cleaned);
 	RUN(pyro_query_encoded);
 	RUN(pyro_body_scaled_and_cut);
-	RUN(pyro_requests_per_container_and_process);
-	RUN(pyro_requests_without_identity);
 	HARNESS_EXIT();
 }

@@ -91,20 +91,6 @@ TEST_CASE(group_process_names)
 	CHECK_STR(buf, "[42]cc1");
 }
 
-/* "[PID]comm" back to its pid and the offset of comm; other names give 0. */
-TEST_CASE(group_process_parse_reads_pid)
-{
-	uint32_t pid;
-
-	CHECK(group_process_parse("[42]cc1", 7, &pid) == 4 && pid == 42);
-	CHECK(group_process_parse("[4294967295]x", 13, &pid) == 12 && pid == 4294967295u);
-	CHECK(group_process_parse("[4294967296]x", 13, &pid) == 0 && pid == 0);
-	CHECK(group_process_parse("cc1", 3, &pid) == 0 && pid == 0);
-	CHECK(group_process_parse("[]x", 3, &pid) == 0);
-	CHECK(group_process_parse("[12", 3, &pid) == 0);
-	CHECK(group_process_parse("[1a]x", 5, &pid) == 0);
-}
-
 TEST_CASE(group_leaves_other_frames_alone)
 {
 	struct strtab *st = strtab__new();
@@ -130,7 +116,6 @@ int main(void)
 	RUN(group_names_parse);
 	RUN(group_command_merges_processes_of_a_name);
 	RUN(group_process_names);
-	RUN(group_process_parse_reads_pid);
 	RUN(group_leaves_other_frames_alone);
 	HARNESS_EXIT();
 }

@@ -77,45 +77,9 @@ TEST_CASE(split_many_processes)
 	fx_free(&fx);
 }
 
-/* By container: a container's processes in one part, keyed by its frame, stacks stripped of
- * their identity frames; the part names its first stack's pod, container and process. */
-TEST_CASE(split_by_container_strips_identity)
-{
-	struct fixture fx;
-	struct profile_part *parts;
-	struct split_opts o = { .by_container = true, .strip_identity = true };
-	size_t n;
-
-	fx_init(&fx, false);
-	fx_add_stack(fx.ft, fx.p, "[Pod]shop;[Con]web;[3]php;run;a", 31, 4, -1);
-	fx_add_stack(fx.ft, fx.p, "[Pod]shop;[Con]web;[4]php;run;b", 31, 2, -1);
-	fx_add_stack(fx.ft, fx.p, "[1]nginx;main;a", 15, 5, -1);
-	CHECK(profile_split(fx.p, &o, &parts, &n) == 0);
-	CHECK(n == 2);
-	if (n == 2) {
-		const struct profile_part *web = part_named(fx.ft, parts, n, "[Con]web");
-		const struct profile_part *ngx = part_named(fx.ft, parts, n, "[1]nginx");
-
-		CHECK(web && ngx);
-		if (web && ngx) {
-			CHECK_NUM(profile__total(web->p), 6);
-			CHECK_NUM(profile__total(ngx->p), 5);
-			CHECK(profile__max_depth(web->p) == 2);
-			CHECK(profile__max_depth(ngx->p) == 2);
-			CHECK(!strcmp(frames__name(fx.ft, web->pod), "[Pod]shop"));
-			CHECK(!strcmp(frames__name(fx.ft, web->process), "[3]php"));
-			CHECK(web->container == web->root);
-			CHECK(ngx->pod == 0 && ngx->container == 0 && ngx->process == ngx->root);
-		}
-	}
-	profile_parts_free(parts, n);
-	fx_free(&fx);
-}
-
 int main(void)
 {
 	RUN(split_files_stacks_under_their_process);
 	RUN(split_many_processes);
-	RUN(split_by_container_strips_identity);
 	HARNESS_EXIT();
 }
