@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "model/sanitize.h"
 #include "util/clock.h"
@@ -19,21 +20,14 @@
 #define REPLY_MAX 200 /* bytes of a refusal's body kept for the error line */
 
 struct pyro_post {
-	char *base;  /* URL up to "/ingest", without the trailing slash */
+	char *base; /* URL up to "/ingest", without the trailing slash */
 	char *userpwd;
 	struct curl_slist *headers;
 	struct pyro_post_opts o;
 	CURL *curl;
-
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	struct pyro_request *q; /* ring of queue_max */
-	size_t head, n;
-	bool stop;
-	int64_t deadline_ms; /* when stopping: give up on sending at this monotonic time */
+	int64_t deadline_ms; /* of the send under way */
+	pthread_mutex_t lock; /* st, read by other threads */
 	struct pyro_post_stats st;
-
 	char reply[REPLY_MAX + 1];
 	size_t reply_len;
 };
@@ -112,22 +106,18 @@ static size_t on_reply(char *data, size_t size, size_t nmemb, void *ctx)
 	return n;
 }
 
-/* Aborts a transfer once a stopping sender is past its deadline. */
+/* Aborts a transfer at the send's deadline. */
 static int on_progress(void *ctx, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
 {
 	struct pyro_post *pp = ctx;
-	bool late;
 
-	pthread_mutex_lock(&pp->lock);
-	late = pp->stop && clock_mono_ms() >= pp->deadline_ms;
-	pthread_mutex_unlock(&pp->lock);
-	return late;
+	return clock_mono_ms() >= pp->deadline_ms;
 }
 
-static void record_error(struct pyro_post *pp, const struct pyro_request *r, const char *fmt, ...)
+static void record_error(struct pyro_post *pp, const char *query, const char *fmt, ...)
 {
 	char msg[sizeof(pp->st.last_error)], name[160];
-	const char *q = r->query + 5; /* after "name=" */
+	const char *q = strncmp(query, "name=", 5) ? query : query + 5;
 	size_t nlen = strcspn(q, "&");
 	va_list ap;
 
@@ -143,25 +133,30 @@ static void record_error(struct pyro_post *pp, const struct pyro_request *r, con
 }
 
 /* One try: 0 sent, 1 worth retrying, -1 refused. */
-static int post_once(struct pyro_post *pp, const struct pyro_request *r, bool last)
+static int post_once(struct pyro_post *pp, const char *query, const char *body, size_t len,
+		     bool last)
 {
-	size_t ulen = strlen(pp->base) + strlen(r->query) + 10;
+	size_t ulen = strlen(pp->base) + strlen(query) + 10;
 	char *url = malloc(ulen), clean[SANITIZE_MAX(REPLY_MAX) + 1];
+	int64_t left = pp->deadline_ms - clock_mono_ms();
 	long code = 0;
 	CURLcode res;
 
 	if (!url)
 		return 1;
-	snprintf(url, ulen, "%s/ingest?%s", pp->base, r->query);
+	snprintf(url, ulen, "%s/ingest?%s", pp->base, query);
 	pp->reply_len = 0;
+	if (left > pp->o.timeout_ms)
+		left = pp->o.timeout_ms;
+	curl_easy_setopt(pp->curl, CURLOPT_TIMEOUT_MS, (long)(left > 1 ? left : 1));
 	curl_easy_setopt(pp->curl, CURLOPT_URL, url);
-	curl_easy_setopt(pp->curl, CURLOPT_POSTFIELDS, r->body);
-	curl_easy_setopt(pp->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->len);
+	curl_easy_setopt(pp->curl, CURLOPT_POSTFIELDS, body);
+	curl_easy_setopt(pp->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
 	res = curl_easy_perform(pp->curl);
 	free(url);
 	if (res != CURLE_OK) {
 		if (last)
-			record_error(pp, r, "%s", curl_easy_strerror(res));
+			record_error(pp, query, "%s", curl_easy_strerror(res));
 		return 1;
 	}
 	curl_easy_getinfo(pp->curl, CURLINFO_RESPONSE_CODE, &code);
@@ -175,83 +170,52 @@ static int post_once(struct pyro_post *pp, const struct pyro_request *r, bool la
 		while (n && (clean[n - 1] == '\n' || clean[n - 1] == ' '))
 			n--;
 		clean[n] = '\0';
-		record_error(pp, r, "HTTP %ld%s%s", code, n ? ": " : "", clean);
+		record_error(pp, query, "HTTP %ld%s%s", code, n ? ": " : "", clean);
 	}
 	return retry ? 1 : -1;
 }
 
-/* Waits ms or until stopped; true when stopped. Called with the lock held. */
-static bool wait_stop(struct pyro_post *pp, unsigned ms)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (long)(ms % 1000) * 1000000;
-	if (ts.tv_nsec >= 1000000000) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000;
-	}
-	while (!pp->stop)
-		if (pthread_cond_timedwait(&pp->cond, &pp->lock, &ts))
-			break;
-	return pp->stop;
-}
-
-static void send_one(struct pyro_post *pp, struct pyro_request *r)
+int pyro_post__send(struct pyro_post *pp, const char *query, const char *body, size_t len,
+		    int64_t deadline_ms)
 {
 	unsigned backoff = pp->o.backoff_ms;
-	int ret;
+	int ret = -ETIMEDOUT;
 
-	for (unsigned attempt = 0;; attempt++) {
+	pp->deadline_ms = deadline_ms;
+	for (unsigned attempt = 0; clock_mono_ms() < deadline_ms; attempt++) {
 		bool last = attempt >= pp->o.retries;
+		int r = post_once(pp, query, body, len, last);
+		int64_t wake = clock_mono_ms() + backoff;
 
-		ret = post_once(pp, r, last);
-		pthread_mutex_lock(&pp->lock);
-		if (!ret) {
-			pp->st.sent++;
-			pp->st.bytes += r->len;
-		} else if (ret < 0 || last) {
-			pp->st.failed++;
-		} else if (pp->stop && clock_mono_ms() + backoff >= pp->deadline_ms) {
-			/* Stopping: no time for another try. */
-			pp->st.failed++;
-			ret = -1;
-		} else {
-			pp->st.retried++;
-			if (!pp->stop)
-				wait_stop(pp, backoff);
+		if (r <= 0) {
+			ret = r ? -EINVAL : 0;
+			break;
 		}
+		ret = -EIO;
+		if (last)
+			break;
+		if (wake >= deadline_ms) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+		pthread_mutex_lock(&pp->lock);
+		pp->st.retried++;
 		pthread_mutex_unlock(&pp->lock);
-		if (ret <= 0 || last)
-			return;
+		usleep((useconds_t)backoff * 1000);
 		backoff = backoff > BACKOFF_MAX_MS / 2 ? BACKOFF_MAX_MS : backoff * 2;
 	}
-}
-
-static void *run(void *arg)
-{
-	struct pyro_post *pp = arg;
-
+	if (ret == -ETIMEDOUT)
+		record_error(pp, query, "out of time (the period's deadline) after %s",
+			     pp->st.retried ? "retries" : "a try");
 	pthread_mutex_lock(&pp->lock);
-	for (;;) {
-		struct pyro_request r;
-
-		while (!pp->stop && !pp->n)
-			pthread_cond_wait(&pp->cond, &pp->lock);
-		if (!pp->n || (pp->stop && clock_mono_ms() >= pp->deadline_ms))
-			break;
-		r = pp->q[pp->head];
-		pp->head = (pp->head + 1) % pp->o.queue_max;
-		pp->n--;
-		pthread_mutex_unlock(&pp->lock);
-		send_one(pp, &r);
-		free(r.query);
-		free(r.body);
-		pthread_mutex_lock(&pp->lock);
+	if (ret) {
+		pp->st.failed++;
+	} else {
+		pp->st.sent++;
+		pp->st.bytes += len;
 	}
 	pthread_mutex_unlock(&pp->lock);
-	return NULL;
+	return ret;
 }
 
 /* The base URL: a scheme added to "host:port" (gala-gopher's pyroscope_server), the trailing
@@ -287,21 +251,11 @@ int pyro_post__new(const struct pyro_post_opts *o, struct pyro_post **out, char 
 	if (!pp)
 		goto nomem;
 	pp->o = *o;
-	if (!pp->o.queue_max)
-		pp->o.queue_max = 256;
 	if (!pp->o.backoff_ms)
 		pp->o.backoff_ms = 500;
 	if (!pp->o.timeout_ms)
 		pp->o.timeout_ms = 10000;
 	pthread_mutex_init(&pp->lock, NULL);
-	{
-		pthread_condattr_t ca;
-
-		pthread_condattr_init(&ca);
-		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-		pthread_cond_init(&pp->cond, &ca);
-		pthread_condattr_destroy(&ca);
-	}
 	pp->base = base_url(o->url);
 	if (!pp->base) {
 		set_err(err, errlen, "--pyroscope %s: not an http:// or https:// URL", o->url);
@@ -325,13 +279,11 @@ int pyro_post__new(const struct pyro_post_opts *o, struct pyro_post **out, char 
 			goto fail;
 	}
 	pp->headers = curl_slist_append(pp->headers, "Content-Type: binary/octet-stream");
-	pp->q = calloc(pp->o.queue_max, sizeof(*pp->q));
 	pthread_once(&curl_once, curl_init);
-	if (!pp->headers || !pp->q || curl_init_ret != CURLE_OK || !(pp->curl = curl_easy_init()))
+	if (!pp->headers || curl_init_ret != CURLE_OK || !(pp->curl = curl_easy_init()))
 		goto nomem;
 	curl_easy_setopt(pp->curl, CURLOPT_HTTPHEADER, pp->headers);
 	curl_easy_setopt(pp->curl, CURLOPT_USERAGENT, "galatop/" GALATOP_VERSION);
-	curl_easy_setopt(pp->curl, CURLOPT_TIMEOUT_MS, (long)pp->o.timeout_ms);
 	curl_easy_setopt(pp->curl, CURLOPT_CONNECTTIMEOUT_MS, (long)pp->o.timeout_ms);
 	curl_easy_setopt(pp->curl, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(pp->curl, CURLOPT_TCP_KEEPALIVE, 1L);
@@ -345,12 +297,6 @@ int pyro_post__new(const struct pyro_post_opts *o, struct pyro_post **out, char 
 		curl_easy_setopt(pp->curl, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
 		curl_easy_setopt(pp->curl, CURLOPT_USERPWD, pp->userpwd);
 	}
-	ret = -pthread_create(&pp->thread, NULL, run, pp);
-	if (ret) {
-		set_err(err, errlen, "--pyroscope: cannot start the sending thread: %s",
-			strerror(-ret));
-		goto fail;
-	}
 	*out = pp;
 	return 0;
 nomem:
@@ -360,36 +306,12 @@ fail:
 	if (pp) {
 		curl_easy_cleanup(pp->curl);
 		curl_slist_free_all(pp->headers);
-		free(pp->q);
 		free(pp->base);
 		free(pp->userpwd);
 		pthread_mutex_destroy(&pp->lock);
-		pthread_cond_destroy(&pp->cond);
 		free(pp);
 	}
 	return ret;
-}
-
-void pyro_post__push(struct pyro_post *pp, struct pyro_request *r)
-{
-	size_t tail;
-
-	pthread_mutex_lock(&pp->lock);
-	if (pp->n == pp->o.queue_max) { /* full: the oldest goes */
-		free(pp->q[pp->head].query);
-		free(pp->q[pp->head].body);
-		pp->head = (pp->head + 1) % pp->o.queue_max;
-		pp->n--;
-		pp->st.dropped++;
-	}
-	tail = (pp->head + pp->n) % pp->o.queue_max;
-	pp->q[tail] = *r;
-	pp->n++;
-	pp->st.queued++;
-	pthread_cond_signal(&pp->cond);
-	pthread_mutex_unlock(&pp->lock);
-	r->query = r->body = NULL;
-	r->len = 0;
 }
 
 void pyro_post__stats(struct pyro_post *pp, struct pyro_post_stats *st)
@@ -399,32 +321,16 @@ void pyro_post__stats(struct pyro_post *pp, struct pyro_post_stats *st)
 	pthread_mutex_unlock(&pp->lock);
 }
 
-void pyro_post__free(struct pyro_post *pp, unsigned flush_ms, struct pyro_post_stats *st)
+void pyro_post__free(struct pyro_post *pp)
 {
 	if (!pp)
 		return;
-	pthread_mutex_lock(&pp->lock);
-	pp->stop = true;
-	pp->deadline_ms = clock_mono_ms() + flush_ms;
-	pthread_cond_broadcast(&pp->cond);
-	pthread_mutex_unlock(&pp->lock);
-	pthread_join(pp->thread, NULL);
-	for (; pp->n; pp->n--) {
-		free(pp->q[pp->head].query);
-		free(pp->q[pp->head].body);
-		pp->head = (pp->head + 1) % pp->o.queue_max;
-		pp->st.dropped++;
-	}
-	if (st)
-		*st = pp->st;
 	curl_easy_cleanup(pp->curl);
 	curl_slist_free_all(pp->headers);
-	free(pp->q);
 	free(pp->base);
 	if (pp->userpwd)
 		memset(pp->userpwd, 0, strlen(pp->userpwd));
 	free(pp->userpwd);
 	pthread_mutex_destroy(&pp->lock);
-	pthread_cond_destroy(&pp->cond);
 	free(pp);
 }
