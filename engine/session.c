@@ -600,6 +600,12 @@ int session__attach_l7(struct session *s, char *err, size_t errlen)
 	return r;
 }
 
+void session__detach_sli(struct session *s)
+{
+	sli_collector__free(s->sli);
+	s->sli = NULL;
+}
+
 int session__attach_sli(struct session *s, char *err, size_t errlen)
 {
 	struct sli_collector_opts so = { 0 };

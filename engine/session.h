@@ -93,6 +93,9 @@ int session__replay(struct session *s, enum session_family f, const void *data, 
 /* Attaches the SLI probes to the session's targets (no-op when attached). 0, or -errno with a
  * one-line reason in err. */
 int session__attach_sli(struct session *s, char *err, size_t errlen);
+/* Detaches the SLI probes and drops their series (no-op when not attached); attached again,
+ * they start afresh. */
+void session__detach_sli(struct session *s);
 /* Once a second (record): the SLI probes are read into the current interval, and processes
  * matching --cmdline that started since become SLI targets. */
 void session__tick(struct session *s);
