@@ -560,13 +560,14 @@ static void sinks_free_unstarted(struct agent *a)
 static void sinks_stop(struct agent *a)
 {
 	for (size_t i = 0; i < a->nsinks; i++) {
+		const struct agent_sink_ops *ops = agent_sink__ops(a->sinks[i]);
 		struct agent_sink_counters c;
 		struct agent_sink_stats own;
 
 		agent_sink__counters(a->sinks[i], &c, &own);
-		agent_sink__stop(a->sinks[i]);
+		agent_sink__stop(a->sinks[i]); /* frees the sink: its ops were taken before */
 		agent_log(AGENT_LOG_INFO, "%s: %llu batches sent, %llu failed, %llu dropped (queue "
-			  "full)", agent_sink__ops(a->sinks[i])->name, (unsigned long long)c.sent,
+			  "full)", ops->name, (unsigned long long)c.sent,
 			  (unsigned long long)c.failed, (unsigned long long)c.dropped);
 	}
 	a->nsinks = 0;
