@@ -334,7 +334,8 @@ static char *dup_id(const struct strtab *st, uint32_t id)
 	return id ? strdup(strtab__str(st, id)) : NULL;
 }
 
-/* The thread intervals that began in [t0, t1) of the timeline's clock. */
+/* The thread intervals that ended in [t0, t1) of the timeline's clock: each one once, in the
+ * period it was whole (an interval still open at a period's end is in no lane yet). */
 static int batch_events(struct agent *a, struct agent_batch *b, uint64_t t0, uint64_t t1)
 {
 	struct timeline *tl;
@@ -355,12 +356,12 @@ static int batch_events(struct agent *a, struct agent_batch *b, uint64_t t0, uin
 		size_t from, to, n;
 
 		lane = timeline__lane(tl, i, &n);
-		timeline__range(tl, i, t0, t1, &from, &to);
+		timeline__range(tl, i, t0 ? t0 - 1 : 0, t1, &from, &to);
 		for (size_t j = from; j < to && j < n; j++) {
 			const struct tl_event *e = &lane[j];
 			struct agent_thread_event *ev;
 
-			if (e->start < t0 || e->start >= t1)
+			if (e->end < t0 || e->end >= t1)
 				continue;
 			if (b->nevents >= AGENT_BATCH_EVENTS_MAX) {
 				b->events_dropped++;
