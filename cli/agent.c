@@ -284,6 +284,7 @@ static int add_profile(struct agent *a, struct agent_batch *b, size_t *cap, enum
 	ap = &b->profiles[b->nprofiles];
 	memset(ap, 0, sizeof(*ap));
 	ap->type = t;
+	ap->kind = profile__kind(p);
 	ap->total = profile__total(p);
 	if (root && process_frame(root, &ap->who.pid, ap->who.comm, sizeof(ap->who.comm)))
 		fill_ident(a, &ap->who, ap->who.pid);
