@@ -16,6 +16,7 @@ struct kafka {
 	struct kafka_stats st;
 };
 
+static void set_error(struct kafka *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void set_error(struct kafka *k, const char *fmt, ...)
 {
 	va_list ap;

@@ -41,6 +41,8 @@ static void curl_init(void)
 }
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -114,6 +116,8 @@ static int on_progress(void *ctx, curl_off_t dt, curl_off_t dn, curl_off_t ut, c
 	return clock_mono_ms() >= pp->deadline_ms;
 }
 
+static void record_error(struct pyro_post *pp, const char *query, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 static void record_error(struct pyro_post *pp, const char *query, const char *fmt, ...)
 {
 	char msg[sizeof(pp->st.last_error)], name[160];

@@ -5,6 +5,7 @@
 # LogsData, their counts the program's own; L7 requests of a loopback HTTP server, one message
 # each; a broker that is down gives counted delivery failures, and the probes keep their pace.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/agent_lib.sh"
 need_root_bpf kafka || exit 0
 [ -x "$TOOLS/tl_work" ] && [ -x "$TOOLS/httpclient" ] && [ -x "$TOOLS/burn" ] ||
 	{ fail kafka "test workloads not built (make tools)"; exit 0; }
@@ -21,13 +22,6 @@ mock() {
 	wait_until 100 grep -q 'replaced with' "$TMP/$1.err"
 	BROKER=$(sed -n 's/.*replaced with \(127\.0\.0\.1:[0-9]*\).*/\1/p' "$TMP/$1.err")
 }
-start_agent() {
-	log=$1; shift
-	: >"$log"
-	"$GALATOP" agent --log-level debug "$@" 2>"$log" & AGENT=$!
-	wait_until 300 grep -q 'running (pid' "$log"
-}
-stop_agent() { kill -TERM "$AGENT"; wait "$AGENT"; RC=$?; }
 # delivered LOG: the messages the agent's Kafka producer had acknowledged at its end.
 delivered() { sed -n 's/.*kafka: \([0-9]*\) messages delivered.*/\1/p' "$1"; }
 # read_back TOPIC LOG: waits until kcat has every message the agent delivered, then stops it.
@@ -42,16 +36,18 @@ for fmt in gala otlp; do
 	mock "tl_$fmt"
 	if start_agent "$TMP/$fmt.agent" --type threads --comm SleepThd --period 1 \
 		--kafka "$BROKER" --kafka-topic "tl_$fmt" --kafka-format $fmt; then
-		own=$("$TOOLS/tl_work" sleep $N 50)
+		"$TOOLS/tl_work" sleep $N 50 >"$TMP/own" & W=$!
+		wait $W
+		own=$(cat "$TMP/own")
 		sleep 2.5 # the last sleeps' period sent
 		stop_agent
 	else
 		fail "kafka_${fmt}_agent" "$(tail -3 "$TMP/$fmt.agent")"
 	fi
 	read_back "tl_$fmt" "$TMP/$fmt.agent"
-	"$PY" - "$fmt" "$TMP/tl_$fmt.msgs" "${own:-none}" "$(delivered "$TMP/$fmt.agent")" <<'EOF'
+	"$PY" - "$fmt" "$TMP/tl_$fmt.msgs" "${own:-none}" "$(delivered "$TMP/$fmt.agent")" "$W" <<'EOF'
 import json, sys
-fmt, path, own, delivered = sys.argv[1:]
+fmt, path, own, delivered, pid = sys.argv[1:]
 msgs = [l.rstrip("\n").split(" ", 1) for l in open(path)]
 def res(name, ok, why=""):
     print(("PASS: %s\n  (%s)" % (name, why)) if ok else ("FAIL: %s: %s" % (name, why)))
@@ -79,7 +75,8 @@ for key, m in msgs:
                         a.get("func.stack", ""), int(a["start_time"]), int(a["end_time"])))
     for name, count, dur, stack, t0, t1 in evs:
         times_ok &= t0 <= t1
-        if thread == "SleepThd" and name == "clock_nanosleep":
+        # Other tests' tl_work may sleep meanwhile: this one's only.
+        if thread == "SleepThd" and key == pid and name == "clock_nanosleep":
             sleeps.append((count, dur))
             stack_ok &= "start_thread;sleep_thd;one_sleep;nap_ms;" in stack
 n = sum(c for c, _ in sleeps)

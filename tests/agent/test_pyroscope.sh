@@ -1,12 +1,13 @@
 #!/bin/sh
 # galatop agent --pyroscope against a loopback stand-in for Pyroscope's /ingest that refuses
 # what Pyroscope refuses (pyroscope_standin.py; Pyroscope has no Debian package): a known
-# on-CPU workload (burn: 60/30/10 over three leaves) arrives as galatop.cpu{service_name=burn,
+# on-CPU workload (burn: 60/30/10 over three leaves) arrives as galatop.cpu{service_name=...,
 # hostname=...,pid=...} with its hot function, Basic auth and the tenant header, and each
 # period's sample count equal to the agent's own periodic folded file and to the CPU time the
 # kernel counted; off-CPU time (sleeper) as block_duration in nanoseconds; 503s retried; a
 # server down or hung costs the probes nothing and the agent still stops promptly.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/agent_lib.sh"
 need_root_bpf pyroscope || exit 0
 [ -x "$TOOLS/burn" ] && [ -x "$TOOLS/sleeper" ] ||
 	{ fail pyroscope "test workloads not built (make tools)"; exit 0; }
@@ -21,19 +22,9 @@ standin() {
 	wait_file "$TMP/$n.port" 100
 	PORT=$(cat "$TMP/$n.port")
 }
-# start_agent LOG ARGS...: the agent in the background, its pid in $AGENT.
-start_agent() {
-	log=$1; shift
-	: >"$log"
-	"$GALATOP" agent --log-level debug "$@" 2>"$log" & AGENT=$!
-	wait_until 300 grep -q 'running (pid' "$log"
-}
-stop_agent() { kill -TERM "$AGENT"; wait "$AGENT"; RC=$?; }
 # accepted LOG: requests the stand-in took; refused LOG: those it refused.
 accepted() { grep -c '"name"' "$1"; }
 refused() { grep -c '"refused"' "$1"; }
-# cpu_ticks PID: the process's user + system time in clock ticks.
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
 # 0. The stand-in holds Pyroscope's rules: gala-gopher's name (a pid after the last dot) and a
 # fractional count are refused, a good request taken.
@@ -49,71 +40,75 @@ else
 fi
 kill "$SIPID"
 
-# 1. On-CPU: burn, 2 s periods, Basic auth and a tenant.
+# 1. On-CPU: burn, 2 s periods, Basic auth and a tenant. burn, under a name of its own
+# (other tests may burn meanwhile), starts once the agent runs (--comm) and its shell reaps it,
+# so that the shell's children's time is all of burn's CPU time: the sample count's truth.
 standin cpu
+cp "$TOOLS/burn" "$TMP/gtpyroburn"
 printf 'alice:s3cr:et\n' >"$TMP/auth"
-"$TOOLS/burn" 60 >/dev/null & BURN=$!
 mkdir -p "$TMP/out"
-if start_agent "$TMP/cpu.agent" --type oncpu -p "$BURN" -F 199 --period 2 --out-dir "$TMP/out" \
+if start_agent "$TMP/cpu.agent" --type oncpu --comm gtpyroburn -F 499 --period 2 --out-dir "$TMP/out" \
 	--pyroscope "http://127.0.0.1:$PORT" --pyroscope-auth "$TMP/auth" \
 	--pyroscope-tenant team-a; then
-	t0=$(cpu_ticks "$BURN")
-	wait_until 150 sh -c "[ \$(grep -c '\"name\"' '$TMP/cpu.log') -ge 3 ]"
-	t1=$(cpu_ticks "$BURN")
+	sh -c '"$1" 5 >/dev/null & echo $! >"$2"; wait $!; awk "{ print \$16 + \$17 }" /proc/$$/stat >"$3"' \
+		sh "$TMP/gtpyroburn" "$TMP/burn.pid" "$TMP/burn.ticks"
+	sleep 2.5 # the period holding burn's end is sent
 	stop_agent
 else
 	fail pyroscope_cpu_agent "$(tail -3 "$TMP/cpu.agent")"
 fi
 kill "$SIPID"
 n=$(accepted "$TMP/cpu.log")
-if [ "$n" -ge 3 ] && [ "$(refused "$TMP/cpu.log")" = 0 ] && [ "$RC" = 0 ]; then
+if [ "$n" -ge 2 ] && [ "$(refused "$TMP/cpu.log")" = 0 ] && [ "$RC" = 0 ]; then
 	pass pyroscope_cpu_accepted
 else
 	fail pyroscope_cpu_accepted "$n accepted, $(refused "$TMP/cpu.log") refused, exit $RC: $(head -c 300 "$TMP/cpu.log")"
 fi
-# The periodic files of the same periods, in order, one total a line.
-for f in "$TMP/out"/oncpu-*.folded; do folded_total "$f"; done >"$TMP/files.tot"
+# The periodic files of the periods with samples, in order, one total a line.
+for f in "$TMP/out"/oncpu-*.folded; do folded_total "$f"; done | grep -v '^0$' >"$TMP/files.tot"
 auth=$(printf 'alice:s3cr:et' | base64)
-"$PY" - "$TMP/cpu.log" "$BURN" "$(hostname)" "Basic $auth" "$TMP/files.tot" "$t0" "$t1" \
-	"$(getconf CLK_TCK)" <<'EOF'
+"$PY" - "$TMP/cpu.log" "$(cat "$TMP/burn.pid")" "$(hostname)" "Basic $auth" "$TMP/files.tot" \
+	"$(cat "$TMP/burn.ticks")" "$(getconf CLK_TCK)" <<'EOF'
 import json, math, sys
-log, pid, host, auth, files, t0, t1, hz = sys.argv[1:]
+log, pid, host, auth, files, ticks, hz = sys.argv[1:]
 reqs = [json.loads(l) for l in open(log) if '"name"' in l]
 tots = [int(l) for l in open(files)]
 def res(name, ok, why=""):
     print(("PASS: %s\n  (%s)" % (name, why)) if ok else ("FAIL: %s: %s" % (name, why)))
-want = {"service_name": "burn", "hostname": host, "pid": pid}
+want = {"service_name": "gtpyroburn", "hostname": host, "pid": pid}
 bad = [r["name"] for r in reqs if r["app"] != "galatop" or r["type"] != "cpu" or r["labels"] != want]
 res("pyroscope_cpu_name", not bad, "names %s" % bad[:2])
 p = [r["params"] for r in reqs]
-res("pyroscope_cpu_params", all(x.get("units") == "samples" and x.get("sampleRate") == "199"
+res("pyroscope_cpu_params", all(x.get("units") == "samples" and x.get("sampleRate") == "499"
     and x.get("aggregationType") == "sum" and x.get("spyName") == "ebpfspy" for x in p), p[:1])
 res("pyroscope_auth_tenant", all(r["auth"] == auth and r["tenant"] == "team-a" for r in reqs),
     "%s %s" % (reqs[0]["auth"], reqs[0]["tenant"]))
 # Windows of 2 s (3 with from rounded down, until up), each starting where the last ended.
 w = [(int(x["from"]), int(x["until"])) for x in p]
-ok = all(2 <= u - f <= 3 for f, u in w[:-1]) and all(w[i + 1][0] in (w[i][1] - 1, w[i][1])
-                                                   for i in range(len(w) - 1))
+ok = all(2 <= u - f <= 3 for f, u in w) and all(w[i + 1][0] in (w[i][1] - 1, w[i][1])
+                                                for i in range(len(w) - 1))
 res("pyroscope_cpu_periods", ok, w)
-# Each full period's body holds the samples its periodic file holds (the last request is the
-# partial period sent at SIGTERM, which has no file).
+# Each period's body holds the samples its periodic file holds (periods without samples send
+# nothing).
 got = [r["total"] for r in reqs]
-res("pyroscope_totals_match_period_files", len(tots) >= 2 and got[:len(tots)] == tots,
+res("pyroscope_totals_match_period_files", len(tots) >= 2 and got == tots,
     "requests %s, files %s" % (got, tots))
-# The hot function: leaf_alpha 60% and leaf_beta 30% of the samples under mid, within 4
-# standard errors of the period's count.
-full = max(reqs[:-1], key=lambda r: r["total"])
-mid = sum(c for s, c in full["stacks"] if ";mid;" in s + ";")
-a = sum(c for s, c in full["stacks"] if ";leaf_alpha;" in s + ";")
-b = sum(c for s, c in full["stacks"] if ";leaf_beta;" in s + ";")
-ok = mid >= 100 and abs(100 * a / mid - 60) <= 400 * math.sqrt(.24 / mid) and \
+# The hot function: leaf_alpha 60% and leaf_beta 30% of the samples under mid (every request's
+# bodies), within 4 standard errors of the count.
+stacks = [sc for r in reqs for sc in r["stacks"]]
+mid = sum(c for s, c in stacks if ";mid;" in s + ";")
+a = sum(c for s, c in stacks if ";leaf_alpha;" in s + ";")
+b = sum(c for s, c in stacks if ";leaf_beta;" in s + ";")
+ok = mid >= 50 and abs(100 * a / mid - 60) <= 400 * math.sqrt(.24 / mid) and \
     abs(100 * b / mid - 30) <= 400 * math.sqrt(.21 / mid)
-res("pyroscope_cpu_hot_function", ok, "alpha %d beta %d of %d" % (a, b, mid))
-# Samples at 199 Hz of the CPU time the kernel counted while the agent ran (10%).
-cpu_s = (int(t1) - int(t0)) / int(hz)
+res("pyroscope_cpu_hot_function", ok, "leaf_alpha %d, leaf_beta %d of %d samples under mid" %
+    (a, b, mid))
+# Samples at 499 Hz of burn's CPU time as the kernel counted it: within 10%, or 50 ms of CPU.
+cpu_s = int(ticks) / int(hz)
 n = sum(got)
-res("pyroscope_samples_match_cpu_time", cpu_s > 1 and abs(n - 199 * cpu_s) <= 0.1 * 199 * cpu_s,
-    "%d samples for %.2f s of CPU" % (n, cpu_s))
+res("pyroscope_samples_match_cpu_time",
+    cpu_s >= 0.3 and abs(n - 499 * cpu_s) <= max(0.1 * 499 * cpu_s, 0.05 * 499),
+    "%d samples for %.2f s of CPU at 499 Hz" % (n, cpu_s))
 EOF
 
 # 2. Off-CPU: sleeper's 300/100 ms naps as block_duration in nanoseconds.
@@ -145,13 +140,18 @@ res("pyroscope_offcpu_name", ok, refused[:1] or [r["name"] for r in reqs[:1]])
 got = [r["total"] for r in reqs]
 res("pyroscope_offcpu_nanoseconds", len(tots) >= 2 and got[:len(tots)] == [1000 * t for t in tots],
     "requests %s, files (us) %s" % (got, tots))
-# sleep_long's 300 ms of every 400 (5 points: a period holds only five rounds).
-full = max(reqs[:-1], key=lambda r: r["total"]) if len(reqs) > 1 else reqs[0]
-lng = sum(c for s, c in full["stacks"] if "sleep_long" in s)
-sht = sum(c for s, c in full["stacks"] if "sleep_short" in s)
-res("pyroscope_offcpu_split", lng + sht > 1e9 and abs(100 * lng / (lng + sht) - 75) <= 5,
-    "sleep_long %d ns, sleep_short %d ns" % (lng, sht))
+# sleep_long's 300 ms of every 400: 75%, less the wait for a CPU after each wake-up, which
+# both naps add to their time off-CPU alike (d ms: (300 + d) / (400 + 2d); a loaded machine
+# with d up to 100 ms gives 67%); 5 points above for a period's partial rounds.
+stacks = [sc for r in reqs for sc in r["stacks"]]
+lng = sum(c for s, c in stacks if "sleep_long" in s)
+sht = sum(c for s, c in stacks if "sleep_short" in s)
+share = 100 * lng / max(lng + sht, 1)
+res("pyroscope_offcpu_split", lng + sht > 2e9 and 66 <= share <= 80,
+    "sleep_long %.0f ms, sleep_short %.0f ms: %.1f%%" % (lng / 1e6, sht / 1e6, share))
 EOF
+
+"$TOOLS/burn" 60 >/dev/null & BURN=$!
 
 # 3. 503 twice: the first period's request is tried again and taken.
 standin retry --fail 2

@@ -154,17 +154,27 @@ static const char *auth_file(const char *text)
 	return path;
 }
 
+/* Starts sv and a client of it: url is pre, the port, post (o->url points at url). */
+static struct pyro_post *client(struct server *sv, const struct pyro_post_opts *o,
+				const char *pre, const char *post)
+{
+	struct pyro_post *pp = NULL;
+	char err[256];
+
+	server_start(sv);
+	snprintf(url, sizeof(url), "%s%d%s", pre, sv->port, post);
+	CHECK(pyro_post__new(o, &pp, err, sizeof(err)) == 0);
+	return pp;
+}
+
 TEST_CASE(post_basic_auth_tenant_and_body)
 {
 	static struct server sv;
 	struct pyro_post *pp;
 	struct pyro_post_opts o = { url, auth_file("alice:s3cr:et\n"), "team-a", 0, 0, 0 };
 	struct pyro_post_stats st;
-	char err[256];
 
-	server_start(&sv);
-	snprintf(url, sizeof(url), "127.0.0.1:%d/", sv.port); /* gala-gopher's form */
-	CHECK(pyro_post__new(&o, &pp, err, sizeof(err)) == 0);
+	pp = client(&sv, &o, "127.0.0.1:", "/"); /* gala-gopher's form */
 	CHECK(pyro_post__send(pp, "name=a.cpu%7B%7D&from=1&until=2", "main;work 5\n", 12,
 			      soon()) == 0);
 	pyro_post__stats(pp, &st);
@@ -182,11 +192,8 @@ TEST_CASE(post_bearer_token)
 	static struct server sv;
 	struct pyro_post *pp;
 	struct pyro_post_opts o = { url, auth_file("  tok.en-123  \n"), NULL, 0, 0, 0 };
-	char err[256];
 
-	server_start(&sv);
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d/ingest", sv.port);
-	CHECK(pyro_post__new(&o, &pp, err, sizeof(err)) == 0);
+	pp = client(&sv, &o, "http://127.0.0.1:", "/ingest");
 	CHECK(pyro_post__send(pp, "name=a.cpu%7B%7D", "x 1\n", 4, soon()) == 0);
 	CHECK_STR(sv.line[0], "POST /ingest?name=a.cpu%7B%7D HTTP/1.1");
 	CHECK_STR(sv.auth[0], "Bearer tok.en-123");
@@ -202,12 +209,9 @@ TEST_CASE(post_retries_5xx_not_4xx)
 	struct pyro_post *pp;
 	struct pyro_post_opts o = { url, NULL, NULL, 3, 50, 2000 };
 	struct pyro_post_stats st;
-	char err[256];
 	int64_t t0;
 
-	server_start(&sv);
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d", sv.port);
-	CHECK(pyro_post__new(&o, &pp, err, sizeof(err)) == 0);
+	pp = client(&sv, &o, "http://127.0.0.1:", "");
 	t0 = clock_mono_ms();
 	CHECK(pyro_post__send(pp, "name=a.cpu%7B%7D", "x 1\n", 4, soon()) == 0);
 	pyro_post__stats(pp, &st);
@@ -253,12 +257,9 @@ TEST_CASE(post_hung_server_bounded_by_the_deadline)
 	struct pyro_post *pp;
 	struct pyro_post_opts o = { url, NULL, NULL, 3, 0, 20000 };
 	struct pyro_post_stats st;
-	char err[256];
 	int64_t t0;
 
-	server_start(&sv);
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d", sv.port);
-	CHECK(pyro_post__new(&o, &pp, err, sizeof(err)) == 0);
+	pp = client(&sv, &o, "http://127.0.0.1:", "");
 	/* The server never answers: 300 ms, not the 20 s timeout (nor 4 of them). */
 	t0 = clock_mono_ms();
 	CHECK(pyro_post__send(pp, "name=a.cpu%7B%7D", "x 1\n", 4, t0 + 300) == -ETIMEDOUT);

@@ -1,0 +1,15 @@
+# Helpers of the agent tests (tests/agent/test_*.sh source it after tests/lib.sh).
+# start_agent LOG ARGS...: runs the agent in the background, its pid in $AGENT; true once it
+# says it runs.
+start_agent() {
+	log=$1; shift
+	: >"$log"
+	"$GALATOP" agent --log-level debug "$@" 2>"$log" &
+	AGENT=$!
+	wait_until 300 grep -q 'running (pid' "$log"
+}
+# stop_agent [SIGNAL]: signals the agent (TERM), waits for it; its exit status in $RC.
+stop_agent() {
+	kill -"${1:-TERM}" "$AGENT"
+	wait "$AGENT"; RC=$?
+}
