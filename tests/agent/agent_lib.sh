@@ -6,7 +6,7 @@ start_agent() {
 	: >"$log"
 	"$GALATOP" agent --log-level debug "$@" 2>"$log" &
 	AGENT=$!
-	wait_until 300 grep -q 'running (pid' "$log"
+	wait_until 300 grep -qs 'running (pid' "$log"
 }
 # stop_agent [SIGNAL]: signals the agent (TERM), waits for it; its exit status in $RC.
 stop_agent() {
