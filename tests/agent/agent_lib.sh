@@ -13,3 +13,6 @@ stop_agent() {
 	kill -"${1:-TERM}" "$AGENT"
 	wait "$AGENT"; RC=$?
 }
+# The agent's servers off (their default ports are for one agent on a box, not for tests
+# running side by side): start_agent LOG $NOSERVE ARGS...
+NOSERVE="--metrics off --rest off"

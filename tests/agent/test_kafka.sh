@@ -1,7 +1,8 @@
 #!/bin/sh
 # galatop agent --kafka, read back with kcat from librdkafka's mock cluster (kcat -X
 # test.mock.num.brokers=1, listening on loopback): thread events of a known workload
-# (tl_work: N nanosleeps of 50 ms in SleepThd, traced by its thread name) as gala-gopher's tprofiling JSON and as OTLP
+# (tl_work: N nanosleeps of 50 ms in SleepThd, traced by its thread name) as gala-gopher's
+# tprofiling JSON and as OTLP
 # LogsData, their counts the program's own; L7 requests of a loopback HTTP server, one message
 # each; a broker that is down gives counted delivery failures, and the probes keep their pace.
 . "$(dirname "$0")/../lib.sh"
@@ -34,7 +35,7 @@ read_back() {
 # 1./2. Thread events of N nanosleeps of 50 ms, in each format.
 for fmt in gala otlp; do
 	mock "tl_$fmt"
-	if start_agent "$TMP/$fmt.agent" --type threads --comm SleepThd --period 1 \
+	if start_agent "$TMP/$fmt.agent" $NOSERVE --type threads --comm SleepThd --period 1 \
 		--kafka "$BROKER" --kafka-topic "tl_$fmt" --kafka-format $fmt; then
 		"$TOOLS/tl_work" sleep $N 50 >"$TMP/own" & W=$!
 		wait $W
@@ -111,7 +112,8 @@ EOF
 "$PY" "$TMP/ok.py" 18602 & SRV=$!
 wait_until 50 sh -c 'curl -s -m 1 http://127.0.0.1:18602/ >/dev/null'
 mock l7
-if start_agent "$TMP/l7.agent" --type l7 -p "$SRV" --period 1 --kafka "$BROKER" --kafka-topic l7; then
+if start_agent "$TMP/l7.agent" $NOSERVE --type l7 -p "$SRV" --period 1 --kafka "$BROKER" \
+	--kafka-topic l7; then
 	reqs=$("$TOOLS/httpclient" 127.0.0.1 18602 /ok 40 | sed -n 's/^requests //p')
 	sleep 2.5
 	stop_agent
@@ -140,7 +142,8 @@ if curl -s -m 1 telnet://127.0.0.1:18603 </dev/null; then
 else
 	mkdir -p "$TMP/out"
 	"$TOOLS/burn" 30 >/dev/null & BURN=$!
-	start_agent "$TMP/down.agent" --type oncpu,threads --comm SleepThd -p "$BURN" --period 1 \
+	start_agent "$TMP/down.agent" $NOSERVE --type oncpu,threads --comm SleepThd -p "$BURN" \
+		--period 1 \
 		--out-dir "$TMP/out" --kafka 127.0.0.1:18603 --kafka-option message.timeout.ms=1500
 	"$TOOLS/tl_work" sleep 40 50 >/dev/null
 	sleep 2.5

@@ -47,7 +47,8 @@ standin cpu
 cp "$TOOLS/burn" "$TMP/gtpyroburn"
 printf 'alice:s3cr:et\n' >"$TMP/auth"
 mkdir -p "$TMP/out"
-if start_agent "$TMP/cpu.agent" --type oncpu --comm gtpyroburn -F 499 --period 2 --out-dir "$TMP/out" \
+if start_agent "$TMP/cpu.agent" $NOSERVE --type oncpu --comm gtpyroburn -F 499 --period 2 \
+	--out-dir "$TMP/out" \
 	--pyroscope "http://127.0.0.1:$PORT" --pyroscope-auth "$TMP/auth" \
 	--pyroscope-tenant team-a; then
 	sh -c '"$1" 5 >/dev/null & echo $! >"$2"; wait $!; awk "{ print \$16 + \$17 }" /proc/$$/stat >"$3"' \
@@ -115,7 +116,8 @@ EOF
 standin off
 rm -rf "$TMP/out"; mkdir -p "$TMP/out"
 "$TOOLS/sleeper" 60 & SLEEPER=$!
-if start_agent "$TMP/off.agent" --type offcpu -p "$SLEEPER" --period 2 --out-dir "$TMP/out" \
+if start_agent "$TMP/off.agent" $NOSERVE --type offcpu -p "$SLEEPER" --period 2 \
+	--out-dir "$TMP/out" \
 	--pyroscope "127.0.0.1:$PORT"; then
 	wait_until 150 sh -c "[ \$(grep -c '\"name\"' '$TMP/off.log') -ge 3 ]"
 	stop_agent
@@ -155,7 +157,7 @@ EOF
 
 # 3. 503 twice: the first period's request is tried again and taken.
 standin retry --fail 2
-if start_agent "$TMP/retry.agent" --type oncpu -p "$BURN" --period 1 \
+if start_agent "$TMP/retry.agent" $NOSERVE --type oncpu -p "$BURN" --period 1 \
 	--pyroscope "http://127.0.0.1:$PORT"; then
 	wait_until 100 sh -c "[ \$(grep -c '\"name\"' '$TMP/retry.log') -ge 2 ]"
 	stop_agent
@@ -177,7 +179,8 @@ for kind in down hung; do
 	else
 		standin hung --hang; url="http://127.0.0.1:$PORT"
 	fi
-	start_agent "$TMP/$kind.agent" --type oncpu -p "$BURN" --period 1 --out-dir "$TMP/out" \
+	start_agent "$TMP/$kind.agent" $NOSERVE --type oncpu -p "$BURN" --period 1 \
+		--out-dir "$TMP/out" \
 		--pyroscope "$url" --pyroscope-retries 2 --pyroscope-timeout 3
 	sleep 4.5
 	nfiles=$(ls "$TMP/out"/oncpu-*.folded 2>/dev/null | wc -l)
