@@ -63,6 +63,8 @@ DEB_PKGS := gcc g++ make clang llvm libclang-rt-14-dev bpftool libbpf-dev libelf
 	libncurses-dev libjansson-dev zlib1g-dev pkg-config libiberty-dev tmux libxml2-utils \
 	linux-perf perl procps mount chromium jq nodejs strace openjdk-17-jdk-headless \
 	libc6-dbg rustc golang-go lld python3
+# The leak probe's tests and bench compare with heaptrack; jemalloc is redis-server's allocator.
+DEB_PKGS += heaptrack libjemalloc2
 # Servers and clients the L7 tests run on loopback (tests/record/test_l7.sh, tests/bench/l7.sh).
 DEB_PKGS += nginx redis-server redis-tools postgresql mariadb-server mariadb-client dnsmasq \
 	dnsutils apache2-utils wrk curl openssl
