@@ -234,15 +234,16 @@ int folded_parse(FILE *f, const char *name, const struct folded_opts *o, folded_
 	return parse(&r, name, o, fn, ctx, stats);
 }
 
-/* Interns frame s[0..len) (h: its strtab__hash) as frame n of *frames. */
-static int push_frame(struct frames *ft, const char *s, size_t len, uint32_t h,
+/* Interns frame s[0..len) (h: its strtab__hash; printable: all its bytes printable ASCII) as
+ * frame n of *frames. */
+static int push_frame(struct frames *ft, const char *s, size_t len, uint32_t h, bool printable,
 		      uint32_t **frames, size_t *cap, size_t n)
 {
 	uint32_t id;
 
 	if (array_grow(frames, cap, n + 1, sizeof(**frames)))
 		return -ENOMEM;
-	if (sanitize_is_clean(s, len)) {
+	if (printable || sanitize_is_clean(s, len)) {
 		id = frames__intern_name_hashed(ft, s, len, h);
 	} else {
 		char *clean = malloc(SANITIZE_MAX(len) + 1);
@@ -264,26 +265,26 @@ long folded_split(struct frames *ft, const char *stack, size_t len, uint32_t **f
 	enum { BATCH = 16 };
 	size_t n = 0, start = 0, k, at[BATCH], lens[BATCH];
 	uint32_t hs[BATCH];
+	bool printable[BATCH];
 
 	/* Like perl's split: empty fields are kept except trailing ones. */
 	while (len > 0 && stack[len - 1] == ';')
 		len--;
 	if (len == 0)
 		return 0;
-	/* In batches: the names' slots are prefetched together, then interned. */
+	/* In batches: the names' slots are prefetched together, then interned. Each name is
+	 * found, hashed and checked in one pass. */
 	while (start <= len) {
 		for (k = 0; k < BATCH && start <= len; k++) {
-			const char *semi = memchr(stack + start, ';', len - start);
-			size_t end = semi ? (size_t)(semi - stack) : len;
-
 			at[k] = start;
-			lens[k] = end - start;
-			hs[k] = strtab__hash(stack + start, lens[k]);
+			lens[k] = strtab__hash_field(stack + start, len - start, ';', &hs[k],
+						     &printable[k]);
 			frames__prefetch_name(ft, hs[k]);
-			start = end + 1;
+			start += lens[k] + 1;
 		}
 		for (size_t j = 0; j < k; j++, n++)
-			if (push_frame(ft, stack + at[j], lens[j], hs[j], frames, cap, n))
+			if (push_frame(ft, stack + at[j], lens[j], hs[j], printable[j], frames, cap,
+				       n))
 				return -ENOMEM;
 	}
 	return (long)n;
@@ -439,7 +440,15 @@ struct write_ctx {
 	size_t *offs; /* start of each line in buf */
 	size_t nlines, offs_cap;
 	bool two;
+	bool no_ident; /* leave out the identity frames ([Pod], [Con], [PID], threads) */
 };
+
+static bool is_ident(const struct frames *ft, uint32_t id)
+{
+	uint32_t k = frames__get(ft, id)->kind;
+
+	return k == FRAME_POD || k == FRAME_CONTAINER || k == FRAME_PROCESS || k == FRAME_THREAD;
+}
 
 static int collect_line(void *vctx, const uint32_t *frames, size_t depth, double self,
 			double self2)
@@ -447,6 +456,13 @@ static int collect_line(void *vctx, const uint32_t *frames, size_t depth, double
 	struct write_ctx *c = vctx;
 	struct frames *ft = profile__frames(c->p);
 	size_t need = 2 * 320 + 3; /* two counts, however large */
+
+	while (c->no_ident && depth && is_ident(ft, frames[0])) {
+		frames++;
+		depth--;
+	}
+	if (!depth)
+		return 0; /* a value on the identity frames alone: no stack to show */
 
 	for (size_t i = 0; i < depth; i++)
 		need += SANITIZE_MAX(frames__name_len(ft, frames[i])) + 1;
@@ -489,7 +505,12 @@ static int line_cmp(const void *a, const void *b)
 
 int folded_write(FILE *out, const struct profile *p)
 {
-	struct write_ctx c = { .p = p, .two = profile__two_column(p) };
+	return folded_write_ex(out, p, false);
+}
+
+int folded_write_ex(FILE *out, const struct profile *p, bool no_ident)
+{
+	struct write_ctx c = { .p = p, .two = profile__two_column(p), .no_ident = no_ident };
 	int ret = profile__for_each_stack(p, ORDER_NAME, collect_line, &c);
 
 	if (!ret) {
@@ -498,9 +519,20 @@ int folded_write(FILE *out, const struct profile *p)
 			qsort(c.offs, c.nlines, sizeof(*c.offs), line_cmp);
 		for (size_t i = 0; i < c.nlines; i++) {
 			const char *stack = c.buf + c.offs[i];
+			double n = 0;
 
+			/* Without identity frames, stacks of several threads may read the same:
+			 * one line with their sum (single-column profiles). */
+			while (no_ident && !c.two && i + 1 < c.nlines &&
+			       !strcmp(stack, c.buf + c.offs[i + 1])) {
+				n += strtod(stack + strlen(stack) + 1, NULL);
+				stack = c.buf + c.offs[++i];
+			}
 			fputs(stack, out);
-			fputs(stack + strlen(stack) + 1, out);
+			if (n)
+				fprintf(out, " %.0f", n + strtod(stack + strlen(stack) + 1, NULL));
+			else
+				fputs(stack + strlen(stack) + 1, out);
 			putc('\n', out);
 		}
 		if (ferror(out))
