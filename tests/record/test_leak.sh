@@ -54,9 +54,11 @@ else
 fi
 
 # --- Sampled by bytes: within the sampling error ---------------------------------------------
+# The churn paced as above: at 16 KiB a churned block is sampled every few calls, each record
+# with a stack copy to unwind.
 R=16384
 "$GALATOP" record --type leak --leak-sample $R -d 4 -o "$TMP/s.folded" \
-	-- "$TOOLS/leaky" 6 >"$TMP/s.out" 2>"$TMP/s.err"
+	-- "$TOOLS/leaky" 6 2 0 50 >"$TMP/s.out" 2>"$TMP/s.err"
 by_leaf "$TMP/s.folded" >"$TMP/s.leaf"
 # Each function's blocks as COUNT x SIZE (leaky.c); a block of size s is taken with
 # p = 1 - exp(-s/R) and weighted 1/p, so the estimate's variance is the sum of s^2 (1-p)/p.
