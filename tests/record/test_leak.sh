@@ -24,11 +24,24 @@ leaf_bytes() { awk -v l="$2" '$1 == l { v = $2 } END { print v + 0 }' "$1"; }
 LEAKS="leak_small leak_big leak_realloc leak_aligned leak_calloc"
 
 # --- Every allocation taken: exact -----------------------------------------------------
-# Stopped while leaky still runs (its exit would free everything); frame pointers: leaky is
-# built with them, and the stacks end in its functions. Two churn threads pausing 50 us per
-# block: every call is a record here, which the sanitized build must keep up with.
-"$GALATOP" record --type leak --leak-sample 1 --unwind fp -d 4 -o "$TMP/exact.folded" \
-	-- "$TOOLS/leaky" 6 2 0 50 >"$TMP/exact.out" 2>"$TMP/exact.err"
+# record_leaky NAME OPTIONS...: records leaky (30 s, two churn threads pausing 50 us per block:
+# every call may be a record here, which the sanitized build must keep up with) until its
+# leaks are 1.5 s old (the minimum age is 1 s), while it still runs (its exit would free
+# everything): $TMP/NAME.folded, .out (leaky's), .err; the exit status is galatop's.
+record_leaky() {
+	n=$1
+	shift
+	"$GALATOP" record --type leak "$@" -o "$TMP/$n.folded" -- "$TOOLS/leaky" 30 2 0 50 \
+		>"$TMP/$n.out" 2>"$TMP/$n.err" &
+	g=$!
+	wait_until 600 grep -q ready "$TMP/$n.out"
+	sleep 1.5
+	kill -INT $g
+	wait $g
+}
+
+# Frame pointers: leaky is built with them, and the stacks end in its functions.
+record_leaky exact --leak-sample 1 --unwind fp
 rc=$?
 if [ $rc = 0 ] && [ -s "$TMP/exact.folded" ] && grep -q ready "$TMP/exact.out"; then
 	pass leak_record
@@ -54,11 +67,9 @@ else
 fi
 
 # --- Sampled by bytes: within the sampling error ---------------------------------------------
-# The churn paced as above: at 16 KiB a churned block is sampled every few calls, each record
-# with a stack copy to unwind.
+# At 16 KiB a churned block is sampled every few calls, each record with a stack copy to unwind.
 R=16384
-"$GALATOP" record --type leak --leak-sample $R -d 4 -o "$TMP/s.folded" \
-	-- "$TOOLS/leaky" 6 2 0 50 >"$TMP/s.out" 2>"$TMP/s.err"
+record_leaky s --leak-sample $R
 by_leaf "$TMP/s.folded" >"$TMP/s.leaf"
 # Each function's blocks as COUNT x SIZE (leaky.c); a block of size s is taken with
 # p = 1 - exp(-s/R) and weighted 1/p, so the estimate's variance is the sum of s^2 (1-p)/p.
@@ -129,11 +140,14 @@ fi
 L=$!
 PIDS="$PIDS $L"
 sleep 0.5
-"$GALATOP" record --type leak --leak-sample 1 --unwind fp -p $L -d 5 -o "$TMP/p.folded" \
+"$GALATOP" record --type leak --leak-sample 1 --unwind fp -p $L -o "$TMP/p.folded" \
 	2>"$TMP/p.err" &
 G=$!
 wait_until 300 grep -q recording "$TMP/p.err"
 kill -USR1 $L
+wait_until 600 grep -q ready "$TMP/p.out"
+sleep 1.5
+kill -INT $G
 wait $G
 by_leaf "$TMP/p.folded" >"$TMP/p.leaf"
 ok=1
