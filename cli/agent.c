@@ -747,7 +747,10 @@ static bool needs_reopen(const struct record_opts *o, const struct record_opts *
 	memset(y.svg_dir, 0, sizeof(y.svg_dir));
 	memset(x.flame_dir, 0, sizeof(x.flame_dir));
 	memset(y.flame_dir, 0, sizeof(y.flame_dir));
-	x.tl_classes = y.tl_classes = 0;
+	/* The thread probes' classes are set when they open: new ones while they run need a new
+	 * session; the SLI probes are opened afresh by family_set. */
+	if (!(o->types & PROBE_THREADS))
+		x.tl_classes = y.tl_classes = 0;
 	x.sli_families = y.sli_families = 0;
 	x.min_aggr_ms = y.min_aggr_ms = 0;
 	return memcmp(&x, &y, sizeof(x)) != 0;
@@ -785,6 +788,18 @@ static int family_set(struct agent *a, unsigned bit, bool sli, bool on, char *er
 	return session__attach_probe(s, bit, err, errlen);
 }
 
+/* "oncpu", "threads", "l7", "sli" (bit 0). */
+static const char *family_name(unsigned bit)
+{
+	if (!bit)
+		return "sli";
+	if (bit == PROBE_THREADS)
+		return "threads";
+	if (bit == RECORD_TYPE_L7)
+		return "l7";
+	return stack_type_name(stack_type_of_probe(bit));
+}
+
 /* The families agent_apply turns on and off, as the type bits and the SLI switch. */
 static const unsigned family_bits[] = { PROBE_ONCPU, PROBE_OFFCPU, PROBE_MEM, PROBE_THREADS,
 					RECORD_TYPE_L7, 0 /* sli */ };
@@ -794,6 +809,20 @@ int agent_apply(struct agent *a, const struct record_opts *n, char *err, size_t 
 	struct record_opts old = a->o;
 	bool reopen = needs_reopen(&a->o, n);
 
+	/* What changes in place, first, so that a family turned on below starts with its own
+	 * settings: periods, output directories, the families' classes. */
+	if (!reopen) {
+		a->o.period = n->period;
+		a->o.multi_instance = n->multi_instance;
+		a->o.periodic_svg = n->periodic_svg;
+		a->o.periodic_folded = n->periodic_folded;
+		memcpy(a->o.out_dir, n->out_dir, sizeof(n->out_dir));
+		memcpy(a->o.svg_dir, n->svg_dir, sizeof(n->svg_dir));
+		memcpy(a->o.flame_dir, n->flame_dir, sizeof(n->flame_dir));
+		a->o.tl_classes = n->tl_classes;
+		a->o.sli_families = n->sli_families;
+		a->o.min_aggr_ms = n->min_aggr_ms;
+	}
 	err[0] = 0;
 	for (size_t i = 0; !reopen && i < sizeof(family_bits) / sizeof(family_bits[0]); i++) {
 		unsigned bit = family_bits[i];
@@ -802,6 +831,11 @@ int agent_apply(struct agent *a, const struct record_opts *n, char *err, size_t 
 		bool on = sli ? n->sli : !!(n->types & bit);
 		int r;
 
+		if (sli && was && on && old.sli_families != n->sli_families) {
+			/* Other SLI families: the SLI probes open again with them. */
+			family_set(a, 0, true, false, err, errlen);
+			was = false;
+		}
 		if (was == on)
 			continue;
 		/* The session reads its options from a->o: the new ones from here on. */
@@ -818,10 +852,7 @@ int agent_apply(struct agent *a, const struct record_opts *n, char *err, size_t 
 			a->o.types |= bit;
 		else
 			a->o.types &= ~bit;
-		agent_log(AGENT_LOG_INFO, "%s %s", sli ? "sli" : bit == PROBE_THREADS ? "threads"
-						       : bit == RECORD_TYPE_L7 ? "l7"
-									       : stack_type_name(stack_type_of_probe(bit)),
-			  on ? "started" : "stopped");
+		agent_log(AGENT_LOG_INFO, "%s %s", family_name(bit), on ? "started" : "stopped");
 	}
 	if (reopen) {
 		/* Targets and probe settings are the session's: the period so far is sent, and
@@ -842,17 +873,6 @@ int agent_apply(struct agent *a, const struct record_opts *n, char *err, size_t 
 		batch_begin(a);
 		return 0;
 	}
-	/* What changes in place: periods, output directories, the families' own settings. */
-	a->o.period = n->period;
-	a->o.multi_instance = n->multi_instance;
-	a->o.periodic_svg = n->periodic_svg;
-	a->o.periodic_folded = n->periodic_folded;
-	memcpy(a->o.out_dir, n->out_dir, sizeof(n->out_dir));
-	memcpy(a->o.svg_dir, n->svg_dir, sizeof(n->svg_dir));
-	memcpy(a->o.flame_dir, n->flame_dir, sizeof(n->flame_dir));
-	a->o.tl_classes = n->tl_classes;
-	a->o.sli_families = n->sli_families;
-	a->o.min_aggr_ms = n->min_aggr_ms;
 	return 0;
 }
 
