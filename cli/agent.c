@@ -336,6 +336,7 @@ static int add_profile(struct agent *a, struct agent_batch *b, size_t *cap, enum
 	ap = &b->profiles[b->nprofiles];
 	memset(ap, 0, sizeof(*ap));
 	ap->type = t;
+	ap->kind = profile__kind(p);
 	ap->total = profile__total(p);
 	if (root && process_frame(root, &ap->who.pid, ap->who.comm, sizeof(ap->who.comm)))
 		fill_ident(a, &ap->who, ap->who.pid);
@@ -386,7 +387,8 @@ static char *dup_id(const struct strtab *st, uint32_t id)
 	return id ? strdup(strtab__str(st, id)) : NULL;
 }
 
-/* The thread intervals that began in [t0, t1) of the timeline's clock. */
+/* The thread intervals that ended in [t0, t1) of the timeline's clock: each one once, in the
+ * period it was whole (an interval still open at a period's end is in no lane yet). */
 static int batch_events(struct agent *a, struct agent_batch *b, uint64_t t0, uint64_t t1)
 {
 	struct timeline *tl;
@@ -407,12 +409,12 @@ static int batch_events(struct agent *a, struct agent_batch *b, uint64_t t0, uin
 		size_t from, to, n;
 
 		lane = timeline__lane(tl, i, &n);
-		timeline__range(tl, i, t0, t1, &from, &to);
+		timeline__range(tl, i, t0 ? t0 - 1 : 0, t1, &from, &to);
 		for (size_t j = from; j < to && j < n; j++) {
 			const struct tl_event *e = &lane[j];
 			struct agent_thread_event *ev;
 
-			if (e->start < t0 || e->start >= t1)
+			if (e->end < t0 || e->end >= t1)
 				continue;
 			if (b->nevents >= AGENT_BATCH_EVENTS_MAX) {
 				b->events_dropped++;
@@ -614,13 +616,14 @@ static void sinks_free_unstarted(struct agent *a)
 static void sinks_stop(struct agent *a)
 {
 	for (size_t i = 0; i < a->nsinks; i++) {
+		const struct agent_sink_ops *ops = agent_sink__ops(a->sinks[i]);
 		struct agent_sink_counters c;
 		struct agent_sink_stats own;
 
 		agent_sink__counters(a->sinks[i], &c, &own);
-		agent_sink__stop(a->sinks[i]);
+		agent_sink__stop(a->sinks[i]); /* frees the sink: its ops were taken before */
 		agent_log(AGENT_LOG_INFO, "%s: %llu batches sent, %llu failed, %llu dropped (queue "
-			  "full)", agent_sink__ops(a->sinks[i])->name, (unsigned long long)c.sent,
+			  "full)", ops->name, (unsigned long long)c.sent,
 			  (unsigned long long)c.failed, (unsigned long long)c.dropped);
 	}
 	a->nsinks = 0;
