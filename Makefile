@@ -63,6 +63,8 @@ DEB_PKGS := gcc g++ make clang llvm libclang-rt-14-dev bpftool libbpf-dev libelf
 	libncurses-dev libjansson-dev zlib1g-dev pkg-config libiberty-dev tmux libxml2-utils \
 	linux-perf perl procps mount chromium jq nodejs strace openjdk-17-jdk-headless \
 	libc6-dbg rustc golang-go lld python3
+# The leak probe's tests and bench compare with heaptrack; jemalloc is redis-server's allocator.
+DEB_PKGS += heaptrack libjemalloc2
 # The agent's HTTP servers (libmicrohttpd); tests/agent scrape it with Debian's prometheus,
 # check its exposition with promtool (in prometheus) and its unit with systemd-analyze.
 DEB_PKGS += libmicrohttpd-dev prometheus systemd
