@@ -204,9 +204,12 @@ static void out_tenths(struct out *o, double t)
 		out_fixed(o, t / 10, 1);
 }
 
+/* v (0..255) in decimal: its digits from the pair table, no division. */
 static void out_u8(struct out *o, unsigned v)
 {
-	out_scaled(o, v, 0, false);
+	char tmp[4], *p = put_decimal(tmp + sizeof(tmp), v);
+
+	out_mem(o, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 
 static const char *entity(unsigned char c)
@@ -420,6 +423,9 @@ struct layout {
 	uint32_t maxdepth; /* of drawn frames */
 	struct item *items; /* drawn frames, parents before children */
 	size_t n_items;
+	/* frame id -> its palette color as 1 << 24 | r << 16 | g << 8 | b, 0 until computed: a
+	 * name's color depends on the name alone (not in differentials), and names recur */
+	uint32_t *colors;
 };
 
 static double value(const struct layout *l, uint32_t id)
@@ -683,9 +689,16 @@ static void write_frame(struct out *o, const struct layout *l, const struct item
 		double d = profile__self2(l->p, it->node) - profile__node(l->p, it->node)->self;
 
 		color = palette_delta(opt->negate ? -d : d, l->maxdelta);
+	} else if (it->node != PROFILE_ROOT && l->colors && l->colors[frame]) {
+		uint32_t c = l->colors[frame];
+
+		color = (struct rgb){ (uint8_t)(c >> 16), (uint8_t)(c >> 8), (uint8_t)c };
 	} else {
 		color = palette_frame_color(opt->palette, frames__get(ft, frame)->kind, name, len,
 					    opt->hash);
+		if (it->node != PROFILE_ROOT && l->colors)
+			l->colors[frame] = 1u << 24 | (uint32_t)color.r << 16 |
+					   (uint32_t)color.g << 8 | color.b;
 	}
 
 	write_title(o, l, it, name, shown, w);
@@ -756,6 +769,9 @@ int svg_write(FILE *f, const struct profile *p, const struct svg_opts *opt)
 	err = layout_frames(&l);
 	if (err)
 		goto out;
+	/* without it (ENOMEM) every color is computed again; the root, drawn as "all", never
+	 * shares it (an empty name is its frame id too) */
+	l.colors = calloc(frames__count(profile__frames(p)), sizeof(*l.colors));
 
 	l.ypad2 = fs * 2 + 10;
 	l.top = ypad1 + (subtitle ? ypad3 : 0);
@@ -767,6 +783,7 @@ int svg_write(FILE *f, const struct profile *p, const struct svg_opts *opt)
 	out_flush(&o);
 	err = o.err;
 out:
+	free(l.colors);
 	free(l.items);
 	free(o.buf);
 	return err;
