@@ -218,7 +218,7 @@ size_t strtab__hash_field(const char *s, size_t max, char sep, uint32_t *h, bool
 	size_t i = 0;
 
 	/* Per word: the separator's bytes and the bytes outside 0x20..0x7e flagged in their top
-	 * bit. Such flags can be wrong above a byte truly flagged (borrows), never below it, so
+	 * bit. Such flags can be wrong above a byte truly flagged (borrows, carries), never below it, so
 	 * the lowest flag is exact: enough to find the end and to tell whether anything before
 	 * it is not printable. */
 	for (; max - i >= 8; i += 8) {
@@ -226,14 +226,17 @@ size_t strtab__hash_field(const char *s, size_t max, char sep, uint32_t *h, bool
 
 		w = load_le(s + i);
 		x = w ^ ones * (unsigned char)sep;
-		y = w ^ ones * 0x7f;
 		semi = (x - ones) & ~x & top;
-		bad = ((w - ones * 0x20) & ~w & top) | (w & top) | ((y - ones) & ~y & top);
+		/* a byte of 0x20..0x7e plus 0x60 has its top bit set, plus 0x01 not; a byte of
+		 * 0x80 or more is caught by its own top bit (and its carries, above it, do not
+		 * matter: it is a bad byte below them) */
+		y = w + ones * 0x60;
+		bad = ~y | (w + ones) | w;
 		if (semi) {
 			unsigned k = (unsigned)__builtin_ctzll(semi) / 8;
 			uint64_t below = k ? ~0ULL >> (64 - 8 * k) : 0;
 
-			*printable = !bad_any && !(bad & below);
+			*printable = !(bad_any & top) && !(bad & below & top);
 			*h = hash_end(acc, w & below, i + k);
 			return i + k;
 		}
@@ -241,6 +244,7 @@ size_t strtab__hash_field(const char *s, size_t max, char sep, uint32_t *h, bool
 		acc = hash_step(acc, w);
 	}
 	/* fewer than 8 bytes left */
+	bad_any &= top;
 	w = 0;
 	size_t k = 0;
 	for (; i + k < max; k++) {
