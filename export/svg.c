@@ -254,7 +254,8 @@ enum { PLAIN_TEXT = 1, PLAIN_COMMENT = 2 };
 #define PLAIN4(c) PLAIN_BITS(c), PLAIN_BITS((c) + 1), PLAIN_BITS((c) + 2), PLAIN_BITS((c) + 3)
 #define PLAIN16(c) PLAIN4(c), PLAIN4((c) + 4), PLAIN4((c) + 8), PLAIN4((c) + 12)
 #define PLAIN64(c) PLAIN16(c), PLAIN16((c) + 16), PLAIN16((c) + 32), PLAIN16((c) + 48)
-static const unsigned char plain_bits[256] = { PLAIN64(0), PLAIN64(64), PLAIN64(128), PLAIN64(192) };
+static const unsigned char plain_bits[256] = { PLAIN64(0), PLAIN64(64), PLAIN64(128),
+						PLAIN64(192) };
 
 /* Bytes taken by the character at s[0..len) (at least 1); *ok tells whether it may appear in
  * an SVG as it is: valid UTF-8 other than the C1 controls and U+FFFE, U+FFFF (which XML
