@@ -14,6 +14,7 @@
 #include "../model/strtab.h"
 #include "../model/stackset.h"
 #include "util/grow.h"
+#include "util/word.h"
 
 /* Character classes of perl's \s, \d, \w on byte strings, plus the bytes frame tidying edits. */
 enum {
@@ -384,18 +385,6 @@ static int header_line(struct perfscript *ps, const char *l, size_t n, size_t co
 	ps->have_pname = true;
 	ps->java = comm_end >= 4 && !memcmp(l, "java", 4);
 	return 0;
-}
-
-/* 8 bytes as a little-endian word: the first byte lowest. */
-static inline uint64_t load_le(const char *p)
-{
-	uint64_t w;
-
-	memcpy(&w, p, 8);
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	w = __builtin_bswap64(w);
-#endif
-	return w;
 }
 
 /* The index of the first byte from p on in l[0..n) that is not \s: a frame line's indent is a

@@ -7,6 +7,7 @@
 
 #include "hash.h"
 #include "util/grow.h"
+#include "util/word.h"
 
 #define CHUNK_SIZE (256u * 1024)
 #define EMPTY_SLOT UINT32_MAX
@@ -177,18 +178,6 @@ uint32_t strtab__find(const struct strtab *st, const char *s, size_t len)
 /* The table's own hash, a word at a time and built so that a scan can compute it while it
  * looks for the end of the string (strtab__hash_field): one multiply per 8 bytes, the last
  * bytes zero-padded, the length and a full mix at the end. Only the table sees its values. */
-/* 8 bytes as a little-endian word: the first byte lowest, as the scans below assume. */
-static inline uint64_t load_le(const char *p)
-{
-	uint64_t w;
-
-	memcpy(&w, p, 8);
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	w = __builtin_bswap64(w);
-#endif
-	return w;
-}
-
 static inline uint64_t hash_step(uint64_t h, uint64_t w)
 {
 	return ((h << 31 | h >> 33) ^ w) * 0x9e3779b97f4a7c15ULL;
