@@ -19,20 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
+#include "client_timing.h"
 
 /* Appends a frame header for a payload of len bytes. */
 static size_t frame(uint8_t *b, uint32_t len, uint8_t type, uint8_t flags, uint32_t sid)
@@ -105,7 +92,6 @@ int main(int argc, char **argv)
 	size_t have = 0, hl = 0, pl, al;
 	int fd, one = 1, n;
 	uint64_t *lat, data = 0;
-	struct rusage ru;
 
 	if (argc != 5 || (n = atoi(argv[4])) <= 0 || strlen(argv[3]) > 120 ||
 	    strlen(argv[1]) > 120) {
@@ -166,12 +152,6 @@ int main(int argc, char **argv)
 				return 1;
 		}
 	}
-	qsort(lat, (size_t)n, sizeof(*lat), cmp);
-	printf("requests %d\np50_ns %llu\n", n, (unsigned long long)lat[(n - 1) / 2]);
-	if (!getrusage(RUSAGE_SELF, &ru))
-		printf("cpu_ns %llu\nnivcsw %ld\n",
-		       (unsigned long long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
-			       (unsigned long long)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull,
-		       ru.ru_nivcsw);
+	report(lat, n);
 	return 0;
 }
