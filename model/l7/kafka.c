@@ -836,5 +836,5 @@ const struct l7_ops l7_kafka_ops = {
 	.step = kafka_step,
 	.end = kafka_end,
 	.lost = kafka_lost,
-	.by_id = true,
+	.pairs_by_id = true,
 };

@@ -433,5 +433,5 @@ const struct l7_ops l7_mongo_ops = {
 	.step = mongo_step,
 	.end = mongo_end,
 	.lost = mongo_lost,
-	.by_id = true,
+	.pairs_by_id = true,
 };

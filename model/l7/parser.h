@@ -64,9 +64,13 @@ struct l7_ops {
 	void (*closing)(struct l7_parser *p, uint64_t ts_ns);
 	/* Frees what the state points to. May be NULL. */
 	void (*release)(struct l7_parser *p);
-	/* Responses name their request (Kafka, MongoDB, RocketMQ): requests keep waiting when
-	 * bytes of the connection are lost, since their responses still pair. */
-	bool by_id;
+	/* Responses name their request (HTTP/2 stream ids, Kafka correlation ids, MongoDB
+	 * requestIDs, RocketMQ opaques): requests keep waiting when the stream goes out of sync,
+	 * their responses may still come. */
+	bool pairs_by_id;
+	/* The parser names its connection's protocol after the first messages (HTTP/2 that
+	 * turns out to carry gRPC): it sets p->proto and then p->settled. */
+	bool names_later;
 };
 
 struct l7_dirstate {
@@ -90,8 +94,10 @@ struct l7_parser {
 	struct l7_req *fifo; /* ring of waiting requests */
 	size_t fifo_head, fifo_len, fifo_cap;
 	uint64_t errors;
+	uint64_t undecoded; /* header blocks that could not be decoded (HTTP/2 HPACK) */
+	bool settled;	    /* p->proto will not change any more */
 	bool cut; /* the pending bytes end where a chunk's capture was cut short */
-	bool resp_synced; /* by_id: a response paired since the start or the last loss */
+	bool resp_synced; /* pairs_by_id: a response paired since the start or the last loss */
 	l7_record_fn fn; /* of the current feed */
 	void *ctx;
 	void *state; /* the protocol's */
@@ -120,7 +126,7 @@ static inline bool l7_wait_head(const struct l7_parser *p, size_t n, uint64_t to
 struct l7_req *l7_fifo_push(struct l7_parser *p);
 struct l7_req *l7_fifo_front(struct l7_parser *p);
 struct l7_req *l7_fifo_at(struct l7_parser *p, size_t i);
-/* For protocols whose responses name their request (by_id): whether a response naming id is
+/* For protocols whose responses name their request (pairs_by_id): whether a response naming id is
  * taken as a message boundary. On a connection met mid-stream (at the start, and after a loss
  * in the responses' direction) a length prefix read from the middle of a message would send
  * the parser past real boundaries, so until a response names a request that waits only such
@@ -173,6 +179,11 @@ void l7_sql_key(char *dst, size_t cap, const char *sql, size_t n);
 /* Finds the first "\r\n" in buf[0..n): its offset, or -1. */
 long l7_find_crlf(const uint8_t *buf, size_t n);
 
+/* The HTTP endpoint key "GET /users/{id}" of a method (ml bytes) and a request target (tl
+ * bytes): numbers and ids become {id}, query and fragment dropped, sanitized into dst. */
+void l7_http_endpoint(char *dst, size_t cap, const char *method, size_t ml, const char *t,
+		      size_t tl);
+
 /* Prepared statements a connection defined, by the name or id the protocol gives them
  * (PostgreSQL statement names, MySQL statement ids as text), mapped to their SQL: at most
  * L7_STMT_MAX, the oldest dropped first. Zeroed = empty. */
@@ -193,6 +204,6 @@ void l7_stmts_free(struct l7_stmts *c);
 
 /* The parsers, each named by its registry line. */
 extern const struct l7_ops l7_http_ops, l7_redis_ops, l7_pgsql_ops, l7_mysql_ops, l7_dns_ops,
-	l7_kafka_ops, l7_mongo_ops, l7_rocketmq_ops;
+	l7_http2_ops, l7_kafka_ops, l7_mongo_ops, l7_rocketmq_ops;
 
 #endif

@@ -310,5 +310,5 @@ const struct l7_ops l7_rocketmq_ops = {
 	.step = rmq_step,
 	.end = rmq_end,
 	.lost = rmq_lost,
-	.by_id = true,
+	.pairs_by_id = true,
 };

@@ -1,10 +1,8 @@
-/* Shared by the L7 parser tests: capture files (tests/model/l7/ *.cap, made with
- * tests/model/l7/capture.py: "FD > HEX" for bytes the client sent, "FD < HEX" for bytes it
- * received, "FD c -" for its close) loaded into chunks and replayed into one parser per fd. */
+/* Captured exchanges (tests/model/l7/ *.cap, made with tests/model/l7/capture.py) for the L7
+ * parser tests: loading, replaying through parsers, and counting what came out. */
 #ifndef GALATOP_TESTS_MODEL_L7_CAP_H
 #define GALATOP_TESTS_MODEL_L7_CAP_H
 
-#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +18,7 @@ struct recs {
 	size_t n;
 };
 
-static inline void on_record(void *ctx, const struct l7_record *r)
+static void on_record(void *ctx, const struct l7_record *r)
 {
 	struct recs *rs = ctx;
 
@@ -41,12 +39,12 @@ struct cap {
 	size_t n;
 };
 
-static inline int hexval(int c)
+static int hexval(int c)
 {
 	return c <= '9' ? c - '0' : c - 'a' + 10;
 }
 
-static inline void cap_load(struct cap *cp, const char *name)
+static void cap_load(struct cap *cp, const char *name)
 {
 	char path[256], dir;
 	static char line[1 << 20];
@@ -77,25 +75,28 @@ static inline void cap_load(struct cap *cp, const char *name)
 	fclose(f);
 }
 
-static inline void cap_free(struct cap *cp)
+static void cap_free(struct cap *cp)
 {
 	for (size_t i = 0; i < cp->n; i++)
 		free(cp->c[i].data);
 }
 
-/* Feeds every chunk to one parser per fd (the client's side), copying at most capn bytes of
- * each received chunk (0: all; responses carry the bodies a capture cuts), or one byte per
+/* Feeds the chunks from the first-th on to one parser per fd, as seen from role (the
+ * capture's client side, or the server's with directions swapped), copying at most capn bytes
+ * of each response chunk (0: all; responses carry the bodies a capture cuts), or one byte per
  * call when bytewise; closes them all at the end. */
-static inline void run(struct cap *cp, enum l7_proto p, bool udp, size_t capn, bool bytewise,
-		struct recs *out)
+static void run_as(struct cap *cp, enum l7_proto p, enum l7_role role, size_t first, bool udp,
+		   size_t capn, bool bytewise, struct recs *out)
 {
 	struct l7_parser *ps[MAX_FDS] = { 0 };
 	int fds[MAX_FDS];
 	size_t nfd = 0;
 
 	out->n = 0;
-	for (size_t i = 0; i < cp->n; i++) {
+	for (size_t i = first; i < cp->n; i++) {
 		struct chunk *c = &cp->c[i];
+		enum l7_dir dir = role == L7_ROLE_SERVER ? !c->dir : c->dir;
+		bool resp = c->dir == L7_DIR_RECV;
 		size_t k;
 		uint64_t ts = (i + 1) * 1000;
 
@@ -114,17 +115,17 @@ static inline void run(struct cap *cp, enum l7_proto p, bool udp, size_t capn, b
 			if (nfd == MAX_FDS)
 				continue;
 			fds[nfd] = c->fd;
-			ps[nfd++] = l7_parser__new(p, L7_ROLE_CLIENT, udp);
+			ps[nfd++] = l7_parser__new(p, role, udp);
 		}
 		if (!ps[k])
 			continue;
 		if (bytewise) {
 			for (size_t b = 0; b < c->len; b++)
-				l7_parser__feed(ps[k], c->dir, c->data + b, 1, 1, ts, on_record, out);
+				l7_parser__feed(ps[k], dir, c->data + b, 1, 1, ts, on_record, out);
 		} else {
-			size_t n = capn && capn < c->len && c->dir == L7_DIR_RECV ? capn : c->len;
+			size_t n = capn && capn < c->len && resp ? capn : c->len;
 
-			l7_parser__feed(ps[k], c->dir, c->data, n, c->len, ts, on_record, out);
+			l7_parser__feed(ps[k], dir, c->data, n, c->len, ts, on_record, out);
 		}
 	}
 	for (size_t k = 0; k < nfd; k++) {
@@ -134,7 +135,14 @@ static inline void run(struct cap *cp, enum l7_proto p, bool udp, size_t capn, b
 	}
 }
 
-static inline size_t count(const struct recs *rs, const char *endpoint, bool *all_errors)
+/* The client's side of every connection of cp. */
+static void run(struct cap *cp, enum l7_proto p, bool udp, size_t capn, bool bytewise,
+		struct recs *out)
+{
+	run_as(cp, p, L7_ROLE_CLIENT, 0, udp, capn, bytewise, out);
+}
+
+static size_t count(const struct recs *rs, const char *endpoint, bool *all_errors)
 {
 	size_t n = 0;
 
@@ -149,7 +157,7 @@ static inline size_t count(const struct recs *rs, const char *endpoint, bool *al
 	return n;
 }
 
-static inline size_t answered(const struct recs *rs)
+static size_t answered(const struct recs *rs)
 {
 	size_t n = 0;
 
@@ -158,7 +166,7 @@ static inline size_t answered(const struct recs *rs)
 	return n;
 }
 
-static inline const struct l7_record *find(const struct recs *rs, const char *endpoint)
+static const struct l7_record *find(const struct recs *rs, const char *endpoint)
 {
 	for (size_t i = 0; i < rs->n; i++)
 		if (!strcmp(rs->r[i].endpoint, endpoint))

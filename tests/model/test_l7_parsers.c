@@ -6,8 +6,7 @@
 #include <stdint.h>
 
 #include "harness.h"
-#include "model/l7/proto.h"
-#include "model/l7_cap.h"
+#include "l7_cap.h"
 
 static struct recs rs;
 

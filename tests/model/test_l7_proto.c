@@ -25,7 +25,7 @@ TEST_CASE(every_protocol_has_one_line)
 	CHECK(!strcmp(l7_proto_str(L7_UNKNOWN), "unknown") && l7_proto_parse("unknown") == -1);
 	CHECK(l7_proto_info(L7_HTTP)->http_status && !l7_proto_info(L7_PGSQL)->http_status);
 	CHECK_STR(l7_proto_names(names, sizeof(names)),
-		  "http, pgsql, mysql, redis, dns, mongo, rocketmq, kafka");
+		  "http, pgsql, mysql, redis, dns, mongo, rocketmq, kafka, http2, grpc");
 	/* Cut short, still terminated. */
 	CHECK_STR(l7_proto_names(names, 9), "http, pg");
 }
@@ -40,15 +40,16 @@ TEST_CASE(protocol_lists_and_their_errors)
 	CHECK(l7_proto_parse_list("redis", &mask, err, sizeof(err)) == 0 && mask == 1u << L7_REDIS);
 	CHECK(l7_proto_parse_list("http,smtp", &mask, err, sizeof(err)) == -EINVAL);
 	CHECK_STR(err, "unknown protocol 'smtp' (galatop parses http, pgsql, mysql, redis, dns, "
-		       "mongo, rocketmq, kafka)");
+		       "mongo, rocketmq, kafka, http2, grpc)");
 	CHECK(l7_proto_parse_list("nats", &mask, err, sizeof(err)) == -EINVAL);
 	CHECK_STR(err, "not yet parsed protocol 'nats' (galatop parses http, pgsql, mysql, redis, "
-		       "dns, mongo, rocketmq, kafka)");
-	/* gala-gopher's l7_protocol names */
-	CHECK(l7_proto_parse_list("http,pgsql,mysql,redis,kafka,mongo,rocketmq,dns", &mask, err,
-				  sizeof(err)) == 0);
+		       "dns, mongo, rocketmq, kafka, http2, grpc)");
+	/* gala-gopher's l7_protocol names, and HTTP/2's */
+	CHECK(l7_proto_parse_list("http,pgsql,mysql,redis,kafka,mongo,rocketmq,dns,http2,grpc",
+				  &mask, err, sizeof(err)) == 0);
 	CHECK(mask == (1u << L7_HTTP | 1u << L7_PGSQL | 1u << L7_MYSQL | 1u << L7_REDIS |
-		       1u << L7_KAFKA | 1u << L7_MONGO | 1u << L7_ROCKETMQ | 1u << L7_DNS));
+		       1u << L7_KAFKA | 1u << L7_MONGO | 1u << L7_ROCKETMQ | 1u << L7_DNS |
+		       1u << L7_HTTP2 | 1u << L7_GRPC));
 	CHECK(l7_proto_parse_list("", &mask, err, sizeof(err)) == -EINVAL);
 	CHECK(l7_proto_parse_list("http,", &mask, err, sizeof(err)) == -EINVAL);
 	CHECK(l7_proto_parse_list("unknown", &mask, err, sizeof(err)) == -EINVAL);
