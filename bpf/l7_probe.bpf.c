@@ -390,7 +390,7 @@ static __always_inline __u8 kinfer(const __u8 *d, __u32 cap, __u64 len, bool udp
 		 * their own). */
 		if (mlen >= 10 && !d[4] && d[5] < 76 && !d[6] && d[7] <= 20 && !(d[8] & 0x80) &&
 		    (cap < 15 || (d[12] == 0xff && d[13] == 0xff) ||
-		     (!d[12] && (!d[13] || (d[14] >= 0x20 && d[14] < 0x7f)))))
+		     (!d[12] && d[13] && d[14] >= 0x20 && d[14] < 0x7f)))
 			return L7_KPROTO_KAFKA;
 	}
 	if (h2_start(d, cap, len))

@@ -717,7 +717,9 @@ static bool parse_response(struct l7_parser *p, struct kafka_state *st, struct k
 }
 
 /* Whether buf starts a request: its size, a known api_key, a version and correlation_id that
- * fit, and the client_id when the bytes go that far (brokers read the first 12 bytes alone). */
+ * fit, then (when the bytes go that far: brokers read the first 12 bytes alone) a client_id
+ * that is null or text (clients name themselves: an empty one is legal but rare, and other
+ * protocols' zeros look like it) and, for Produce, acks -1, 0 or 1. */
 static bool kafka_is_request_msg(const uint8_t *buf, size_t cap)
 {
 	struct kafka_msg m;
@@ -732,7 +734,17 @@ static bool kafka_is_request_msg(const uint8_t *buf, size_t cap)
 	memset(&m, 0, sizeof(m));
 	if (cap < 14)
 		return header_fixed(&r, &m) && m.api < NAPIS;
-	return request_header(&r, &m) && m.api < NAPIS;
+	if (!request_header(&r, &m) || m.api >= NAPIS || (buf[12] == 0 && buf[13] == 0))
+		return false;
+	if (m.api == API_PRODUCE && cap >= r.off + 4 + 8) {
+		struct kafka_state st = { 0 };
+
+		r.off = 0;
+		r.end = false;
+		memset(&m, 0, sizeof(m));
+		return parse_request(&st, &m, buf + 4, cap - 4) && m.acks >= -1 && m.acks <= 1;
+	}
+	return true;
 }
 
 static bool kafka_infer(const uint8_t *buf, size_t cap, enum l7_dir dir, uint16_t server_port)
