@@ -781,10 +781,7 @@ static enum l7_step_rc kafka_step(struct l7_parser *p, bool req, const uint8_t *
 		  : parse_response(p, st, m, buf + 4, have - 4)))
 		return STEP_BAD;
 	m->ok = true;
-	out->used = have;
-	out->skip = total - have;
-	out->done = true;
-	return STEP_OK;
+	return l7_step_whole(n, total, out);
 }
 
 static void kafka_end(struct l7_parser *p, bool req, uint64_t start, uint64_t end, uint64_t bytes)

@@ -369,10 +369,7 @@ static enum l7_step_rc mongo_step(struct l7_parser *p, bool req, const uint8_t *
 	if (req && !m->endpoint[0])
 		snprintf(m->endpoint, sizeof(m->endpoint), "%s", op_name(m->op));
 	m->ok = true;
-	out->used = have;
-	out->skip = len - have;
-	out->done = true;
-	return STEP_OK;
+	return l7_step_whole(n, len, out);
 }
 
 static void mongo_end(struct l7_parser *p, bool req, uint64_t start, uint64_t end, uint64_t bytes)

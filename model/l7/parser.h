@@ -118,6 +118,16 @@ static inline bool l7_wait_head(const struct l7_parser *p, size_t n, uint64_t to
 	return n < (total < L7_PEND_MAX ? total : L7_PEND_MAX) && !p->cut;
 }
 
+/* A length-prefixed message of total bytes, n of them at hand, is parsed: the step takes what
+ * is at hand and skips the rest. */
+static inline enum l7_step_rc l7_step_whole(size_t n, uint64_t total, struct l7_step *out)
+{
+	out->used = n < total ? n : (size_t)total;
+	out->skip = total - out->used;
+	out->done = true;
+	return STEP_OK;
+}
+
 /* The queue of waiting requests, oldest first. Responses pair with them in order (FIFO:
  * HTTP/1, Redis, the SQL protocols) or by the id both carry (DNS id; Kafka correlation id,
  * HTTP/2 stream id, MongoDB requestID ...): several may wait, answered in any order. push

@@ -231,7 +231,6 @@ static enum l7_step_rc rmq_step(struct l7_parser *p, bool req, const uint8_t *bu
 	struct rmq_hdr *h = &st->h[req];
 	uint64_t total;
 	bool whole, waiting;
-	size_t have;
 
 	if (n < 8)
 		return l7_wait_head(p, n, 8) ? STEP_MORE : STEP_BAD;
@@ -245,11 +244,7 @@ static enum l7_step_rc rmq_step(struct l7_parser *p, bool req, const uint8_t *bu
 	st->ok[req] = !(h->flag & FLAG_RESPONSE) == req;
 	if (!req && st->ok[req] && !l7_resp_boundary(p, h->opaque, &waiting))
 		return STEP_BAD;
-	have = n < total ? n : (size_t)total;
-	out->used = have;
-	out->skip = total - have;
-	out->done = true;
-	return STEP_OK;
+	return l7_step_whole(n, total, out);
 }
 
 static void rmq_end(struct l7_parser *p, bool req, uint64_t start, uint64_t end, uint64_t bytes)
