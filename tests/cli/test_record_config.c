@@ -302,12 +302,18 @@ TEST_CASE(l7_request)
 	CHECK(parse("{\"params\": {\"support_ssl\": 1}}") == 0 && !opts.no_tls);
 	CHECK(parse("{\"params\": {\"l7_protocol\": [\"http2\", \"grpc\"]}}") == 0);
 	CHECK(opts.l7_protocols == (1u << L7_HTTP2 | 1u << L7_GRPC));
-	CHECK(parse("{\"params\": {\"l7_protocol\": [\"kafka\"]}}") == -EINVAL);
-	CHECK(err_is("params.l7_protocol[0]: galatop does not parse \"kafka\" yet (it has http, "
-		     "pgsql, mysql, redis, dns, http2, grpc)"));
+	/* every name of gala-gopher's l7_protocol */
+	CHECK(parse("{\"params\": {\"l7_protocol\": [\"http\", \"pgsql\", \"mysql\", \"redis\", "
+		    "\"kafka\", \"mongo\", \"rocketmq\", \"dns\"]}}") == 0);
+	CHECK(opts.l7_protocols == (1u << L7_HTTP | 1u << L7_PGSQL | 1u << L7_MYSQL |
+				    1u << L7_REDIS | 1u << L7_KAFKA | 1u << L7_MONGO |
+				    1u << L7_ROCKETMQ | 1u << L7_DNS));
+	CHECK(parse("{\"params\": {\"l7_protocol\": [\"nats\"]}}") == -EINVAL);
+	CHECK(err_is("params.l7_protocol[0]: galatop does not parse \"nats\" yet (it has http, "
+		     "pgsql, mysql, redis, dns, mongo, rocketmq, kafka, http2, grpc)"));
 	CHECK(parse("{\"params\": {\"l7_protocol\": [\"smtp\"]}}") == -EINVAL);
 	CHECK(err_is("params.l7_protocol[0]: unknown protocol \"smtp\" (http, pgsql, mysql, "
-		     "redis, dns, http2, grpc)"));
+		     "redis, dns, mongo, rocketmq, kafka, http2, grpc)"));
 	CHECK(parse("{\"params\": {\"support_ssl\": 2}}") == -EINVAL);
 }
 
