@@ -86,6 +86,7 @@ struct agent {
 	size_t req_cap;
 	double period_start;	/* UNIX seconds */
 	uint64_t tl_from;	/* the timeline's clock where the period began (ns) */
+	uint64_t tl_sent;	/* where the last batch's events ended (ns), 0 before one */
 	double start_unix, start_mono;
 	char hostname[256];
 	bool reloading;		/* parsing argv again on SIGHUP: agent options are ignored */
@@ -505,8 +506,10 @@ static void batch_begin(struct agent *a)
 	a->req_cap = 0;
 	a->period_start = clock_wall_s();
 	if (a->s.tl) {
+		/* Where the last batch's events ended: the clock moved on since, and intervals
+		 * ending meanwhile belong to this batch. */
 		tl_capture__refresh(a->s.tl);
-		a->tl_from = timeline__now(tl_capture__timeline(a->s.tl));
+		a->tl_from = a->tl_sent ? a->tl_sent : timeline__now(tl_capture__timeline(a->s.tl));
 	}
 	if (!a->cur && a->nsinks)
 		agent_log(AGENT_LOG_WARNING, "out of memory: this period's batch is lost");
@@ -540,6 +543,7 @@ static void batch_send(struct agent *a)
 		tl_capture__refresh(a->s.tl);
 		t1 = timeline__now(tl_capture__timeline(a->s.tl));
 		r = batch_events(a, b, a->tl_from, t1);
+		a->tl_sent = t1;
 	}
 	if (r)
 		agent_log(AGENT_LOG_WARNING, "out of memory: this period's batch is incomplete");
