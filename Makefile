@@ -18,7 +18,7 @@ msg = @printf '  %-8s %s\n' '$(1)' '$(2)';
 endif
 
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1)
-LIBS_PC := libbpf libelf libdw ncursesw jansson zlib
+LIBS_PC := libbpf libelf libdw ncursesw jansson zlib libmicrohttpd libcurl rdkafka libnghttp2
 PC_CFLAGS := $(shell pkg-config --cflags $(LIBS_PC) 2>/dev/null)
 PC_LIBS   := $(shell pkg-config --libs $(LIBS_PC) 2>/dev/null)
 LDLIBS    := $(PC_LIBS) -liberty -lm -lpthread
@@ -63,9 +63,19 @@ DEB_PKGS := gcc g++ make clang llvm libclang-rt-14-dev bpftool libbpf-dev libelf
 	libncurses-dev libjansson-dev zlib1g-dev pkg-config libiberty-dev tmux libxml2-utils \
 	linux-perf perl procps mount chromium jq nodejs strace openjdk-17-jdk-headless \
 	libc6-dbg rustc golang-go lld python3
+# The leak probe's tests and bench compare with heaptrack; jemalloc is redis-server's allocator.
+DEB_PKGS += heaptrack libjemalloc2
+# The agent's HTTP servers (libmicrohttpd); tests/agent scrape it with Debian's prometheus,
+# check its exposition with promtool (in prometheus) and its unit with systemd-analyze.
+DEB_PKGS += libmicrohttpd-dev prometheus systemd
 # Servers and clients the L7 tests run on loopback (tests/record/test_l7.sh, tests/bench/l7.sh).
 DEB_PKGS += nginx redis-server redis-tools postgresql mariadb-server mariadb-client dnsmasq \
 	dnsutils apache2-utils wrk curl openssl
+# HTTP/2 and gRPC (model/l7/http2.c decodes HPACK with libnghttp2; tests/record/test_l7_h2.sh).
+DEB_PKGS += libnghttp2-dev nghttp2-server nghttp2-client python3-grpcio
+# The agent's sinks: libcurl (Pyroscope), librdkafka (Kafka); kcat reads the events back from
+# librdkafka's mock cluster (tests/agent/).
+DEB_PKGS += libcurl4-openssl-dev librdkafka-dev kcat
 
 .PHONY: all deps test bench soak fuzz install clean run tools
 # Keep generated BPF objects and skeletons between builds.
@@ -104,7 +114,7 @@ $(O)/asan/tests/%: tests/%.c $(wildcard tests/*.h) $(O)/asan/libgalatop.a
 $(O)/tools/%nofp: tests/tools/%nofp.c
 	@mkdir -p $(@D)
 	$(call msg,TOOL,$<)$(CC) -O2 -g -fomit-frame-pointer -fno-inline -fno-optimize-sibling-calls -o $@ $< -lz -lpthread -lm
-$(O)/tools/%: tests/tools/%.c
+$(O)/tools/%: tests/tools/%.c $(wildcard tests/tools/*.h)
 	@mkdir -p $(@D)
 	$(call msg,TOOL,$<)$(CC) -O0 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline \
 		-fno-optimize-sibling-calls -o $@ $< -lz -lpthread -lm

@@ -32,7 +32,7 @@
 /* The record's numbers mirror model/l7's enums: the tracker takes them as they come. */
 _Static_assert(L7_KPROTO_HTTP == L7_HTTP && L7_KPROTO_REDIS == L7_REDIS &&
 		       L7_KPROTO_PGSQL == L7_PGSQL && L7_KPROTO_MYSQL == L7_MYSQL &&
-		       L7_KPROTO_DNS == L7_DNS,
+		       L7_KPROTO_DNS == L7_DNS && L7_KPROTO_HTTP2 == L7_HTTP2,
 	       "bpf/l7_event.h L7_KPROTO_* mirror enum l7_proto");
 _Static_assert(L7_KROLE_UNKNOWN == L7_ROLE_UNKNOWN && L7_KROLE_CLIENT == L7_ROLE_CLIENT &&
 		       L7_KROLE_SERVER == L7_ROLE_SERVER,
@@ -87,14 +87,14 @@ static void add_warning(struct l7_probes *p, const char *fmt, ...)
 static struct uprobe_lib *tls_new(struct gt_l7_probe *skel)
 {
 	const struct uprobe_lib_probe probes[] = {
-		{ "SSL_read", skel->progs.gt_l7_ssl_read, false },
-		{ "SSL_write", skel->progs.gt_l7_ssl_write, false },
-		{ "SSL_read_ex", skel->progs.gt_l7_ssl_read_ex, false },
-		{ "SSL_write_ex", skel->progs.gt_l7_ssl_write_ex, false },
-		{ "SSL_read", skel->progs.gt_l7_ssl_ret, true },
-		{ "SSL_write", skel->progs.gt_l7_ssl_ret, true },
-		{ "SSL_read_ex", skel->progs.gt_l7_ssl_ret, true },
-		{ "SSL_write_ex", skel->progs.gt_l7_ssl_ret, true },
+		{ "SSL_read", skel->progs.gt_l7_ssl_read, false, 0 },
+		{ "SSL_write", skel->progs.gt_l7_ssl_write, false, 0 },
+		{ "SSL_read_ex", skel->progs.gt_l7_ssl_read_ex, false, 0 },
+		{ "SSL_write_ex", skel->progs.gt_l7_ssl_write_ex, false, 0 },
+		{ "SSL_read", skel->progs.gt_l7_ssl_ret, true, 0 },
+		{ "SSL_write", skel->progs.gt_l7_ssl_ret, true, 0 },
+		{ "SSL_read_ex", skel->progs.gt_l7_ssl_ret, true, 0 },
+		{ "SSL_write_ex", skel->progs.gt_l7_ssl_ret, true, 0 },
 	};
 	struct uprobe_lib_opts o = {
 		.prefix = "libssl.so.3", .probes = probes, .nprobes = sizeof(probes) / sizeof(probes[0])

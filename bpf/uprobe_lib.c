@@ -73,24 +73,33 @@ static bool known(const struct uprobe_lib *u, uint64_t dev, uint64_t ino)
 /* Attaches every probe to the file at full (the path as galatop opens it) into f. */
 static int attach_file(struct uprobe_lib *u, const char *full, struct uprobe_lib_file *f)
 {
+	uint64_t *off = calloc(u->o.nprobes ? u->o.nprobes : 1, sizeof(*off));
+
+	if (!off)
+		return -ENOMEM;
+	if (u->o.offsets)
+		u->o.offsets(u->o.ctx, full, u->probes, u->o.nprobes, off);
 	for (size_t i = 0; i < u->o.nprobes; i++) {
 		const struct uprobe_lib_probe *pr = &u->probes[i];
-		LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = pr->func, .retprobe = pr->ret);
+		LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = pr->func, .retprobe = pr->ret,
+			    .bpf_cookie = pr->cookie);
 		struct bpf_link *link;
 
 		loadlog_reset();
-		link = bpf_program__attach_uprobe_opts(pr->prog, -1, full, 0, &uo);
+		link = bpf_program__attach_uprobe_opts(pr->prog, u->o.pid > 0 ? u->o.pid : -1, full,
+						       off[i], &uo);
 		if (!link) {
 			f->failed++;
 			f->err = -errno;
 			continue;
 		}
 		if (probe_links_add(&u->links, &u->nlinks, link)) {
-			bpf_link__destroy(link);
+			free(off);
 			return -ENOMEM;
 		}
 		f->attached++;
 	}
+	free(off);
 	if (f->attached) {
 		f->err = 0;
 		u->nattached++;

@@ -125,6 +125,8 @@ static json_t *table_json(const struct l7_table *t, double secs)
 	json_object_set_new(root, "format", json_string(L7_JSON_FORMAT));
 	json_object_set_new(root, "version", json_integer(L7_JSON_VERSION));
 	json_object_set_new(root, "duration_s", json_real(secs));
+	json_object_set_new(root, "undecoded_headers",
+			    json_integer((json_int_t)l7_table__undecoded(t)));
 	for (size_t i = 0; i < l7_table__nsessions(t); i++) {
 		const struct l7_session *s = l7_table__get_session(t, i);
 		char cip[64], sip[64];
@@ -538,6 +540,9 @@ int l7_json_load(const char *text, size_t len, const char *name, struct l7_table
 
 		*secs = json_is_number(d) && json_number_value(d) >= 0 ? json_number_value(d) : 0;
 	}
+	o = json_object_get(root, "undecoded_headers");
+	if (json_is_integer(o) && json_integer_value(o) > 0)
+		l7_table__add_undecoded(t, (uint64_t)json_integer_value(o));
 	arr = json_object_get(root, "sessions");
 	nsess = json_array_size(arr);
 	json_array_foreach(arr, i, o)
@@ -592,20 +597,17 @@ out:
 
 /* --- per request ----------------------------------------------------------------------- */
 
-int l7_jsonl_write(FILE *f, const struct l7_session *s, const struct l7_record *r, uint32_t tid,
-		   uint64_t ts0_ns, double wall0)
+json_t *l7_trace_json(const struct l7_session *s, const struct l7_record *r, uint32_t tid,
+		      double timestamp)
 {
 	json_t *o = record_json(r);
 	char cip[64], sip[64];
-	locale_t old, c;
-	int ret;
 
 	if (!o)
-		return -ENOMEM;
+		return NULL;
 	l7_addr_str(s->key.client_ip, s->key.v6, cip, sizeof(cip));
 	l7_addr_str(s->key.server_ip, s->key.v6, sip, sizeof(sip));
-	json_object_set_new(o, "timestamp",
-			    json_real(wall0 + ((double)r->req_start_ns - (double)ts0_ns) / 1e9));
+	json_object_set_new(o, "timestamp", json_real(timestamp));
 	json_object_set_new(o, "tgid", json_integer(s->key.tgid));
 	json_object_set_new(o, "tid", json_integer(tid));
 	json_object_set_new(o, "comm", json_string(s->comm));
@@ -619,6 +621,23 @@ int l7_jsonl_write(FILE *f, const struct l7_session *s, const struct l7_record *
 			    json_integer(r->no_response || r->resp_end_ns < r->req_start_ns
 					     ? 0
 					     : (json_int_t)(r->resp_end_ns - r->req_start_ns)));
+	if (s->container[0])
+		json_object_set_new(o, "container", json_string(s->container));
+	if (s->pod[0])
+		json_object_set_new(o, "pod", json_string(s->pod));
+	return o;
+}
+
+int l7_jsonl_write(FILE *f, const struct l7_session *s, const struct l7_record *r, uint32_t tid,
+		   uint64_t ts0_ns, double wall0)
+{
+	json_t *o = l7_trace_json(s, r, tid,
+				  wall0 + ((double)r->req_start_ns - (double)ts0_ns) / 1e9);
+	locale_t old, c;
+	int ret;
+
+	if (!o)
+		return -ENOMEM;
 	c = json_c_locale_begin(&old);
 	ret = json_dumpf(o, f, JSON_COMPACT | JSON_REAL_PRECISION(16));
 	json_c_locale_end(c, old);
@@ -689,47 +708,66 @@ static const struct metric metrics[] = {
      M_COUNTER, m_err, false},
 };
 
-/* The labels of a session, gala-gopher's; the strings live in *b. */
+/* The labels of a session, gala-gopher's (with container and pod when the style asks, and
+ * the style's own); the strings live in *b. */
 struct session_labels {
 	char tgid[16], cip[64], sip[64], port[8], ssl[4];
-	struct prom_label l[9];
+	struct prom_label l[PROM_MAX_LABELS];
+	size_t n;
 };
 
-static void session_labels(struct session_labels *b, const struct l7_session *s)
+static void session_labels(struct session_labels *b, const struct l7_session *s,
+			   const struct prom_style *st)
 {
+	struct prom_label l[11];
+	size_t n = 9;
+
 	snprintf(b->tgid, sizeof(b->tgid), "%u", s->key.tgid);
 	snprintf(b->port, sizeof(b->port), "%u", s->key.server_port);
 	snprintf(b->ssl, sizeof(b->ssl), "%u", s->key.ssl);
 	l7_addr_str(s->key.client_ip, s->key.v6, b->cip, sizeof(b->cip));
 	l7_addr_str(s->key.server_ip, s->key.v6, b->sip, sizeof(b->sip));
-	b->l[0] = (struct prom_label){"tgid", b->tgid};
-	b->l[1] = (struct prom_label){"comm", s->comm};
-	b->l[2] = (struct prom_label){"client_ip", b->cip};
-	b->l[3] = (struct prom_label){"server_ip", b->sip};
-	b->l[4] = (struct prom_label){"server_port", b->port};
-	b->l[5] = (struct prom_label){"l4_role", l7_l4_str(s->key.l4_role)};
-	b->l[6] = (struct prom_label){"l7_role", l7_role_str(s->key.l7_role)};
-	b->l[7] = (struct prom_label){"protocol", l7_proto_str(s->key.proto)};
-	b->l[8] = (struct prom_label){"ssl", b->ssl};
+	l[0] = (struct prom_label){"tgid", b->tgid};
+	l[1] = (struct prom_label){"comm", s->comm};
+	l[2] = (struct prom_label){"client_ip", b->cip};
+	l[3] = (struct prom_label){"server_ip", b->sip};
+	l[4] = (struct prom_label){"server_port", b->port};
+	l[5] = (struct prom_label){"l4_role", l7_l4_str(s->key.l4_role)};
+	l[6] = (struct prom_label){"l7_role", l7_role_str(s->key.l7_role)};
+	l[7] = (struct prom_label){"protocol", l7_proto_str(s->key.proto)};
+	l[8] = (struct prom_label){"ssl", b->ssl};
+	if (st && st->ident) {
+		l[n++] = (struct prom_label){"container", s->container};
+		l[n++] = (struct prom_label){"pod", s->pod};
+	}
+	b->n = prom_labels(st, l, n, b->l);
 }
 
 int l7_prom_write(FILE *f, const struct l7_table *t, double secs)
 {
+	return l7_prom_write_style(f, t, secs, NULL);
+}
+
+int l7_prom_write_style(FILE *f, const struct l7_table *t, double secs,
+			const struct prom_style *style)
+{
 	size_t ns = l7_table__nsessions(t), ne = l7_table__nendpoints(t);
 	struct session_labels b;
-	char name[96];
+	char base[96], name[104];
 
 	for (size_t m = 0; m < sizeof(metrics) / sizeof(metrics[0]); m++) {
-		snprintf(name, sizeof(name), "gala_gopher_l7_%s", metrics[m].name);
-		prom_family(f, name, metrics[m].type == M_COUNTER ? "counter" : "gauge",
-			    metrics[m].help);
+		const char *type = metrics[m].type == M_COUNTER ? "counter" : "gauge";
+
+		snprintf(base, sizeof(base), "gala_gopher_l7_%s", metrics[m].name);
+		prom_name(style, base, type, name, sizeof(name));
+		prom_family(f, name, type, metrics[m].help);
 		for (size_t i = 0; i < ns; i++) {
 			const struct l7_session *s = l7_table__get_session(t, i);
 
 			if (metrics[m].tcp_only && s->key.l4_role != L7_L4_TCP)
 				continue;
-			session_labels(&b, s);
-			prom_sample(f, name, b.l, 9, metrics[m].get(&s->st, secs));
+			session_labels(&b, s, style);
+			prom_sample(f, name, b.l, b.n, metrics[m].get(&s->st, secs));
 		}
 	}
 	prom_family(f, "gala_gopher_l7_latency", "histogram",
@@ -737,26 +775,29 @@ int l7_prom_write(FILE *f, const struct l7_table *t, double secs)
 	for (size_t i = 0; i < ns; i++) {
 		const struct l7_session *s = l7_table__get_session(t, i);
 
-		session_labels(&b, s);
-		prom_histogram(f, "gala_gopher_l7_latency", b.l, 9, &s->st.lat, lat_le,
+		session_labels(&b, s, style);
+		prom_histogram(f, "gala_gopher_l7_latency", b.l, b.n, &s->st.lat, lat_le,
 			       sizeof(lat_le) / sizeof(lat_le[0]), 1);
 	}
 	/* Endpoints: galatop's own rows, keyed by protocol, role and L7 key. */
 	for (size_t m = 0; m < sizeof(metrics) / sizeof(metrics[0]); m++) {
+		const char *type = metrics[m].type == M_COUNTER ? "counter" : "gauge";
+
 		if (metrics[m].tcp_only)
 			continue;
-		snprintf(name, sizeof(name), "galatop_l7_endpoint_%s", metrics[m].name);
-		prom_family(f, name, metrics[m].type == M_COUNTER ? "counter" : "gauge",
-			    metrics[m].help);
+		snprintf(base, sizeof(base), "galatop_l7_endpoint_%s", metrics[m].name);
+		prom_name(style, base, type, name, sizeof(name));
+		prom_family(f, name, type, metrics[m].help);
 		for (size_t i = 0; i < ne; i++) {
 			const struct l7_endpoint *e = l7_table__get_endpoint(t, i);
 			struct prom_label l[] = {
 			    {"protocol", l7_proto_str(e->proto)},
 			    {"l7_role", l7_role_str(e->l7_role)},
 			    {"endpoint", e->name},
-			};
+			}, all[PROM_MAX_LABELS];
 
-			prom_sample(f, name, l, 3, metrics[m].get(&e->st, secs));
+			prom_sample(f, name, all, prom_labels(style, l, 3, all),
+				    metrics[m].get(&e->st, secs));
 		}
 	}
 	return ferror(f) ? -EIO : 0;
