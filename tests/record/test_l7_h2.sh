@@ -12,6 +12,7 @@ PATH=/usr/bin:/usr/sbin:/bin:/sbin:$PATH # Debian's python3 with python3-grpcio
 for c in jq nghttpd h2load curl nginx openssl python3; do
 	command -v $c >/dev/null 2>&1 || { skip l7_h2 "$c is missing (make deps installs it)"; exit 0; }
 done
+[ -x "$TOOLS/h2client" ] || { fail l7_h2 "test workloads not built (make tools)"; exit 0; }
 python3 -c 'import grpc' 2>/dev/null || { skip l7_h2 "python3-grpcio is missing (make deps installs it)"; exit 0; }
 chmod 755 "$TMP"
 . tests/record/l7_lib.sh
@@ -51,6 +52,14 @@ if wait_for curl -sf --http2-prior-knowledge http://127.0.0.1:18210/users/42; th
 		"$(awk '/^status codes:/ { print $7 }' "$TMP/h2miss.txt")" "h2load's 4xx"
 	eq h2load_404_requests "$(ep "$TMP/h2miss.json" http2 client '^GET /missing$' req_count)" \
 		"$(awk '/^requests:/ { print $6 }' "$TMP/h2miss.txt")"
+	# Latency as the client measures it: tests/tools/h2client times each request with its
+	# own clock right around its system calls (client_p50, tests/record/l7_lib.sh).
+	"$GALATOP" record --type l7 -o "$TMP/h2c.json" -- \
+		"$TOOLS/h2client" 127.0.0.1 18210 /users/42 5000 >"$TMP/h2c.txt" 2>&1
+	hc() { awk -v k="$1" '$1 == k { print $2 }' "$TMP/h2c.txt"; }
+	eq h2client_count "$(ep "$TMP/h2c.json" http2 client '^GET /users/\{id\}$' resp_count)" "$(hc requests)"
+	client_p50 h2client_p50 "$TMP/h2c.json" http2 client '^GET /users/' "$(hc p50_ns)" 0 \
+		"$(hc nivcsw)" "$(hc requests)" "$(awk -v c="$(hc cpu_ns)" -v n="$(hc requests)" 'BEGIN { printf "%d", c / n }')"
 	eq h2load_server_count "$(ep "$TMP/h2srv.json" http2 server '^GET /users/\{id\}$' resp_count)" "$done_n"
 	# h2load times a request from its submission to its stream's close, both inside its event
 	# loop: its figure holds galatop's client-side one (send of the HEADERS to the read of the
@@ -69,6 +78,23 @@ if wait_for curl -sf --http2-prior-knowledge http://127.0.0.1:18210/users/42; th
 		"$(grep -c '^2 ' "$TMP/curl_h2c.txt")" "curl's HTTP/2 responses"
 	eq curl_h2c_server_404 "$(ep "$TMP/nghttpd.json" http2 server . err_4xx)" \
 		"$(grep -c '^2 404$' "$TMP/curl_h2c.txt")" "curl's 404s"
+	# Mid-stream: h2load's one connection is busy before the capture begins; its requests
+	# refer to HPACK entries sent before: they are counted as "[undecoded]", never garbage.
+	h2load -D 6 -c 1 -m 4 http://127.0.0.1:18210/users/42 >"$TMP/h2mid.txt" 2>&1 &
+	H2MID=$!
+	sleep 2
+	rec_bg "$TMP/h2mid.json" -p $NGHTTPD
+	sleep 2
+	rec_stop
+	wait $H2MID
+	eq h2load_mid_stream_no_garbage "$(only_names "$TMP/h2mid.json" http2 '^(GET /users/\{id\}|\[undecoded\])$')" ""
+	req=$(ep "$TMP/h2mid.json" http2 server . req_count)
+	resp=$(ep "$TMP/h2mid.json" http2 server . resp_count)
+	# at most the 4 streams open when the capture stopped are unanswered
+	if [ "$req" -gt 100 ] && [ "$resp" -ge $((req - 4)) ]; then pass h2load_mid_stream_streams
+	else fail h2load_mid_stream_streams "requests $req, answered $resp"; fi
+	u=$(jq '.undecoded_headers' "$TMP/h2mid.json")
+	if [ "$u" -gt 0 ]; then pass h2load_mid_stream_undecoded; else fail h2load_mid_stream_undecoded "undecoded_headers $u"; fi
 else
 	fail nghttpd_start "nghttpd did not answer"; cat "$TMP/nghttpd.log"
 fi
