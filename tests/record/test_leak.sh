@@ -178,7 +178,8 @@ if command -v tmux >/dev/null 2>&1; then
 	else fail leak_live_o "$(sed -n 2p "$TMP/screen"; tail -1 "$TMP/screen")"; fi
 	kill -USR1 $L
 	# The 1 MiB blocks show once 1 s old; the top view counts them with their age.
-	if pane_wait lk leak_big 150; then pass leak_live_shows_leaks
+	wait_until 600 grep -q ready "$TMP/lv.out"
+	if pane_wait lk leak_big 300; then pass leak_live_shows_leaks
 	else fail leak_live_shows_leaks "$(head -12 "$TMP/screen")"; fi
 	tm send-keys -t lk 2
 	# The row of leak_big: Self% Total% Self Total Count Oldest Function.
