@@ -1032,7 +1032,8 @@ static int servers_start(struct agent *a)
 			agent_log(AGENT_LOG_ERROR, "%s", err);
 			return 1;
 		}
-		agent_log(AGENT_LOG_INFO, "metrics on http://%s/metrics", c->metrics);
+		agent_log(AGENT_LOG_INFO, "metrics on %s, port %d: GET /metrics", c->metrics,
+			  agent_http__port(a->metrics_srv));
 	}
 	if (!strcmp(c->rest, "off"))
 		return 0;
@@ -1062,7 +1063,8 @@ static int servers_start(struct agent *a)
 		agent_log(AGENT_LOG_ERROR, "%s", err);
 		return 1;
 	}
-	agent_log(AGENT_LOG_INFO, "REST control on http://%s/", c->rest);
+	agent_log(AGENT_LOG_INFO, "REST control on %s, port %d", c->rest,
+		  agent_http__port(a->rest_srv));
 	return 0;
 }
 
