@@ -5,8 +5,9 @@
 # allocation taken (--leak-sample 1) each function's outstanding bytes are exact and the churn
 # leaves nothing; sampled by bytes each one is within 4.5 standard errors of the truth (the
 # variance of the estimator over the blocks each function leaks); heaptrack (Debian's) finds
-# the same totals on the same program; a process already running is attached to with -p; and
-# no BPF program is left behind. Needs root and BPF (runs in CI).
+# the same totals on the same program; a process already running is attached to with -p, and
+# in the live view `o` reaches leak and the top view counts its blocks; a static stripped
+# program is named as not hooked; no BPF program is left behind. Needs root and BPF (CI).
 . tests/lib.sh
 
 need_root_bpf leak || exit 0
@@ -161,6 +162,45 @@ if [ $ok = 1 ]; then pass leak_attach_running
 else fail leak_attach_running "$why $(tail -3 "$TMP/p.err")"; fi
 kill $L 2>/dev/null
 wait $L 2>/dev/null
+
+# --- The live view on a running process: o to leak, then the top view --------------------------
+if command -v tmux >/dev/null 2>&1; then
+	"$TOOLS/leaky" 60 2 -1 50 >"$TMP/lv.out" &
+	L=$!
+	PIDS="$PIDS $L"
+	tm new-session -d -s lk -x 200 -y 40 "'$GALATOP' --leak-sample 1 -p $L; echo \$? > '$TMP/rc'; sleep 30"
+	pane_wait lk samples 200
+	for want in offcpu mem leak; do
+		tm send-keys -t lk o
+		pane_wait lk "profile: $want" 100 || break
+	done
+	if pane_has lk "profile: leak (probe attached now"; then pass leak_live_o
+	else fail leak_live_o "$(sed -n 2p "$TMP/screen"; tail -1 "$TMP/screen")"; fi
+	kill -USR1 $L
+	# The 1 MiB blocks show once 1 s old; the top view counts them with their age.
+	wait_until 600 grep -q ready "$TMP/lv.out"
+	if pane_wait lk leak_big 300; then pass leak_live_shows_leaks
+	else fail leak_live_shows_leaks "$(head -12 "$TMP/screen")"; fi
+	tm send-keys -t lk 2
+	# The row of leak_big: Self% Total% Self Total Count Oldest Function.
+	top_big() {
+		pane_has lk Oldest && awk '$NF == "leak_big" && $(NF - 2) == 8 { f = 1 } END { exit !f }' \
+			"$TMP/screen"
+	}
+	if wait_until 100 top_big; then
+		pass leak_live_top_count
+	else
+		fail leak_live_top_count "$(head -14 "$TMP/screen")"
+	fi
+	tm send-keys -t lk q
+	wait_file "$TMP/rc" 100
+	[ "$(cat "$TMP/rc" 2>/dev/null)" = 0 ] && pass leak_live_q_exits_0 ||
+		fail leak_live_q_exits_0 "rc=$(cat "$TMP/rc" 2>/dev/null)"
+	kill $L 2>/dev/null
+	wait $L 2>/dev/null
+else
+	skip leak_live_o "tmux is missing (make deps)"
+fi
 
 # --- A process whose allocator cannot be hooked ----------------------------------------------
 printf 'int main(void){ for (;;) { volatile int x = 0; (void)x; } }\n' >"$TMP/spin.c"
