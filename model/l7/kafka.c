@@ -5,6 +5,7 @@
  * named through the Metadata responses seen) and their responses' error_code is the error;
  * other APIs are named. Produce with acks=0 gets no response. */
 #include "parser.h"
+#include "kafka_names.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -17,216 +18,6 @@
 
 enum { API_PRODUCE = 0, API_FETCH = 1, API_METADATA = 3, API_CONTROLLED_SHUTDOWN = 7,
        API_VERSIONS = 18 };
-
-/* Every API key with its name and first flexible version (-1: none), from Kafka's
- * clients/src/main/resources/common/message/ *Request.json "flexibleVersions". */
-static const struct {
-	const char *name;
-	int8_t flex;
-} apis[] = {
-	{ "Produce", 9 },
-	{ "Fetch", 12 },
-	{ "ListOffsets", 6 },
-	{ "Metadata", 9 },
-	{ "LeaderAndIsr", 4 },
-	{ "StopReplica", 2 },
-	{ "UpdateMetadata", 6 },
-	{ "ControlledShutdown", 3 },
-	{ "OffsetCommit", 8 },
-	{ "OffsetFetch", 6 },
-	{ "FindCoordinator", 3 },
-	{ "JoinGroup", 6 },
-	{ "Heartbeat", 4 },
-	{ "LeaveGroup", 4 },
-	{ "SyncGroup", 4 },
-	{ "DescribeGroups", 5 },
-	{ "ListGroups", 3 },
-	{ "SaslHandshake", -1 },
-	{ "ApiVersions", 3 },
-	{ "CreateTopics", 5 },
-	{ "DeleteTopics", 4 },
-	{ "DeleteRecords", 2 },
-	{ "InitProducerId", 2 },
-	{ "OffsetForLeaderEpoch", 4 },
-	{ "AddPartitionsToTxn", 3 },
-	{ "AddOffsetsToTxn", 3 },
-	{ "EndTxn", 3 },
-	{ "WriteTxnMarkers", 1 },
-	{ "TxnOffsetCommit", 3 },
-	{ "DescribeAcls", 2 },
-	{ "CreateAcls", 2 },
-	{ "DeleteAcls", 2 },
-	{ "DescribeConfigs", 4 },
-	{ "AlterConfigs", 2 },
-	{ "AlterReplicaLogDirs", 2 },
-	{ "DescribeLogDirs", 2 },
-	{ "SaslAuthenticate", 2 },
-	{ "CreatePartitions", 2 },
-	{ "CreateDelegationToken", 2 },
-	{ "RenewDelegationToken", 2 },
-	{ "ExpireDelegationToken", 2 },
-	{ "DescribeDelegationToken", 2 },
-	{ "DeleteGroups", 2 },
-	{ "ElectLeaders", 2 },
-	{ "IncrementalAlterConfigs", 1 },
-	{ "AlterPartitionReassignments", 0 },
-	{ "ListPartitionReassignments", 0 },
-	{ "OffsetDelete", -1 },
-	{ "DescribeClientQuotas", 1 },
-	{ "AlterClientQuotas", 1 },
-	{ "DescribeUserScramCredentials", 0 },
-	{ "AlterUserScramCredentials", 0 },
-	{ "Vote", 0 },
-	{ "BeginQuorumEpoch", 1 },
-	{ "EndQuorumEpoch", 1 },
-	{ "DescribeQuorum", 0 },
-	{ "AlterPartition", 0 },
-	{ "UpdateFeatures", 0 },
-	{ "Envelope", 0 },
-	{ "FetchSnapshot", 0 },
-	{ "DescribeCluster", 0 },
-	{ "DescribeProducers", 0 },
-	{ "BrokerRegistration", 0 },
-	{ "BrokerHeartbeat", 0 },
-	{ "UnregisterBroker", 0 },
-	{ "DescribeTransactions", 0 },
-	{ "ListTransactions", 0 },
-	{ "AllocateProducerIds", 0 },
-	{ "ConsumerGroupHeartbeat", 0 },
-	{ "ConsumerGroupDescribe", 0 },
-	{ "ControllerRegistration", 0 },
-	{ "GetTelemetrySubscriptions", 0 },
-	{ "PushTelemetry", 0 },
-	{ "AssignReplicasToDirs", 0 },
-	{ "ListClientMetricsResources", 0 },
-	{ "DescribeTopicPartitions", 0 },
-};
-
-#define NAPIS ((int)(sizeof(apis) / sizeof(apis[0])))
-
-/* Error codes by name (Kafka's Errors.java), for the error text. */
-static const char *const errors[] = {
-	"NONE",
-	"OFFSET_OUT_OF_RANGE",
-	"CORRUPT_MESSAGE",
-	"UNKNOWN_TOPIC_OR_PARTITION",
-	"INVALID_FETCH_SIZE",
-	"LEADER_NOT_AVAILABLE",
-	"NOT_LEADER_OR_FOLLOWER",
-	"REQUEST_TIMED_OUT",
-	"BROKER_NOT_AVAILABLE",
-	"REPLICA_NOT_AVAILABLE",
-	"MESSAGE_TOO_LARGE",
-	"STALE_CONTROLLER_EPOCH",
-	"OFFSET_METADATA_TOO_LARGE",
-	"NETWORK_EXCEPTION",
-	"COORDINATOR_LOAD_IN_PROGRESS",
-	"COORDINATOR_NOT_AVAILABLE",
-	"NOT_COORDINATOR",
-	"INVALID_TOPIC_EXCEPTION",
-	"RECORD_LIST_TOO_LARGE",
-	"NOT_ENOUGH_REPLICAS",
-	"NOT_ENOUGH_REPLICAS_AFTER_APPEND",
-	"INVALID_REQUIRED_ACKS",
-	"ILLEGAL_GENERATION",
-	"INCONSISTENT_GROUP_PROTOCOL",
-	"INVALID_GROUP_ID",
-	"UNKNOWN_MEMBER_ID",
-	"INVALID_SESSION_TIMEOUT",
-	"REBALANCE_IN_PROGRESS",
-	"INVALID_COMMIT_OFFSET_SIZE",
-	"TOPIC_AUTHORIZATION_FAILED",
-	"GROUP_AUTHORIZATION_FAILED",
-	"CLUSTER_AUTHORIZATION_FAILED",
-	"INVALID_TIMESTAMP",
-	"UNSUPPORTED_SASL_MECHANISM",
-	"ILLEGAL_SASL_STATE",
-	"UNSUPPORTED_VERSION",
-	"TOPIC_ALREADY_EXISTS",
-	"INVALID_PARTITIONS",
-	"INVALID_REPLICATION_FACTOR",
-	"INVALID_REPLICA_ASSIGNMENT",
-	"INVALID_CONFIG",
-	"NOT_CONTROLLER",
-	"INVALID_REQUEST",
-	"UNSUPPORTED_FOR_MESSAGE_FORMAT",
-	"POLICY_VIOLATION",
-	"OUT_OF_ORDER_SEQUENCE_NUMBER",
-	"DUPLICATE_SEQUENCE_NUMBER",
-	"INVALID_PRODUCER_EPOCH",
-	"INVALID_TXN_STATE",
-	"INVALID_PRODUCER_ID_MAPPING",
-	"INVALID_TRANSACTION_TIMEOUT",
-	"CONCURRENT_TRANSACTIONS",
-	"TRANSACTION_COORDINATOR_FENCED",
-	"TRANSACTIONAL_ID_AUTHORIZATION_FAILED",
-	"SECURITY_DISABLED",
-	"OPERATION_NOT_ATTEMPTED",
-	"KAFKA_STORAGE_ERROR",
-	"LOG_DIR_NOT_FOUND",
-	"SASL_AUTHENTICATION_FAILED",
-	"UNKNOWN_PRODUCER_ID",
-	"REASSIGNMENT_IN_PROGRESS",
-	"DELEGATION_TOKEN_AUTH_DISABLED",
-	"DELEGATION_TOKEN_NOT_FOUND",
-	"DELEGATION_TOKEN_OWNER_MISMATCH",
-	"DELEGATION_TOKEN_REQUEST_NOT_ALLOWED",
-	"DELEGATION_TOKEN_AUTHORIZATION_FAILED",
-	"DELEGATION_TOKEN_EXPIRED",
-	"INVALID_PRINCIPAL_TYPE",
-	"NON_EMPTY_GROUP",
-	"GROUP_ID_NOT_FOUND",
-	"FETCH_SESSION_ID_NOT_FOUND",
-	"INVALID_FETCH_SESSION_EPOCH",
-	"LISTENER_NOT_FOUND",
-	"TOPIC_DELETION_DISABLED",
-	"FENCED_LEADER_EPOCH",
-	"UNKNOWN_LEADER_EPOCH",
-	"UNSUPPORTED_COMPRESSION_TYPE",
-	"STALE_BROKER_EPOCH",
-	"OFFSET_NOT_AVAILABLE",
-	"MEMBER_ID_REQUIRED",
-	"PREFERRED_LEADER_NOT_AVAILABLE",
-	"GROUP_MAX_SIZE_REACHED",
-	"FENCED_INSTANCE_ID",
-	"ELIGIBLE_LEADERS_NOT_AVAILABLE",
-	"ELECTION_NOT_NEEDED",
-	"NO_REASSIGNMENT_IN_PROGRESS",
-	"GROUP_SUBSCRIBED_TO_TOPIC",
-	"INVALID_RECORD",
-	"UNSTABLE_OFFSET_COMMIT",
-	"THROTTLING_QUOTA_EXCEEDED",
-	"PRODUCER_FENCED",
-	"RESOURCE_NOT_FOUND",
-	"DUPLICATE_RESOURCE",
-	"UNACCEPTABLE_CREDENTIAL",
-	"INCONSISTENT_VOTER_SET",
-	"INVALID_UPDATE_VERSION",
-	"FEATURE_UPDATE_FAILED",
-	"PRINCIPAL_DESERIALIZATION_FAILURE",
-	"SNAPSHOT_NOT_FOUND",
-	"POSITION_OUT_OF_RANGE",
-	"UNKNOWN_TOPIC_ID",
-	"DUPLICATE_BROKER_REGISTRATION",
-	"BROKER_ID_NOT_REGISTERED",
-	"INCONSISTENT_TOPIC_ID",
-	"INCONSISTENT_CLUSTER_ID",
-	"TRANSACTIONAL_ID_NOT_FOUND",
-	"FETCH_SESSION_TOPIC_ID_ERROR",
-	"INELIGIBLE_REPLICA",
-	"NEW_LEADER_ELECTED",
-	"OFFSET_MOVED_TO_TIERED_STORAGE",
-	"FENCED_MEMBER_EPOCH",
-	"UNRELEASED_INSTANCE_ID",
-	"UNSUPPORTED_ASSIGNOR",
-	"STALE_MEMBER_EPOCH",
-	"MISMATCHED_ENDPOINT_TYPE",
-	"UNSUPPORTED_ENDPOINT_TYPE",
-	"UNKNOWN_CONTROLLER_ID",
-	"UNKNOWN_SUBSCRIPTION_ID",
-	"TELEMETRY_TOO_LARGE",
-	"INVALID_REGISTRATION",
-};
 
 /* --- topic ids --- */
 
@@ -417,7 +208,9 @@ void l7_parser__set_topics(struct l7_parser *p, struct l7_topics *t)
 
 static bool flexible(int api, int ver)
 {
-	return api >= 0 && api < NAPIS && apis[api].flex >= 0 && ver >= apis[api].flex;
+	int flex = kafka_api_flexible(api);
+
+	return flex >= 0 && ver >= flex;
 }
 
 /* The first topic of a Produce or Fetch request (name, or id from v13). */
@@ -531,11 +324,8 @@ static void set_error(struct kafka_msg *m, int16_t err, const char *msg)
 	m->err = err;
 	if (msg && msg[0])
 		snprintf(m->errmsg, sizeof(m->errmsg), "%s", msg);
-	else if (err > 0 && err < (int)(sizeof(errors) / sizeof(errors[0])))
-		snprintf(m->errmsg, sizeof(m->errmsg), "%s", errors[err]);
 	else
-		snprintf(m->errmsg, sizeof(m->errmsg), "%s",
-			 err == -1 ? "UNKNOWN_SERVER_ERROR" : "error");
+		snprintf(m->errmsg, sizeof(m->errmsg), "%s", kafka_error_name(err));
 }
 
 /* Skips a response's topic: its id from v13, else its name. */
@@ -733,8 +523,8 @@ static bool kafka_is_request_msg(const uint8_t *buf, size_t cap)
 		return false;
 	memset(&m, 0, sizeof(m));
 	if (cap < 14)
-		return header_fixed(&r, &m) && m.api < NAPIS;
-	if (!request_header(&r, &m) || m.api >= NAPIS || (buf[12] == 0 && buf[13] == 0))
+		return header_fixed(&r, &m) && kafka_api_name(m.api);
+	if (!request_header(&r, &m) || !kafka_api_name(m.api) || (buf[12] == 0 && buf[13] == 0))
 		return false;
 	if (m.api == API_PRODUCE && cap >= r.off + 4 + 8) {
 		struct kafka_state st = { 0 };
@@ -805,9 +595,8 @@ static void kafka_end(struct l7_parser *p, bool req, uint64_t start, uint64_t en
 		l7_resp_finish_id(p, &r, end, (uint32_t)m->corr);
 		return;
 	}
-	if (m->api < NAPIS) {
-		api = apis[m->api].name;
-	} else {
+	api = kafka_api_name(m->api);
+	if (!api) {
 		snprintf(num, sizeof(num), "Api%d", m->api);
 		api = num;
 	}
