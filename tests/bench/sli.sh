@@ -9,8 +9,8 @@
 . tests/bench/cost.lib
 . tests/bench/servers.lib
 LOOPS=${BENCH_SLI_LOOPS:-100000}
-cpu=$(($(nproc) - 1))
-pipe_ops() { taskset -c "$cpu" perf bench sched pipe -l "$LOOPS" 2>&1 | awk '/ops\/sec/ { print $1 }'; }
+PIPE_CPU=$(($(nproc) - 1))
+pipe_ops() { taskset -c "$PIPE_CPU" setsid perf bench sched pipe -l "$LOOPS" 2>&1 | awk '/ops\/sec/ { print $1 }'; }
 cost_header
 cost_row sli "wrk nginx keep-alive -c 8" "--type sli -o $CT/sli.json" wrk_rps
 cost_row sli "redis-benchmark GET -c 16" "--type sli -o $CT/sli.json" redis_rps
