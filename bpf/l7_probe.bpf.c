@@ -55,7 +55,8 @@ struct conn {
 	__u8 requests; /* request messages seen, wrapping: every L7_STACK_EVERY-th gets a stack */
 	/* The socket's addresses, read once when the connection is first seen. */
 	__u16 lport, rport; /* host byte order */
-	__u32 pad2;
+	__u8 af_unix;	    /* a Unix-domain socket: its peer goes in an L7_EV_PEER record */
+	__u8 pad2[3];
 	__u8 laddr[16], raddr[16];
 };
 
@@ -147,7 +148,7 @@ static __always_inline __u64 conn_key(__u32 tgid, int fd)
 	return (__u64)tgid << 32 | (__u32)fd;
 }
 
-/* The inet socket behind fd of the current task, or NULL. */
+/* The inet or Unix-domain socket behind fd of the current task, or NULL. */
 static __always_inline struct sock *fd_sock(int fd)
 {
 	struct task_struct *t = (void *)bpf_get_current_task();
@@ -171,12 +172,27 @@ static __always_inline struct sock *fd_sock(int fd)
 	if (!sk)
 		return NULL;
 	family = BPF_CORE_READ(sk, __sk_common.skc_family);
-	return family == GT_AF_INET || family == GT_AF_INET6 ? sk : NULL;
+	return family == GT_AF_INET || family == GT_AF_INET6 || family == GT_AF_UNIX ? sk : NULL;
+}
+
+/* The bound address of a Unix-domain socket, NULL when it has none. */
+static __always_inline struct unix_address *unix_addr(struct sock *sk)
+{
+	return sk ? BPF_CORE_READ((struct unix_sock *)sk, addr) : NULL;
 }
 
 /* Reads the socket's addresses into c. */
 static __always_inline void sock_ident(struct conn *c, struct sock *sk)
 {
+	if (BPF_CORE_READ(sk, __sk_common.skc_family) == GT_AF_UNIX) {
+		/* No addresses: the path and the peer's pid go in an L7_EV_PEER record. An
+		 * accepted socket carries its listener's path, a client's has none, so a
+		 * connection older than the capture gets its role from that. */
+		c->af_unix = 1;
+		if (c->role == L7_KROLE_UNKNOWN)
+			c->role = unix_addr(sk) ? L7_KROLE_SERVER : L7_KROLE_CLIENT;
+		return;
+	}
 	c->lport = BPF_CORE_READ(sk, __sk_common.skc_num);
 	c->rport = __builtin_bswap16(BPF_CORE_READ(sk, __sk_common.skc_dport));
 	if (BPF_CORE_READ(sk, __sk_common.skc_family) == GT_AF_INET6) {
@@ -382,6 +398,47 @@ static __always_inline void fill_addrs(struct l7_event *e, const struct conn *c,
 	}
 }
 
+/* Reports the peer of a Unix-domain connection: the path the two sides meet at (the peer's
+ * bound address, else the socket's own: a client's peer is the accepted socket, which carries
+ * the listener's path) and the peer's pid as SO_PEERCRED has it. */
+static __always_inline void emit_peer(__u32 tgid, int fd, const struct conn *c)
+{
+	struct sock *sk = (struct sock *)c->sk;
+	struct unix_address *ua = unix_addr(BPF_CORE_READ((struct unix_sock *)sk, peer));
+	struct l7_event *e;
+	struct pid *pp;
+	int len;
+
+	if (!ua)
+		ua = unix_addr(sk);
+	e = bpf_ringbuf_reserve(&gt_l7_events, sizeof(*e) + L7_UNIX_PATH_MAX, 0);
+	if (!e) {
+		COUNT(drops);
+		return;
+	}
+	__builtin_memset(e, 0, sizeof(*e));
+	e->type = L7_EV_PEER;
+	e->tgid = tgid;
+	e->tid = (__u32)bpf_get_current_pid_tgid();
+	e->fd = fd;
+	e->gen = c->gen;
+	e->ts_ns = bpf_ktime_get_ns();
+	e->role = c->role;
+	e->flags = L7_EVF_UNIX | (c->udp ? L7_EVF_UDP : 0);
+	pp = BPF_CORE_READ(sk, sk_peer_pid);
+	if (pp)
+		e->peer_pid = BPF_CORE_READ(pp, numbers[0].nr);
+	len = ua ? BPF_CORE_READ(ua, len) - (int)sizeof(__u16) : 0;
+	if (len < 0)
+		len = 0;
+	if (len > L7_UNIX_PATH_MAX)
+		len = L7_UNIX_PATH_MAX;
+	if (ua && bpf_probe_read_kernel(e + 1, L7_UNIX_PATH_MAX, &ua->name[0].sun_path))
+		len = 0;
+	e->cap = len;
+	bpf_ringbuf_submit(e, 0);
+}
+
 /* Builds and sends the record of one message of len bytes on connection c: data is copied
  * from buf (kind K_BUF) or an iovec array (K_IOV, n entries). */
 static __always_inline void emit_data(void *ctx, __u64 start_ns, __u32 tgid, int fd, struct conn *c,
@@ -422,6 +479,8 @@ static __always_inline void emit_data(void *ctx, __u64 start_ns, __u32 tgid, int
 			COUNT(skipped);
 			return;
 		}
+		if (c->af_unix)
+			emit_peer(tgid, fd, c);
 	} else if (c->state != CONN_TRACED) {
 		COUNT(skipped);
 		return;
@@ -438,12 +497,12 @@ static __always_inline void emit_data(void *ctx, __u64 start_ns, __u32 tgid, int
 	e->len = len;
 	e->cgroup_id = bpf_get_current_cgroup_id();
 	e->cap = got;
-	e->flags = flags | (c->udp ? L7_EVF_UDP : 0);
+	e->flags = flags | (c->udp ? L7_EVF_UDP : 0) | (c->af_unix ? L7_EVF_UNIX : 0);
 	e->dir = dir;
 	e->role = c->role;
 	e->proto = c->proto;
 	fill_addrs(e, c, c->udp ? uaddr : 0);
-	if (!c->udp) {
+	if (!c->udp && !c->af_unix) {
 		struct tcp_sock *tp = (struct tcp_sock *)c->sk;
 
 		e->segs_in = BPF_CORE_READ(tp, segs_in);

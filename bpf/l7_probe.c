@@ -123,7 +123,8 @@ int l7_event_check(const void *data, size_t size)
 	const struct l7_event *e = data;
 
 	if (size < sizeof(*e) || e->cap > size - sizeof(*e) || e->cap > L7_CAPTURE_MAX ||
-	    (e->type != L7_EV_DATA && e->type != L7_EV_CLOSE))
+	    (e->type != L7_EV_DATA && e->type != L7_EV_CLOSE && e->type != L7_EV_PEER) ||
+	    (e->type == L7_EV_PEER && e->cap > L7_UNIX_PATH_MAX))
 		return -EINVAL;
 	return 0;
 }

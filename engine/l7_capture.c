@@ -15,6 +15,8 @@
 #include "symbols/ident.h"
 #include "util/clock.h"
 
+_Static_assert(L7_UNIX_PATH == L7_UNIX_PATH_MAX, "model/l7/track.h L7_UNIX_PATH mirrors bpf");
+
 #define EXPIRE_EVERY_NS 10000000000ull /* look for idle connections every 10 s */
 #define IDLE_NS 300000000000ull	       /* a connection silent for 5 min has gone */
 
@@ -36,7 +38,9 @@ static void on_event(void *ctx, const struct l7_event *e, const uint8_t *data)
 	struct l7_msg m;
 
 	memset(&m, 0, sizeof(m));
-	m.type = e->type == L7_EV_CLOSE ? L7_MSG_CLOSE : L7_MSG_DATA;
+	m.type = e->type == L7_EV_CLOSE	 ? L7_MSG_CLOSE
+		 : e->type == L7_EV_PEER ? L7_MSG_PEER
+					 : L7_MSG_DATA;
 	m.tgid = e->tgid;
 	m.tid = e->tid;
 	m.fd = e->fd;
@@ -54,6 +58,8 @@ static void on_event(void *ctx, const struct l7_event *e, const uint8_t *data)
 	m.ssl = e->flags & L7_EVF_SSL;
 	m.udp = e->flags & L7_EVF_UDP;
 	m.v6 = e->flags & L7_EVF_V6;
+	m.uds = e->flags & L7_EVF_UNIX;
+	m.peer_pid = e->peer_pid;
 	m.segs_valid = e->flags & L7_EVF_SEGS;
 	m.no_data = e->flags & L7_EVF_SENDFILE;
 	m.lport = e->lport;
