@@ -18,7 +18,7 @@ msg = @printf '  %-8s %s\n' '$(1)' '$(2)';
 endif
 
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1)
-LIBS_PC := libbpf libelf libdw ncursesw jansson zlib
+LIBS_PC := libbpf libelf libdw ncursesw jansson zlib capstone
 PC_CFLAGS := $(shell pkg-config --cflags $(LIBS_PC) 2>/dev/null)
 PC_LIBS   := $(shell pkg-config --libs $(LIBS_PC) 2>/dev/null)
 LDLIBS    := $(PC_LIBS) -liberty -lm -lpthread
@@ -60,7 +60,7 @@ ASAN_OBJS := $(patsubst %.c,$(O)/asan/obj/%.o,$(LIB_SRCS))
 # rustc, golang-go and lld (rustc's newer default linker) build the language tests' programs;
 # python3 (3.11) runs test_python's.
 DEB_PKGS := gcc g++ make clang llvm libclang-rt-14-dev bpftool libbpf-dev libelf-dev libdw-dev \
-	libncurses-dev libjansson-dev zlib1g-dev pkg-config libiberty-dev tmux libxml2-utils \
+	libncurses-dev libjansson-dev zlib1g-dev libcapstone-dev pkg-config libiberty-dev tmux libxml2-utils \
 	linux-perf perl procps mount chromium jq nodejs strace openjdk-17-jdk-headless \
 	libc6-dbg rustc golang-go lld python3
 # Servers and clients the L7 tests run on loopback (tests/record/test_l7.sh, tests/bench/l7.sh).

@@ -79,7 +79,7 @@ struct l7_counters {
 	__u64 events;	 /* records written */
 	__u64 drops;	 /* records lost: ring buffer full */
 	__u64 skipped;	 /* messages on connections whose protocol is not traced */
-	__u64 ssl_calls; /* OpenSSL calls seen */
+	__u64 ssl_calls; /* OpenSSL and Go crypto/tls calls seen */
 	__u64 truncated; /* messages longer than the capture size */
 };
 

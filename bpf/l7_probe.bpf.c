@@ -205,20 +205,19 @@ static __always_inline void sock_ident(struct conn *c, struct sock *sk)
 	}
 }
 
-/* Reports the end of a traced connection's generation. */
-static __always_inline void emit_close(__u32 tgid, int fd, const struct conn *c)
+/* A record of type about connection (tgid, fd, c) with extra bytes of room after it,
+ * reserved in the ring buffer (the caller submits it); NULL (a drop) when full. */
+static __always_inline struct l7_event *conn_record(__u32 type, __u32 tgid, int fd,
+						   const struct conn *c, __u32 extra)
 {
-	struct l7_event *e;
+	struct l7_event *e = bpf_ringbuf_reserve(&gt_l7_events, sizeof(*e) + extra, 0);
 
-	if (c->state != CONN_TRACED)
-		return;
-	e = bpf_ringbuf_reserve(&gt_l7_events, sizeof(*e), 0);
 	if (!e) {
 		COUNT(drops);
-		return;
+		return NULL;
 	}
 	__builtin_memset(e, 0, sizeof(*e));
-	e->type = L7_EV_CLOSE;
+	e->type = type;
 	e->tgid = tgid;
 	e->tid = (__u32)bpf_get_current_pid_tgid();
 	e->fd = fd;
@@ -226,7 +225,19 @@ static __always_inline void emit_close(__u32 tgid, int fd, const struct conn *c)
 	e->ts_ns = bpf_ktime_get_ns();
 	e->role = c->role;
 	e->proto = c->proto;
-	bpf_ringbuf_submit(e, 0);
+	return e;
+}
+
+/* Reports the end of a traced connection's generation. */
+static __always_inline void emit_close(__u32 tgid, int fd, const struct conn *c)
+{
+	struct l7_event *e;
+
+	if (c->state != CONN_TRACED)
+		return;
+	e = conn_record(L7_EV_CLOSE, tgid, fd, c, 0);
+	if (e)
+		bpf_ringbuf_submit(e, 0);
 }
 
 /* The connection entry of (tgid, fd), made on first sight, or afresh (fresh: accept and
@@ -411,19 +422,9 @@ static __always_inline void emit_peer(__u32 tgid, int fd, const struct conn *c)
 
 	if (!ua)
 		ua = unix_addr(sk);
-	e = bpf_ringbuf_reserve(&gt_l7_events, sizeof(*e) + L7_UNIX_PATH_MAX, 0);
-	if (!e) {
-		COUNT(drops);
+	e = conn_record(L7_EV_PEER, tgid, fd, c, L7_UNIX_PATH_MAX);
+	if (!e)
 		return;
-	}
-	__builtin_memset(e, 0, sizeof(*e));
-	e->type = L7_EV_PEER;
-	e->tgid = tgid;
-	e->tid = (__u32)bpf_get_current_pid_tgid();
-	e->fd = fd;
-	e->gen = c->gen;
-	e->ts_ns = bpf_ktime_get_ns();
-	e->role = c->role;
 	e->flags = L7_EVF_UNIX | (c->udp ? L7_EVF_UDP : 0);
 	pp = BPF_CORE_READ(sk, sk_peer_pid);
 	if (pp)
@@ -701,6 +702,27 @@ int BPF_PROG(gt_l7_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
+/* Reports len bytes of plaintext at buf that a TLS library moved on socket fd (dir as
+ * l7_event.dir, start_ns when the call began). */
+static __always_inline void tls_plain(void *ctx, __u64 start_ns, __u32 tgid, int fd, __u8 dir,
+				      __u64 len, __u64 buf)
+{
+	struct conn *c;
+
+	if (!len)
+		return;
+	c = conn_get(tgid, fd, L7_KROLE_UNKNOWN, false);
+	if (!c)
+		return;
+	if (!c->ssl) {
+		/* The first plaintext: what the syscalls saw was the TLS handshake. */
+		c->ssl = 1;
+		c->state = CONN_UNDECIDED;
+		c->tries = 0;
+	}
+	emit_data(ctx, start_ns, tgid, fd, c, dir, len, K_BUF, buf, 0, 0, L7_EVF_SSL);
+}
+
 /* OpenSSL: SSL_read/SSL_write(ssl, buf, num) return the byte count; the _ex variants return 1
  * and store the count through their fourth argument. */
 static __always_inline int ssl_enter(void *ssl, void *buf, void *nptr, __u8 dir, __u8 ex)
@@ -755,18 +777,7 @@ static __always_inline int ssl_exit(void *ctx, long ret)
 			return 0;
 		len = n;
 	}
-	if (!len)
-		return 0;
-	c = conn_get(tgid, s.fd, L7_KROLE_UNKNOWN, false);
-	if (!c)
-		return 0;
-	if (!c->ssl) {
-		/* The first plaintext: what the syscalls saw was the TLS handshake. */
-		c->ssl = 1;
-		c->state = CONN_UNDECIDED;
-		c->tries = 0;
-	}
-	emit_data(ctx, s.ts, tgid, s.fd, c, s.dir, len, K_BUF, s.buf, 0, 0, L7_EVF_SSL);
+	tls_plain(ctx, s.ts, tgid, s.fd, s.dir, len, s.buf);
 	return 0;
 }
 
@@ -798,6 +809,111 @@ SEC("uretprobe")
 int BPF_KRETPROBE(gt_l7_ssl_ret, int ret)
 {
 	return ssl_exit(ctx, ret);
+}
+
+/* Go's crypto/tls (symbols/go_tls.h finds the places): uprobes at the entry of
+ * (*Conn).Write and of (*Conn).Read and on each RET of Read, never uretprobes (Go moves
+ * goroutine stacks). Go's register ABI: the receiver in RAX, the slice's pointer and length
+ * in RBX and RCX; Read returns n in RAX; R14 holds the goroutine (g), which keys a Read in
+ * flight (its goroutine may resume on another thread). The attach cookie holds the offsets
+ * from a *tls.Conn to its fd (struct go_tls_info): conn, fd, pfd, Sysfd, 16 bits each. */
+struct go_read_key {
+	__u64 g;
+	__u32 tgid;
+	__u32 pad;
+};
+
+struct go_read {
+	__u64 ts;
+	__u64 buf;
+	__s32 fd;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct go_read_key);
+	__type(value, struct go_read);
+} gt_l7_go_reads SEC(".maps");
+
+#define GO_WRAP_DEPTH 3 /* net.Conn wrappers looked through (gRPC-Go's, ...) */
+
+/* The socket fd of the *tls.Conn at tc, or -1: conn is a net.Conn interface (itab, data);
+ * its data, a *net.TCPConn or *net.UnixConn, holds fd (*netFD) whose pfd holds Sysfd. A
+ * wrapper (a struct whose first field is the net.Conn it wraps) is looked through: a candidate
+ * counts when it is a socket of this process. */
+static __always_inline int go_fd(__u64 tc, __u64 cookie)
+{
+	__u64 data = 0, nfd = 0, off_fd = (cookie >> 16) & 0xffff;
+	__u64 off_sysfd = ((cookie >> 32) & 0xffff) + ((cookie >> 48) & 0xffff);
+	__s64 sysfd = -1;
+
+	if (bpf_probe_read_user(&data, sizeof(data), (const void *)(tc + (cookie & 0xffff) + 8)))
+		return -1;
+#pragma unroll
+	for (int i = 0; i < GO_WRAP_DEPTH; i++) {
+		if (!bpf_probe_read_user(&nfd, sizeof(nfd), (const void *)(data + off_fd)) &&
+		    !bpf_probe_read_user(&sysfd, sizeof(sysfd), (const void *)(nfd + off_sysfd)) &&
+		    sysfd >= 0 && sysfd < (1 << 24) && fd_sock((int)sysfd))
+			return (int)sysfd;
+		if (bpf_probe_read_user(&data, sizeof(data), (const void *)(data + 8)))
+			break;
+	}
+	return -1;
+}
+
+SEC("uprobe")
+int gt_l7_go_write(struct pt_regs *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	int fd;
+
+	if (!current_passes(tgid, tid))
+		return 0;
+	COUNT(ssl_calls);
+	fd = go_fd(ctx->ax, bpf_get_attach_cookie(ctx));
+	/* Write sends all of b or fails: the entry is where the request starts and what it is. */
+	if (fd >= 0)
+		tls_plain(ctx, bpf_ktime_get_ns(), tgid, fd, 0, ctx->cx, ctx->bx);
+	return 0;
+}
+
+SEC("uprobe")
+int gt_l7_go_read(struct pt_regs *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	struct go_read_key k = {.g = ctx->r14, .tgid = tgid};
+	struct go_read r = {};
+
+	if (!current_passes(tgid, tid))
+		return 0;
+	r.fd = go_fd(ctx->ax, bpf_get_attach_cookie(ctx));
+	if (r.fd < 0)
+		return 0;
+	r.ts = bpf_ktime_get_ns();
+	r.buf = ctx->bx;
+	bpf_map_update_elem(&gt_l7_go_reads, &k, &r, BPF_ANY);
+	return 0;
+}
+
+SEC("uprobe")
+int gt_l7_go_read_ret(struct pt_regs *ctx)
+{
+	struct go_read_key k = {.g = ctx->r14, .tgid = bpf_get_current_pid_tgid() >> 32};
+	struct go_read *rp = bpf_map_lookup_elem(&gt_l7_go_reads, &k), r;
+	long n = (long)ctx->ax;
+
+	if (!rp)
+		return 0;
+	r = *rp;
+	bpf_map_delete_elem(&gt_l7_go_reads, &k);
+	COUNT(ssl_calls);
+	if (n > 0)
+		tls_plain(ctx, r.ts, k.tgid, r.fd, 1, (__u64)n, r.buf);
+	return 0;
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -164,6 +164,7 @@ int l7_capture__attach(struct l7_capture *e, char *err, size_t errlen)
 	lo.capture = e->s->o->l7_capture;
 	lo.proto_mask = e->s->o->l7_protocols;
 	lo.no_tls = e->s->o->no_tls;
+	lo.exec_file = e->s->child > 0 && e->s->go_fd >= 0 ? e->s->o->command[0] : NULL;
 	e->probes = l7_probes__open(&lo, on_event, e, err, errlen);
 	return e->probes ? 0 : -EPERM;
 }
@@ -181,8 +182,10 @@ static void probe_stats(const struct l7_capture *e, struct l7_probe_stats *ps)
 	ps->k.ssl_calls += e->past.k.ssl_calls;
 	ps->k.truncated += e->past.k.truncated;
 	ps->malformed += e->past.malformed;
-	if (!e->probes)
+	if (!e->probes) {
 		ps->tls_files = e->past.tls_files;
+		ps->go_files = e->past.go_files;
+	}
 }
 
 void l7_capture__detach(struct l7_capture *e)
@@ -271,11 +274,12 @@ void l7_capture__summary(struct l7_capture *e, double secs, char *buf, size_t le
 	snprintf(buf, len,
 		 "recorded %llu L7 requests on %llu connections in %.1f s; %llu messages, "
 		 "%llu dropped (ring buffer full), %llu cut to --l7-capture, %llu rejected by "
-		 "parsers; TLS: %llu libssl files, %llu OpenSSL calls",
+		 "parsers; TLS: %llu libssl files, %llu Go programs, %llu TLS calls",
 		 (unsigned long long)ts.records, (unsigned long long)ts.conns, secs,
 		 (unsigned long long)ps.k.events, (unsigned long long)ps.k.drops,
 		 (unsigned long long)ps.k.truncated, (unsigned long long)ts.parse_errors,
-		 (unsigned long long)ps.tls_files, (unsigned long long)ps.k.ssl_calls);
+		 (unsigned long long)ps.tls_files, (unsigned long long)ps.go_files,
+		 (unsigned long long)ps.k.ssl_calls);
 }
 
 void l7_capture__free(struct l7_capture *e)

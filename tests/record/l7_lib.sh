@@ -2,6 +2,16 @@
 # starting and stopping a recording, reading counts out of its JSON, and comparing latencies
 # with a client's own figures.
 
+# Servers a test starts put their pids in PIDS: stopped, and $TMP removed, at exit.
+PIDS=""
+cleanup() {
+	for p in $PIDS; do kill "$p" 2>/dev/null; done
+	for p in $PIDS; do wait "$p" 2>/dev/null; done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT INT TERM
+PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | tail -1)
+
 # wait_for CMD...: polls CMD for up to 20 s.
 wait_for() {
 	i=0
@@ -71,4 +81,62 @@ client_p50() {
 		'BEGIN { exit !(b > 0 && hi > 0 && b >= (lo - d) * 0.998 - r && b <= (hi + d) * 1.002 + r) }'
 	then pass "$1"
 	else fail "$1" "$why"; fi
+}
+# nginx_conf DIR SERVER: writes DIR/nginx.conf, one worker in the foreground keeping its files
+# under DIR, with one server block of the lines SERVER plus /ok (200 "ok") and /missing (404).
+nginx_conf() {
+	cat >"$1/nginx.conf" <<EOF
+daemon off;
+worker_processes 1;
+pid $1/nginx.pid;
+error_log $1/error.log;
+events { worker_connections 256; }
+http {
+	access_log off;
+	client_body_temp_path $1/body;
+	proxy_temp_path $1/proxy;
+	fastcgi_temp_path $1/fcgi;
+	uwsgi_temp_path $1/uwsgi;
+	scgi_temp_path $1/scgi;
+	keepalive_requests 100000;
+	server {
+		$2
+		location = /ok { return 200 "ok\\n"; }
+		location = /missing { return 404; }
+	}
+}
+EOF
+}
+# pg_start ARGS...: a private PostgreSQL (trust authentication, user postgres) under $TMP/pg,
+# its socket in $TMP/pgsock, started with ARGS (-p PORT, listen_addresses...) in the
+# background (PIDS). False without PostgreSQL or the postgres user.
+pg_start() {
+	[ -n "$PG_BIN" ] && id postgres >/dev/null 2>&1 || return 1
+	mkdir -p "$TMP/pg" "$TMP/pgsock"
+	chown postgres "$TMP/pg" "$TMP/pgsock"
+	runuser -u postgres -- "$PG_BIN/initdb" -D "$TMP/pg/data" -A trust -U postgres >"$TMP/pg/init.log" 2>&1
+	runuser -u postgres -- "$PG_BIN/postgres" -D "$TMP/pg/data" -k "$TMP/pgsock" -c fsync=off \
+		"$@" >"$TMP/pg/server.log" 2>&1 &
+	PIDS="$PIDS $!"
+}
+# my_start ARGS...: a private MariaDB under $TMP/my (no grant tables), its socket at
+# $TMP/my/sock, started with ARGS (networking) in the background (PIDS, MY_PID); false when
+# its data directory cannot be made.
+my_start() {
+	mkdir -p "$TMP/my"
+	mariadb-install-db --no-defaults --datadir="$TMP/my/data" --user=root --skip-test-db \
+		--auth-root-authentication-method=normal >"$TMP/my/init.log" 2>&1 || return 1
+	mariadbd --no-defaults --datadir="$TMP/my/data" "$@" \
+		--socket="$TMP/my/sock" --user=root --skip-grant-tables --skip-log-bin \
+		--innodb-buffer-pool-size=16M --pid-file="$TMP/my/pid" >"$TMP/my/server.log" 2>&1 &
+	MY_PID=$!
+	PIDS="$PIDS $!"
+}
+# my_queries FILE: makes l7db.l7t (3 rows) through $MY and writes to FILE 2000 SELECTs of it
+# and the statements ERRORS (one per line) after them.
+my_queries() {
+	$MY -e 'CREATE DATABASE l7db; CREATE TABLE l7db.l7t (id INT PRIMARY KEY, v INT);
+		INSERT INTO l7db.l7t VALUES (1, 10), (2, 20), (3, 30)'
+	awk 'BEGIN { for (i = 0; i < 2000; i++) printf "SELECT v FROM l7t WHERE id = %d;\n", i % 3 + 1 }' >"$1"
+	printf '%s\n' "$2" >>"$1"
 }

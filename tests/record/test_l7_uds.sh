@@ -13,15 +13,7 @@ for c in jq nginx redis-server redis-benchmark redis-cli pgbench mariadbd mariad
 done
 [ -x "$TOOLS/cputime" ] && [ -x "$TOOLS/httpclient" ] ||
 	{ fail l7_uds "test workloads not built (make tools)"; exit 0; }
-PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | tail -1)
 chmod 755 "$TMP"
-PIDS=""
-cleanup() {
-	for p in $PIDS; do kill "$p" 2>/dev/null; done
-	for p in $PIDS; do wait "$p" 2>/dev/null; done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT INT TERM
 # uds_session NAME FILE PROTO ROLE PATH PEER_PID: the first session of PROTO/ROLE is a
 # Unix-domain one at PATH whose peer is PEER_PID.
 uds_session() {
@@ -67,13 +59,7 @@ else
 fi
 
 # --- PostgreSQL: pgbench's per-transaction log gives its own median --------------------------
-if [ -n "$PG_BIN" ] && id postgres >/dev/null 2>&1; then
-	mkdir -p "$TMP/pg" "$TMP/pgsock"
-	chown postgres "$TMP/pg" "$TMP/pgsock"
-	runuser -u postgres -- "$PG_BIN/initdb" -D "$TMP/pg/data" -A trust -U postgres >"$TMP/pg/init.log" 2>&1
-	runuser -u postgres -- "$PG_BIN/postgres" -D "$TMP/pg/data" -p 18432 -k "$TMP/pgsock" \
-		-c listen_addresses= -c fsync=off >"$TMP/pg/server.log" 2>&1 &
-	PIDS="$PIDS $!"
+if pg_start -p 18432 -c listen_addresses=; then
 	PGH="-h $TMP/pgsock -p 18432 -U postgres"
 	if wait_for "$PG_BIN/pg_isready" $PGH &&
 		"$PG_BIN/createdb" $PGH bench >/dev/null 2>&1 &&
@@ -104,26 +90,17 @@ else
 fi
 
 # --- MariaDB -------------------------------------------------------------------------------
-mkdir -p "$TMP/my"
-if mariadb-install-db --no-defaults --datadir="$TMP/my/data" --user=root --skip-test-db \
-	--auth-root-authentication-method=normal >"$TMP/my/init.log" 2>&1; then
-	mariadbd --no-defaults --datadir="$TMP/my/data" --skip-networking \
-		--socket="$TMP/my/sock" --user=root --skip-grant-tables --skip-log-bin \
-		--innodb-buffer-pool-size=16M --pid-file="$TMP/my/pid" >"$TMP/my/server.log" 2>&1 &
-	MYPID=$!
-	PIDS="$PIDS $MYPID"
+if my_start --skip-networking; then
 	MY="mariadb -S $TMP/my/sock -u root"
 	if wait_for $MY -e 'SELECT 1'; then
-		$MY -e 'CREATE DATABASE l7db; CREATE TABLE l7db.l7t (id INT PRIMARY KEY, v INT);
-			INSERT INTO l7db.l7t VALUES (1, 10), (2, 20), (3, 30)'
-		awk 'BEGIN { for (i = 0; i < 2000; i++) printf "SELECT v FROM l7t WHERE id = %d;\n", i % 3 + 1;
-			print "SELECT * FROM l7_no_such_table;"; print "SELECT * FROM l7_nor_this;" }' >"$TMP/my/q.sql"
+		my_queries "$TMP/my/q.sql" "SELECT * FROM l7_no_such_table;
+SELECT * FROM l7_nor_this;"
 		"$GALATOP" record --type l7 -o "$TMP/my.json" -- $MY --force l7db \
 			<"$TMP/my/q.sql" >/dev/null 2>"$TMP/my/client.err"
 		eq uds_mysql_count "$(ep "$TMP/my.json" mysql client '^SELECT l7t' req_count)" 2000
 		eq uds_mysql_error "$(sess "$TMP/my.json" mysql client err_count)" \
 			"$(grep -c '^ERROR' "$TMP/my/client.err")" "the client's ERROR lines"
-		uds_session uds_mysql_session "$TMP/my.json" mysql client "$TMP/my/sock" "$MYPID"
+		uds_session uds_mysql_session "$TMP/my.json" mysql client "$TMP/my/sock" "$MY_PID"
 	else
 		fail uds_mysql_start "MariaDB did not answer"; tail -5 "$TMP/my/server.log"
 	fi
@@ -134,27 +111,7 @@ fi
 # --- nginx on unix: -------------------------------------------------------------------------
 mkdir -p "$TMP/nginx/logs"
 NSOCK=$TMP/nginx/http.sock
-cat >"$TMP/nginx/nginx.conf" <<EOF
-daemon off;
-worker_processes 1;
-pid $TMP/nginx/nginx.pid;
-error_log $TMP/nginx/error.log;
-events { worker_connections 256; }
-http {
-	access_log off;
-	client_body_temp_path $TMP/nginx/body;
-	proxy_temp_path $TMP/nginx/proxy;
-	fastcgi_temp_path $TMP/nginx/fcgi;
-	uwsgi_temp_path $TMP/nginx/uwsgi;
-	scgi_temp_path $TMP/nginx/scgi;
-	keepalive_requests 100000;
-	server {
-		listen unix:$NSOCK;
-		location = /ok { return 200 "ok\n"; }
-		location = /missing { return 404; }
-	}
-}
-EOF
+nginx_conf "$TMP/nginx" "listen unix:$NSOCK;"
 taskset -c $last_cpu nginx -c "$TMP/nginx/nginx.conf" -p "$TMP/nginx" >"$TMP/nginx/out.log" 2>&1 &
 NGINX=$!
 PIDS="$PIDS $NGINX"
