@@ -95,7 +95,7 @@ $(AGENT): symbols/jvmti/agent.c
 	$(call msg,AGENT,$<)$(CC) -std=gnu11 -Wall -Wextra $(CFLAGS) -fPIC -shared -I$(JDK_HOME)/include \
 		-I$(JDK_HOME)/include/linux -o $@ $< -lpthread
 
-$(O)/asan/tests/%: tests/%.c tests/harness.h $(O)/asan/libgalatop.a
+$(O)/asan/tests/%: tests/%.c $(wildcard tests/*.h) $(O)/asan/libgalatop.a
 	@mkdir -p $(@D)
 	$(call msg,TEST-CC,$<)$(CC) $(BASE_CFLAGS) $(ASAN_FLAGS) -Itests -o $@ $< $(O)/asan/libgalatop.a $(LDLIBS)
 

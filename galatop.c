@@ -14,6 +14,8 @@ const struct cli_command cli_commands[] = {
 	  cmd_diff_help },
 	{ "fold", cmd_fold, "normalize folded or perf script input into sorted, merged folded",
 	  cmd_fold_help },
+	{ "agent", cmd_agent, "run as a node agent: sinks, metrics, REST control (root)",
+	  cmd_agent_help },
 	{ "live", cmd_live, "the live view (also what plain `galatop` runs; root)", cmd_live_help },
 	{ "record", cmd_record, "sample stacks live with eBPF (root) into folded/SVG files",
 	  cmd_record_help },

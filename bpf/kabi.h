@@ -7,13 +7,24 @@
 #define GALATOP_BPF_KABI_H
 
 /* x86_64 system calls the probes treat specially. */
+#define GT_NR_READ 0
+#define GT_NR_WRITE 1
 #define GT_NR_OPEN 2
+#define GT_NR_READV 19
+#define GT_NR_WRITEV 20
+#define GT_NR_SENDFILE 40
+#define GT_NR_SENDTO 44
+#define GT_NR_RECVFROM 45
+#define GT_NR_SENDMSG 46
+#define GT_NR_RECVMSG 47
 #define GT_NR_ACCEPT 43
 #define GT_NR_CREAT 85
 #define GT_NR_SYNC 162
 #define GT_NR_FUTEX 202
 #define GT_NR_OPENAT 257
 #define GT_NR_ACCEPT4 288
+#define GT_NR_RECVMMSG 299
+#define GT_NR_SENDMMSG 307
 
 /* futex(2) operations: the command is op & GT_FUTEX_CMD_MASK. */
 #define GT_FUTEX_WAIT 0
@@ -36,6 +47,12 @@
 #define GT_AF_INET6 10
 #define GT_SOCK_DGRAM 2
 #define GT_MSG_PEEK 2
+#define GT_IPPROTO_UDP 17
+/* TCP states (include/net/tcp_states.h). */
+#define GT_TCP_ESTABLISHED 1
+#define GT_TCP_SYN_SENT 2
+#define GT_TCP_SYN_RECV 3
+#define GT_TCP_CLOSE 7
 #define GT_EINPROGRESS 115
 #define GT_S_IFMT 00170000
 #define GT_S_IFSOCK 0140000

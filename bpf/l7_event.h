@@ -12,13 +12,12 @@
 #define L7_CAPTURE_DEFAULT 4096
 #define L7_UNIX_PATH_MAX 108 /* sizeof(sockaddr_un.sun_path) */
 #define L7_MAX_IOV 8	  /* iovec entries copied per readv/writev/sendmsg/recvmsg */
-#define L7_MAX_MMSG 4	  /* messages reported per sendmmsg/recvmmsg */
 #define L7_STACK_DEPTH 32 /* user frames kept per request (the walk costs per frame) */
 #define L7_STACK_EVERY 16 /* a stack is walked for one request in 16 per connection */
 
 enum l7_ev_type {
 	L7_EV_DATA = 1, /* bytes moved: len, the first cap of them follow */
-	/* The connection (tgid, fd, gen) ended: close(), or a new socket on the fd. */
+	/* The connection (tgid, fd, gen) ended: its TCP socket closed, or a new socket on the fd. */
 	L7_EV_CLOSE = 2,
 	/* A Unix-domain connection's peer, sent before its first traced message: the socket
 	 * path (cap bytes of sun_path follow, abstract names starting with a NUL) and in
@@ -37,7 +36,7 @@ enum l7_ev_type {
 #define L7_EVF_SSL 1u	   /* plaintext from an OpenSSL call, not the wire */
 #define L7_EVF_UDP 2u	   /* a datagram socket: one message per record */
 #define L7_EVF_V6 4u	   /* addresses are IPv6 (else IPv4 in the first 4 bytes) */
-#define L7_EVF_SENDFILE 8u /* sendfile: bytes counted, none copied */
+#define L7_EVF_SENDFILE 8u /* sendfile, sendmmsg, recvmmsg: bytes counted, none copied */
 #define L7_EVF_SEGS 16u	   /* segs_in/segs_out are the TCP socket's counters */
 #define L7_EVF_UNIX 32u	   /* a Unix-domain socket: no addresses, the peer in L7_EV_PEER */
 
@@ -51,8 +50,8 @@ struct l7_event {
 	__u32 tgid;
 	__u32 tid;
 	__s32 fd;
-	__u64 ts_ns; /* bpf_ktime_get_ns() at the call's return */
-	__u64 start_ns; /* ... and at its entry (a send's first byte leaves then) */
+	__u64 ts_ns; /* bpf_ktime_get_ns() once the call moved its bytes */
+	__u64 start_ns; /* the same for socket calls; an OpenSSL call's entry */
 	__u64 gen;   /* connection generation: fd reuse starts a new one */
 	__u64 len;   /* bytes the call moved */
 	__u64 cgroup_id;

@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
-/* galatop's L7 capture without kprobes: syscall tracepoints stash each socket call's arguments
- * at entry and, at exit, find the fd's socket with a CO-RE walk (task -> files -> file ->
- * socket -> sock), keep one entry per (tgid, fd) with a generation so fd reuse never mixes two
- * connections, guess the protocol from the first bytes, and copy the first capture_bytes of
- * each message of a traced connection to a ring buffer. OpenSSL's SSL_read/SSL_write
- * (and _ex) uprobes report plaintext instead of the ciphertext the syscalls inside them move;
- * those syscalls only tell which fd the SSL object uses. */
+/* galatop's L7 capture without kprobes and without system call tracepoints (enabling any of
+ * those puts every system call of every task on the slow path): the kernel's
+ * sock:sock_send_length and sock:sock_recv_length tracepoints fire once a socket call has
+ * moved its bytes, with the socket; the call's arguments (fd, buffer, iovec, msghdr) are in the
+ * task's user registers (bpf_task_pt_regs), so the bytes are read from the caller's buffers
+ * right there. One entry per (tgid, fd) with a generation (a new socket on the fd starts a new
+ * one, so fd reuse never mixes two connections), the protocol guessed from the first bytes,
+ * the first capture_bytes of each message of a traced connection sent to a ring buffer.
+ * TCP state changes give the role (connect vs accept) and the end of a connection; a datagram
+ * received on an unconnected socket waits for the thread's next socket call, when its source
+ * is in the caller's sockaddr. OpenSSL's SSL_read/SSL_write (and
+ * _ex) uprobes report plaintext instead of the ciphertext the socket calls inside them move;
+ * those calls only tell which fd the SSL object uses. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -67,28 +73,23 @@ struct {
 	__type(value, struct conn);
 } gt_l7_conns SEC(".maps");
 
-/* 0 marks a consumed entry of gt_l7_args. */
-enum call_kind { K_NONE, K_BUF, K_IOV, K_MSG, K_MMSG, K_SENDFILE, K_CONNECT, K_ACCEPT };
+/* How a socket call passes its data (from the system call number in the task's registers). */
+enum call_kind { K_NONE, K_BUF, K_IOV, K_MSG, K_MMSG, K_SENDFILE };
 
-struct call_args {
-	__u64 ts;   /* entry time */
-	__u64 buf;  /* buffer, iovec array, msghdr or mmsghdr array */
-	__u64 addr; /* sendto/recvfrom sockaddr */
-	__s32 fd;
-	__u32 n; /* iovcnt, vlen */
-	__u8 kind;
-	__u8 dir;
-	__u8 pad[6];
+/* What TCP state changes tell about a socket: its role (connect or accept) and, once a
+ * message on it was seen, the connection entry to end when it closes. */
+struct sock_info {
+	__u64 conn; /* key in gt_l7_conns, 0 until a message was seen */
+	__u8 role;
+	__u8 pad[7];
 };
 
-/* Per thread, reused in place (an insert and a delete per call would cost twice as much);
- * LRU so that exited threads' entries make room. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u32); /* tid */
-	__type(value, struct call_args);
-} gt_l7_args SEC(".maps");
+	__uint(max_entries, 65536);
+	__type(key, __u64); /* struct sock * */
+	__type(value, struct sock_info);
+} gt_l7_socks SEC(".maps");
 
 struct ssl_args {
 	__u64 ts; /* entry time */
@@ -120,6 +121,7 @@ struct {
 struct l7_scratch {
 	struct l7_event e;
 	__u8 data[2 * L7_CAPTURE_MAX];
+	__u64 peer_uaddr; /* in gt_l7_pending: the user sockaddr the datagram's source goes to */
 };
 
 struct {
@@ -128,6 +130,18 @@ struct {
 	__type(key, __u32);
 	__type(value, struct l7_scratch);
 } gt_l7_scratch SEC(".maps");
+
+/* A datagram received on an unconnected socket, per thread, held until the thread's next socket
+ * call: its source is copied to the caller's sockaddr only after sock_recv_length, and is read
+ * from there then. pending_n (approximate) spares the lookup while none is held. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 64);
+	__type(key, __u32); /* tid */
+	__type(value, struct l7_scratch);
+} gt_l7_pending SEC(".maps");
+
+__u64 pending_n = 0;
 
 static __always_inline struct l7_counters *counters(void)
 {
@@ -148,33 +162,6 @@ static __always_inline __u64 conn_key(__u32 tgid, int fd)
 	return (__u64)tgid << 32 | (__u32)fd;
 }
 
-/* The inet or Unix-domain socket behind fd of the current task, or NULL. */
-static __always_inline struct sock *fd_sock(int fd)
-{
-	struct task_struct *t = (void *)bpf_get_current_task();
-	struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
-	struct file **fds = BPF_CORE_READ(fdt, fd);
-	unsigned int max = BPF_CORE_READ(fdt, max_fds);
-	struct file *f = NULL;
-	struct socket *so;
-	struct sock *sk;
-	__u16 family;
-
-	if (fd < 0 || (unsigned int)fd >= max)
-		return NULL;
-	bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]);
-	if (!f)
-		return NULL;
-	if ((BPF_CORE_READ(f, f_inode, i_mode) & GT_S_IFMT) != GT_S_IFSOCK)
-		return NULL;
-	so = BPF_CORE_READ(f, private_data);
-	sk = BPF_CORE_READ(so, sk);
-	if (!sk)
-		return NULL;
-	family = BPF_CORE_READ(sk, __sk_common.skc_family);
-	return family == GT_AF_INET || family == GT_AF_INET6 || family == GT_AF_UNIX ? sk : NULL;
-}
-
 /* The bound address of a Unix-domain socket, NULL when it has none. */
 static __always_inline struct unix_address *unix_addr(struct sock *sk)
 {
@@ -184,15 +171,6 @@ static __always_inline struct unix_address *unix_addr(struct sock *sk)
 /* Reads the socket's addresses into c. */
 static __always_inline void sock_ident(struct conn *c, struct sock *sk)
 {
-	if (BPF_CORE_READ(sk, __sk_common.skc_family) == GT_AF_UNIX) {
-		/* No addresses: the path and the peer's pid go in an L7_EV_PEER record. An
-		 * accepted socket carries its listener's path, a client's has none, so a
-		 * connection older than the capture gets its role from that. */
-		c->af_unix = 1;
-		if (c->role == L7_KROLE_UNKNOWN)
-			c->role = unix_addr(sk) ? L7_KROLE_SERVER : L7_KROLE_CLIENT;
-		return;
-	}
 	c->lport = BPF_CORE_READ(sk, __sk_common.skc_num);
 	c->rport = __builtin_bswap16(BPF_CORE_READ(sk, __sk_common.skc_dport));
 	if (BPF_CORE_READ(sk, __sk_common.skc_family) == GT_AF_INET6) {
@@ -240,30 +218,83 @@ static __always_inline void emit_close(__u32 tgid, int fd, const struct conn *c)
 		bpf_ringbuf_submit(e, 0);
 }
 
-/* The connection entry of (tgid, fd), made on first sight, or afresh (fresh: accept and
- * connect start a new generation, ending the old one). NULL when fd is no inet socket. */
-static __always_inline struct conn *conn_get(__u32 tgid, int fd, __u8 role, bool fresh)
+/* Reports the peer of a Unix-domain connection: the path the two sides meet at (the peer's
+ * bound address, else the socket's own: a client's peer is the accepted socket, which carries
+ * the listener's path) and the peer's pid as SO_PEERCRED has it. */
+static __always_inline void emit_peer(__u32 tgid, int fd, const struct conn *c)
 {
-	__u64 key = conn_key(tgid, fd);
-	struct conn *c = bpf_map_lookup_elem(&gt_l7_conns, &key);
-	struct sock *sk;
-	struct conn n = {};
+	struct sock *sk = (struct sock *)c->sk;
+	struct unix_address *ua = unix_addr(BPF_CORE_READ((struct unix_sock *)sk, peer));
+	struct l7_event *e;
+	struct pid *pp;
+	int len;
 
-	if (c && !fresh)
-		return c->sk ? c : NULL;
-	sk = fd_sock(fd);
+	if (!ua)
+		ua = unix_addr(sk);
+	e = conn_record(L7_EV_PEER, tgid, fd, c, L7_UNIX_PATH_MAX);
+	if (!e)
+		return;
+	e->flags = L7_EVF_UNIX | (c->udp ? L7_EVF_UDP : 0);
+	pp = BPF_CORE_READ(sk, sk_peer_pid);
+	if (pp)
+		e->peer_pid = BPF_CORE_READ(pp, numbers[0].nr);
+	len = ua ? BPF_CORE_READ(ua, len) - (int)sizeof(__u16) : 0;
+	if (len < 0)
+		len = 0;
+	if (len > L7_UNIX_PATH_MAX)
+		len = L7_UNIX_PATH_MAX;
+	if (ua && bpf_probe_read_kernel(e + 1, L7_UNIX_PATH_MAX, &ua->name[0].sun_path))
+		len = 0;
+	e->cap = len;
+	bpf_ringbuf_submit(e, 0);
+}
+
+/* The connection entry of (tgid, fd) on socket sk, made on first sight or afresh when the fd
+ * now holds another socket (ending the old one's generation). Sockets of other families than
+ * inet and Unix-domain get an entry in state CONN_IGNORED, so that their calls cost one lookup.
+ * NULL only when the map is full. */
+static __always_inline struct conn *conn_get(__u32 tgid, int fd, struct sock *sk)
+{
+	__u64 key = conn_key(tgid, fd), skey = (__u64)sk;
+	struct conn *c = bpf_map_lookup_elem(&gt_l7_conns, &key);
+	struct sock_info *si, fresh = {};
+	struct conn n = {};
+	__u16 family;
+
+	if (c && c->sk == skey)
+		return c;
 	if (c)
 		emit_close(tgid, fd, c);
+	family = BPF_CORE_READ(sk, __sk_common.skc_family);
 	n.gen = bpf_ktime_get_ns();
-	n.sk = (__u64)sk;
-	n.role = role;
-	if (sk)
+	n.sk = skey;
+	si = bpf_map_lookup_elem(&gt_l7_socks, &skey);
+	n.role = si ? si->role : L7_KROLE_UNKNOWN;
+	if (family == GT_AF_INET || family == GT_AF_INET6) {
 		sock_ident(&n, sk);
-	n.state = sk ? CONN_UNDECIDED : CONN_IGNORED;
-	n.udp = sk && BPF_CORE_READ(sk, sk_type) == GT_SOCK_DGRAM;
+		n.state = CONN_UNDECIDED;
+		n.udp = BPF_CORE_READ(sk, sk_type) == GT_SOCK_DGRAM;
+	} else if (family == GT_AF_UNIX) {
+		/* No addresses: the path and the peer's pid go in an L7_EV_PEER record. An
+		 * accepted socket carries its listener's path, a client's has none: that is the
+		 * role (no TCP state tells it). No close either: the entry ends when the fd
+		 * holds another socket, or idle (user space). */
+		n.af_unix = 1;
+		n.role = unix_addr(sk) ? L7_KROLE_SERVER : L7_KROLE_CLIENT;
+		n.state = CONN_UNDECIDED;
+		n.udp = BPF_CORE_READ(sk, sk_type) == GT_SOCK_DGRAM;
+	} else {
+		n.state = CONN_IGNORED;
+	}
 	bpf_map_update_elem(&gt_l7_conns, &key, &n, BPF_ANY);
-	c = bpf_map_lookup_elem(&gt_l7_conns, &key);
-	return c && c->sk ? c : NULL;
+	/* The socket's close ends this entry (gt_l7_state). */
+	if (si) {
+		si->conn = key;
+	} else if (n.state == CONN_UNDECIDED && !n.udp && !n.af_unix) {
+		fresh.conn = key;
+		bpf_map_update_elem(&gt_l7_socks, &skey, &fresh, BPF_ANY);
+	}
+	return bpf_map_lookup_elem(&gt_l7_conns, &key);
 }
 
 static __always_inline __u32 be32(const __u8 *d)
@@ -381,8 +412,27 @@ static __always_inline __u32 copy_iov(struct l7_scratch *s, __u64 iov, __u32 cnt
 	return off;
 }
 
+/* Sets the record's peer from the user sockaddr at uaddr (a datagram's destination or source). */
+static __always_inline void peer_from_user(struct l7_event *e, __u64 uaddr)
+{
+	struct sockaddr_in6 sa = {};
+
+	if (!uaddr || bpf_probe_read_user(&sa, sizeof(sa), (const void *)uaddr))
+		return;
+	if (sa.sin6_family == GT_AF_INET) {
+		struct sockaddr_in *in = (void *)&sa;
+
+		e->rport = __builtin_bswap16(in->sin_port);
+		__builtin_memset(e->raddr, 0, 16);
+		__builtin_memcpy(e->raddr, &in->sin_addr, 4);
+	} else if (sa.sin6_family == GT_AF_INET6) {
+		e->rport = __builtin_bswap16(sa.sin6_port);
+		__builtin_memcpy(e->raddr, &sa.sin6_addr, 16);
+	}
+}
+
 /* Fills the address part of the record from the connection and, for datagrams, from the
- * sockaddr the call named (sendto/sendmsg destination, recvfrom/recvmsg source). */
+ * sockaddr the call named (sendto/sendmsg destination). */
 static __always_inline void fill_addrs(struct l7_event *e, const struct conn *c, __u64 uaddr)
 {
 	e->lport = c->lport;
@@ -391,60 +441,49 @@ static __always_inline void fill_addrs(struct l7_event *e, const struct conn *c,
 	__builtin_memcpy(e->raddr, c->raddr, 16);
 	if (c->v6)
 		e->flags |= L7_EVF_V6;
-	if (uaddr) {
-		struct sockaddr_in6 sa = {};
-
-		if (bpf_probe_read_user(&sa, sizeof(sa), (const void *)uaddr))
-			return;
-		if (sa.sin6_family == GT_AF_INET) {
-			struct sockaddr_in *in = (void *)&sa;
-
-			e->rport = __builtin_bswap16(in->sin_port);
-			__builtin_memset(e->raddr, 0, 16);
-			__builtin_memcpy(e->raddr, &in->sin_addr, 4);
-		} else if (sa.sin6_family == GT_AF_INET6) {
-			e->rport = __builtin_bswap16(sa.sin6_port);
-			__builtin_memcpy(e->raddr, &sa.sin6_addr, 16);
-		}
-	}
+	peer_from_user(e, uaddr);
 }
 
-/* Reports the peer of a Unix-domain connection: the path the two sides meet at (the peer's
- * bound address, else the socket's own: a client's peer is the accepted socket, which carries
- * the listener's path) and the peer's pid as SO_PEERCRED has it. */
-static __always_inline void emit_peer(__u32 tgid, int fd, const struct conn *c)
+/* Sends the record in s with its got bytes of data. */
+static __always_inline void output(struct l7_scratch *s, __u32 got)
 {
-	struct sock *sk = (struct sock *)c->sk;
-	struct unix_address *ua = unix_addr(BPF_CORE_READ((struct unix_sock *)sk, peer));
-	struct l7_event *e;
-	struct pid *pp;
-	int len;
+	__u64 size = got;
 
-	if (!ua)
-		ua = unix_addr(sk);
-	e = conn_record(L7_EV_PEER, tgid, fd, c, L7_UNIX_PATH_MAX);
-	if (!e)
+	/* got <= L7_CAPTURE_MAX; the mask is what the verifier can see. */
+	asm volatile("%0 &= 0x7fff" : "+r"(size));
+	size += sizeof(struct l7_event);
+	if (bpf_ringbuf_output(&gt_l7_events, s, size,
+			       bpf_ringbuf_query(&gt_l7_events, BPF_RB_AVAIL_DATA) >= wakeup_bytes
+				       ? BPF_RB_FORCE_WAKEUP
+				       : BPF_RB_NO_WAKEUP))
+		COUNT(drops);
+	else
+		COUNT(events);
+}
+
+/* Sends the datagram thread tid holds, if any, with its source now in the caller's sockaddr. */
+static __always_inline void flush_pending(__u32 tid)
+{
+	struct l7_scratch *p;
+
+	if (!pending_n)
 		return;
-	e->flags = L7_EVF_UNIX | (c->udp ? L7_EVF_UDP : 0);
-	pp = BPF_CORE_READ(sk, sk_peer_pid);
-	if (pp)
-		e->peer_pid = BPF_CORE_READ(pp, numbers[0].nr);
-	len = ua ? BPF_CORE_READ(ua, len) - (int)sizeof(__u16) : 0;
-	if (len < 0)
-		len = 0;
-	if (len > L7_UNIX_PATH_MAX)
-		len = L7_UNIX_PATH_MAX;
-	if (ua && bpf_probe_read_kernel(e + 1, L7_UNIX_PATH_MAX, &ua->name[0].sun_path))
-		len = 0;
-	e->cap = len;
-	bpf_ringbuf_submit(e, 0);
+	p = bpf_map_lookup_elem(&gt_l7_pending, &tid);
+	if (!p)
+		return;
+	peer_from_user(&p->e, p->peer_uaddr);
+	output(p, p->e.cap > L7_CAPTURE_MAX ? 0 : p->e.cap);
+	bpf_map_delete_elem(&gt_l7_pending, &tid);
+	__sync_fetch_and_add(&pending_n, -1);
 }
 
 /* Builds and sends the record of one message of len bytes on connection c: data is copied
- * from buf (kind K_BUF) or an iovec array (K_IOV, n entries). */
+ * from buf (kind K_BUF) or an iovec array (K_IOV, n entries); the datagram peer is uaddr (a
+ * user sockaddr), or will be in peer_later (a received datagram's source: the record is held
+ * until the thread's next socket call) when either is given. */
 static __always_inline void emit_data(void *ctx, __u64 start_ns, __u32 tgid, int fd, struct conn *c,
 				      __u8 dir, __u64 len, __u8 kind, __u64 buf, __u32 n,
-				      __u64 uaddr, __u32 flags)
+				      __u64 uaddr, __u64 peer_later, __u32 flags)
 {
 	struct l7_scratch *s = scratch();
 	struct l7_event *e;
@@ -520,177 +559,163 @@ static __always_inline void emit_data(void *ctx, __u64 start_ns, __u32 tgid, int
 	    (dir == 0) == (c->role == L7_KROLE_CLIENT) && c->requests++ % L7_STACK_EVERY == 0)
 		e->ustack_id = bpf_get_stackid(ctx, &gt_l7_stacks, BPF_F_USER_STACK);
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
-	{
-		__u64 size = got;
+	if (c->udp && peer_later) {
+		__u32 tid = e->tid;
 
-		/* got <= cap <= L7_CAPTURE_MAX; the mask is what the verifier can see. */
-		asm volatile("%0 &= 0x7fff" : "+r"(size));
-		size += sizeof(struct l7_event);
-		if (bpf_ringbuf_output(&gt_l7_events, s, size,
-				       bpf_ringbuf_query(&gt_l7_events, BPF_RB_AVAIL_DATA) >=
-					       wakeup_bytes
-					   ? BPF_RB_FORCE_WAKEUP
-					   : BPF_RB_NO_WAKEUP))
-			COUNT(drops);
-		else
-			COUNT(events);
+		s->peer_uaddr = peer_later;
+		if (!bpf_map_update_elem(&gt_l7_pending, &tid, s, BPF_ANY))
+			__sync_fetch_and_add(&pending_n, 1);
+		return;
 	}
+	output(s, got);
 }
 
-/* Syscall entry: remembers the arguments of a target's socket call for its exit. */
-static __always_inline int stash(__u8 kind, __u8 dir, long fd, __u64 buf, __u64 n, __u64 addr)
+/* A socket call of ret bytes on sk has moved its data (dir 0 send, 1 recv): the system call
+ * number and arguments in the task's registers say where the bytes are. */
+static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32, tid = (__u32)id;
-	struct call_args a = {}, *ap;
-	__u64 key;
-	struct conn *c;
-
-	if (!current_passes(tgid, tid))
-		return 0;
-	/* Fds known not to carry a traced protocol cost one lookup, unless inside an SSL call
-	 * (whose syscall tells which fd the SSL object uses). */
-	key = conn_key(tgid, (int)fd);
-	c = bpf_map_lookup_elem(&gt_l7_conns, &key);
-	if (c && c->state == CONN_IGNORED && !c->ssl && kind != K_CONNECT && kind != K_ACCEPT &&
-	    !bpf_map_lookup_elem(&gt_l7_ssl, &tid))
-		return 0;
-	a.ts = bpf_ktime_get_ns();
-	a.kind = kind;
-	a.dir = dir;
-	a.fd = (int)fd;
-	a.buf = buf;
-	a.n = (__u32)n;
-	a.addr = addr;
-	ap = bpf_map_lookup_elem(&gt_l7_args, &tid);
-	if (ap)
-		*ap = a;
-	else
-		bpf_map_update_elem(&gt_l7_args, &tid, &a, BPF_ANY);
-	return 0;
-}
-
-/* Syscall exit: ret bytes moved (messages for the mmsg calls, the new fd for accept). */
-static __always_inline int finish(void *ctx, long ret)
-{
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32, tid = (__u32)id;
-	struct call_args *ap = bpf_map_lookup_elem(&gt_l7_args, &tid), a;
+	__u64 id = bpf_get_current_pid_tgid(), now, buf, addr = 0, later = 0;
+	__u32 tgid = id >> 32, tid = (__u32)id, n = 0;
 	struct ssl_args *ssl;
+	struct pt_regs *regs;
 	struct conn *c;
+	__u8 kind;
+	long nr;
+	int fd;
 
-	if (!ap || ap->kind == K_NONE)
+	if (ret <= 0 || !current_passes(tgid, tid))
 		return 0;
-	a = *ap;
-	ap->kind = K_NONE;
+	flush_pending(tid);
+	regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	nr = BPF_CORE_READ(regs, orig_ax);
+	switch (nr) {
+	case GT_NR_READ:
+	case GT_NR_WRITE:
+		kind = K_BUF;
+		break;
+	case GT_NR_SENDTO:
+	case GT_NR_RECVFROM:
+		kind = K_BUF;
+		addr = BPF_CORE_READ(regs, r8);
+		break;
+	case GT_NR_READV:
+	case GT_NR_WRITEV:
+		kind = K_IOV;
+		n = (__u32)BPF_CORE_READ(regs, dx);
+		break;
+	case GT_NR_SENDMSG:
+	case GT_NR_RECVMSG:
+		kind = K_MSG;
+		break;
+	case GT_NR_SENDMMSG:
+	case GT_NR_RECVMMSG:
+		kind = K_MMSG;
+		break;
+	case GT_NR_SENDFILE:
+		kind = K_SENDFILE;
+		break;
+	default:
+		return 0; /* io_uring, splice, a kernel thread's socket: not a call we can read */
+	}
+	fd = (int)BPF_CORE_READ(regs, di);
+	buf = BPF_CORE_READ(regs, si);
 	COUNT(calls);
-	if (a.kind == K_ACCEPT) {
-		if (ret >= 0)
-			conn_get(tgid, (int)ret, L7_KROLE_SERVER, true);
-		return 0;
-	}
-	if (a.kind == K_CONNECT) {
-		if (ret == 0 || ret == -GT_EINPROGRESS)
-			conn_get(tgid, a.fd, L7_KROLE_CLIENT, true);
-		return 0;
-	}
-	if (ret <= 0)
+	c = conn_get(tgid, fd, sk);
+	if (!c)
 		return 0;
 	ssl = bpf_map_lookup_elem(&gt_l7_ssl, &tid);
 	if (ssl) {
 		/* Ciphertext of an SSL call: only the fd matters; the uretprobe reports the
 		 * plaintext. */
-		ssl->fd = a.fd;
+		ssl->fd = fd;
 		return 0;
 	}
-	c = conn_get(tgid, a.fd, L7_KROLE_UNKNOWN, false);
-	if (!c || c->ssl)
+	if (c->ssl)
 		return 0;
-	switch (a.kind) {
+	if (c->state == CONN_IGNORED) {
+		COUNT(skipped);
+		return 0;
+	}
+	/* A datagram received on an unconnected socket: its source is written to the caller's
+	 * sockaddr after this, and read from there at the thread's next socket call. */
+	if (dir == 1) {
+		later = c->udp && !c->rport && !c->af_unix ? addr : 0;
+		addr = 0;
+	}
+	/* The call's end is the one moment seen: a send's first byte left within it. */
+	now = bpf_ktime_get_ns();
+	switch (kind) {
 	case K_BUF:
 	case K_IOV:
-		emit_data(ctx, a.ts, tgid, a.fd, c, a.dir, ret, a.kind, a.buf, a.n, a.addr, 0);
-		break;
-	case K_SENDFILE:
-		emit_data(ctx, a.ts, tgid, a.fd, c, a.dir, ret, K_SENDFILE, 0, 0, 0,
-			  L7_EVF_SENDFILE);
+		emit_data(ctx, now, tgid, fd, c, dir, ret, kind, buf, n, addr, later, 0);
 		break;
 	case K_MSG: {
 		struct user_msghdr m;
 
-		if (bpf_probe_read_user(&m, sizeof(m), (const void *)a.buf))
+		if (bpf_probe_read_user(&m, sizeof(m), (const void *)buf))
 			break;
-		emit_data(ctx, a.ts, tgid, a.fd, c, a.dir, ret, K_IOV, (__u64)m.msg_iov,
-			  (__u32)m.msg_iovlen, (__u64)m.msg_name, 0);
+		addr = (__u64)m.msg_name;
+		emit_data(ctx, now, tgid, fd, c, dir, ret, K_IOV, (__u64)m.msg_iov,
+			  (__u32)m.msg_iovlen, dir ? 0 : addr,
+			  dir && c->udp && !c->rport && !c->af_unix ? addr : 0, 0);
 		break;
 	}
-	case K_MMSG:
-#pragma unroll
-		for (int i = 0; i < L7_MAX_MMSG; i++) {
-			struct mmsghdr mm;
-
-			if (i >= ret || i >= a.n)
-				break;
-			if (bpf_probe_read_user(&mm, sizeof(mm),
-						(const void *)(a.buf + i * sizeof(mm))))
-				break;
-			emit_data(ctx, a.ts, tgid, a.fd, c, a.dir, mm.msg_len, K_IOV,
-				  (__u64)mm.msg_hdr.msg_iov, (__u32)mm.msg_hdr.msg_iovlen,
-				  (__u64)mm.msg_hdr.msg_name, 0);
-		}
+	default:
+		/* sendfile moves file pages; of a sendmmsg/recvmmsg the registers do not say which
+		 * message this is: bytes counted, none copied. */
+		emit_data(ctx, now, tgid, fd, c, dir, ret, K_SENDFILE, 0, 0, 0, 0, L7_EVF_SENDFILE);
 		break;
 	}
 	return 0;
 }
 
-#define ARG(i) ((__u64)ctx->args[i])
-
-/* Entries stash their arguments; one exit program serves every call (the loader attaches it
- * to each sys_exit_* tracepoint), so the verifier checks the capture code once. */
-#define CALL(name, kind, dir, bufarg, narg, addrarg, skip)                                         \
-	SEC("tp/syscalls/sys_enter_" #name)                                                        \
-	int gt_l7_enter_##name(struct trace_event_raw_sys_enter *ctx)                              \
-	{                                                                                          \
-		if (skip)                                                                          \
-			return 0;                                                                  \
-		return stash(kind, dir, (long)ARG(0), bufarg, narg, addrarg);                      \
-	}
-
-SEC("tracepoint")
-int gt_l7_exit(struct trace_event_raw_sys_exit *ctx)
+SEC("tp_btf/sock_send_length")
+int BPF_PROG(gt_l7_send, struct sock *sk, int ret, int flags)
 {
-	return finish(ctx, ctx->ret);
+	return on_sock(ctx, sk, ret, 0);
 }
 
 /* A peek (MSG_PEEK) moves nothing: the read that follows reports the bytes. */
-CALL(read, K_BUF, 1, ARG(1), 0, 0, 0)
-CALL(write, K_BUF, 0, ARG(1), 0, 0, 0)
-CALL(readv, K_IOV, 1, ARG(1), ARG(2), 0, 0)
-CALL(writev, K_IOV, 0, ARG(1), ARG(2), 0, 0)
-CALL(sendto, K_BUF, 0, ARG(1), 0, ARG(4), 0)
-CALL(recvfrom, K_BUF, 1, ARG(1), 0, ARG(4), ARG(3) & GT_MSG_PEEK)
-CALL(sendmsg, K_MSG, 0, ARG(1), 0, 0, 0)
-CALL(recvmsg, K_MSG, 1, ARG(1), 0, 0, ARG(2) & GT_MSG_PEEK)
-CALL(sendmmsg, K_MMSG, 0, ARG(1), ARG(2), 0, 0)
-CALL(recvmmsg, K_MMSG, 1, ARG(1), ARG(2), 0, ARG(3) & GT_MSG_PEEK)
-CALL(sendfile64, K_SENDFILE, 0, 0, 0, 0, 0)
-CALL(connect, K_CONNECT, 0, 0, 0, 0, 0)
-CALL(accept, K_ACCEPT, 0, 0, 0, 0, 0)
-CALL(accept4, K_ACCEPT, 0, 0, 0, 0, 0)
-
-SEC("tp/syscalls/sys_enter_close")
-int gt_l7_close(struct trace_event_raw_sys_enter *ctx)
+SEC("tp_btf/sock_recv_length")
+int BPF_PROG(gt_l7_recv, struct sock *sk, int ret, int flags)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32;
-	int fd = (int)ctx->args[0];
-	__u64 key = conn_key(tgid, fd);
-	struct conn *c = bpf_map_lookup_elem(&gt_l7_conns, &key);
-
-	if (!c)
+	if (flags & GT_MSG_PEEK)
 		return 0;
-	emit_close(tgid, fd, c);
-	bpf_map_delete_elem(&gt_l7_conns, &key);
+	return on_sock(ctx, sk, ret, 1);
+}
+
+/* TCP state changes: an established connection's role (from SYN_SENT: it connected; from
+ * SYN_RECV: it was accepted), and its close, which ends its connection entry. */
+SEC("tp_btf/inet_sock_set_state")
+int BPF_PROG(gt_l7_state, struct sock *sk, int oldstate, int newstate)
+{
+	__u64 skey = (__u64)sk;
+	struct sock_info *si, n = {};
+	struct conn *c;
+
+	if (newstate == GT_TCP_ESTABLISHED) {
+		n.role = oldstate == GT_TCP_SYN_SENT   ? L7_KROLE_CLIENT
+			 : oldstate == GT_TCP_SYN_RECV ? L7_KROLE_SERVER
+						       : L7_KROLE_UNKNOWN;
+		if (n.role != L7_KROLE_UNKNOWN)
+			bpf_map_update_elem(&gt_l7_socks, &skey, &n, BPF_ANY);
+		return 0;
+	}
+	if (newstate != GT_TCP_CLOSE)
+		return 0;
+	si = bpf_map_lookup_elem(&gt_l7_socks, &skey);
+	if (!si)
+		return 0;
+	if (si->conn) {
+		__u64 key = si->conn;
+
+		c = bpf_map_lookup_elem(&gt_l7_conns, &key);
+		if (c && c->sk == skey) {
+			emit_close((__u32)(key >> 32), (int)(__u32)key, c);
+			bpf_map_delete_elem(&gt_l7_conns, &key);
+		}
+	}
+	bpf_map_delete_elem(&gt_l7_socks, &skey);
 	return 0;
 }
 
@@ -707,20 +732,22 @@ int BPF_PROG(gt_l7_fork, struct task_struct *parent, struct task_struct *child)
 static __always_inline void tls_plain(void *ctx, __u64 start_ns, __u32 tgid, int fd, __u8 dir,
 				      __u64 len, __u64 buf)
 {
+	__u64 key = conn_key(tgid, fd);
 	struct conn *c;
 
 	if (!len)
 		return;
-	c = conn_get(tgid, fd, L7_KROLE_UNKNOWN, false);
-	if (!c)
+	/* The socket calls inside the TLS call (or its handshake) made the entry. */
+	c = bpf_map_lookup_elem(&gt_l7_conns, &key);
+	if (!c || !c->sk)
 		return;
 	if (!c->ssl) {
-		/* The first plaintext: what the syscalls saw was the TLS handshake. */
+		/* The first plaintext: what the socket calls saw was the TLS handshake. */
 		c->ssl = 1;
 		c->state = CONN_UNDECIDED;
 		c->tries = 0;
 	}
-	emit_data(ctx, start_ns, tgid, fd, c, dir, len, K_BUF, buf, 0, 0, L7_EVF_SSL);
+	emit_data(ctx, start_ns, tgid, fd, c, dir, len, K_BUF, buf, 0, 0, 0, L7_EVF_SSL);
 }
 
 /* OpenSSL: SSL_read/SSL_write(ssl, buf, num) return the byte count; the _ex variants return 1
@@ -750,7 +777,6 @@ static __always_inline int ssl_exit(void *ctx, long ret)
 	__u32 tgid = id >> 32, tid = (__u32)id;
 	struct ssl_args *sp = bpf_map_lookup_elem(&gt_l7_ssl, &tid), s;
 	__s32 *known;
-	struct conn *c;
 	__u64 len;
 
 	if (!sp)
@@ -811,8 +837,8 @@ int BPF_KRETPROBE(gt_l7_ssl_ret, int ret)
 	return ssl_exit(ctx, ret);
 }
 
-/* Go's crypto/tls (symbols/go_tls.h finds the places): uprobes at the entry of
- * (*Conn).Write and of (*Conn).Read and on each RET of Read, never uretprobes (Go moves
+/* Go's crypto/tls (symbols/go_tls.h finds the places): uprobes at the start of
+ * (*Conn).Write and of (*Conn).Read (past their stack check) and on each RET of Read, never uretprobes (Go moves
  * goroutine stacks). Go's register ABI: the receiver in RAX, the slice's pointer and length
  * in RBX and RCX; Read returns n in RAX; R14 holds the goroutine (g), which keys a Read in
  * flight (its goroutine may resume on another thread). The attach cookie holds the offsets
@@ -839,11 +865,12 @@ struct {
 
 #define GO_WRAP_DEPTH 3 /* net.Conn wrappers looked through (gRPC-Go's, ...) */
 
-/* The socket fd of the *tls.Conn at tc, or -1: conn is a net.Conn interface (itab, data);
- * its data, a *net.TCPConn or *net.UnixConn, holds fd (*netFD) whose pfd holds Sysfd. A
- * wrapper (a struct whose first field is the net.Conn it wraps) is looked through: a candidate
- * counts when it is a socket of this process. */
-static __always_inline int go_fd(__u64 tc, __u64 cookie)
+/* The socket fd of the *tls.Conn at tc in process tgid, or -1: conn is a net.Conn
+ * interface (itab, data); its data, a *net.TCPConn or *net.UnixConn, holds fd (*netFD) whose
+ * pfd holds Sysfd. A wrapper (a struct whose first field is the net.Conn it wraps) is looked
+ * through: a candidate counts when it is a socket the capture has seen this process use (the
+ * handshake's socket calls made its entry). */
+static __always_inline int go_fd(__u32 tgid, __u64 tc, __u64 cookie)
 {
 	__u64 data = 0, nfd = 0, off_fd = (cookie >> 16) & 0xffff;
 	__u64 off_sysfd = ((cookie >> 32) & 0xffff) + ((cookie >> 48) & 0xffff);
@@ -855,8 +882,12 @@ static __always_inline int go_fd(__u64 tc, __u64 cookie)
 	for (int i = 0; i < GO_WRAP_DEPTH; i++) {
 		if (!bpf_probe_read_user(&nfd, sizeof(nfd), (const void *)(data + off_fd)) &&
 		    !bpf_probe_read_user(&sysfd, sizeof(sysfd), (const void *)(nfd + off_sysfd)) &&
-		    sysfd >= 0 && sysfd < (1 << 24) && fd_sock((int)sysfd))
-			return (int)sysfd;
+		    sysfd >= 0 && sysfd < (1 << 24)) {
+			__u64 key = conn_key(tgid, (int)sysfd);
+
+			if (bpf_map_lookup_elem(&gt_l7_conns, &key))
+				return (int)sysfd;
+		}
 		if (bpf_probe_read_user(&data, sizeof(data), (const void *)(data + 8)))
 			break;
 	}
@@ -873,7 +904,7 @@ int gt_l7_go_write(struct pt_regs *ctx)
 	if (!current_passes(tgid, tid))
 		return 0;
 	COUNT(ssl_calls);
-	fd = go_fd(ctx->ax, bpf_get_attach_cookie(ctx));
+	fd = go_fd(tgid, ctx->ax, bpf_get_attach_cookie(ctx));
 	/* Write sends all of b or fails: the entry is where the request starts and what it is. */
 	if (fd >= 0)
 		tls_plain(ctx, bpf_ktime_get_ns(), tgid, fd, 0, ctx->cx, ctx->bx);
@@ -890,7 +921,7 @@ int gt_l7_go_read(struct pt_regs *ctx)
 
 	if (!current_passes(tgid, tid))
 		return 0;
-	r.fd = go_fd(ctx->ax, bpf_get_attach_cookie(ctx));
+	r.fd = go_fd(tgid, ctx->ax, bpf_get_attach_cookie(ctx));
 	if (r.fd < 0)
 		return 0;
 	r.ts = bpf_ktime_get_ns();

@@ -8,7 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <limits.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -16,9 +19,9 @@
 #include <bpf/libbpf.h>
 
 #include "bpf/l7_probe.h"
+#include "bpf/kabi.h"
 #include "bpf/drain.h"
 #include "bpf/loadlog.h"
-#include "bpf/tracefs.h"
 #include "bpf/percpu.h"
 #include "bpf/probes.h"
 #include "bpf/targets.h"
@@ -38,17 +41,23 @@ _Static_assert(L7_KROLE_UNKNOWN == L7_ROLE_UNKNOWN && L7_KROLE_CLIENT == L7_ROLE
 		       L7_KROLE_SERVER == L7_ROLE_SERVER,
 	       "bpf/l7_event.h L7_KROLE_* mirror enum l7_role");
 _Static_assert(L7_DIR_SEND == 0 && L7_DIR_RECV == 1, "l7_event.dir mirrors enum l7_dir");
+/* The socket calls the capture reads from the task's registers, and the TCP states it follows. */
+_Static_assert(GT_NR_READ == SYS_read && GT_NR_WRITE == SYS_write && GT_NR_READV == SYS_readv &&
+		       GT_NR_WRITEV == SYS_writev && GT_NR_SENDFILE == SYS_sendfile &&
+		       GT_NR_SENDTO == SYS_sendto && GT_NR_RECVFROM == SYS_recvfrom &&
+		       GT_NR_SENDMSG == SYS_sendmsg && GT_NR_RECVMSG == SYS_recvmsg &&
+		       GT_NR_SENDMMSG == SYS_sendmmsg && GT_NR_RECVMMSG == SYS_recvmmsg,
+	       "bpf/kabi.h socket call numbers");
+_Static_assert(GT_TCP_ESTABLISHED == TCP_ESTABLISHED && GT_TCP_SYN_SENT == TCP_SYN_SENT &&
+		       GT_TCP_SYN_RECV == TCP_SYN_RECV && GT_TCP_CLOSE == TCP_CLOSE &&
+		       GT_IPPROTO_UDP == IPPROTO_UDP,
+	       "bpf/kabi.h TCP states");
 
 #define WARNINGS_MAX 4096
 #define DEFAULT_RINGBUF (16u << 20)
 #define PID_HEADROOM 1024
 #define RESCAN_NEW_S 2.0  /* maps of processes not seen yet */
 #define RESCAN_ALL_S 30.0 /* every process again: libraries loaded with dlopen */
-
-/* The calls whose exit the one exit program handles (their entries are programs of their own). */
-static const char *const exit_calls[] = {"read",       "write",	  "readv",   "writev",	 "sendto",
-					 "recvfrom",   "sendmsg", "recvmsg", "sendmmsg", "recvmmsg",
-					 "sendfile64", "connect", "accept",  "accept4"};
 
 struct l7_probes {
 	struct gt_l7_probe *skel;
@@ -251,7 +260,6 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 	}
 	p->fn = fn;
 	p->ctx = ctx;
-	tracefs_ensure(); /* the syscall probes are classic tracepoints */
 	p->skel = gt_l7_probe__open();
 	if (!p->skel) {
 		snprintf(err, errlen, "l7: cannot open the BPF object: %s", strerror(errno));
@@ -306,24 +314,6 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 		if (loadlog_reason()[0])
 			strncat(err, ")", errlen - strlen(err) - 1);
 		goto fail;
-	}
-	for (size_t i = 0; i < sizeof(exit_calls) / sizeof(exit_calls[0]); i++) {
-		char tp[64];
-		struct bpf_link *link;
-
-		snprintf(tp, sizeof(tp), "sys_exit_%s", exit_calls[i]);
-		loadlog_reset();
-		link = bpf_program__attach_tracepoint(p->skel->progs.gt_l7_exit, "syscalls", tp);
-		if (!link) {
-			rc = -errno;
-			snprintf(err, errlen, "l7: cannot attach syscalls/%s: %s", tp,
-				 strerror(-rc));
-			goto fail;
-		}
-		if (probe_links_add(&p->links, &p->nlinks, link)) {
-			snprintf(err, errlen, "l7: out of memory");
-			goto fail;
-		}
 	}
 	bpf_object__for_each_program(prog, p->skel->obj)
 	{

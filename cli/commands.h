@@ -20,4 +20,7 @@ extern const char cmd_view_help[];
 int cmd_live(int argc, char **argv);
 extern const char cmd_live_help[];
 
+int cmd_agent(int argc, char **argv);
+extern const char cmd_agent_help[];
+
 #endif

@@ -73,7 +73,7 @@ struct live {
 			      * the history snapshots carry; stack types index it */
 	double last_update;
 	/* Rates for the status bar, over the time between two stats() calls. */
-	double rate_t, rate_cpu, samples_per_s, own_cpu;
+	double rate_t, samples_per_s, own_cpu, probe_cpu;
 	uint64_t rate_events;
 	char probes[64];
 	char sampling[64];
@@ -104,15 +104,6 @@ struct live_trigger {
 	size_t n, cap;
 	char says[384];	 /* the status line's words */
 };
-
-static double cpu_sec(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-}
 
 /* Moves what is shown and the history onto a fresh frame table once the table has grown
  * enough (the collector's profiles are empty between updates). The old tables stay until the
@@ -218,7 +209,8 @@ static void live_stats(void *ctx, struct tui_stats *out)
 	struct live *l = ctx;
 	struct probe_stats ps;
 	struct collector_stats cs;
-	double now = clock_mono_s(), cpu = cpu_sec();
+	struct cost_figures cf;
+	double now = clock_mono_s();
 
 	/* Keep the ring buffer drained even while the view is frozen: the collector holds what
 	 * arrives until the next update. Not before the loop runs: the first frame comes first. */
@@ -230,9 +222,11 @@ static void live_stats(void *ctx, struct tui_stats *out)
 	collector__stats(l->s.col, &cs);
 	if (now - l->rate_t >= 0.5) {
 		l->samples_per_s = (double)(cs.events - l->rate_events) / (now - l->rate_t);
-		l->own_cpu = 100 * (cpu - l->rate_cpu) / (now - l->rate_t);
 		l->rate_t = now;
-		l->rate_cpu = cpu;
+		session__cost_sample(&l->s);
+		l->own_cpu = cost__own_cpu(&l->s.cost.model, true);
+		cost__figures(&l->s.cost.model, COST_FAMILIES, true, &cf);
+		l->probe_cpu = l->s.cost.model.stats_on ? cf.cpu_pct : -1;
 		l->rate_events = cs.events;
 	}
 	memset(out, 0, sizeof(*out));
@@ -249,6 +243,7 @@ static void live_stats(void *ctx, struct tui_stats *out)
 		out->lost += l7_capture__drops(l->s.l7);
 	out->dropped = ps.lost_user + ps.kstack_fail + ps.ustack_fail;
 	out->own_cpu = l->own_cpu;
+	out->probe_cpu = l->probe_cpu;
 	out->mode = (enum tui_mode)l->shown.mode;
 	out->window_s = l->shown.window_s;
 	out->since = l->hist.wall0;
@@ -370,6 +365,8 @@ static const void *live_data(void *ctx, enum tui_data d)
 		return sli_collector__model(l->s.sli);
 	if (d == TUI_DATA_L7 && l->s.l7)
 		return l7_capture__table(l->s.l7);
+	if (d == TUI_DATA_COST)
+		return &l->s.cost.model;
 	return NULL;
 }
 
@@ -580,7 +577,6 @@ int cmd_live(int argc, char **argv)
 		snprintf(l.probes + strlen(l.probes), sizeof(l.probes) - strlen(l.probes), "%s%s",
 			 l.probes[0] ? " " : "", "threads");
 	l.last_update = l.rate_t = clock_mono_s();
-	l.rate_cpu = cpu_sec();
 	session__start_command(&l.s);
 	cli_say(&l.msgs);
 	to.theme = o.theme;

@@ -179,6 +179,11 @@ static int write_all(struct session *s, unsigned types, bool periodic, double st
 	return ret;
 }
 
+int record_write_period_files(struct session *s, double start_unix)
+{
+	return write_all(s, s->o->types, true, start_unix);
+}
+
 /* What the loop keeps of the families beside the stacks. */
 struct record_run {
 	struct record_l7 l7;		   /* the L7 request trace (.jsonl) */

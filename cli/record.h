@@ -31,6 +31,22 @@ void record_opts__init(struct record_opts *o);
  * period, --theme/--no-color/--ascii are accepted) into o. 0, or an exit code after reporting. */
 int record_parse_args(int argc, char **argv, struct record_opts *o, const char *cmd);
 
+/* Options a command takes beside record's (`galatop agent`'s): their long options
+ * ({0}-terminated; .flag and .val are ignored), and take(ctx, name, arg) called for each one
+ * met (arg NULL for a flag), 0 or an exit code after reporting; help replaces record's. */
+struct option;
+struct record_extra_opts {
+	const struct option *options;
+	int (*take)(void *ctx, const char *name, const char *arg);
+	void *ctx;
+	const char *help;
+};
+#define RECORD_OPT_EXTRA 0x10000 /* getopt values of the extra options start here */
+
+/* record_parse_args with x's options too (x NULL: none). */
+int record_parse_args_extra(int argc, char **argv, struct record_opts *o, const char *cmd,
+			    const struct record_extra_opts *x);
+
 struct profile;
 struct pprof_meta;
 /* Writes p (of stack type t) to path in the format its extension names (.svg, .pb.gz,
@@ -43,6 +59,10 @@ int record_write_profile(const char *path, enum stack_type t, const struct profi
 const char *record_output_ext(const char *path);
 
 struct session;
+/* Writes each stack type's periodic files (--period: timestamped .svg and .folded into
+ * --out-dir, svg_dir, flame_dir; per process with --multi-instance). 0, or 1 after
+ * reporting. */
+int record_write_period_files(struct session *s, double start_unix);
 struct sli;
 struct sli_json_periods;
 /* Writes the SLI outputs of o but the snapshot: JSON on standard output when there is no

@@ -373,7 +373,38 @@ enum {
 	OPT_JAVA_NATIVE, OPT_NO_JAVA_NATIVE, OPT_HISTORY, OPT_FIXED_PERIOD,
 };
 
+static int parse_args(int argc, char **argv, struct record_opts *o, const char *cmd,
+		      const struct option *longopts, const struct record_extra_opts *x);
+
 int record_parse_args(int argc, char **argv, struct record_opts *o, const char *cmd)
+{
+	return record_parse_args_extra(argc, argv, o, cmd, NULL);
+}
+
+/* record's options, then x's (their .val replaced by RECORD_OPT_EXTRA + index). NULL on
+ * ENOMEM; caller frees. */
+static struct option *merge_options(const struct option *mine, size_t nmine,
+				    const struct record_extra_opts *x)
+{
+	size_t nx = 0;
+	struct option *all;
+
+	while (x && x->options[nx].name)
+		nx++;
+	all = calloc(nmine + nx + 1, sizeof(*all));
+	if (!all)
+		return NULL;
+	memcpy(all, mine, nmine * sizeof(*all));
+	for (size_t i = 0; i < nx; i++) {
+		all[nmine + i] = x->options[i];
+		all[nmine + i].flag = NULL;
+		all[nmine + i].val = RECORD_OPT_EXTRA + (int)i;
+	}
+	return all;
+}
+
+int record_parse_args_extra(int argc, char **argv, struct record_opts *o, const char *cmd,
+			    const struct record_extra_opts *x)
 {
 	static const struct option longopts[] = {
 		{ "type", required_argument, NULL, OPT_TYPE },
@@ -430,8 +461,20 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, const char *
 		{ "no-java-native", no_argument, NULL, OPT_NO_JAVA_NATIVE },
 		{ "l7-capture", required_argument, NULL, OPT_L7_CAPTURE },
 		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
 	};
+	struct option *all = merge_options(longopts, sizeof(longopts) / sizeof(longopts[0]), x);
+	int ret;
+
+	if (!all)
+		return cli_usage_error(cmd, "out of memory");
+	ret = parse_args(argc, argv, o, cmd, all, x);
+	free(all);
+	return ret;
+}
+
+static int parse_args(int argc, char **argv, struct record_opts *o, const char *cmd,
+		      const struct option *longopts, const struct record_extra_opts *x)
+{
 	long l;
 	double d;
 	int c;
@@ -439,6 +482,13 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, const char *
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+:F:agd:p:t:o:h", longopts, NULL)) != -1) {
+		if (x && c >= RECORD_OPT_EXTRA) {
+			int r = x->take(x->ctx, x->options[c - RECORD_OPT_EXTRA].name, optarg);
+
+			if (r)
+				return r;
+			continue;
+		}
 		switch (c) {
 		case OPT_TYPE:
 			if (parse_types(cmd, optarg, &o->types, &o->sli))
@@ -708,7 +758,9 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, const char *
 			o->ascii |= c == OPT_ASCII;
 			break;
 		case 'h':
-			fputs(strcmp(cmd, "record") ? cmd_live_help : cmd_record_help, stdout);
+			fputs(x && x->help ? x->help : strcmp(cmd, "record") ? cmd_live_help
+									 : cmd_record_help,
+			      stdout);
 			exit(0);
 		default:
 			return cli_bad_option(cmd, argv, c);

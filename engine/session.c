@@ -299,6 +299,8 @@ int session__open(struct session *s, struct record_opts *o, struct msg_list *msg
 	s->child = -1;
 	s->go_fd = -1;
 	s->exec_fd = -1;
+	/* Before any probe loads, so that every program's statistics count from its start. */
+	self_cost__open(&s->cost);
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (s->epfd < 0) {
 		msg_list__add(msgs, MSG_ERROR, "cannot create an epoll instance: %s", strerror(errno));
@@ -397,6 +399,9 @@ int session__open(struct session *s, struct record_opts *o, struct msg_list *msg
 	/* Read the targets' maps now, so stacks resolve even if they exit early. */
 	for (size_t i = 0; i < s->npids; i++)
 		sym_cache__process_load(s->sc, s->pids[i]);
+	if (s->cost.stats_err && !s->cost.model.stats_on)
+		msg_list__add(msgs, MSG_WARNING, "BPF statistics cannot be turned on (%s): the "
+			      "probes' own cost is not shown", strerror(-s->cost.stats_err));
 	return 0;
 fail:
 	session__close(s, true);
@@ -598,6 +603,12 @@ int session__attach_l7(struct session *s, char *err, size_t errlen)
 		s->l7 = NULL;
 	}
 	return r;
+}
+
+void session__detach_sli(struct session *s)
+{
+	sli_collector__free(s->sli);
+	s->sli = NULL;
 }
 
 int session__attach_sli(struct session *s, char *err, size_t errlen)
@@ -824,6 +835,27 @@ static void families_summary(struct session *s, double secs)
 	}
 }
 
+void session__cost_sample(struct session *s)
+{
+	self_cost__sample(&s->cost);
+}
+
+size_t session__cost_text(struct session *s, char *buf, size_t len)
+{
+	self_cost__sample(&s->cost);
+	return cost__format(&s->cost.model, false, buf, len);
+}
+
+/* galatop's cost since the start, one note per line. */
+static void cost_summary(struct session *s)
+{
+	char text[8192], *line, *save = NULL;
+
+	session__cost_text(s, text, sizeof(text));
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		msg_list__add(s->msgs, MSG_NOTE, "%s", line);
+}
+
 void session__summary(struct session *s, double secs)
 {
 	char sampling[256];
@@ -831,6 +863,7 @@ void session__summary(struct session *s, double secs)
 	struct collector_stats cs;
 
 	families_summary(s, secs);
+	cost_summary(s);
 	if (!s->probes)
 		return;
 	probes__stats(s->probes, &ps);
@@ -928,6 +961,7 @@ void session__close(struct session *s, bool interrupted)
 	strtab__free(s->st);
 	free(s->cgroups);
 	free(s->cpus);
+	self_cost__close(&s->cost);
 	if (s->epfd >= 0)
 		close(s->epfd);
 	memset(s, 0, sizeof(*s));

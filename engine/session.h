@@ -15,6 +15,7 @@
 #include "stack_collector.h"
 #include "bpf/probes.h"
 #include "sli_collector.h"
+#include "self_cost.h"
 
 struct history;
 struct l7_capture;
@@ -58,6 +59,7 @@ struct session {
 	double java_check; /* when it was last looked at (clock_mono_s) */
 	char java_hint[256]; /* the PreserveFramePointer hint, once made; "" when none */
 	uint32_t java_hint_pid; /* the JVM java_hint was decided for (0: none yet) */
+	struct self_cost cost; /* galatop's own CPU and its programs' kernel time */
 };
 
 /* Sets up everything for o (o->types must be set) and attaches the probes; a command is
@@ -93,6 +95,9 @@ int session__replay(struct session *s, enum session_family f, const void *data, 
 /* Attaches the SLI probes to the session's targets (no-op when attached). 0, or -errno with a
  * one-line reason in err. */
 int session__attach_sli(struct session *s, char *err, size_t errlen);
+/* Detaches the SLI probes and drops their series (no-op when not attached); attached again,
+ * they start afresh. */
+void session__detach_sli(struct session *s);
 /* Once a second (record): the SLI probes are read into the current interval, and processes
  * matching --cmdline that started since become SLI targets. */
 void session__tick(struct session *s);
@@ -126,6 +131,12 @@ void session__sampling(const struct session *s, bool brief, char *buf, size_t le
 /* The hint for a JVM whose Java stacks stop in JIT code for want of frame pointers (it runs
  * without -XX:+PreserveFramePointer), or NULL when there is none; owned by s. */
 const char *session__java_hint(struct session *s);
+/* Samples galatop's own cost now (engine/self_cost.h); the model is then s->cost.model. */
+void session__cost_sample(struct session *s);
+/* Samples galatop's cost and writes its summary since the session opened into buf (lines of
+ * text, always terminated): the process CPU, the probes' kernel time per family and per
+ * program. Returns the length it needed (as snprintf). For `record` and the agent. */
+size_t session__cost_text(struct session *s, char *buf, size_t len);
 /* Adds the summary of what was recorded in secs seconds to the messages (notes). */
 void session__summary(struct session *s, double secs);
 /* Detaches and frees everything (a last warning of the symbol cache goes to the messages);

@@ -439,7 +439,15 @@ struct write_ctx {
 	size_t *offs; /* start of each line in buf */
 	size_t nlines, offs_cap;
 	bool two;
+	bool no_ident; /* leave out the identity frames ([Pod], [Con], [PID], threads) */
 };
+
+static bool is_ident(const struct frames *ft, uint32_t id)
+{
+	uint32_t k = frames__get(ft, id)->kind;
+
+	return k == FRAME_POD || k == FRAME_CONTAINER || k == FRAME_PROCESS || k == FRAME_THREAD;
+}
 
 static int collect_line(void *vctx, const uint32_t *frames, size_t depth, double self,
 			double self2)
@@ -447,6 +455,13 @@ static int collect_line(void *vctx, const uint32_t *frames, size_t depth, double
 	struct write_ctx *c = vctx;
 	struct frames *ft = profile__frames(c->p);
 	size_t need = 2 * 320 + 3; /* two counts, however large */
+
+	while (c->no_ident && depth && is_ident(ft, frames[0])) {
+		frames++;
+		depth--;
+	}
+	if (!depth)
+		return 0; /* a value on the identity frames alone: no stack to show */
 
 	for (size_t i = 0; i < depth; i++)
 		need += SANITIZE_MAX(frames__name_len(ft, frames[i])) + 1;
@@ -489,7 +504,12 @@ static int line_cmp(const void *a, const void *b)
 
 int folded_write(FILE *out, const struct profile *p)
 {
-	struct write_ctx c = { .p = p, .two = profile__two_column(p) };
+	return folded_write_ex(out, p, false);
+}
+
+int folded_write_ex(FILE *out, const struct profile *p, bool no_ident)
+{
+	struct write_ctx c = { .p = p, .two = profile__two_column(p), .no_ident = no_ident };
 	int ret = profile__for_each_stack(p, ORDER_NAME, collect_line, &c);
 
 	if (!ret) {
@@ -498,9 +518,20 @@ int folded_write(FILE *out, const struct profile *p)
 			qsort(c.offs, c.nlines, sizeof(*c.offs), line_cmp);
 		for (size_t i = 0; i < c.nlines; i++) {
 			const char *stack = c.buf + c.offs[i];
+			double n = 0;
 
+			/* Without identity frames, stacks of several threads may read the same:
+			 * one line with their sum (single-column profiles). */
+			while (no_ident && !c.two && i + 1 < c.nlines &&
+			       !strcmp(stack, c.buf + c.offs[i + 1])) {
+				n += strtod(stack + strlen(stack) + 1, NULL);
+				stack = c.buf + c.offs[++i];
+			}
 			fputs(stack, out);
-			fputs(stack + strlen(stack) + 1, out);
+			if (n)
+				fprintf(out, " %.0f", n + strtod(stack + strlen(stack) + 1, NULL));
+			else
+				fputs(stack + strlen(stack) + 1, out);
 			putc('\n', out);
 		}
 		if (ferror(out))

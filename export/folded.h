@@ -54,5 +54,9 @@ int folded_read_profile_mem(const char *buf, size_t len, const char *name,
  * parses back to the same frames: ';' becomes U+037E, control bytes and invalid UTF-8 become
  * U+FFFD. 0 or -errno (write error). */
 int folded_write(FILE *out, const struct profile *p);
+/* folded_write, leaving out the identity frames at the root of each stack ([Pod], [Con],
+ * [PID]comm, threads) when no_ident; stacks that then read the same are summed into one line
+ * (single-column profiles). */
+int folded_write_ex(FILE *out, const struct profile *p, bool no_ident);
 
 #endif

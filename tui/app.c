@@ -15,6 +15,7 @@
 
 enum global_action {
 	G_HELP = 1,
+	G_COST,
 	G_SEARCH,
 	G_NEXT_VIEW,
 	G_VIEW1,
@@ -71,6 +72,8 @@ static const struct tui_key global_keys[] = {
 			   "the profiles)", NULL },
 	{ { 's' }, G_SAVE, "save what is shown (zoom and filters) to files", "Save" },
 	{ { 'T' }, G_THEME, "cycle color theme", NULL },
+	{ { '$' }, G_COST, "galatop's own cost: its CPU, its probes' kernel time per family and "
+			  "program (live; any key closes it)", NULL },
 	{ { TUI_CTRL('l') }, G_REDRAW, "redraw the screen", NULL },
 	{ { 'q', KEY_F(10) }, G_QUIT, "quit", "Quit" },
 };
@@ -402,6 +405,12 @@ static void global_action(struct tui_app *a, int action)
 	case G_HELP:
 		a->help = true;
 		break;
+	case G_COST:
+		if (a->src->ops->data && a->src->ops->data(a->src->ctx, TUI_DATA_COST))
+			a->cost = true;
+		else
+			app_msg(a, ROLE_DIM, "galatop's own cost is known live only");
+		break;
 	case G_SEARCH:
 		app_prompt(a, PROMPT_SEARCH, NULL);
 		break;
@@ -588,7 +597,7 @@ void app_input(struct tui_app *a, const struct tui_input *in)
 	if (in->key == KEY_RESIZE)
 		return; /* the next draw lays out for the new size */
 	if (in->key == KEY_MOUSE) {
-		if (a->prompt.kind || a->help)
+		if (a->prompt.kind || a->help || a->cost)
 			return;
 		a->msg[0] = 0;
 		if (in->y >= a->view_top && in->y < a->view_top + a->view_rows && v->mouse)
@@ -599,8 +608,8 @@ void app_input(struct tui_app *a, const struct tui_input *in)
 		prompt_key(a, in->key);
 		return;
 	}
-	if (a->help) {
-		a->help = false;
+	if (a->help || a->cost) {
+		a->help = a->cost = false;
 		return;
 	}
 	a->msg[0] = 0;

@@ -136,6 +136,7 @@ struct tui_app {
 	enum tui_role msg_role;
 	struct prompt prompt;
 	bool help;
+	bool cost; /* the cost popup (`$`) is open; any key closes it */
 
 	struct view *views[TUI_MAX_VIEWS];
 	int nviews, active;

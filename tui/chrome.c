@@ -6,6 +6,7 @@
 
 #include "app.h"
 #include "text.h"
+#include "../model/cost.h"
 
 /* Starts a line of segments at (y, x). */
 static void line_at(struct tui_app *a, int y, int x)
@@ -147,6 +148,10 @@ static void draw_status(struct tui_app *a)
 		seg(a, st.dropped ? ROLE_STATUS_ALERT : ROLE_STATUS, buf);
 		if (st.own_cpu >= 0) {
 			snprintf(buf, sizeof(buf), "  cpu %.1f%%", st.own_cpu);
+			seg(a, ROLE_STATUS, buf);
+		}
+		if (st.probe_cpu >= 0) {
+			snprintf(buf, sizeof(buf), " + probes %.1f%% ($)", st.probe_cpu);
 			seg(a, ROLE_STATUS, buf);
 		}
 		if (st.hint) {
@@ -316,15 +321,10 @@ static size_t help_lines(struct tui_app *a, struct help_line *out, size_t max)
 	return n;
 }
 
-static void draw_help(struct tui_app *a)
+/* An empty box of w x h cells at (x0, y0) in the help role, title on its top edge. */
+static void draw_box(struct tui_app *a, int x0, int y0, int w, int h, const char *title)
 {
 	const struct tui_glyphs *gl = tui_glyphs();
-	struct help_line lines[96];
-	size_t n = help_lines(a, lines, 96);
-	int w = a->cols - 4 < 120 ? a->cols - 4 : 120, h = a->rows - 2;
-	int x0 = (a->cols - w) / 2, y0 = 1, inner = h - 2;
-	int ncol = (int)n > inner ? 2 : 1, colw = (w - 2) / ncol;
-	char title[160];
 
 	tui_role_on(a->w, ROLE_HELP);
 	for (int y = 0; y < h; y++) {
@@ -336,10 +336,22 @@ static void draw_help(struct tui_app *a)
 			waddstr(a->w, edge ? gl->hline : " ");
 		waddstr(a->w, edge ? (y ? gl->br : gl->tr) : gl->vline);
 	}
-	snprintf(title, sizeof(title), " galatop keys - theme %s (%s) - any key closes ",
-		 a->theme.name, tui_depth_str(a->depth));
 	wmove(a->w, y0, x0 + 2);
 	tui_put(a->w, title, strlen(title), w - 4);
+}
+
+static void draw_help(struct tui_app *a)
+{
+	struct help_line lines[96];
+	size_t n = help_lines(a, lines, 96);
+	int w = a->cols - 4 < 120 ? a->cols - 4 : 120, h = a->rows - 2;
+	int x0 = (a->cols - w) / 2, y0 = 1, inner = h - 2;
+	int ncol = (int)n > inner ? 2 : 1, colw = (w - 2) / ncol;
+	char title[160];
+
+	snprintf(title, sizeof(title), " galatop keys - theme %s (%s) - any key closes ",
+		 a->theme.name, tui_depth_str(a->depth));
+	draw_box(a, x0, y0, w, h, title);
 	for (size_t i = 0; i < n; i++) {
 		int col = (int)i / inner, row = (int)i % inner;
 
@@ -357,6 +369,30 @@ static void draw_help(struct tui_app *a)
 		tui_role_on(a->w, ROLE_HELP);
 		tui_pad(a->w, 14 - kw);
 		tui_put_fit(a->w, lines[i].text, strlen(lines[i].text), colw - 16);
+	}
+}
+
+/* The `$` popup: galatop's cost over the last status interval (model/cost.h's summary). */
+static void draw_cost(struct tui_app *a)
+{
+	const struct cost *c = a->src->ops->data ? a->src->ops->data(a->src->ctx, TUI_DATA_COST)
+						 : NULL;
+	char text[8192];
+	const char *p, *nl;
+	int w = a->cols - 4 < 100 ? a->cols - 4 : 100, h = a->rows - 2, y = 1;
+
+	if (!c)
+		return;
+	cost__format(c, true, text, sizeof(text));
+	draw_box(a, (a->cols - w) / 2, 1, w, h,
+		 " galatop's own cost, last interval (BPF statistics) - any key closes ");
+	for (p = text; *p && y < h - 1; p = *nl ? nl + 1 : nl, y++) {
+		nl = strchr(p, '\n');
+		if (!nl)
+			nl = p + strlen(p);
+		tui_role_on(a->w, y == 2 ? ROLE_TABLE_HEADER : ROLE_HELP);
+		wmove(a->w, 1 + y, (a->cols - w) / 2 + 2);
+		tui_put_fit(a->w, p, (size_t)(nl - p), w - 4);
 	}
 }
 
@@ -401,4 +437,6 @@ void chrome_draw(struct tui_app *a)
 	draw_keybar(a);
 	if (a->help)
 		draw_help(a);
+	else if (a->cost)
+		draw_cost(a);
 }

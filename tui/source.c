@@ -26,6 +26,7 @@ static void static_stats(void *ctx, struct tui_stats *out)
 	out->hz = -1;
 	out->samples_per_s = -1;
 	out->own_cpu = -1;
+	out->probe_cpu = -1;
 	out->since = s->since;
 	for (int t = 0; t < STACK_TYPES; t++)
 		if (s->p[t] && profile__kind(s->p[t]) == VALUE_SAMPLES)

@@ -30,6 +30,7 @@ struct tui_stats {
 	uint64_t lost;		/* samples the kernel could not deliver (ring buffer full) */
 	uint64_t dropped;	/* samples user space dropped (e.g. unwinding failed) */
 	double own_cpu;		/* galatop's own CPU use, percent */
+	double probe_cpu;	/* its BPF programs' kernel time, percent of one CPU; < 0 unknown */
 	enum tui_mode mode;	/* the update mode in effect */
 	double window_s;	/* window length (MODE_WINDOW) or half-life (MODE_DECAY) */
 	double since;		/* wall-clock UNIX time the data starts at, 0 when unknown */
@@ -46,8 +47,9 @@ struct tui_stats {
 
 /* Data kinds beyond profiles, each shown by its own pane and each from its own probe family:
  * the thread timeline (model/timeline), the L7 tables (model/l7) and the SLI series
- * (model/sli). The pane casts the pointer from data() to its model type. */
-enum tui_data { TUI_DATA_TIMELINE = 0, TUI_DATA_L7, TUI_DATA_SLI, TUI_DATA_MAX };
+ * (model/sli); and galatop's own cost (model/cost, the `$` popup; live only). The pane casts
+ * the pointer from data() to its model type. */
+enum tui_data { TUI_DATA_TIMELINE = 0, TUI_DATA_L7, TUI_DATA_SLI, TUI_DATA_COST, TUI_DATA_MAX };
 
 struct tui_source_ops {
 	/* Takes in what was collected since the last call; returns true when any profile changed.

@@ -15,6 +15,7 @@
 #include <bpf/bpf.h>
 
 #include "harness.h"
+#include "prog_ids.h"
 #include "bpf/probes.h"
 
 /* What a test keeps of each record. */
@@ -695,28 +696,8 @@ TEST_CASE(exec_exit_follow_children)
 	free(r.v);
 }
 
-/* Ids of loaded programs whose name starts with gt_. */
-static size_t gt_prog_ids(uint32_t *ids, size_t max)
-{
-	uint32_t id = 0;
-	size_t n = 0;
-
-	while (!bpf_prog_get_next_id(id, &id)) {
-		struct bpf_prog_info info = {0};
-		uint32_t len = sizeof(info);
-		int fd = bpf_prog_get_fd_by_id(id);
-
-		if (fd < 0)
-			continue;
-		if (!bpf_obj_get_info_by_fd(fd, &info, &len) && !strncmp(info.name, "gt_", 3) &&
-		    n < max)
-			ids[n++] = id;
-		close(fd);
-	}
-	return n;
-}
-
-static size_t new_ids(const uint32_t *before, size_t nb, const uint32_t *now, size_t nn)
+/* The ids in now[0..nn) that are not in before[0..nb), moved to the front of now; their count. */
+static size_t new_ids(const uint32_t *before, size_t nb, uint32_t *now, size_t nn)
 {
 	size_t n = 0;
 
@@ -725,38 +706,16 @@ static size_t new_ids(const uint32_t *before, size_t nb, const uint32_t *now, si
 
 		for (size_t j = 0; j < nb; j++)
 			old |= before[j] == now[i];
-		n += !old;
+		if (!old)
+			now[n++] = now[i];
 	}
 	return n;
 }
 
-/* Whether any id of ours[] (present now, absent in before[]) is still loaded, waiting for the
- * kernel's deferred release. */
-static bool ours_linger(const uint32_t *before, size_t nb, const uint32_t *ours, size_t no)
-{
-	for (int tries = 0; tries < 40; tries++) {
-		uint32_t now[256];
-		size_t nn = gt_prog_ids(now, 256), left = 0;
-
-		for (size_t i = 0; i < no; i++) {
-			bool old = false;
-
-			for (size_t j = 0; j < nb; j++)
-				old |= before[j] == ours[i];
-			for (size_t j = 0; j < nn && !old; j++)
-				left += now[j] == ours[i];
-		}
-		if (!left)
-			return false;
-		usleep(50000);
-	}
-	return true;
-}
-
 TEST_CASE(nothing_left_after_free)
 {
-	uint32_t before[256], during[256];
-	size_t nb = gt_prog_ids(before, 256), nd;
+	uint32_t before[256], ours[256];
+	size_t nb = proc_prog_ids(0, before, 256), n;
 	struct recs r = {0};
 	struct probe_opts o;
 	struct probes *p;
@@ -766,11 +725,11 @@ TEST_CASE(nothing_left_after_free)
 	o.follow_children = true;
 	p = open_or_fail(&o, &r);
 	CHECK(p != NULL);
-	nd = gt_prog_ids(during, 256);
-	printf("  %zu gt_ programs before, %zu while open\n", nb, nd);
-	CHECK(new_ids(before, nb, during, nd) >= 6);
+	n = new_ids(before, nb, ours, proc_prog_ids(0, ours, 256));
+	printf("  %zu programs held while open\n", n);
+	CHECK(n >= 6);
 	probes__free(p);
-	CHECK(!ours_linger(before, nb, during, nd));
+	CHECK(!prog_ids_linger(ours, n));
 	free(r.v);
 }
 
@@ -791,16 +750,17 @@ static void open_and_hang(int done_fd, long arg)
 TEST_CASE(nothing_left_after_sigkill)
 {
 	struct child c = spawn("gt_killed", open_and_hang, 0);
-	uint32_t before[256], during[256];
-	size_t nb = gt_prog_ids(before, 256), nd;
+	uint32_t ours[256];
+	size_t n;
 	char b = 0;
 
 	start(&c);
 	CHECK(read(c.done, &b, 1) == 1 && b == 'y');
-	nd = gt_prog_ids(during, 256);
-	CHECK(new_ids(before, nb, during, nd) >= 4);
+	n = proc_prog_ids(c.pid, ours, 256);
+	printf("  %zu programs held by the child\n", n);
+	CHECK(n >= 4);
 	reap(&c);
-	CHECK(!ours_linger(before, nb, during, nd));
+	CHECK(!prog_ids_linger(ours, n));
 }
 
 /* A sampling rate over kernel.perf_event_max_sample_rate makes perf_event_open fail: alone,

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "prog_ids.h"
 #include "folded_count.h"
 #include "ping.h"
 #include "spin.h"
@@ -54,34 +55,6 @@ static void workload(void)
 	}
 }
 
-/* The BPF program ids this process holds (its program and link fds, from fdinfo), put
- * into ids; their count. */
-static size_t own_prog_ids(uint32_t *ids, size_t cap)
-{
-	char path[300], line[256];
-	struct dirent *d;
-	size_t n = 0;
-	DIR *dir = opendir("/proc/self/fdinfo");
-
-	while (dir && (d = readdir(dir)) && n < cap) {
-		FILE *f;
-		unsigned id;
-
-		if (d->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/fdinfo/%s", d->d_name);
-		f = fopen(path, "r");
-		while (f && fgets(line, sizeof(line), f) && n < cap)
-			if (sscanf(line, "prog_id: %u", &id) == 1)
-				ids[n++] = id;
-		if (f)
-			fclose(f);
-	}
-	if (dir)
-		closedir(dir);
-	return n;
-}
-
 static bool has_id(const uint32_t *ids, size_t n, uint32_t id)
 {
 	for (size_t i = 0; i < n; i++)
@@ -95,7 +68,7 @@ static bool has_id(const uint32_t *ids, size_t n, uint32_t id)
 static size_t new_prog_ids(const uint32_t *before, size_t nbefore, uint32_t *fam)
 {
 	static uint32_t now[MAX_IDS];
-	size_t nnow = own_prog_ids(now, MAX_IDS), n = 0;
+	size_t nnow = proc_prog_ids(0, now, MAX_IDS), n = 0;
 
 	for (size_t i = 0; i < nnow; i++)
 		if (!has_id(before, nbefore, now[i]) && !has_id(fam, n, now[i]))
@@ -206,7 +179,7 @@ TEST_CASE(detach_and_attach_at_run_time)
 	}
 	/* The timeline attaches at run time: the programs it loads are the ids this process
 	 * holds now and did not before. */
-	nbefore = own_prog_ids(before, MAX_IDS);
+	nbefore = proc_prog_ids(0, before, MAX_IDS);
 	CHECK(session__threads_open(&s, err, sizeof(err)) == 0);
 	if (err[0] && !s.tl)
 		printf("  %s\n", err);
@@ -368,7 +341,7 @@ TEST_CASE(l7_detach_and_attach)
 		msg_list__free(&msgs);
 		return;
 	}
-	nbefore = own_prog_ids(before, MAX_IDS);
+	nbefore = proc_prog_ids(0, before, MAX_IDS);
 	CHECK(session__attach_l7(&s, err, sizeof(err)) == 0);
 	if (!s.l7)
 		printf("  %s\n", err);

@@ -51,9 +51,9 @@ eq() { # NAME GOT WANT [WHAT]
 # client_p50 NAME FILE PROTO ROLE RE B R NIVCSW N D: the client's own median latency B (ns,
 # rounded to R ns) of N requests against galatop's latencies of the same requests (the first
 # endpoint of PROTO/ROLE matching RE). The two clocks differ, request by request, only by the
-# client's own work around its two system calls: between its clock and the call's entry
-# before the send (galatop starts at that entry), and between its clock and the exit of the
-# read that moved the response's end (galatop ends there; redis-benchmark reads its clock at
+# client's own work around its two system calls: between its clock and the send, and the
+# send itself (galatop starts once the send has moved its bytes), and between its clock and
+# the exit of the read that moved the response's end (galatop ends there; redis-benchmark reads its clock at
 # the start of the read handler, tests/tools/httpclient after the read). That work is at
 # most D, the client's CPU time per send/read cycle, unless the client was preempted in it:
 # then the waits for the CPU count too, which galatop cannot see. At most NIVCSW requests

@@ -1,0 +1,882 @@
+/* galatop agent: a long-running loop over the engine that keeps the chosen families on, hands
+ * every --period's profiles, thread events and L7 requests to the sinks (agent_sink.h), writes
+ * periodic files when asked, and stops cleanly on SIGTERM/SIGINT; SIGHUP re-reads --config. */
+#include "agent.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent_sink.h"
+#include "cli.h"
+#include "commands.h"
+#include "record.h"
+#include "bpf/drain.h"
+#include "bpf/probes.h"
+#include "engine/l7_capture.h"
+#include "engine/session.h"
+#include "engine/stack_collector.h"
+#include "engine/tl_capture.h"
+#include "export/folded.h"
+#include "model/sanitize.h"
+#include "model/split.h"
+#include "symbols/ident.h"
+#include "util/clock.h"
+
+const char cmd_agent_help[] =
+	"Usage: galatop agent [OPTIONS]\n"
+	"\n"
+	"Runs as a node agent (root; docs/agent.md): keeps the chosen probe families on until\n"
+	"SIGTERM or SIGINT, and hands every period's profiles, thread events and L7 requests\n"
+	"to its sinks. SIGHUP re-reads --config. Logs go to standard error.\n"
+	"\n"
+	"Agent options:\n"
+	"  --type T[,T]      families kept on (default oncpu,l7,sli): oncpu, offcpu, mem,\n"
+	"                    threads, l7, sli\n"
+	"  --period S        seconds between batches and periodic files (default 30)\n"
+	"  --out-dir DIR     write each period's .svg and .folded files into DIR (as record\n"
+	"                    --period; default: none unless a request names svg_dir)\n"
+	"  --config FILE     a gala-gopher request applied at start and on SIGHUP\n"
+	"  --log-level L     error, warning, info (default) or debug\n"
+	"Targets and probe options are record's (galatop help record): -p, --comm,\n"
+	"--cmdline, --container, --pod, -F, --unwind, --protocols, --longsys...\n";
+
+struct agent {
+	struct record_opts o;
+	struct session s;
+	struct msg_list msgs;
+	bool open;		/* s is open */
+	int argc;
+	char **argv;
+	void *sink_state[16];	/* each table sink's state while options are parsed */
+	struct agent_sink *sinks[16];
+	size_t nsinks;
+	unsigned wants;		/* AGENT_WANTS_* of the sinks started */
+	struct agent_batch *cur; /* the period's batch, filled as requests come */
+	size_t req_cap;
+	double period_start;	/* UNIX seconds */
+	uint64_t tl_from;	/* the timeline's clock where the period began (ns) */
+	double start_unix, start_mono;
+	char hostname[256];
+	bool reloading;		/* parsing argv again on SIGHUP: agent options are ignored */
+};
+
+static volatile sig_atomic_t stop_signal, hup_signal;
+
+static void on_signal(int sig)
+{
+	if (sig == SIGHUP)
+		hup_signal = 1;
+	else
+		stop_signal = sig;
+}
+
+/* The engine's messages, at their levels. */
+static void agent_say(struct msg_list *l)
+{
+	const struct msg *m;
+
+	while ((m = msg_list__next(l)))
+		agent_log(m->level == MSG_ERROR	    ? AGENT_LOG_ERROR
+			  : m->level == MSG_WARNING ? AGENT_LOG_WARNING
+						    : AGENT_LOG_INFO,
+			  "%s", m->text);
+}
+
+/* --- options --------------------------------------------------------------------------- */
+
+static const struct option agent_options[] = {
+	{ "log-level", required_argument, NULL, 0 },
+};
+
+#define NAGENT_OPTIONS (sizeof(agent_options) / sizeof(agent_options[0]))
+
+static int take_option(void *ctx, const char *name, const char *arg)
+{
+	struct agent *a = ctx;
+	char err[512] = "";
+	int lvl;
+
+	if (!strcmp(name, "log-level")) {
+		lvl = agent_log_level_parse(arg);
+		if (lvl < 0)
+			return cli_usage_error("agent", "--log-level: bad value '%s' (error, "
+					       "warning, info or debug)", arg);
+		agent_log_set_level((enum agent_log_level)lvl);
+		return 0;
+	}
+	if (a->reloading)
+		return 0;
+	for (size_t i = 0; i < agent_sink_count; i++) {
+		const struct agent_sink_ops *ops = agent_sink_table[i];
+
+		for (const struct option *op = ops->options; op && op->name; op++) {
+			if (strcmp(op->name, name))
+				continue;
+			if (ops->option(a->sink_state[i], name, arg, err, sizeof(err)))
+				return cli_usage_error("agent", "--%s: %s", name, err);
+			return 0;
+		}
+	}
+	return cli_usage_error("agent", "unknown option '--%s'", name);
+}
+
+/* The agent's options and every sink's, {0}-terminated; NULL on ENOMEM. */
+static struct option *all_options(void)
+{
+	size_t n = NAGENT_OPTIONS;
+	struct option *v;
+
+	for (size_t i = 0; i < agent_sink_count; i++)
+		for (const struct option *op = agent_sink_table[i]->options; op && op->name; op++)
+			n++;
+	v = calloc(n + 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	memcpy(v, agent_options, sizeof(agent_options));
+	n = NAGENT_OPTIONS;
+	for (size_t i = 0; i < agent_sink_count; i++)
+		for (const struct option *op = agent_sink_table[i]->options; op && op->name; op++)
+			v[n++] = *op;
+	return v;
+}
+
+/* The help: the agent's lines, then each sink's. NULL on ENOMEM; caller frees. */
+static char *help_text(void)
+{
+	size_t n = strlen(cmd_agent_help) + 1;
+	char *h;
+
+	for (size_t i = 0; i < agent_sink_count; i++)
+		n += strlen(agent_sink_table[i]->help);
+	h = malloc(n);
+	if (!h)
+		return NULL;
+	strcpy(h, cmd_agent_help);
+	for (size_t i = 0; i < agent_sink_count; i++)
+		strcat(h, agent_sink_table[i]->help);
+	return h;
+}
+
+/* Parses argv into *o (the agent's defaults first). 0 or an exit code after reporting. */
+static int parse(struct agent *a, struct record_opts *o)
+{
+	struct option *opts = all_options();
+	char *help = help_text();
+	struct record_extra_opts x = { opts, take_option, a, help };
+	int ret;
+
+	record_opts__init(o);
+	o->period = AGENT_PERIOD_S;
+	o->out_dir[0] = 0; /* no periodic files unless asked */
+	o->periodic_svg = o->periodic_folded = false;
+	if (!opts || !help) {
+		free(opts);
+		free(help);
+		return cli_usage_error("agent", "out of memory");
+	}
+	ret = record_parse_args_extra(a->argc, a->argv, o, "agent", &x);
+	free(opts);
+	free(help);
+	if (ret)
+		return ret;
+	if (o->noutputs)
+		return cli_usage_error("agent", "-o: the agent writes no files of its own; "
+				       "--out-dir DIR writes each period's .svg and .folded");
+	if (o->command)
+		return cli_usage_error("agent", "the agent runs no command; give targets (-p, "
+				       "--comm, --cmdline, --container, --pod)");
+	if (o->duration)
+		return cli_usage_error("agent", "the agent runs until SIGTERM: no -d");
+	if (o->trigger[0])
+		return cli_usage_error("agent", "--trigger is record's");
+	if (!o->types && !o->sli) {
+		o->types = PROBE_ONCPU | RECORD_TYPE_L7;
+		o->sli = true;
+	}
+	if (o->group < 0)
+		o->group = GROUP_PROCESS; /* one profile per process for the sinks */
+	agent_files_default(o);
+	/* Every stack type loads, so that a request can turn one on later. */
+	o->lazy_types = stack_type_probes();
+	return 0;
+}
+
+void agent_files_default(struct record_opts *o)
+{
+	if (o->out_dir[0] || o->svg_dir[0])
+		o->periodic_svg = true;
+	if (o->out_dir[0] || o->flame_dir[0])
+		o->periodic_folded = true;
+	if (!o->out_dir[0])
+		snprintf(o->out_dir, sizeof(o->out_dir), ".");
+}
+
+/* --- the period's batch ---------------------------------------------------------------- */
+
+/* Untrusted text (runtime metadata) sanitized into dst, cut at a character boundary. */
+static void clean_copy(char *dst, size_t cap, const char *src)
+{
+	char buf[SANITIZE_MAX(256) + 1];
+	size_t n = sanitize_text(src, strnlen(src, 256), buf), k = 0;
+
+	while (k < n) {
+		size_t l = utf8_seq_len((const unsigned char *)buf + k, n - k);
+
+		l = l ? l : 1;
+		if (k + l >= cap)
+			break;
+		k += l;
+	}
+	memcpy(dst, buf, k);
+	dst[k] = 0;
+}
+
+static void fill_ident(struct agent *a, struct agent_ident *w, uint32_t pid)
+{
+	struct proc_ident pi;
+
+	w->pid = pid;
+	if (!pid || ident_cache__lookup(a->s.ic, (int)pid, &pi))
+		return;
+	clean_copy(w->container_id, sizeof(w->container_id), pi.container_id);
+	clean_copy(w->container, sizeof(w->container), pi.container_name);
+	clean_copy(w->pod, sizeof(w->pod), pi.pod_name);
+}
+
+/* "[PID]comm" into pid and comm; false when name is not a process frame. */
+static bool process_frame(const char *name, uint32_t *pid, char *comm, size_t cap)
+{
+	unsigned long v;
+	char *end;
+
+	if (name[0] != '[')
+		return false;
+	v = strtoul(name + 1, &end, 10);
+	if (end == name + 1 || *end != ']' || !v || v > 4194304)
+		return false;
+	*pid = (uint32_t)v;
+	snprintf(comm, cap, "%s", end + 1);
+	return true;
+}
+
+static int add_profile(struct agent *a, struct agent_batch *b, size_t *cap, enum stack_type t,
+		       const struct profile *p, const char *root)
+{
+	struct agent_profile *ap;
+	FILE *f;
+	int r;
+
+	if (!profile__total(p))
+		return 0;
+	if (b->nprofiles == *cap) {
+		size_t n = *cap ? 2 * *cap : 16;
+		void *v = realloc(b->profiles, n * sizeof(*b->profiles));
+
+		if (!v)
+			return -ENOMEM;
+		b->profiles = v;
+		*cap = n;
+	}
+	ap = &b->profiles[b->nprofiles];
+	memset(ap, 0, sizeof(*ap));
+	ap->type = t;
+	ap->total = profile__total(p);
+	if (root && process_frame(root, &ap->who.pid, ap->who.comm, sizeof(ap->who.comm)))
+		fill_ident(a, &ap->who, ap->who.pid);
+	f = open_memstream(&ap->folded, &ap->len);
+	if (!f)
+		return -ENOMEM;
+	r = folded_write_ex(f, p, true);
+	if (fclose(f) && !r)
+		r = -ENOMEM;
+	if (r) {
+		free(ap->folded);
+		return r;
+	}
+	b->nprofiles++;
+	return 0;
+}
+
+/* Every stack type's profile of the period, one per process. */
+static int batch_profiles(struct agent *a, struct agent_batch *b)
+{
+	size_t cap = 0;
+	int r = 0;
+
+	if (!a->s.probes)
+		return 0;
+	for_each_stack_type(t) {
+		struct profile *p = collector__profile(a->s.col, t);
+		struct profile_part *parts;
+		size_t n;
+
+		if (!(a->o.types & stack_types[t].probe) || !profile__total(p))
+			continue;
+		if (profile_split_by_process(p, &parts, &n))
+			return -ENOMEM;
+		for (size_t i = 0; i < n && !r; i++)
+			r = add_profile(a, b, &cap, t, parts[i].p,
+					parts[i].root ? frames__name(profile__frames(p), parts[i].root)
+						      : NULL);
+		profile_parts_free(parts, n);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static char *dup_id(const struct strtab *st, uint32_t id)
+{
+	return id ? strdup(strtab__str(st, id)) : NULL;
+}
+
+/* The thread intervals that began in [t0, t1) of the timeline's clock. */
+static int batch_events(struct agent *a, struct agent_batch *b, uint64_t t0, uint64_t t1)
+{
+	struct timeline *tl;
+	const struct strtab *st;
+	size_t cap = 0;
+	double off;
+
+	if (!a->s.tl)
+		return 0;
+	tl_capture__refresh(a->s.tl);
+	tl = tl_capture__timeline(a->s.tl);
+	st = timeline__strtab_c(tl);
+	off = timeline__wall_offset(tl);
+	for (size_t i = 0; i < timeline__nthreads(tl); i++) {
+		const struct tl_thread *th = timeline__thread(tl, i);
+		const struct tl_process *pr = timeline__process_find(tl, th->pid);
+		const struct tl_event *lane;
+		size_t from, to, n;
+
+		lane = timeline__lane(tl, i, &n);
+		timeline__range(tl, i, t0, t1, &from, &to);
+		for (size_t j = from; j < to && j < n; j++) {
+			const struct tl_event *e = &lane[j];
+			struct agent_thread_event *ev;
+
+			if (e->start < t0 || e->start >= t1)
+				continue;
+			if (b->nevents >= AGENT_BATCH_EVENTS_MAX) {
+				b->events_dropped++;
+				continue;
+			}
+			if (b->nevents == cap) {
+				size_t nc = cap ? 2 * cap : 256;
+				void *v = realloc(b->events, nc * sizeof(*b->events));
+
+				if (!v)
+					return -ENOMEM;
+				b->events = v;
+				cap = nc;
+			}
+			ev = &b->events[b->nevents];
+			memset(ev, 0, sizeof(*ev));
+			ev->who.pid = th->pid;
+			ev->tid = th->tid;
+			snprintf(ev->thread, sizeof(ev->thread), "%s", strtab__str(st, th->comm));
+			if (pr) {
+				snprintf(ev->who.comm, sizeof(ev->who.comm), "%s",
+					 strtab__str(st, pr->name));
+				if (pr->container_id)
+					snprintf(ev->who.container_id, sizeof(ev->who.container_id),
+						 "%s", strtab__str(st, pr->container_id));
+				if (pr->container)
+					snprintf(ev->who.container, sizeof(ev->who.container), "%s",
+						 strtab__str(st, pr->container));
+			}
+			ev->kind = tl_kind_str(e->kind);
+			ev->name = dup_id(st, e->name);
+			ev->attr = dup_id(st, e->attr);
+			ev->stack = dup_id(st, e->stack);
+			ev->start = (double)e->start / 1e9 + off;
+			ev->end = (double)e->end / 1e9 + off;
+			ev->count = e->count;
+			b->nevents++;
+			if ((e->name && !ev->name) || (e->attr && !ev->attr) ||
+			    (e->stack && !ev->stack))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* Every paired L7 request, into the period's batch (bounded). */
+static void on_request(void *ctx, const struct l7_session *s, const struct l7_record *r,
+		       uint32_t tid)
+{
+	struct agent *a = ctx;
+	struct agent_batch *b = a->cur;
+	struct agent_l7_request *q;
+	uint64_t ts0;
+	double wall0;
+
+	if (!b)
+		return;
+	if (b->nrequests >= AGENT_BATCH_REQUESTS_MAX) {
+		b->requests_dropped++;
+		return;
+	}
+	if (b->nrequests == a->req_cap) {
+		size_t n = a->req_cap ? 2 * a->req_cap : 256;
+		void *v = realloc(b->requests, n * sizeof(*b->requests));
+
+		if (!v) {
+			b->requests_dropped++;
+			return;
+		}
+		b->requests = v;
+		a->req_cap = n;
+	}
+	q = &b->requests[b->nrequests++];
+	l7_capture__clock0(a->s.l7, &ts0, &wall0);
+	q->timestamp = wall0 + ((double)r->req_start_ns - (double)ts0) / 1e9;
+	q->tid = tid;
+	q->key = s->key;
+	memcpy(q->comm, s->comm, sizeof(q->comm));
+	memcpy(q->container, s->container, sizeof(q->container));
+	memcpy(q->pod, s->pod, sizeof(q->pod));
+	q->rec = *r;
+}
+
+/* A fresh batch for the period starting now; the L7 trace fills it. */
+static void batch_begin(struct agent *a)
+{
+	a->cur = a->nsinks ? agent_batch__new() : NULL;
+	a->req_cap = 0;
+	a->period_start = clock_wall_s();
+	if (a->s.tl) {
+		tl_capture__refresh(a->s.tl);
+		a->tl_from = timeline__now(tl_capture__timeline(a->s.tl));
+	}
+	if (!a->cur && a->nsinks)
+		agent_log(AGENT_LOG_WARNING, "out of memory: this period's batch is lost");
+}
+
+/* The trace callback follows the L7 capture (it may be opened or reopened at run time). */
+static void trace_follow(struct agent *a)
+{
+	if (a->s.l7)
+		l7_capture__set_trace(a->s.l7, (a->wants & AGENT_WANTS_REQUESTS) ? on_request : NULL,
+				      a);
+}
+
+/* The period's batch completed and handed to every sink, without waiting. */
+static void batch_send(struct agent *a)
+{
+	struct agent_batch *b = a->cur;
+	uint64_t t1 = 0;
+	int r = 0;
+
+	a->cur = NULL;
+	if (!b)
+		return;
+	b->from = a->period_start;
+	b->until = clock_wall_s();
+	b->hostname = a->hostname;
+	b->sample_rate = a->o.freq;
+	if (a->wants & AGENT_WANTS_PROFILES)
+		r = batch_profiles(a, b);
+	if (!r && (a->wants & AGENT_WANTS_EVENTS) && a->s.tl) {
+		tl_capture__refresh(a->s.tl);
+		t1 = timeline__now(tl_capture__timeline(a->s.tl));
+		r = batch_events(a, b, a->tl_from, t1);
+	}
+	if (r)
+		agent_log(AGENT_LOG_WARNING, "out of memory: this period's batch is incomplete");
+	if (b->events_dropped || b->requests_dropped)
+		agent_log(AGENT_LOG_WARNING, "this period's batch dropped %llu thread events and "
+			  "%llu L7 requests (over %d each)",
+			  (unsigned long long)b->events_dropped,
+			  (unsigned long long)b->requests_dropped, AGENT_BATCH_EVENTS_MAX);
+	for (size_t i = 0; i < a->nsinks; i++)
+		if (!agent_sink__push(a->sinks[i], b))
+			agent_log(AGENT_LOG_WARNING, "%s: still busy with earlier batches: this "
+				  "one is dropped", agent_sink__ops(a->sinks[i])->name);
+	agent_batch__put(b);
+}
+
+/* --- sinks ----------------------------------------------------------------------------- */
+
+static int sinks_create(struct agent *a)
+{
+	for (size_t i = 0; i < agent_sink_count; i++) {
+		a->sink_state[i] = agent_sink_table[i]->create();
+		if (!a->sink_state[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Starts the sinks whose options asked for them, frees the others. 0, or 1 after reporting. */
+static int sinks_start(struct agent *a)
+{
+	char err[512];
+	int ret = 0;
+
+	for (size_t i = 0; i < agent_sink_count; i++) {
+		const struct agent_sink_ops *ops = agent_sink_table[i];
+		void *st = a->sink_state[i];
+
+		a->sink_state[i] = NULL;
+		if (ret || !ops->enabled(st)) {
+			ops->destroy(st);
+			continue;
+		}
+		err[0] = 0;
+		if (ops->start(st, err, sizeof(err))) {
+			agent_log(AGENT_LOG_ERROR, "%s: %s", ops->name, err);
+			ops->destroy(st);
+			ret = 1;
+			continue;
+		}
+		a->wants |= ops->wants(st);
+		a->sinks[a->nsinks] = agent_sink__start(ops, st, err, sizeof(err));
+		if (!a->sinks[a->nsinks]) {
+			agent_log(AGENT_LOG_ERROR, "%s", err);
+			ret = 1;
+			continue;
+		}
+		agent_log(AGENT_LOG_INFO, "sending to %s", ops->name);
+		a->nsinks++;
+	}
+	return ret;
+}
+
+static void sinks_free_unstarted(struct agent *a)
+{
+	for (size_t i = 0; i < agent_sink_count; i++) {
+		if (a->sink_state[i])
+			agent_sink_table[i]->destroy(a->sink_state[i]);
+		a->sink_state[i] = NULL;
+	}
+}
+
+static void sinks_stop(struct agent *a)
+{
+	for (size_t i = 0; i < a->nsinks; i++) {
+		struct agent_sink_counters c;
+		struct agent_sink_stats own;
+
+		agent_sink__counters(a->sinks[i], &c, &own);
+		agent_sink__stop(a->sinks[i]);
+		agent_log(AGENT_LOG_INFO, "%s: %llu batches sent, %llu failed, %llu dropped (queue "
+			  "full)", agent_sink__ops(a->sinks[i])->name, (unsigned long long)c.sent,
+			  (unsigned long long)c.failed, (unsigned long long)c.dropped);
+	}
+	a->nsinks = 0;
+}
+
+size_t agent_sinks(struct agent *a, struct agent_sink ***out)
+{
+	*out = a->sinks;
+	return a->nsinks;
+}
+
+/* --- the session and its changes --------------------------------------------------------- */
+
+/* Opens the session of a->o. 0, or 1 after reporting. */
+static int session_open(struct agent *a)
+{
+	int r = session__open(&a->s, &a->o, &a->msgs);
+
+	agent_say(&a->msgs);
+	if (r)
+		return 1;
+	a->open = true;
+	session__start_command(&a->s);
+	trace_follow(a);
+	return 0;
+}
+
+static void session_close(struct agent *a)
+{
+	if (!a->open)
+		return;
+	if (a->s.l7)
+		l7_capture__set_trace(a->s.l7, NULL, NULL);
+	session__close(&a->s, true);
+	a->open = false;
+	memset(&a->s, 0, sizeof(a->s));
+	agent_say(&a->msgs);
+}
+
+/* Whether o and n differ in more than what can change in place (the families and the
+ * periodic outputs): then the session is opened again. */
+static bool needs_reopen(const struct record_opts *o, const struct record_opts *n)
+{
+	struct record_opts x = *o, y = *n;
+
+	x.types = y.types = 0;
+	x.sli = y.sli = false;
+	x.period = y.period = 0;
+	x.multi_instance = y.multi_instance = false;
+	x.periodic_svg = y.periodic_svg = x.periodic_folded = y.periodic_folded = false;
+	memset(x.out_dir, 0, sizeof(x.out_dir));
+	memset(y.out_dir, 0, sizeof(y.out_dir));
+	memset(x.svg_dir, 0, sizeof(x.svg_dir));
+	memset(y.svg_dir, 0, sizeof(y.svg_dir));
+	memset(x.flame_dir, 0, sizeof(x.flame_dir));
+	memset(y.flame_dir, 0, sizeof(y.flame_dir));
+	x.tl_classes = y.tl_classes = 0;
+	x.sli_families = y.sli_families = 0;
+	x.min_aggr_ms = y.min_aggr_ms = 0;
+	return memcmp(&x, &y, sizeof(x)) != 0;
+}
+
+/* Turns one family on or off in place: 0, -ENOTSUP when the session must be opened again
+ * (stack probes that were never loaded), or another -errno with one line in err. */
+static int family_set(struct agent *a, unsigned bit, bool sli, bool on, char *err, size_t errlen)
+{
+	struct session *s = &a->s;
+	int r = 0;
+
+	if (sli) {
+		if (on)
+			return session__attach_sli(s, err, errlen);
+		session__detach_sli(s);
+		return 0;
+	}
+	if (bit == PROBE_THREADS) {
+		if (!on)
+			return s->tl ? session__detach(s, FAMILY_THREADS) : 0;
+		return session__threads_open(s, err, errlen);
+	}
+	if (bit == RECORD_TYPE_L7) {
+		if (!on)
+			return s->l7 ? session__detach(s, FAMILY_L7) : 0;
+		r = session__attach_l7(s, err, errlen);
+		trace_follow(a);
+		return r;
+	}
+	if (!on)
+		return s->probes ? session__detach_probe(s, bit) : 0;
+	if (!s->probes)
+		return -ENOTSUP;
+	return session__attach_probe(s, bit, err, errlen);
+}
+
+/* The families agent_apply turns on and off, as the type bits and the SLI switch. */
+static const unsigned family_bits[] = { PROBE_ONCPU, PROBE_OFFCPU, PROBE_MEM, PROBE_THREADS,
+					RECORD_TYPE_L7, 0 /* sli */ };
+
+int agent_apply(struct agent *a, const struct record_opts *n, char *err, size_t errlen)
+{
+	struct record_opts old = a->o;
+	bool reopen = needs_reopen(&a->o, n);
+
+	err[0] = 0;
+	for (size_t i = 0; !reopen && i < sizeof(family_bits) / sizeof(family_bits[0]); i++) {
+		unsigned bit = family_bits[i];
+		bool sli = !bit;
+		bool was = sli ? a->o.sli : !!(a->o.types & bit);
+		bool on = sli ? n->sli : !!(n->types & bit);
+		int r;
+
+		if (was == on)
+			continue;
+		/* The session reads its options from a->o: the new ones from here on. */
+		r = family_set(a, bit, sli, on, err, errlen);
+		if (r == -ENOTSUP) {
+			reopen = true;
+			break;
+		}
+		if (r)
+			return r;
+		if (sli)
+			a->o.sli = on;
+		else if (on)
+			a->o.types |= bit;
+		else
+			a->o.types &= ~bit;
+		agent_log(AGENT_LOG_INFO, "%s %s", sli ? "sli" : bit == PROBE_THREADS ? "threads"
+						       : bit == RECORD_TYPE_L7 ? "l7"
+									       : stack_type_name(stack_type_of_probe(bit)),
+			  on ? "started" : "stopped");
+	}
+	if (reopen) {
+		/* Targets and probe settings are the session's: the period so far is sent, and
+		 * the families start afresh with the new ones. */
+		agent_log(AGENT_LOG_INFO, "targets or probe settings changed: the probes restart");
+		batch_send(a);
+		session_close(a);
+		a->o = *n;
+		if (session_open(a)) {
+			snprintf(err, errlen, "the probes could not start with the new settings; "
+				 "back to the previous ones");
+			a->o = old;
+			if (session_open(a))
+				return -EIO;
+			batch_begin(a);
+			return -EINVAL;
+		}
+		batch_begin(a);
+		return 0;
+	}
+	/* What changes in place: periods, output directories, the families' own settings. */
+	a->o.period = n->period;
+	a->o.multi_instance = n->multi_instance;
+	a->o.periodic_svg = n->periodic_svg;
+	a->o.periodic_folded = n->periodic_folded;
+	memcpy(a->o.out_dir, n->out_dir, sizeof(n->out_dir));
+	memcpy(a->o.svg_dir, n->svg_dir, sizeof(n->svg_dir));
+	memcpy(a->o.flame_dir, n->flame_dir, sizeof(n->flame_dir));
+	a->o.tl_classes = n->tl_classes;
+	a->o.sli_families = n->sli_families;
+	a->o.min_aggr_ms = n->min_aggr_ms;
+	return 0;
+}
+
+const struct record_opts *agent_opts(const struct agent *a)
+{
+	return &a->o;
+}
+
+struct session *agent_session(struct agent *a)
+{
+	return a->open ? &a->s : NULL;
+}
+
+const char *agent_hostname(const struct agent *a)
+{
+	return a->hostname;
+}
+
+double agent_start_unix(const struct agent *a)
+{
+	return a->start_unix;
+}
+
+/* SIGHUP: argv is read again (its --config file with it) and what changed is applied. */
+static void reload(struct agent *a)
+{
+	struct record_opts n;
+	char err[512];
+	int r;
+
+	agent_log(AGENT_LOG_INFO, "SIGHUP: reading the configuration again");
+	a->reloading = true;
+	r = parse(a, &n);
+	a->reloading = false;
+	if (r) {
+		agent_log(AGENT_LOG_ERROR, "the new configuration is not valid: the agent keeps "
+			  "the running one");
+		return;
+	}
+	n.lazy_types = a->o.lazy_types;
+	if (agent_apply(a, &n, err, sizeof(err)))
+		agent_log(AGENT_LOG_ERROR, "%s", err[0] ? err : "the new configuration failed");
+	else
+		agent_log(AGENT_LOG_INFO, "configuration applied");
+}
+
+/* --- the loop -------------------------------------------------------------------------- */
+
+/* Once a --period: the batch to the sinks, the periodic files, the SLI interval closed. */
+static void period(struct agent *a)
+{
+	struct session *s = &a->s;
+
+	batch_send(a);
+	if (s->probes) {
+		if ((a->o.periodic_svg || a->o.periodic_folded) &&
+		    record_write_period_files(s, a->period_start))
+			agent_log(AGENT_LOG_WARNING, "some periodic files could not be written");
+		collector__clear(s->col);
+		session__renew_frames(s, NULL, NULL, 0, NULL, NULL);
+	}
+	if (s->sli)
+		sli_collector__close(s->sli);
+	batch_begin(a);
+}
+
+int cmd_agent(int argc, char **argv)
+{
+	struct agent *a = calloc(1, sizeof(*a));
+	struct sigaction sa = { .sa_handler = on_signal };
+	double next_period, next_second, now;
+	int ret = 0;
+
+	if (!a) {
+		cli_error("out of memory");
+		return 1;
+	}
+	a->argc = argc;
+	a->argv = argv;
+	if (sinks_create(a)) {
+		cli_error("out of memory");
+		ret = 1;
+		goto out;
+	}
+	ret = parse(a, &a->o);
+	if (ret)
+		goto out;
+	gethostname(a->hostname, sizeof(a->hostname) - 1);
+	ret = sinks_start(a);
+	if (ret)
+		goto out;
+	/* The signals are taken before the probes attach, so that none can end the agent
+	 * without the probes leaving the kernel. */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (session_open(a)) {
+		ret = 1;
+		goto out;
+	}
+	a->start_unix = clock_wall_s();
+	a->start_mono = clock_mono_s();
+	batch_begin(a);
+	agent_log(AGENT_LOG_INFO, "running (pid %d): period %gs", (int)getpid(), a->o.period);
+	next_period = a->start_mono + a->o.period;
+	next_second = a->start_mono + 1;
+	while (!stop_signal) {
+		if (a->open && session__poll(&a->s, 100) < 0) {
+			session__poll_report(&a->s);
+			agent_say(&a->msgs);
+			ret = 1;
+			break;
+		}
+		if (!a->open)
+			usleep(100000);
+		agent_say(&a->msgs);
+		now = clock_mono_s();
+		if (a->open && now >= next_second) {
+			session__tick(&a->s);
+			next_second += 1;
+			if (next_second < now)
+				next_second = now + 1;
+		}
+		if (a->open && now >= next_period) {
+			period(a);
+			next_period += a->o.period;
+			if (next_period < now)
+				next_period = now + a->o.period;
+		}
+		if (hup_signal) {
+			hup_signal = 0;
+			reload(a);
+		}
+	}
+	if (stop_signal)
+		agent_log(AGENT_LOG_INFO, "%s: stopping", strsignal(stop_signal));
+	if (a->open) {
+		session__poll(&a->s, DRAIN_ALL);
+		batch_send(a);
+	}
+out:
+	session_close(a);
+	sinks_free_unstarted(a);
+	sinks_stop(a);
+	agent_batch__put(a->cur);
+	agent_say(&a->msgs);
+	msg_list__free(&a->msgs);
+	free(a);
+	return ret;
+}

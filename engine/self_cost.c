@@ -1,0 +1,66 @@
+#include "self_cost.h"
+
+#include <fcntl.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "bpf/progstats.h"
+#include "util/clock.h"
+
+#define MAX_PROGS 256 /* galatop loads about 70 */
+
+double self_cost__cpu_s(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+void self_cost__sample(struct self_cost *sc)
+{
+	struct cost_reading r[MAX_PROGS];
+	int n = progstats_read(r, MAX_PROGS, &sc->model);
+
+	cost__sample(&sc->model, clock_mono_s(), self_cost__cpu_s(), r, n > 0 ? (size_t)n : 0);
+}
+
+/* Statistics turned on by the sysctl (kernel.bpf_stats_enabled) count too. */
+static bool sysctl_on(void)
+{
+	char c = 0;
+	int fd = open("/proc/sys/kernel/bpf_stats_enabled", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	if (read(fd, &c, 1) != 1)
+		c = 0;
+	close(fd);
+	return c == '1';
+}
+
+void self_cost__open(struct self_cost *sc)
+{
+	memset(sc, 0, sizeof(*sc));
+	sc->stats_fd = progstats_enable();
+	if (sc->stats_fd < 0) {
+		sc->stats_err = sc->stats_fd;
+		sc->stats_fd = -1;
+	}
+	sc->model.stats_on = sc->stats_fd >= 0 || sysctl_on();
+	self_cost__sample(sc);
+}
+
+void self_cost__close(struct self_cost *sc)
+{
+	if (!sc)
+		return;
+	if (sc->stats_fd >= 0)
+		close(sc->stats_fd);
+	sc->stats_fd = -1;
+	cost__free(&sc->model);
+}
