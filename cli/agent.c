@@ -4,12 +4,16 @@
 #include "agent.h"
 
 #include <errno.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "agent_http.h"
+#include "agent_metrics.h"
+#include "agent_rest.h"
 #include "agent_sink.h"
 #include "cli.h"
 #include "commands.h"
@@ -19,19 +23,22 @@
 #include "engine/l7_capture.h"
 #include "engine/session.h"
 #include "engine/stack_collector.h"
+#include "engine/sli_collector.h"
 #include "engine/tl_capture.h"
 #include "export/folded.h"
 #include "model/sanitize.h"
 #include "model/split.h"
 #include "symbols/ident.h"
 #include "util/clock.h"
+#include "util/file.h"
 
 const char cmd_agent_help[] =
 	"Usage: galatop agent [OPTIONS]\n"
 	"\n"
 	"Runs as a node agent (root; docs/agent.md): keeps the chosen probe families on until\n"
-	"SIGTERM or SIGINT, and hands every period's profiles, thread events and L7 requests\n"
-	"to its sinks. SIGHUP re-reads --config. Logs go to standard error.\n"
+	"SIGTERM or SIGINT, serves Prometheus metrics and gala-gopher's REST control, and hands\n"
+	"every period's profiles, thread events and L7 requests to its sinks. SIGHUP re-reads\n"
+	"--config. Logs go to standard error.\n"
 	"\n"
 	"Agent options:\n"
 	"  --type T[,T]      families kept on (default oncpu,l7,sli): oncpu, offcpu, mem,\n"
@@ -40,12 +47,32 @@ const char cmd_agent_help[] =
 	"  --out-dir DIR     write each period's .svg and .folded files into DIR (as record\n"
 	"                    --period; default: none unless a request names svg_dir)\n"
 	"  --config FILE     a gala-gopher request applied at start and on SIGHUP\n"
+	"  --metrics ADDR    serve GET /metrics (Prometheus) on ADDR (default\n"
+	"                    127.0.0.1:8888; off: none)\n"
+	"  --rest ADDR       serve gala-gopher's REST control (PUT/GET /flamegraph,\n"
+	"                    /tprofiling, /l7, /sli) on ADDR (default 127.0.0.1:9999; off)\n"
+	"  --rest-allow-remote  let peers other than loopback use the REST control (needs\n"
+	"                    --rest-token)\n"
+	"  --rest-token FILE every REST request must carry Authorization: Bearer TOKEN,\n"
+	"                    the first line of FILE\n"
 	"  --log-level L     error, warning, info (default) or debug\n"
 	"Targets and probe options are record's (galatop help record): -p, --comm,\n"
 	"--cmdline, --container, --pod, -F, --unwind, --protocols, --longsys...\n";
 
+/* The agent's own options. */
+struct agent_config {
+	char metrics[256]; /* --metrics ADDR, "off" */
+	char rest[256];	   /* --rest ADDR, "off" */
+	bool rest_allow_remote;
+	char rest_token[4096]; /* --rest-token FILE, "" */
+};
+
 struct agent {
-	struct record_opts o;
+	struct record_opts o;	 /* what runs now */
+	struct record_opts base; /* what the command line (and --config) asks; REST over it */
+	struct agent_config cfg;
+	struct agent_http *metrics_srv, *rest_srv;
+	struct agent_rest *rest;
 	struct session s;
 	struct msg_list msgs;
 	bool open;		/* s is open */
@@ -62,6 +89,7 @@ struct agent {
 	double start_unix, start_mono;
 	char hostname[256];
 	bool reloading;		/* parsing argv again on SIGHUP: agent options are ignored */
+	struct agent_totals carried; /* of the sessions closed, and the batches' drops */
 };
 
 static volatile sig_atomic_t stop_signal, hup_signal;
@@ -89,16 +117,40 @@ static void agent_say(struct msg_list *l)
 /* --- options --------------------------------------------------------------------------- */
 
 static const struct option agent_options[] = {
+	{ "metrics", required_argument, NULL, 0 },
+	{ "rest", required_argument, NULL, 0 },
+	{ "rest-allow-remote", no_argument, NULL, 0 },
+	{ "rest-token", required_argument, NULL, 0 },
 	{ "log-level", required_argument, NULL, 0 },
 };
 
 #define NAGENT_OPTIONS (sizeof(agent_options) / sizeof(agent_options[0]))
 
+static int copy_arg(const char *opt, const char *arg, char *dst, size_t cap)
+{
+	if (!*arg || strlen(arg) >= cap)
+		return cli_usage_error("agent", "%s: bad value '%s'", opt, arg);
+	strcpy(dst, arg);
+	return 0;
+}
+
 static int take_option(void *ctx, const char *name, const char *arg)
 {
 	struct agent *a = ctx;
+	struct agent_config *c = &a->cfg;
 	char err[512] = "";
 	int lvl;
+
+	if (!strcmp(name, "metrics"))
+		return copy_arg("--metrics", arg, c->metrics, sizeof(c->metrics));
+	if (!strcmp(name, "rest"))
+		return copy_arg("--rest", arg, c->rest, sizeof(c->rest));
+	if (!strcmp(name, "rest-token"))
+		return copy_arg("--rest-token", arg, c->rest_token, sizeof(c->rest_token));
+	if (!strcmp(name, "rest-allow-remote")) {
+		c->rest_allow_remote = true;
+		return 0;
+	}
 
 	if (!strcmp(name, "log-level")) {
 		lvl = agent_log_level_parse(arg);
@@ -489,6 +541,8 @@ static void batch_send(struct agent *a)
 	}
 	if (r)
 		agent_log(AGENT_LOG_WARNING, "out of memory: this period's batch is incomplete");
+	a->carried.batch_events_dropped += b->events_dropped;
+	a->carried.batch_requests_dropped += b->requests_dropped;
 	if (b->events_dropped || b->requests_dropped)
 		agent_log(AGENT_LOG_WARNING, "this period's batch dropped %llu thread events and "
 			  "%llu L7 requests (over %d each)",
@@ -589,15 +643,85 @@ static int session_open(struct agent *a)
 	if (r)
 		return 1;
 	a->open = true;
+	a->carried.sessions++;
 	session__start_command(&a->s);
 	trace_follow(a);
 	return 0;
 }
 
-static void session_close(struct agent *a)
+/* The counters of the open session alone. */
+static void session_totals(struct agent *a, struct agent_totals *t)
 {
+	struct session *s = &a->s;
+
+	memset(t, 0, sizeof(*t));
 	if (!a->open)
 		return;
+	if (s->probes) {
+		struct probe_stats ps;
+		struct collector_stats cs;
+
+		probes__stats(s->probes, &ps);
+		collector__stats(s->col, &cs);
+		t->samples = cs.events;
+		t->lost_stacks = ps.drops;
+	}
+	if (s->tl) {
+		struct tl_probe_stats ts;
+
+		tl_capture__stats(s->tl, &ts);
+		t->lost_threads = ts.drops;
+	}
+	if (s->l7)
+		t->lost_l7 = l7_capture__drops(s->l7);
+	if (s->sli) {
+		uint64_t events;
+
+		sli_collector__counts(s->sli, &events, &t->lost_sli);
+	}
+	session__cost_sample(s);
+	t->probe_stats = s->cost.model.stats_on;
+	for (int f = 0; f < COST_FAMILIES; f++) {
+		struct cost_figures fig;
+
+		cost__figures(&s->cost.model, f, false, &fig);
+		t->probe_ns[f] = fig.ns;
+		t->probe_runs[f] = fig.calls;
+	}
+}
+
+/* a += b, counter by counter. */
+static void totals_add(struct agent_totals *a, const struct agent_totals *b)
+{
+	a->samples += b->samples;
+	a->lost_stacks += b->lost_stacks;
+	a->lost_threads += b->lost_threads;
+	a->lost_l7 += b->lost_l7;
+	a->lost_sli += b->lost_sli;
+	for (int f = 0; f < COST_FAMILIES; f++) {
+		a->probe_ns[f] += b->probe_ns[f];
+		a->probe_runs[f] += b->probe_runs[f];
+	}
+}
+
+void agent_totals(struct agent *a, struct agent_totals *t)
+{
+	struct agent_totals now;
+
+	session_totals(a, &now);
+	*t = a->carried;
+	totals_add(t, &now);
+	t->probe_stats = now.probe_stats;
+}
+
+static void session_close(struct agent *a)
+{
+	struct agent_totals now;
+
+	if (!a->open)
+		return;
+	session_totals(a, &now);
+	totals_add(&a->carried, &now);
 	if (a->s.l7)
 		l7_capture__set_trace(a->s.l7, NULL, NULL);
 	session__close(&a->s, true);
@@ -755,14 +879,23 @@ double agent_start_unix(const struct agent *a)
 /* SIGHUP: argv is read again (its --config file with it) and what changed is applied. */
 static void reload(struct agent *a)
 {
+	struct agent_config cfg;
 	struct record_opts n;
 	char err[512];
 	int r;
 
 	agent_log(AGENT_LOG_INFO, "SIGHUP: reading the configuration again");
 	a->reloading = true;
+	cfg = a->cfg; /* the servers keep their addresses */
 	r = parse(a, &n);
+	a->cfg = cfg;
 	a->reloading = false;
+	if (!r)
+		a->base = n;
+	if (!r && a->rest && agent_rest__overlay(a->rest, &a->base, &n, err, sizeof(err))) {
+		agent_log(AGENT_LOG_ERROR, "%s", err);
+		r = 1;
+	}
 	if (r) {
 		agent_log(AGENT_LOG_ERROR, "the new configuration is not valid: the agent keeps "
 			  "the running one");
@@ -773,6 +906,125 @@ static void reload(struct agent *a)
 		agent_log(AGENT_LOG_ERROR, "%s", err[0] ? err : "the new configuration failed");
 	else
 		agent_log(AGENT_LOG_INFO, "configuration applied");
+}
+
+/* --- the servers ------------------------------------------------------------------------ */
+
+static void answer_metrics(void *ctx, struct agent_request *q)
+{
+	struct agent *a = ctx;
+	FILE *f;
+	int r;
+
+	if (strcmp(q->path, "/metrics")) {
+		agent_request_reply(q, 404, "text/plain; charset=utf-8", "not found: GET /metrics\n");
+		return;
+	}
+	if (strcmp(q->method, "GET") && strcmp(q->method, "HEAD")) {
+		agent_request_reply(q, 405, "text/plain; charset=utf-8", "method not allowed\n");
+		return;
+	}
+	free(q->reply);
+	q->reply = NULL;
+	q->reply_len = 0;
+	f = open_memstream(&q->reply, &q->reply_len);
+	if (!f) {
+		agent_request_reply(q, 500, "text/plain; charset=utf-8", "out of memory\n");
+		return;
+	}
+	r = agent_metrics_write(f, a);
+	if (fclose(f) || r) {
+		agent_request_reply(q, 500, "text/plain; charset=utf-8", "cannot write metrics\n");
+		return;
+	}
+	q->status = 200;
+	q->content_type = AGENT_METRICS_TYPE;
+}
+
+static void answer_rest(void *ctx, struct agent_request *q)
+{
+	struct agent *a = ctx;
+
+	agent_rest__answer(a->rest, a, &a->base, q);
+}
+
+/* The first line of the token file, without its newline. 0, or 1 after reporting. */
+static int read_token(const char *path, char **token)
+{
+	size_t len;
+	int r = file_read(path, 4096, 0, token, &len);
+
+	if (r) {
+		agent_log(AGENT_LOG_ERROR, "--rest-token %s: %s", path,
+			  r == -EFBIG ? "larger than 4096 bytes" : strerror(-r));
+		return 1;
+	}
+	(*token)[strcspn(*token, "\r\n")] = 0;
+	if (strlen(*token) < 16) {
+		agent_log(AGENT_LOG_ERROR, "--rest-token %s: the token needs at least 16 characters",
+			  path);
+		free(*token);
+		*token = NULL;
+		return 1;
+	}
+	return 0;
+}
+
+/* Starts /metrics and the REST control as configured. 0, or 1 after reporting. */
+static int servers_start(struct agent *a)
+{
+	struct agent_config *c = &a->cfg;
+	struct sockaddr_storage ss;
+	char err[512], *token = NULL;
+	bool loopback = true;
+
+	if (strcmp(c->metrics, "off")) {
+		a->metrics_srv = agent_http__start("--metrics", c->metrics, 0, err, sizeof(err));
+		if (!a->metrics_srv) {
+			agent_log(AGENT_LOG_ERROR, "%s", err);
+			return 1;
+		}
+		agent_log(AGENT_LOG_INFO, "metrics on http://%s/metrics", c->metrics);
+	}
+	if (!strcmp(c->rest, "off"))
+		return 0;
+	if (agent_http_addr(c->rest, &ss, &loopback, err, sizeof(err))) {
+		agent_log(AGENT_LOG_ERROR, "--rest: %s", err);
+		return 1;
+	}
+	if (!loopback && !c->rest_allow_remote) {
+		agent_log(AGENT_LOG_ERROR, "--rest %s: not a loopback address; the REST control "
+			  "takes other hosts only with --rest-allow-remote and --rest-token", c->rest);
+		return 1;
+	}
+	if (c->rest_allow_remote && !c->rest_token[0]) {
+		agent_log(AGENT_LOG_ERROR, "--rest-allow-remote needs --rest-token FILE");
+		return 1;
+	}
+	if (c->rest_token[0] && read_token(c->rest_token, &token))
+		return 1;
+	a->rest = agent_rest__new(token);
+	free(token);
+	if (!a->rest) {
+		agent_log(AGENT_LOG_ERROR, "out of memory");
+		return 1;
+	}
+	a->rest_srv = agent_http__start("--rest", c->rest, AGENT_REST_BODY_MAX, err, sizeof(err));
+	if (!a->rest_srv) {
+		agent_log(AGENT_LOG_ERROR, "%s", err);
+		return 1;
+	}
+	agent_log(AGENT_LOG_INFO, "REST control on http://%s/", c->rest);
+	return 0;
+}
+
+static void servers_stop(struct agent *a)
+{
+	agent_http__stop(a->metrics_srv);
+	agent_http__stop(a->rest_srv);
+	agent_rest__free(a->rest);
+	a->metrics_srv = a->rest_srv = NULL;
+	a->rest = NULL;
 }
 
 /* --- the loop -------------------------------------------------------------------------- */
@@ -808,6 +1060,8 @@ int cmd_agent(int argc, char **argv)
 	}
 	a->argc = argc;
 	a->argv = argv;
+	snprintf(a->cfg.metrics, sizeof(a->cfg.metrics), "%s", AGENT_METRICS_ADDR);
+	snprintf(a->cfg.rest, sizeof(a->cfg.rest), "%s", AGENT_REST_ADDR);
 	if (sinks_create(a)) {
 		cli_error("out of memory");
 		ret = 1;
@@ -816,6 +1070,7 @@ int cmd_agent(int argc, char **argv)
 	ret = parse(a, &a->o);
 	if (ret)
 		goto out;
+	a->base = a->o;
 	gethostname(a->hostname, sizeof(a->hostname) - 1);
 	ret = sinks_start(a);
 	if (ret)
@@ -832,6 +1087,10 @@ int cmd_agent(int argc, char **argv)
 	}
 	a->start_unix = clock_wall_s();
 	a->start_mono = clock_mono_s();
+	if (servers_start(a)) {
+		ret = 1;
+		goto out;
+	}
 	batch_begin(a);
 	agent_log(AGENT_LOG_INFO, "running (pid %d): period %gs", (int)getpid(), a->o.period);
 	next_period = a->start_mono + a->o.period;
@@ -846,6 +1105,8 @@ int cmd_agent(int argc, char **argv)
 		if (!a->open)
 			usleep(100000);
 		agent_say(&a->msgs);
+		agent_http__serve(a->metrics_srv, answer_metrics, a);
+		agent_http__serve(a->rest_srv, answer_rest, a);
 		now = clock_mono_s();
 		if (a->open && now >= next_second) {
 			session__tick(&a->s);
@@ -867,10 +1128,17 @@ int cmd_agent(int argc, char **argv)
 	if (stop_signal)
 		agent_log(AGENT_LOG_INFO, "%s: stopping", strsignal(stop_signal));
 	if (a->open) {
+		char cost[8192], *line, *save = NULL;
+
 		session__poll(&a->s, DRAIN_ALL);
 		batch_send(a);
+		/* What the agent cost since its probes last started. */
+		session__cost_text(&a->s, cost, sizeof(cost));
+		for (line = strtok_r(cost, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+			agent_log(AGENT_LOG_INFO, "%s", line);
 	}
 out:
+	servers_stop(a);
 	session_close(a);
 	sinks_free_unstarted(a);
 	sinks_stop(a);

@@ -3,15 +3,39 @@
 #ifndef GALATOP_CLI_AGENT_H
 #define GALATOP_CLI_AGENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "engine/record_opts.h"
+#include "model/cost.h"
 
 #define AGENT_PERIOD_S 30 /* default --period */
+#define AGENT_METRICS_ADDR "127.0.0.1:8888" /* default --metrics, gala-gopher's web_server port */
+#define AGENT_REST_ADDR "127.0.0.1:9999"    /* default --rest, gala-gopher's rest_server port */
 
 struct agent;
 struct agent_sink;
 struct session;
+
+/* What the agent counted since it started, over every session it opened (the probes restart
+ * when targets change). */
+struct agent_totals {
+	uint64_t samples;	     /* stack samples taken in */
+	uint64_t lost_stacks;	     /* records the kernel could not deliver, per family */
+	uint64_t lost_threads;
+	uint64_t lost_l7;
+	uint64_t lost_sli;
+	uint64_t batch_events_dropped;	 /* past AGENT_BATCH_EVENTS_MAX in a period */
+	uint64_t batch_requests_dropped; /* past AGENT_BATCH_REQUESTS_MAX */
+	uint64_t sessions;	     /* sessions opened (1 + probe restarts) */
+	uint64_t probe_ns[COST_FAMILIES];   /* kernel time in its BPF programs, per family */
+	uint64_t probe_runs[COST_FAMILIES]; /* their runs */
+	bool probe_stats;	     /* the kernel counted those (BPF statistics on) */
+};
+
+/* The totals now: closed sessions' and the open one's. */
+void agent_totals(struct agent *a, struct agent_totals *t);
 
 /* Turns the families on and off and applies the settings of n (a request or the config read
  * again): in place when only families, periods and output directories change, else by

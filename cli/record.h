@@ -75,6 +75,22 @@ int record_sli_write(const struct record_opts *o, struct sli *sli,
  * start_unix is when the recording began, secs its length. 0, or 1 after reporting. */
 int record_gtop_write(struct session *s, const char *path, double start_unix, double secs);
 
+/* The kind of a gala-gopher request: guessed from its content (a --config file), or named by
+ * the REST path it came to (PUT /flamegraph, /tprofiling, /l7, /sli). */
+enum record_request {
+	RECORD_REQ_GUESS,
+	RECORD_REQ_FLAMEGRAPH,
+	RECORD_REQ_TPROFILING,
+	RECORD_REQ_L7,
+	RECORD_REQ_SLI,
+};
+/* record_config_parse of a request of the given kind; with state not NULL, "state":
+ * "running" sets *state to 1 and "stopped" to 0 (untouched when absent) instead of refusing a
+ * stop. */
+int record_config_parse_request(const char *text, size_t len, const char *name,
+				enum record_request kind, struct record_opts *o, int *state,
+				char *err, size_t errlen);
+
 /* Applies a gala-gopher flamegraph request (JSON file at path) on top of o. Unknown keys and
  * out-of-range values give -EINVAL with a one-line message naming the key in err. */
 int record_config_load(const char *path, struct record_opts *o, char *err, size_t errlen);

@@ -35,6 +35,9 @@ struct cfg {
 	struct record_opts *o; /* working copy, committed only when the whole request is valid */
 	bool sli;	       /* a gala-gopher sli request (PUT /sli), not a flamegraph one */
 	bool tprof;	       /* a gala-gopher tprofiling request (PUT /tprofiling) */
+	bool l7;	       /* a gala-gopher l7 request (PUT /l7: its probe names only) */
+	int *state;	       /* the agent's requests: "running" 1, "stopped" 0 here; NULL:
+				* record's, which must run */
 	const char *name;
 	char *err;
 	size_t errlen;
@@ -395,6 +398,17 @@ static const struct probe_word flame_words[] = {
 	{ "l7_rpc_metrics", RECORD_TYPE_L7 },
 	{ "l7_rpc_trace", RECORD_TYPE_L7 },
 };
+/* gala-gopher's l7 probe (PUT /l7). */
+static const struct probe_word l7_words[] = {
+	{ "l7_bytes_metrics", RECORD_TYPE_L7 },
+	{ "l7_rpc_metrics", RECORD_TYPE_L7 },
+	{ "l7_rpc_trace", RECORD_TYPE_L7 },
+};
+static const struct probe_words l7_probes = {
+	"l7 ", "l7_bytes_metrics, l7_rpc_metrics, l7_rpc_trace", NULL, false,
+	ARRAY_SIZE(l7_words), l7_words,
+};
+
 static const struct probe_words flame_probes = {
 	"", "galatop has oncpu, offcpu, mem, l7_bytes_metrics, l7_rpc_metrics, l7_rpc_trace",
 	"oncpu, offcpu, mem", false, ARRAY_SIZE(flame_words), flame_words,
@@ -456,7 +470,7 @@ static int parse_probes(struct cfg *c, json_t *v, const char *path, const struct
 		}
 		return ret;
 	}
-	ret = map_probe_words(c, v, path, &flame_probes, &bits);
+	ret = map_probe_words(c, v, path, c->l7 ? &l7_probes : &flame_probes, &bits);
 	if (!ret && bits)
 		c->o->types = bits;
 	return ret;
@@ -775,9 +789,15 @@ static int parse_state(struct cfg *c, json_t *v, const char *path, const struct 
 	const char *s;
 	int ret = get_string(c, v, path, (size_t)-1, &s);
 
+	if (!ret && c->state && !strcasecmp(s, "running"))
+		*c->state = 1;
 	if (ret || !strcasecmp(s, "running"))
 		return ret;
 	/* "stoped" is how gala-gopher's parser spells it. */
+	if (c->state && (!strcasecmp(s, "stopped") || !strcasecmp(s, "stoped"))) {
+		*c->state = 0;
+		return 0;
+	}
 	if (!strcasecmp(s, "stopped") || !strcasecmp(s, "stoped"))
 		return fail(c, path, "\"%s\" stops a gala-gopher probe; galatop record needs "
 			    "\"running\"", show(s, shown, sizeof(shown)));
@@ -864,7 +884,16 @@ void record_opts__init(struct record_opts *o)
 int record_config_parse(const char *text, size_t len, const char *name, struct record_opts *o,
 			char *err, size_t errlen)
 {
-	struct cfg c = { .name = name ? name : "config", .err = err, .errlen = errlen };
+	return record_config_parse_request(text, len, name, RECORD_REQ_GUESS, o, NULL, err,
+					   errlen);
+}
+
+int record_config_parse_request(const char *text, size_t len, const char *name,
+				enum record_request kind, struct record_opts *o, int *state,
+				char *err, size_t errlen)
+{
+	struct cfg c = { .name = name ? name : "config", .err = err, .errlen = errlen,
+			 .state = state };
 	char shown[JSON_ERROR_TEXT_LENGTH];
 	json_error_t je;
 	json_t *root;
@@ -888,9 +917,16 @@ int record_config_parse(const char *text, size_t len, const char *name, struct r
 		return -ENOMEM;
 	}
 	*c.o = *o;
-	c.sli = is_sli_request(o, root);
-	c.o->sli = c.sli;
-	c.tprof = !c.sli && is_tprof_request(o, root);
+	if (kind == RECORD_REQ_GUESS) {
+		c.sli = is_sli_request(o, root);
+		c.o->sli = c.sli;
+		c.tprof = !c.sli && is_tprof_request(o, root);
+	} else {
+		c.sli = kind == RECORD_REQ_SLI;
+		c.tprof = kind == RECORD_REQ_TPROFILING;
+		c.l7 = kind == RECORD_REQ_L7;
+	}
+
 	ret = walk(&c, root, "", top_keys, ARRAY_SIZE(top_keys));
 	if (!ret)
 		*o = *c.o;

@@ -234,15 +234,16 @@ int folded_parse(FILE *f, const char *name, const struct folded_opts *o, folded_
 	return parse(&r, name, o, fn, ctx, stats);
 }
 
-/* Interns frame s[0..len) (h: its strtab__hash) as frame n of *frames. */
-static int push_frame(struct frames *ft, const char *s, size_t len, uint32_t h,
+/* Interns frame s[0..len) (h: its strtab__hash; printable: all its bytes printable ASCII) as
+ * frame n of *frames. */
+static int push_frame(struct frames *ft, const char *s, size_t len, uint32_t h, bool printable,
 		      uint32_t **frames, size_t *cap, size_t n)
 {
 	uint32_t id;
 
 	if (array_grow(frames, cap, n + 1, sizeof(**frames)))
 		return -ENOMEM;
-	if (sanitize_is_clean(s, len)) {
+	if (printable || sanitize_is_clean(s, len)) {
 		id = frames__intern_name_hashed(ft, s, len, h);
 	} else {
 		char *clean = malloc(SANITIZE_MAX(len) + 1);
@@ -264,26 +265,26 @@ long folded_split(struct frames *ft, const char *stack, size_t len, uint32_t **f
 	enum { BATCH = 16 };
 	size_t n = 0, start = 0, k, at[BATCH], lens[BATCH];
 	uint32_t hs[BATCH];
+	bool printable[BATCH];
 
 	/* Like perl's split: empty fields are kept except trailing ones. */
 	while (len > 0 && stack[len - 1] == ';')
 		len--;
 	if (len == 0)
 		return 0;
-	/* In batches: the names' slots are prefetched together, then interned. */
+	/* In batches: the names' slots are prefetched together, then interned. Each name is
+	 * found, hashed and checked in one pass. */
 	while (start <= len) {
 		for (k = 0; k < BATCH && start <= len; k++) {
-			const char *semi = memchr(stack + start, ';', len - start);
-			size_t end = semi ? (size_t)(semi - stack) : len;
-
 			at[k] = start;
-			lens[k] = end - start;
-			hs[k] = strtab__hash(stack + start, lens[k]);
+			lens[k] = strtab__hash_field(stack + start, len - start, ';', &hs[k],
+						     &printable[k]);
 			frames__prefetch_name(ft, hs[k]);
-			start = end + 1;
+			start += lens[k] + 1;
 		}
 		for (size_t j = 0; j < k; j++, n++)
-			if (push_frame(ft, stack + at[j], lens[j], hs[j], frames, cap, n))
+			if (push_frame(ft, stack + at[j], lens[j], hs[j], printable[j], frames, cap,
+				       n))
 				return -ENOMEM;
 	}
 	return (long)n;

@@ -714,55 +714,71 @@ static const struct metric metrics[] = {
 };
 
 /* The labels of a session, gala-gopher's (a Unix-domain session has path and peer_pid in
- * place of client_ip, server_ip and server_port); the strings live in *b, n labels. */
+ * place of client_ip, server_ip and server_port; with container and pod when the style asks,
+ * and the style's own); the strings live in *b. */
 struct session_labels {
 	char tgid[16], cip[64], sip[64], port[16], ssl[4];
-	struct prom_label l[9];
+	struct prom_label l[PROM_MAX_LABELS];
 	size_t n;
 };
 
-static void session_labels(struct session_labels *b, const struct l7_session *s)
+static void session_labels(struct session_labels *b, const struct l7_session *s,
+			   const struct prom_style *st)
 {
 	bool uds = l7_l4_unix(s->key.l4_role);
+	struct prom_label l[11];
+	size_t n = 0;
 
 	snprintf(b->tgid, sizeof(b->tgid), "%u", s->key.tgid);
 	snprintf(b->port, sizeof(b->port), "%u", uds ? s->key.peer_pid : s->key.server_port);
 	snprintf(b->ssl, sizeof(b->ssl), "%u", s->key.ssl);
 	l7_addr_str(s->key.client_ip, s->key.v6, b->cip, sizeof(b->cip));
 	l7_addr_str(s->key.server_ip, s->key.v6, b->sip, sizeof(b->sip));
-	b->n = 0;
-	b->l[b->n++] = (struct prom_label){"tgid", b->tgid};
-	b->l[b->n++] = (struct prom_label){"comm", s->comm};
+	l[n++] = (struct prom_label){"tgid", b->tgid};
+	l[n++] = (struct prom_label){"comm", s->comm};
 	if (uds) {
-		b->l[b->n++] = (struct prom_label){"path", s->key.path};
-		b->l[b->n++] = (struct prom_label){"peer_pid", b->port};
+		l[n++] = (struct prom_label){"path", s->key.path};
+		l[n++] = (struct prom_label){"peer_pid", b->port};
 	} else {
-		b->l[b->n++] = (struct prom_label){"client_ip", b->cip};
-		b->l[b->n++] = (struct prom_label){"server_ip", b->sip};
-		b->l[b->n++] = (struct prom_label){"server_port", b->port};
+		l[n++] = (struct prom_label){"client_ip", b->cip};
+		l[n++] = (struct prom_label){"server_ip", b->sip};
+		l[n++] = (struct prom_label){"server_port", b->port};
 	}
-	b->l[b->n++] = (struct prom_label){"l4_role", l7_l4_str(s->key.l4_role)};
-	b->l[b->n++] = (struct prom_label){"l7_role", l7_role_str(s->key.l7_role)};
-	b->l[b->n++] = (struct prom_label){"protocol", l7_proto_str(s->key.proto)};
-	b->l[b->n++] = (struct prom_label){"ssl", b->ssl};
+	l[n++] = (struct prom_label){"l4_role", l7_l4_str(s->key.l4_role)};
+	l[n++] = (struct prom_label){"l7_role", l7_role_str(s->key.l7_role)};
+	l[n++] = (struct prom_label){"protocol", l7_proto_str(s->key.proto)};
+	l[n++] = (struct prom_label){"ssl", b->ssl};
+	if (st && st->ident) {
+		l[n++] = (struct prom_label){"container", s->container};
+		l[n++] = (struct prom_label){"pod", s->pod};
+	}
+	b->n = prom_labels(st, l, n, b->l);
 }
 
 int l7_prom_write(FILE *f, const struct l7_table *t, double secs)
 {
+	return l7_prom_write_style(f, t, secs, NULL);
+}
+
+int l7_prom_write_style(FILE *f, const struct l7_table *t, double secs,
+			const struct prom_style *style)
+{
 	size_t ns = l7_table__nsessions(t), ne = l7_table__nendpoints(t);
 	struct session_labels b;
-	char name[96];
+	char base[96], name[104];
 
 	for (size_t m = 0; m < sizeof(metrics) / sizeof(metrics[0]); m++) {
-		snprintf(name, sizeof(name), "gala_gopher_l7_%s", metrics[m].name);
-		prom_family(f, name, metrics[m].type == M_COUNTER ? "counter" : "gauge",
-			    metrics[m].help);
+		const char *type = metrics[m].type == M_COUNTER ? "counter" : "gauge";
+
+		snprintf(base, sizeof(base), "gala_gopher_l7_%s", metrics[m].name);
+		prom_name(style, base, type, name, sizeof(name));
+		prom_family(f, name, type, metrics[m].help);
 		for (size_t i = 0; i < ns; i++) {
 			const struct l7_session *s = l7_table__get_session(t, i);
 
 			if (metrics[m].tcp_only && s->key.l4_role != L7_L4_TCP)
 				continue;
-			session_labels(&b, s);
+			session_labels(&b, s, style);
 			prom_sample(f, name, b.l, b.n, metrics[m].get(&s->st, secs));
 		}
 	}
@@ -771,26 +787,29 @@ int l7_prom_write(FILE *f, const struct l7_table *t, double secs)
 	for (size_t i = 0; i < ns; i++) {
 		const struct l7_session *s = l7_table__get_session(t, i);
 
-		session_labels(&b, s);
+		session_labels(&b, s, style);
 		prom_histogram(f, "gala_gopher_l7_latency", b.l, b.n, &s->st.lat, lat_le,
 			       sizeof(lat_le) / sizeof(lat_le[0]), 1);
 	}
 	/* Endpoints: galatop's own rows, keyed by protocol, role and L7 key. */
 	for (size_t m = 0; m < sizeof(metrics) / sizeof(metrics[0]); m++) {
+		const char *type = metrics[m].type == M_COUNTER ? "counter" : "gauge";
+
 		if (metrics[m].tcp_only)
 			continue;
-		snprintf(name, sizeof(name), "galatop_l7_endpoint_%s", metrics[m].name);
-		prom_family(f, name, metrics[m].type == M_COUNTER ? "counter" : "gauge",
-			    metrics[m].help);
+		snprintf(base, sizeof(base), "galatop_l7_endpoint_%s", metrics[m].name);
+		prom_name(style, base, type, name, sizeof(name));
+		prom_family(f, name, type, metrics[m].help);
 		for (size_t i = 0; i < ne; i++) {
 			const struct l7_endpoint *e = l7_table__get_endpoint(t, i);
 			struct prom_label l[] = {
 			    {"protocol", l7_proto_str(e->proto)},
 			    {"l7_role", l7_role_str(e->l7_role)},
 			    {"endpoint", e->name},
-			};
+			}, all[PROM_MAX_LABELS];
 
-			prom_sample(f, name, l, 3, metrics[m].get(&e->st, secs));
+			prom_sample(f, name, all, prom_labels(style, l, 3, all),
+				    metrics[m].get(&e->st, secs));
 		}
 	}
 	return ferror(f) ? -EIO : 0;

@@ -26,6 +26,10 @@ int l7_json_load(const char *text, size_t len, const char *name, struct l7_table
 bool l7_json_sniff(const char *head, size_t len);
 /* Writes t in the Prometheus text format. 0 or -errno. */
 int l7_prom_write(FILE *f, const struct l7_table *t, double secs);
+struct prom_style;
+/* The same under a style (export/prom.h; NULL: as l7_prom_write). */
+int l7_prom_write_style(FILE *f, const struct l7_table *t, double secs,
+			const struct prom_style *style);
 /* Writes one request of session s as a JSON line; ts0_ns/wall0 map the records' monotonic
  * times to UNIX time. 0 or -errno. */
 int l7_jsonl_write(FILE *f, const struct l7_session *s, const struct l7_record *r, uint32_t tid,

@@ -5,6 +5,31 @@
 
 #include "jsonio.h"
 
+const char *prom_name(const struct prom_style *s, const char *name, const char *type, char *buf,
+		      size_t cap)
+{
+	size_t n = strlen(name);
+
+	if (s && s->counter_total && !strcmp(type, "counter") &&
+	    (n < 6 || strcmp(name + n - 6, "_total")))
+		snprintf(buf, cap, "%s_total", name);
+	else
+		snprintf(buf, cap, "%s", name);
+	return buf;
+}
+
+size_t prom_labels(const struct prom_style *s, const struct prom_label *labels, size_t n,
+		   struct prom_label *out)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n && k < PROM_MAX_LABELS; i++)
+		out[k++] = labels[i];
+	for (size_t i = 0; s && i < s->nextra && k < PROM_MAX_LABELS; i++)
+		out[k++] = s->extra[i];
+	return k;
+}
+
 void prom_family(FILE *f, const char *name, const char *type, const char *help)
 {
 	fprintf(f, "# HELP %s ", name);

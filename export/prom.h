@@ -4,6 +4,7 @@
 #ifndef GALATOP_EXPORT_PROM_H
 #define GALATOP_EXPORT_PROM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -13,6 +14,25 @@ struct prom_label {
 	const char *name;  /* [a-zA-Z_][a-zA-Z0-9_]* */
 	const char *value; /* any text; escaped as the format requires */
 };
+
+/* How an exposition names and labels its samples: a file of `galatop record` writes them as
+ * they are (style NULL); the agent's /metrics adds _total to counters (promtool's rule), the
+ * identity labels rows know (container, pod) and labels of its own (hostname). */
+struct prom_style {
+	bool counter_total;	       /* counter families are named NAME_total */
+	bool ident;		       /* rows that know their container and pod label them */
+	const struct prom_label *extra; /* labels added to every sample */
+	size_t nextra;
+};
+
+#define PROM_MAX_LABELS 16 /* labels of one sample, extra ones included */
+
+/* The family name under style s into buf: name, or name_total for a counter when s asks. */
+const char *prom_name(const struct prom_style *s, const char *name, const char *type, char *buf,
+		      size_t cap);
+/* labels[0..n) then s's extra labels into out[PROM_MAX_LABELS]; returns their count. */
+size_t prom_labels(const struct prom_style *s, const struct prom_label *labels, size_t n,
+		   struct prom_label *out);
 
 /* Writes "# HELP name help" and "# TYPE name type" (type: counter, gauge, histogram). */
 void prom_family(FILE *f, const char *name, const char *type, const char *help);

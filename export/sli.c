@@ -197,6 +197,12 @@ static const double le_s[] = { 1e-6, 1e-5, 1e-4, 1e-3, 5e-3, 1e-2, 2.5e-2, 5e-2,
 
 int sli_prom_write(FILE *f, const struct sli *s)
 {
+	return sli_prom_write_style(f, s, NULL);
+}
+
+int sli_prom_write_style(FILE *f, const struct sli *s, const struct prom_style *style)
+{
+	struct prom_label all[PROM_MAX_LABELS];
 	char name[96], help[256];
 
 	for (int k = 0; k < SLI_MAX; k++) {
@@ -212,7 +218,8 @@ int sli_prom_write(FILE *f, const struct sli *s)
 			struct hist h = g->hist[k];
 
 			h.sum = g->ns[k]; /* the exact total, not the buckets' middles */
-			prom_histogram(f, name, l, 2, &h, le_s, sizeof(le_s) / sizeof(le_s[0]), 1e-9);
+			prom_histogram(f, name, all, prom_labels(style, l, 2, all), &h, le_s,
+				       sizeof(le_s) / sizeof(le_s[0]), 1e-9);
 		}
 	}
 	prom_family(f, "galatop_sli_psi_ratio", "gauge",
@@ -231,7 +238,8 @@ int sli_prom_write(FILE *f, const struct sli *s)
 			if (isnan(g->psi[p]))
 				continue;
 			snprintf(res, sizeof(res), "%.*s", (int)(us ? us - pn : 0), pn);
-			prom_sample(f, "galatop_sli_psi_ratio", l, 4, g->psi[p] / 100);
+			prom_sample(f, "galatop_sli_psi_ratio", all, prom_labels(style, l, 4, all),
+				    g->psi[p] / 100);
 		}
 	}
 	prom_family(f, "galatop_sli_cpu_throttled_ratio", "gauge",
@@ -241,8 +249,8 @@ int sli_prom_write(FILE *f, const struct sli *s)
 		struct prom_label l[] = { { "group", g->name }, { "kind", sli_gkind_str(g->kind) } };
 
 		if (!isnan(g->throttled_pct))
-			prom_sample(f, "galatop_sli_cpu_throttled_ratio", l, 2,
-				    g->throttled_pct / 100);
+			prom_sample(f, "galatop_sli_cpu_throttled_ratio", all,
+				    prom_labels(style, l, 2, all), g->throttled_pct / 100);
 	}
 	return fflush(f) || ferror(f) ? -EIO : 0;
 }

@@ -28,6 +28,9 @@ int sli_json_write(FILE *f, const struct sli *s, const char *host,
 		   const struct sli_json_periods *p);
 /* Writes the Prometheus text exposition of s's totals, PSI and throttling to f. 0 or -errno. */
 int sli_prom_write(FILE *f, const struct sli *s);
+struct prom_style;
+/* The same under a style (export/prom.h; NULL: as sli_prom_write). */
+int sli_prom_write_style(FILE *f, const struct sli *s, const struct prom_style *style);
 
 /* The snapshot section: s as one JSON object text (caller frees), NULL on ENOMEM. */
 char *sli_snapshot_text(const struct sli *s);

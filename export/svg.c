@@ -147,41 +147,66 @@ static char *put_decimal(char *p, unsigned long long u)
 	return p;
 }
 
+/* Writes u / 10^decimals with that many decimals (0..2), and a '-' first when neg, straight
+ * into the buffer: the digits are counted first, then written from the end. */
+static void out_scaled(struct out *o, unsigned long long u, int decimals, bool neg)
+{
+	static const unsigned long long pow10[] = {
+		1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+		100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+		10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+		100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull,
+	};
+	unsigned long long whole = decimals == 2 ? u / 100 : decimals == 1 ? u / 10 : u;
+	unsigned n = 1;
+	char *p;
+
+	while (n < 20 && whole >= pow10[n])
+		n++;
+	if (__builtin_expect(o->len + 32 > OUT_CAP, 0))
+		out_flush(o);
+	p = o->buf + o->len;
+	if (neg)
+		*p++ = '-';
+	put_decimal(p + n, whole);
+	p += n;
+	if (decimals == 2) {
+		*p++ = '.';
+		memcpy(p, digit_pairs + 2 * (u % 100), 2);
+		p += 2;
+	} else if (decimals == 1) {
+		*p++ = '.';
+		*p++ = (char)('0' + u % 10);
+	}
+	o->len = (size_t)(p - o->buf);
+}
+
 /* v with a fixed number of decimals (0..2), without printf: it runs several times per frame. */
 static void out_fixed(struct out *o, double v, int decimals)
 {
 	static const double scale[] = { 1, 10, 100 };
-	char tmp[32], *p = tmp + sizeof(tmp);
 	double s = v * scale[decimals];
-	unsigned long long u;
-	bool neg;
 
 	if (!(fabs(s) < 9e18)) {
 		out_num(o, v);
 		return;
 	}
 	s = round_exact(s);
-	neg = s < 0;
-	u = (unsigned long long)fabs(s);
-	if (decimals == 2) {
-		p -= 2;
-		memcpy(p, digit_pairs + 2 * (u % 100), 2);
-		u /= 100;
-	} else if (decimals == 1) {
-		*--p = (char)('0' + u % 10);
-		u /= 10;
-	}
-	if (decimals)
-		*--p = '.';
-	p = put_decimal(p, u);
-	if (neg && s != 0)
-		*--p = '-';
-	out_mem(o, p, (size_t)(tmp + sizeof(tmp) - p));
+	out_scaled(o, (unsigned long long)fabs(s), decimals, s < 0);
+}
+
+/* out_fixed(t / 10, 1) for t an integer (a double from round_exact): t's digits as they are. */
+static void out_tenths(struct out *o, double t)
+{
+	if (fabs(t) < 1e15)
+		out_scaled(o, (unsigned long long)fabs(t), 1, t < 0);
+	else
+		out_fixed(o, t / 10, 1);
 }
 
 static void out_u8(struct out *o, unsigned v)
 {
-	out_fixed(o, v, 0);
+	out_scaled(o, v, 0, false);
 }
 
 static const char *entity(unsigned char c)
@@ -202,16 +227,19 @@ static const char *entity(unsigned char c)
 	}
 }
 
-/* Bytes copied as they are: printable ASCII but markup characters (and in comments '-', which
- * must never make "--"). */
-static bool plain(unsigned char c, bool comment)
-{
-	if (c < 0x20 || c >= 0x7f)
-		return false;
-	if (comment)
-		return c != '-';
-	return !entity(c);
-}
+/* Bytes copied as they are: printable ASCII but markup characters (PLAIN_TEXT), and in
+ * comments but '-', which must never make "--" (PLAIN_COMMENT). A table: it is asked for
+ * every byte of every name, twice per frame. */
+enum { PLAIN_TEXT = 1, PLAIN_COMMENT = 2 };
+#define PLAIN_BITS(c)                                                                      \
+	((c) < 0x20 || (c) >= 0x7f ? 0                                                     \
+	 : (c) == '&' || (c) == '<' || (c) == '>' || (c) == '"' || (c) == '\'' ? PLAIN_COMMENT \
+	 : (c) == '-'							    ? PLAIN_TEXT    \
+									    : PLAIN_TEXT | PLAIN_COMMENT)
+#define PLAIN4(c) PLAIN_BITS(c), PLAIN_BITS((c) + 1), PLAIN_BITS((c) + 2), PLAIN_BITS((c) + 3)
+#define PLAIN16(c) PLAIN4(c), PLAIN4((c) + 4), PLAIN4((c) + 8), PLAIN4((c) + 12)
+#define PLAIN64(c) PLAIN16(c), PLAIN16((c) + 16), PLAIN16((c) + 32), PLAIN16((c) + 48)
+static const unsigned char plain_bits[256] = { PLAIN64(0), PLAIN64(64), PLAIN64(128), PLAIN64(192) };
 
 /* Bytes taken by the character at s[0..len) (at least 1); *ok tells whether it may appear in
  * an SVG as it is: valid UTF-8 other than the C1 controls and U+FFFE, U+FFFF (which XML
@@ -234,11 +262,12 @@ static size_t xml_char_len(const unsigned char *s, size_t len, bool *ok)
 static void out_text(struct out *o, const char *str, size_t len, bool comment)
 {
 	const unsigned char *s = (const unsigned char *)str;
+	unsigned want = comment ? PLAIN_COMMENT : PLAIN_TEXT;
 	bool dash = false, ok;
 	size_t i = 0, run;
 
 	while (i < len) {
-		for (run = i; run < len && plain(s[run], comment); run++)
+		for (run = i; run < len && (plain_bits[s[run]] & want); run++)
 			;
 		if (run > i) {
 			out_mem(o, s + i, run - i);
@@ -638,7 +667,7 @@ static void write_frame(struct out *o, const struct layout *l, const struct item
 	size_t shown = strip_annotation(name, len);
 	double w = value(l, it->node);
 	double x1 = XPAD + it->x * l->per_value, x2 = XPAD + (it->x + w) * l->per_value;
-	double y1, y2, chars, rx1 = round_exact(x1 * 10) / 10, ry1;
+	double y1, y2, chars, tx1 = round_exact(x1 * 10), tx2 = round_exact(x2 * 10), ty1, ty2;
 	struct rgb color;
 
 	if (opt->inverted) {
@@ -648,7 +677,8 @@ static void write_frame(struct out *o, const struct layout *l, const struct item
 		y2 = l->height - l->ypad2 - it->depth * (double)opt->frameheight;
 		y1 = y2 - opt->frameheight + FRAMEPAD;
 	}
-	ry1 = round_exact(y1 * 10) / 10;
+	ty1 = round_exact(y1 * 10);
+	ty2 = round_exact(y2 * 10);
 	if (l->two && !palette_separator(name, len)) {
 		double d = profile__self2(l->p, it->node) - profile__node(l->p, it->node)->self;
 
@@ -659,14 +689,22 @@ static void write_frame(struct out *o, const struct layout *l, const struct item
 	}
 
 	write_title(o, l, it, name, shown, w);
+	/* Edges and sizes rounded to tenths: the difference of two rounded edges in tenths is the
+	 * difference of their integers (exact below 10^14 tenths, far past any drawing). */
 	out_str(o, "<rect x=\"");
-	out_fixed(o, rx1, 1);
+	out_tenths(o, tx1);
 	out_str(o, "\" y=\"");
-	out_fixed(o, ry1, 1);
+	out_tenths(o, ty1);
 	out_str(o, "\" width=\"");
-	out_fixed(o, round_exact(x2 * 10) / 10 - rx1, 1);
+	if (fabs(tx1) < 1e14 && fabs(tx2) < 1e14)
+		out_tenths(o, tx2 - tx1);
+	else
+		out_fixed(o, tx2 / 10 - tx1 / 10, 1);
 	out_str(o, "\" height=\"");
-	out_fixed(o, round_exact(y2 * 10) / 10 - ry1, 1);
+	if (fabs(ty1) < 1e14 && fabs(ty2) < 1e14)
+		out_tenths(o, ty2 - ty1);
+	else
+		out_fixed(o, ty2 / 10 - ty1 / 10, 1);
 	out_str(o, "\" fill=\"");
 	out_rgb(o, color);
 	out_str(o, "\" rx=\"2\" ry=\"2\"/><text x=\"");

@@ -1,6 +1,7 @@
 #include "strtab.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,10 +19,14 @@ struct chunk {
 	char data[];
 };
 
+struct entry {
+	char *str;
+	uint32_t len;
+	uint32_t hash; /* low 32 bits of its hash, for cheap compares and rehash */
+};
+
 struct strtab {
-	char **strs;	 /* id -> string */
-	uint32_t *lens;	 /* id -> length */
-	uint32_t *hashes; /* id -> low 32 bits of its hash, for cheap compares and rehash */
+	struct entry *ents; /* id -> string, length and hash: one cache line for a lookup's hit */
 	uint32_t count, cap;
 	uint64_t *slots; /* open addressing: hash << 32 | id, or EMPTY_SLOT64: a probe compares
 			  * the hash without touching the id's arrays */
@@ -69,11 +74,11 @@ static int grow_slots(struct strtab *st)
 		return -ENOMEM;
 	memset(slots, 0xff, (size_t)nsize * sizeof(*slots));
 	for (uint32_t id = 0; id < st->count; id++) {
-		uint32_t i = st->hashes[id] & (nsize - 1);
+		uint32_t i = st->ents[id].hash & (nsize - 1);
 
 		while (slots[i] != EMPTY_SLOT64)
 			i = (i + 1) & (nsize - 1);
-		slots[i] = (uint64_t)st->hashes[id] << 32 | id;
+		slots[i] = (uint64_t)st->ents[id].hash << 32 | id;
 	}
 	st->mem += (size_t)(nsize - (st->slots ? st->mask + 1 : 0)) * sizeof(*slots);
 	free(st->slots);
@@ -82,15 +87,14 @@ static int grow_slots(struct strtab *st)
 	return 0;
 }
 
-/* Grows strs, lens and hashes by one shared capacity; ids stay below UINT32_MAX (ENOMEM). */
+/* Grows ents; ids stay below UINT32_MAX (ENOMEM). */
 static int grow_ids(struct strtab *st)
 {
 	size_t ncap = grow_cap(st->cap, (size_t)st->count + 1, 1024, UINT32_MAX);
 
-	if (!ncap || ARRAY_RESIZE(st->strs, ncap) || ARRAY_RESIZE(st->lens, ncap) ||
-	    ARRAY_RESIZE(st->hashes, ncap))
+	if (!ncap || ARRAY_RESIZE(st->ents, ncap))
 		return -ENOMEM;
-	st->mem += (ncap - st->cap) * (sizeof(*st->strs) + sizeof(*st->lens) + sizeof(*st->hashes));
+	st->mem += (ncap - st->cap) * sizeof(*st->ents);
 	st->cap = (uint32_t)ncap;
 	return 0;
 }
@@ -118,11 +122,27 @@ void strtab__free(struct strtab *st)
 		next = c->next;
 		free(c);
 	}
-	free(st->strs);
-	free(st->lens);
-	free(st->hashes);
+	free(st->ents);
 	free(st->slots);
 	free(st);
+}
+
+/* Whether a[0..len) and b[0..len) hold the same bytes: inline, a word at a time, since a
+ * frame name's hit is confirmed here and a call to memcmp costs more than the compare. */
+static inline bool same_bytes(const char *a, const char *b, size_t len)
+{
+	uint64_t x, y;
+
+	for (; len >= 8; a += 8, b += 8, len -= 8) {
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		if (x != y)
+			return false;
+	}
+	for (; len; a++, b++, len--)
+		if (*a != *b)
+			return false;
+	return true;
 }
 
 static uint32_t lookup(const struct strtab *st, const char *s, size_t len, uint32_t h,
@@ -138,7 +158,8 @@ static uint32_t lookup(const struct strtab *st, const char *s, size_t len, uint3
 			*slot = i;
 			return EMPTY_SLOT;
 		}
-		if ((uint32_t)(v >> 32) == h && st->lens[id] == len && !memcmp(st->strs[id], s, len))
+		if ((uint32_t)(v >> 32) == h && st->ents[id].len == len &&
+		    same_bytes(st->ents[id].str, s, len))
 			return id;
 		i = (i + 1) & st->mask;
 	}
@@ -150,12 +171,89 @@ uint32_t strtab__find(const struct strtab *st, const char *s, size_t len)
 
 	if (len > UINT32_MAX - 1)
 		return UINT32_MAX;
-	return lookup(st, s, len, (uint32_t)hash_bytes(s, len), &slot);
+	return lookup(st, s, len, strtab__hash(s, len), &slot);
+}
+
+/* The table's own hash, a word at a time and built so that a scan can compute it while it
+ * looks for the end of the string (strtab__hash_field): one multiply per 8 bytes, the last
+ * bytes zero-padded, the length and a full mix at the end. Only the table sees its values. */
+/* 8 bytes as a little-endian word: the first byte lowest, as the scans below assume. */
+static inline uint64_t load_le(const char *p)
+{
+	uint64_t w;
+
+	memcpy(&w, p, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	w = __builtin_bswap64(w);
+#endif
+	return w;
+}
+
+static inline uint64_t hash_step(uint64_t h, uint64_t w)
+{
+	return ((h << 31 | h >> 33) ^ w) * 0x9e3779b97f4a7c15ULL;
+}
+
+static inline uint32_t hash_end(uint64_t h, uint64_t tail, size_t len)
+{
+	return (uint32_t)hash_mix(hash_step(h, tail) ^ len);
 }
 
 uint32_t strtab__hash(const char *s, size_t len)
 {
-	return (uint32_t)hash_bytes(s, len);
+	uint64_t h = 0, w = 0;
+	size_t i = 0;
+
+	for (; len - i >= 8; i += 8)
+		h = hash_step(h, load_le(s + i));
+	for (size_t k = 0; i + k < len; k++)
+		w |= (uint64_t)(unsigned char)s[i + k] << (8 * k);
+	return hash_end(h, w, len);
+}
+
+size_t strtab__hash_field(const char *s, size_t max, char sep, uint32_t *h, bool *printable)
+{
+	const uint64_t ones = 0x0101010101010101ULL, top = ones << 7;
+	uint64_t acc = 0, w, bad_any = 0;
+	size_t i = 0;
+
+	/* Per word: the separator's bytes and the bytes outside 0x20..0x7e flagged in their top
+	 * bit. Such flags can be wrong above a byte truly flagged (borrows), never below it, so
+	 * the lowest flag is exact: enough to find the end and to tell whether anything before
+	 * it is not printable. */
+	for (; max - i >= 8; i += 8) {
+		uint64_t x, y, semi, bad;
+
+		w = load_le(s + i);
+		x = w ^ ones * (unsigned char)sep;
+		y = w ^ ones * 0x7f;
+		semi = (x - ones) & ~x & top;
+		bad = ((w - ones * 0x20) & ~w & top) | (w & top) | ((y - ones) & ~y & top);
+		if (semi) {
+			unsigned k = (unsigned)__builtin_ctzll(semi) / 8;
+			uint64_t below = k ? ~0ULL >> (64 - 8 * k) : 0;
+
+			*printable = !bad_any && !(bad & below);
+			*h = hash_end(acc, w & below, i + k);
+			return i + k;
+		}
+		bad_any |= bad;
+		acc = hash_step(acc, w);
+	}
+	/* fewer than 8 bytes left */
+	w = 0;
+	size_t k = 0;
+	for (; i + k < max; k++) {
+		unsigned char c = (unsigned char)s[i + k];
+
+		if (c == (unsigned char)sep)
+			break;
+		bad_any |= c < 0x20 || c >= 0x7f;
+		w |= (uint64_t)c << (8 * k);
+	}
+	*printable = !bad_any;
+	*h = hash_end(acc, w, i + k);
+	return i + k;
 }
 
 void strtab__prefetch(const struct strtab *st, uint32_t h)
@@ -191,21 +289,19 @@ uint32_t strtab__intern_hashed(struct strtab *st, const char *s, size_t len, uin
 	if (!copy)
 		return UINT32_MAX;
 	id = st->count++;
-	st->strs[id] = copy;
-	st->lens[id] = (uint32_t)len;
-	st->hashes[id] = h;
+	st->ents[id] = (struct entry){ copy, (uint32_t)len, h };
 	st->slots[slot] = (uint64_t)h << 32 | id;
 	return id;
 }
 
 const char *strtab__str(const struct strtab *st, uint32_t id)
 {
-	return id < st->count ? st->strs[id] : "";
+	return id < st->count ? st->ents[id].str : "";
 }
 
 size_t strtab__len(const struct strtab *st, uint32_t id)
 {
-	return id < st->count ? st->lens[id] : 0;
+	return id < st->count ? st->ents[id].len : 0;
 }
 
 uint32_t strtab__count(const struct strtab *st)
@@ -222,8 +318,8 @@ static int id_cmp(const void *a, const void *b, void *ctx)
 {
 	const struct strtab *st = ctx;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	size_t lx = st->lens[x], ly = st->lens[y];
-	int c = memcmp(st->strs[x], st->strs[y], lx < ly ? lx : ly);
+	size_t lx = st->ents[x].len, ly = st->ents[y].len;
+	int c = memcmp(st->ents[x].str, st->ents[y].str, lx < ly ? lx : ly);
 
 	return c ? c : (lx > ly) - (lx < ly);
 }

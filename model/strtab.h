@@ -2,6 +2,7 @@
 #ifndef GALATOP_MODEL_STRTAB_H
 #define GALATOP_MODEL_STRTAB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,6 +17,10 @@ void strtab__free(struct strtab *st);
 uint32_t strtab__intern(struct strtab *st, const char *s, size_t len);
 /* The hash strtab__intern computes for s[0..len). */
 uint32_t strtab__hash(const char *s, size_t len);
+/* The length of the field at s: up to the first byte sep or max bytes; its strtab__hash in *h
+ * and in *printable whether all its bytes are printable ASCII (0x20..0x7e). One pass, a word
+ * at a time: the splitting, hashing and checking of a folded stack's frames together. */
+size_t strtab__hash_field(const char *s, size_t max, char sep, uint32_t *h, bool *printable);
 /* strtab__intern of s[0..len) whose strtab__hash is h. */
 uint32_t strtab__intern_hashed(struct strtab *st, const char *s, size_t len, uint32_t h);
 /* Starts loading the slot a string of hash h probes first: a batch of interns prefetched

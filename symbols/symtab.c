@@ -1,5 +1,6 @@
 /* Sorted symbol arrays: entries grow by doubling, names go to one arena. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +50,14 @@ int sym_table__add(struct sym_table *t, uint64_t start, uint64_t size, const cha
 	return 0;
 }
 
+int sym_table__reserve(struct sym_table *t, size_t nsyms, size_t name_bytes)
+{
+	if (ARRAY_GROW(t->syms, t->cap, t->count + nsyms) ||
+	    ARRAY_GROW(t->arena, t->arena_cap, t->used + name_bytes))
+		return -ENOMEM;
+	return 0;
+}
+
 static int cmp_entry(const void *a, const void *b)
 {
 	const struct sym_entry *x = a, *y = b;
@@ -62,14 +71,10 @@ static int cmp_entry(const void *a, const void *b)
 	return x->name < y->name ? -1 : x->name > y->name;
 }
 
-/* Sorts v[0..n) by cmp_entry: by insertion while that stays cheap (kallsyms comes in
- * address order but for its aliases, listed one after the other, and a handful of symbols:
- * a few moves each, several times faster than qsort), else by qsort. Same order either way
- * (no two entries compare equal: names differ). */
-static void sort_entries(struct sym_entry *v, size_t n)
+/* Insertion sort of v[0..n) by cmp_entry, at most budget moves; false when the budget ran
+ * out (v is then a permutation of what it was, partly sorted). */
+static bool insertion_sort(struct sym_entry *v, size_t n, size_t budget)
 {
-	size_t budget = 8 * n;
-
 	for (size_t i = 1; i < n; i++) {
 		struct sym_entry x;
 		size_t j = i;
@@ -82,12 +87,66 @@ static void sort_entries(struct sym_entry *v, size_t n)
 			j--;
 			if (!--budget) {
 				v[j] = x;
-				qsort(v, n, sizeof(*v), cmp_entry);
-				return;
+				return false;
 			}
 		}
 		v[j] = x;
 	}
+	return true;
+}
+
+/* Stable LSD radix sort of v[0..n) by start, a byte per pass, skipping the bytes all starts
+ * share (the high bytes of kernel and shared-object addresses). false on ENOMEM. */
+static bool radix_sort_start(struct sym_entry *v, size_t n)
+{
+	size_t (*count)[256] = calloc(8, sizeof(*count));
+	struct sym_entry *tmp = malloc(n * sizeof(*tmp)), *from = v, *to = tmp;
+
+	if (!count || !tmp) {
+		free(count);
+		free(tmp);
+		return false;
+	}
+	for (size_t i = 0; i < n; i++)
+		for (int b = 0; b < 8; b++)
+			count[b][(v[i].start >> (8 * b)) & 0xff]++;
+	for (int b = 0; b < 8; b++) {
+		size_t sum = 0, *c = count[b];
+
+		if (c[(v[0].start >> (8 * b)) & 0xff] == n)
+			continue; /* every start has this byte */
+		for (int d = 0; d < 256; d++) {
+			size_t k = c[d];
+
+			c[d] = sum;
+			sum += k;
+		}
+		for (size_t i = 0; i < n; i++)
+			to[c[(from[i].start >> (8 * b)) & 0xff]++] = from[i];
+		struct sym_entry *t = from;
+		from = to;
+		to = t;
+	}
+	if (from != v)
+		memcpy(v, from, n * sizeof(*v));
+	free(count);
+	free(tmp);
+	return true;
+}
+
+/* Sorts v[0..n) by cmp_entry. By insertion while that stays cheap: kallsyms comes in address
+ * order but for its aliases, listed one after the other, and a handful of symbols (a few
+ * moves each). Else, as for ELF symbol tables, a radix sort by address, then insertion again
+ * to order the symbols that share an address; qsort only if that too runs long (thousands
+ * of names at one address) or memory runs out. Same order every way: no two entries compare
+ * equal (names differ). */
+static void sort_entries(struct sym_entry *v, size_t n)
+{
+	if (n < 2 || insertion_sort(v, n, 4 * n + 64))
+		return;
+	if (radix_sort_start(v, n) && insertion_sort(v, n, 4 * n + 64))
+		return;
+	qsort(v, n, sizeof(*v), cmp_entry);
 }
 
 void sym_table__finish(struct sym_table *t, uint64_t max_gap)

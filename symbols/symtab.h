@@ -23,6 +23,10 @@ void sym_table__free(struct sym_table *t);
 /* Adds a symbol, copying name[0..len). 0 or -ENOMEM. */
 int sym_table__add(struct sym_table *t, uint64_t start, uint64_t size, const char *name, size_t len,
 		   uint32_t tag, uint32_t prio);
+/* Makes room for nsyms more symbols with name_bytes of names (NULs included) in all, so that
+ * adding a known amount grows nothing; sym_table__finish gives back what stays unused. 0 or
+ * -ENOMEM. */
+int sym_table__reserve(struct sym_table *t, size_t nsyms, size_t name_bytes);
 /* Sorts, keeps one symbol per address (highest prio, largest size) and extends zero-size symbols
  * to the next symbol, at most max_gap bytes (the last one gets max_gap, or 1 when 0). Must be
  * called before lookups. */

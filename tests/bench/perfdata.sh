@@ -1,8 +1,9 @@
 #!/bin/sh
 # Benchmark: `perf script -i F | galatop collapse` against `galatop collapse F` on the same
 # perf.data files, recorded here: the burn workload with -g, a system-wide frame-pointer
-# capture (-a -g) while it runs, and a --call-graph dwarf capture of burn_nofp. Prints both side by side (best
-# of 3, wall and CPU seconds) and the ratio; target: >= 10x end to end. Needs root and perf.
+# capture (-a -g) while it runs, and a --call-graph dwarf capture of burn_nofp. Prints both side
+# by side (wall and CPU seconds), the ratio and whether it meets the target (>= 10x end to end),
+# and whether both give the same folded output. Needs root and perf.
 # Figures, not pass/fail. $BENCH_SECONDS sets the length of the captures (10).
 . "$(dirname "$0")/env.sh"
 secs=${BENCH_SECONDS:-10}
@@ -12,30 +13,22 @@ fi
 dir=$(mktemp -d "$BENCH_TMP/perfdata.XXXXXX")
 trap 'rm -rf "$dir"' EXIT INT TERM
 
-# best NAME CMD: the fastest of 3 runs of the shell command CMD; sets $wall and $cpu (s).
-best() {
-	wall=; cpu=
-	for _ in 1 2 3; do
-		/usr/bin/time -f '%e %U %S' -o "$dir/t" sh -c "$2" >/dev/null 2>&1
-		read -r w u s <"$dir/t"
-		c=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }')
-		if [ -z "$wall" ] || awk -v a="$w" -v b="$wall" 'BEGIN { exit !(a < b) }'; then
-			wall=$w; cpu=$c
-		fi
-	done
-}
-
-run() { # LABEL FILE
+# run LABEL FILE: whether both give the same folded output, then `perf script | galatop
+# collapse` against `galatop collapse` on FILE (vs_anchor: the pipe 3 runs a round, the direct read 10).
+run() {
 	samples=$(perf script -i "$2" -F event 2>/dev/null | wc -l)
-	echo "perfdata: $1: $(($(wc -c <"$2") / 1048576)) MiB, $samples samples (load $(cut -d' ' -f1-3 /proc/loadavg))"
-	best pipe "perf script -i '$2' | '$GALATOP_OPT' collapse"
-	pw=$wall; pc=$cpu
-	best direct "'$GALATOP_OPT' collapse '$2'"
-	echo "perfdata: $1: perf script | galatop collapse: ${pw} s wall, ${pc} s CPU;" \
-		"galatop collapse perf.data: ${wall} s wall, ${cpu} s CPU"
-	awk -v pw="$pw" -v pc="$pc" -v w="$wall" -v c="$cpu" 'BEGIN {
-		printf "perfdata: %s: galatop is %.1fx faster (wall), %.1fx (CPU); target 10x\n",
-			"'"$1"'", pw / (w > 0 ? w : 0.01), pc / (c > 0 ? c : 0.01) }'
+	echo "perfdata: $1: $(($(wc -c <"$2") / 1048576)) MiB, $samples samples"
+	"$GALATOP_OPT" collapse "$2" >"$dir/direct.folded" 2>/dev/null
+	perf script -i "$2" 2>/dev/null | "$GALATOP_OPT" collapse >"$dir/pipe.folded" 2>/dev/null
+	if cmp -s "$dir/direct.folded" "$dir/pipe.folded"; then
+		echo "perfdata: $1: the same folded output both ways"
+	else
+		echo "perfdata: $1: folded outputs DIFFER ($(diff "$dir/direct.folded" "$dir/pipe.folded" |
+			grep -c '^>') of $(wc -l <"$dir/pipe.folded") lines of the pipe's)"
+	fi
+	vs_anchor "${PERFDATA_ROUNDS:-3}" 3 10 10 "perfdata: $1" "perf script | galatop collapse" \
+		"perf script -i '$2' | '$GALATOP_OPT' collapse" "galatop collapse perf.data" \
+		"'$GALATOP_OPT' collapse '$2'"
 }
 
 perf record -q -F 997 -g -o "$dir/burn.data" -- "$TOOLS/burn" "$secs" >/dev/null 2>&1 &&

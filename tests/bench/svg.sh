@@ -49,27 +49,16 @@ elif [ -f "$FIXTURES/../anchors/FlameGraph/flamegraph.pl" ]; then
 	fg="$FIXTURES/../anchors/FlameGraph/flamegraph.pl"
 fi
 
-# The 20k-stack input side by side (target: galatop >= 60x flamegraph.pl): galatop's best of
-# 5, flamegraph.pl's one run, wall and CPU seconds, with the load (other work skews both).
+# The 20k-stack input side by side (target: galatop >= 60x flamegraph.pl): both draw the same
+# frames; then vs_anchor, flamegraph.pl once a round and galatop 5 runs.
 if [ -n "$fg" ] && command -v perl >/dev/null 2>&1; then
 	"$dir/gen_folded" 20000 >"$dir/in20k.folded" 2>/dev/null
-	best=
-	for _ in 1 2 3 4 5; do
-		/usr/bin/time -f '%e %U %S' -o "$dir/t20" "$GALATOP_OPT" svg "$dir/in20k.folded" \
-			>"$dir/g20.svg" 2>/dev/null
-		read -r w u s <"$dir/t20"
-		if [ -z "$best" ] || awk -v a="$w" -v b="$best" 'BEGIN { exit !(a < b) }'; then
-			best=$w; bcpu=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.3f", u + s }')
-		fi
-	done
-	/usr/bin/time -f '%e %U %S' -o "$dir/f20" perl "$fg" "$dir/in20k.folded" >"$dir/f20.svg" 2>/dev/null
-	read -r fw fu fs <"$dir/f20"
-	fcpu=$(awk -v u="$fu" -v s="$fs" 'BEGIN { printf "%.3f", u + s }')
-	echo "svg: 20k stacks (load $(cut -d' ' -f1-3 /proc/loadavg)): galatop ${best} s wall," \
-		"${bcpu} s CPU; flamegraph.pl ${fw} s wall, ${fcpu} s CPU"
-	awk -v fw="$fw" -v gw="$best" -v fc="$fcpu" -v gc="$bcpu" 'BEGIN {
-		printf "svg: 20k stacks: galatop is %.0fx faster (wall), %.0fx (CPU); target 60x\n",
-			fw / (gw > 0 ? gw : 0.001), fc / (gc > 0 ? gc : 0.001) }'
+	"$GALATOP_OPT" svg "$dir/in20k.folded" >"$dir/g20.svg" 2>/dev/null
+	perl "$fg" "$dir/in20k.folded" >"$dir/f20.svg" 2>/dev/null
+	echo "svg: 20k stacks: galatop draws $(grep -c '<title>' "$dir/g20.svg") frames," \
+		"flamegraph.pl $(grep -c '<title>' "$dir/f20.svg")"
+	vs_anchor "${SVG_ROUNDS:-3}" 1 5 60 "svg: 20k stacks" flamegraph.pl \
+		"perl '$fg' '$dir/in20k.folded'" "galatop svg" "'$GALATOP_OPT' svg '$dir/in20k.folded'"
 fi
 if [ -n "$fg" ] && command -v perl >/dev/null 2>&1; then
 	if measure flamegraph perl "$fg" "$dir/in.folded"; then

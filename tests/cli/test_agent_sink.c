@@ -21,7 +21,7 @@ struct held {
 	bool destroyed;
 };
 
-static struct held held = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER };
+static struct held held = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
 
 static void *h_create(void)
 {

@@ -59,6 +59,52 @@ TEST_CASE(strtab_grows_to_many_strings)
 	strtab__free(st);
 }
 
+/* The one-pass field scan agrees with strtab__hash and with a byte-by-byte check, for every
+ * length around the word size, the separator anywhere, and bad bytes before, at and after
+ * the field's end (only those before it count). */
+TEST_CASE(strtab_hash_field_matches_hash)
+{
+	static const unsigned char bad[] = { 0x00, 0x09, 0x1f, 0x7f, 0x80, 0xc3, 0xff };
+	char buf[64];
+	uint32_t h;
+	bool printable;
+
+	for (size_t len = 0; len < 40; len++) {
+		for (size_t i = 0; i < sizeof(buf); i++)
+			buf[i] = (char)('a' + (i * 7 + len) % 26);
+		/* no separator: the field is max bytes */
+		CHECK(strtab__hash_field(buf, len, ';', &h, &printable) == len);
+		CHECK(h == strtab__hash(buf, len) && printable);
+		buf[len] = ';';
+		CHECK(strtab__hash_field(buf, sizeof(buf), ';', &h, &printable) == len);
+		CHECK(h == strtab__hash(buf, len) && printable);
+		for (size_t b = 0; b < sizeof(bad); b++) {
+			for (size_t at = 0; at < len + 12 && at < sizeof(buf); at++) {
+				char keep = buf[at];
+
+				if (at == len)
+					continue;
+				buf[at] = (char)bad[b];
+				CHECK(strtab__hash_field(buf, sizeof(buf), ';', &h, &printable) == len);
+				CHECK(h == strtab__hash(buf, len));
+				CHECK(printable == (at > len));
+				buf[at] = keep;
+			}
+		}
+	}
+	/* a string interned whole is found by the scanned hash */
+	{
+		struct strtab *st = strtab__new();
+		const char *stack = "main;engine::Row0<Row&>::flush;x";
+		size_t n = strtab__hash_field(stack + 5, strlen(stack) - 5, ';', &h, &printable);
+		uint32_t id = strtab__intern(st, "engine::Row0<Row&>::flush", 25);
+
+		CHECK(n == 25 && printable);
+		CHECK(strtab__intern_hashed(st, stack + 5, n, h) == id);
+		strtab__free(st);
+	}
+}
+
 TEST_CASE(frame_kinds_are_guessed)
 {
 	CHECK(frame_kind_guess("vfs_read_[k]", 12) == FRAME_KERNEL);
@@ -393,6 +439,7 @@ int main(void)
 {
 	RUN(strtab_interns_and_finds);
 	RUN(strtab_grows_to_many_strings);
+	RUN(strtab_hash_field_matches_hash);
 	RUN(frame_kinds_are_guessed);
 	RUN(frames_intern_by_function);
 	RUN(frames_find_from_another_table);

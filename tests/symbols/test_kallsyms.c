@@ -176,6 +176,88 @@ TEST_CASE(symtab_sizes_and_aliases)
 	sym_table__free(t);
 }
 
+/* Adds n symbols at starts drawn from nstarts addresses (so most have aliases), each with a
+ * distinct prio, in the order perm gives; after finish every start must name its highest-prio
+ * symbol, whatever the order (insertion, radix or qsort inside). */
+static void check_sorted_order(size_t n, size_t nstarts, int order)
+{
+	struct sym_table *t = sym_table__new();
+	uint32_t *best = calloc(nstarts, sizeof(*best)), *perm = malloc(n * sizeof(*perm));
+	unsigned seed = 12345;
+	char name[32];
+
+	CHECK(t && best && perm);
+	if (!t || !best || !perm)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		perm[i] = (uint32_t)i;
+	if (order == 0) { /* shuffled */
+		for (size_t i = n - 1; i > 0; i--) {
+			size_t j = (size_t)(rand_r(&seed) % (i + 1));
+			uint32_t x = perm[i];
+
+			perm[i] = perm[j];
+			perm[j] = x;
+		}
+	} else if (order == 1) { /* descending addresses */
+		for (size_t i = 0; i < n / 2; i++) {
+			uint32_t x = perm[i];
+
+			perm[i] = perm[n - 1 - i];
+			perm[n - 1 - i] = x;
+		}
+	}
+	for (size_t k = 0; k < n; k++) {
+		/* symbol i: start (i % nstarts) in ascending i order, prio a scramble of i */
+		uint32_t i = perm[k], si = (uint32_t)(i * nstarts / n);
+		uint32_t prio = (i * 2654435761u) >> 1;
+
+		snprintf(name, sizeof(name), "s%u_%u", si, prio);
+		CHECK(!sym_table__add(t, 0xffffffff81000000ull + 0x40ull * si, 0, name,
+				      strlen(name), 0, prio));
+		if (prio >= best[si])
+			best[si] = prio;
+	}
+	sym_table__finish(t, 0x1000);
+	CHECK(sym_table__count(t) == nstarts);
+	for (uint32_t si = 0; si < nstarts; si++) {
+		const struct sym_entry *e = sym_table__find(t, 0xffffffff81000000ull + 0x40ull * si + 1);
+
+		snprintf(name, sizeof(name), "s%u_%u", si, best[si]);
+		CHECK(e && !strcmp(sym_table__name(t, e), name));
+	}
+out:
+	sym_table__free(t);
+	free(best);
+	free(perm);
+}
+
+TEST_CASE(symtab_sort_any_order)
+{
+	check_sorted_order(20000, 15000, 0); /* shuffled: radix sort, then ties by insertion */
+	check_sorted_order(20000, 15000, 1); /* descending */
+	check_sorted_order(20000, 15000, 2); /* ascending but for the aliases (kallsyms) */
+	check_sorted_order(6000, 2, 0);	     /* thousands of aliases at one address */
+}
+
+TEST_CASE(kernel_file_last_line)
+{
+	struct sym_cache *sc = sym_cache__new();
+	struct sym_info si;
+	char *path = write_tmp("ffffffff81000000 T first\n"
+			       "ffffffffc0000000 t mod_fn\t[mod]");
+
+	CHECK(path && !sym_cache__set_kallsyms_path(sc, path));
+	CHECK(sym_cache__kernel(sc, 0xffffffff81000010, &si) == 0);
+	CHECK_STR(si.name, "first");
+	CHECK(sym_cache__kernel(sc, 0xffffffffc0000004, &si) == 0);
+	CHECK_STR(si.name, "mod_fn");
+	CHECK_STR(si.module, "[mod]");
+	if (path)
+		unlink(path);
+	sym_cache__free(sc);
+}
+
 TEST_CASE(maps_parse)
 {
 	const char *text =
@@ -221,6 +303,8 @@ int main(void)
 	RUN(kernel_synthetic_file);
 	RUN(kernel_hidden_addresses);
 	RUN(symtab_sizes_and_aliases);
+	RUN(symtab_sort_any_order);
+	RUN(kernel_file_last_line);
 	RUN(maps_parse);
 	HARNESS_EXIT();
 }
