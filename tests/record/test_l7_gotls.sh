@@ -47,6 +47,10 @@ for v in "full:" "strip:-s -w"; do
 	eq "gotls_${name}_client_errors" "$(sess "$F" http client err_4xx)" "$(c errors)" "the client's 404s"
 	eq "gotls_${name}_client_ssl" "$(jq -r '[.sessions[] | select(.protocol == "http")][0].ssl' "$F")" 1
 	eq "gotls_${name}_not_plain" "$(jq '[.sessions[] | select(.ssl == 0)] | length' "$F")" 0
+	# The client's median within 10% of galatop's. (client_p50's bound does not fit a Go
+	# program: its runtime's threads are preempted about once per request, which leaves it
+	# nothing to bound.) The client's figure is higher by its work around the calls and by
+	# the part of each uprobe's trap outside galatop's clock readings (a few us each).
 	got=$(ep "$F" http client '^GET /ok$' latency_p50) want=$(c p50_ns)
 	echo "gotls_${name}_client_p50: galatop $got ns, client $want ns (load: $(cut -d' ' -f1-3 /proc/loadavg))"
 	if within "$got" "$want" 10; then pass "gotls_${name}_client_p50"
