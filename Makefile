@@ -18,7 +18,7 @@ msg = @printf '  %-8s %s\n' '$(1)' '$(2)';
 endif
 
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1)
-LIBS_PC := libbpf libelf libdw ncursesw jansson zlib libmicrohttpd capstone
+LIBS_PC := libbpf libelf libdw ncursesw jansson zlib libmicrohttpd libcurl rdkafka capstone
 PC_CFLAGS := $(shell pkg-config --cflags $(LIBS_PC) 2>/dev/null)
 PC_LIBS   := $(shell pkg-config --libs $(LIBS_PC) 2>/dev/null)
 LDLIBS    := $(PC_LIBS) -liberty -lm -lpthread
@@ -63,12 +63,17 @@ DEB_PKGS := gcc g++ make clang llvm libclang-rt-14-dev bpftool libbpf-dev libelf
 	libncurses-dev libjansson-dev zlib1g-dev libcapstone-dev pkg-config libiberty-dev tmux libxml2-utils \
 	linux-perf perl procps mount chromium jq nodejs strace openjdk-17-jdk-headless \
 	libc6-dbg rustc golang-go lld python3
+# The leak probe's tests and bench compare with heaptrack; jemalloc is redis-server's allocator.
+DEB_PKGS += heaptrack libjemalloc2
 # The agent's HTTP servers (libmicrohttpd); tests/agent scrape it with Debian's prometheus,
 # check its exposition with promtool (in prometheus) and its unit with systemd-analyze.
 DEB_PKGS += libmicrohttpd-dev prometheus systemd
 # Servers and clients the L7 tests run on loopback (tests/record/test_l7.sh, tests/bench/l7.sh).
 DEB_PKGS += nginx redis-server redis-tools postgresql mariadb-server mariadb-client dnsmasq \
 	dnsutils apache2-utils wrk curl openssl
+# The agent's sinks: libcurl (Pyroscope), librdkafka (Kafka); kcat reads the events back from
+# librdkafka's mock cluster (tests/agent/).
+DEB_PKGS += libcurl4-openssl-dev librdkafka-dev kcat
 
 .PHONY: all deps test bench soak fuzz install clean run tools
 # Keep generated BPF objects and skeletons between builds.

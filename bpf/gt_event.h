@@ -19,6 +19,10 @@ enum gt_event_type {
 	GT_EV_MEM = 3,	  /* value: 1 user page fault; aux: faulting address */
 	GT_EV_EXEC = 4,	  /* no stacks; aux: parent tgid */
 	GT_EV_EXIT = 5,	  /* last thread of a process exited; no stacks; aux: exit code */
+	GT_EV_LEAK = 6,	  /* a sampled allocation: value: its size in bytes; aux: its address;
+			   * user stack taken at the allocator's return */
+	GT_EV_FREE = 7,	  /* a sampled allocation freed (or moved by realloc); no stacks;
+			   * aux: its address */
 };
 
 /* One ring-buffer record. Records are variable length: only the first
@@ -125,9 +129,23 @@ struct gt_counters {
 	__u64 period[2];
 	__u64 py_walks;	   /* samples of CPython threads whose interpreter frames were read */
 	__u64 py_no_tstate; /* samples of CPython processes in a thread with no Python state */
+	/* The leak probe (bpf/leak.bpf.h): allocation calls of targets seen, allocations
+	 * sampled (records written), frees of sampled allocations, and sampled allocations
+	 * lost (the live set full, or the ring buffer). */
+	__u64 leak_calls;
+	__u64 leak_sampled;
+	__u64 leak_frees;
+	__u64 leak_drops;
 };
 
 /* Event-sampling slots (oncpu, sampled at a frequency, has none). */
-enum { GT_RATE_ONCPU = -1, GT_RATE_OFFCPU, GT_RATE_MEM };
+enum { GT_RATE_ONCPU = -1, GT_RATE_OFFCPU, GT_RATE_MEM, GT_RATE_LEAK = -1 };
+
+/* The leak probe's live set (gt_leak_live): one entry per sampled allocation not freed yet. */
+struct gt_leak_key {
+	__u32 tgid;
+	__u32 pad;
+	__u64 addr;
+};
 
 #endif

@@ -91,14 +91,14 @@ static void add_warning(struct l7_probes *p, const char *fmt, ...)
 static struct uprobe_lib *tls_new(struct gt_l7_probe *skel)
 {
 	const struct uprobe_lib_probe probes[] = {
-		{ "SSL_read", skel->progs.gt_l7_ssl_read, false },
-		{ "SSL_write", skel->progs.gt_l7_ssl_write, false },
-		{ "SSL_read_ex", skel->progs.gt_l7_ssl_read_ex, false },
-		{ "SSL_write_ex", skel->progs.gt_l7_ssl_write_ex, false },
-		{ "SSL_read", skel->progs.gt_l7_ssl_ret, true },
-		{ "SSL_write", skel->progs.gt_l7_ssl_ret, true },
-		{ "SSL_read_ex", skel->progs.gt_l7_ssl_ret, true },
-		{ "SSL_write_ex", skel->progs.gt_l7_ssl_ret, true },
+		{ "SSL_read", skel->progs.gt_l7_ssl_read, false, 0 },
+		{ "SSL_write", skel->progs.gt_l7_ssl_write, false, 0 },
+		{ "SSL_read_ex", skel->progs.gt_l7_ssl_read_ex, false, 0 },
+		{ "SSL_write_ex", skel->progs.gt_l7_ssl_write_ex, false, 0 },
+		{ "SSL_read", skel->progs.gt_l7_ssl_ret, true, 0 },
+		{ "SSL_write", skel->progs.gt_l7_ssl_ret, true, 0 },
+		{ "SSL_read_ex", skel->progs.gt_l7_ssl_ret, true, 0 },
+		{ "SSL_write_ex", skel->progs.gt_l7_ssl_ret, true, 0 },
 	};
 	struct uprobe_lib_opts o = {
 		.prefix = "libssl.so.3", .probes = probes, .nprobes = sizeof(probes) / sizeof(probes[0])

@@ -18,6 +18,7 @@
 
 #include "bpf/probes.h"
 #include "bpf/drain.h"
+#include "bpf/leak.h"
 #include "bpf/loadlog.h"
 #include "bpf/period_jitter.h"
 #include "bpf/targets.h"
@@ -68,6 +69,11 @@ struct probes {
 	int ncpus;
 	bool pid_filter;
 	struct sideband *sb; /* NULL without task_fn or when perf events are refused */
+	struct leak_probes *leak; /* the allocator uprobes, while leak is attached */
+	uint64_t leak_sample;	  /* mean bytes between samples (1: every allocation) */
+	int *leak_pids;		  /* the target processes when only processes are targets */
+	size_t nleak_pids;
+	bool leak_all;		  /* other kinds of targets (or none): every process is scanned */
 	uint64_t lost_user;
 	char warnings[WARNINGS_MAX];
 	char lazy_warning[512]; /* why a lazy probe did not load */
@@ -137,6 +143,11 @@ static unsigned ustack_bytes(unsigned want)
 	return want < 8 ? 8 : want & ~7u;
 }
 
+static uint64_t leak_mean(const struct probe_opts *o)
+{
+	return o->leak_sample ? o->leak_sample : LEAK_SAMPLE_DEFAULT;
+}
+
 /* Opens and loads the skeleton with the programs of `types` only; NULL on failure (with
  * a libbpf reason caught, see loadlog.h). */
 static struct gt_profile *load_skel(const struct probe_opts *o, unsigned types, bool mem_btf)
@@ -157,6 +168,8 @@ static struct gt_profile *load_skel(const struct probe_opts *o, unsigned types, 
 					       (types & PROBE_MEM) && mem_btf);
 	err = err ?: bpf_program__set_autoload(skel->progs.gt_mem_tp,
 					       (types & PROBE_MEM) && !mem_btf);
+	err = err ?: bpf_program__set_autoload(skel->progs.gt_leak_entry, types & PROBE_LEAK);
+	err = err ?: bpf_program__set_autoload(skel->progs.gt_leak_ret, types & PROBE_LEAK);
 	err = err ?: bpf_program__set_autoload(skel->progs.gt_proc_exec, types & PROBE_PROC);
 	err = err ?: bpf_program__set_autoload(skel->progs.gt_proc_exit, types & PROBE_PROC);
 	err = err ?: bpf_program__set_autoload(skel->progs.gt_proc_fork,
@@ -179,6 +192,9 @@ static struct gt_profile *load_skel(const struct probe_opts *o, unsigned types, 
 	skel->rodata->state_filter = o->state_filter;
 	skel->rodata->ustack_copy = ustack;
 	skel->rodata->event_rate = o->event_rate;
+	skel->rodata->leak_mean = leak_mean(o);
+	leak_sampler_constants(skel->rodata->leak_mean, (uint64_t *)&skel->rodata->leak_mean_ln2_q8,
+			       (uint32_t *)skel->rodata->leak_log2_q16);
 
 	rbsize = probes_ringbuf_size(o->ringbuf_bytes, ustack > 0);
 	skel->rodata->wakeup_bytes = rbsize / 4;
@@ -188,6 +204,9 @@ static struct gt_profile *load_skel(const struct probe_opts *o, unsigned types, 
 						 GT_PY_MAX_FRAMES * sizeof(struct gt_pyframe) +
 						 (ustack ? sizeof(struct gt_uregs) + ustack : 0));
 	err = err ?: bpf_map__set_max_entries(skel->maps.gt_cpus, libbpf_num_possible_cpus());
+	err = err ?: bpf_map__set_max_entries(skel->maps.gt_leak_live,
+					      o->leak_max_live ? o->leak_max_live
+					      : leak_mean(o) == 1 ? 1u << 20 : 65536);
 	err = err ?: targets_size(skel->obj, o, extra_pids);
 	err = err ?: gt_profile__load(skel);
 	if (err) {
@@ -425,6 +444,30 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* The allocator uprobes on what the targets map now (more as processes start and exec:
+ * probes__leak_scan); an error when no allocator at all could be probed. */
+static int attach_leak(struct probes *p)
+{
+	const char *w;
+
+	p->leak = leak_probes__new(p->skel->progs.gt_leak_entry, p->skel->progs.gt_leak_ret,
+				   !p->leak_all);
+	if (!p->leak)
+		return -ENOMEM;
+	probes__leak_scan(p, NULL, 0, false);
+	w = leak_probes__warnings(p->leak);
+	if (w[0])
+		add_warning(p, "%s", w);
+	if (!leak_probes__files(p->leak)) {
+		add_warning(p, "leak: no allocator (glibc, jemalloc, tcmalloc) to probe in the "
+			    "targets");
+		leak_probes__free(p->leak);
+		p->leak = NULL;
+		return -ENOENT;
+	}
+	return 0;
+}
+
 /* Attaches the loaded program of one probe type (PROBE_ONCPU, _OFFCPU or _MEM) and adds it to
  * p->types; 0, or -errno with a warning line naming it. */
 static int attach_type(struct probes *p, unsigned type)
@@ -452,6 +495,9 @@ static int attach_type(struct probes *p, unsigned type)
 									  : s->progs.gt_mem_tp);
 		if (err)
 			add_warning(p, "mem: cannot attach page_fault_user: %s", strerror(-err));
+		break;
+	case PROBE_LEAK:
+		err = attach_leak(p);
 		break;
 	default:
 		return -EINVAL;
@@ -526,6 +572,17 @@ struct probes *probes__open(const struct probe_opts *o, probe_event_fn fn, void 
 	p->fn = fn;
 	p->ctx = ctx;
 	p->pid_filter = o->npids || o->follow_children;
+	p->leak_sample = leak_mean(o);
+	p->leak_all = !o->npids || o->ntids || (o->comm && o->comm[0]) || o->ncgroups;
+	if (o->npids) {
+		p->leak_pids = malloc(o->npids * sizeof(int));
+		if (!p->leak_pids) {
+			snprintf(err, errlen, "out of memory");
+			goto cleanup;
+		}
+		memcpy(p->leak_pids, o->pids, o->npids * sizeof(int));
+		p->nleak_pids = o->npids;
+	}
 	p->freq = o->freq ? o->freq : 99;
 	p->fixed_period = o->fixed_period;
 	p->oncpu_cpus = cpu_set(o, o->cpus_switchable, &p->ncpus);
@@ -627,6 +684,10 @@ int probes__attach(struct probes *p, unsigned type, char *err, size_t errlen)
 /* Destroys the links of stack type t (the perf events of oncpu with its period re-draws). */
 static void detach_type(struct probes *p, int t)
 {
+	if (stack_types[t].probe == PROBE_LEAK) {
+		leak_probes__free(p->leak);
+		p->leak = NULL;
+	}
 	if (stack_types[t].probe == PROBE_ONCPU) {
 		period_jitter__free(p->jitter); /* before the perf events it re-arms close */
 		p->jitter = NULL;
@@ -684,6 +745,45 @@ int probes__add_pid(struct probes *p, int tgid)
 	return targets_add_pid(p->skel->obj, tgid);
 }
 
+int probes__leak_scan(struct probes *p, const int *pids, size_t n, bool again)
+{
+	if (!p->leak)
+		return 0;
+	if (!pids && !p->leak_all) {
+		pids = p->leak_pids;
+		n = p->nleak_pids;
+	}
+	return leak_probes__scan(p->leak, pids, n, again);
+}
+
+void probes__leak_exit(struct probes *p, int tgid)
+{
+	if (p->leak)
+		leak_probes__forget(p->leak, tgid);
+}
+
+int probes__leak_forget(struct probes *p, uint32_t tgid, uint64_t addr)
+{
+	struct gt_leak_key k = { .tgid = tgid, .addr = addr };
+
+	return bpf_map__delete_elem(p->skel->maps.gt_leak_live, &k, sizeof(k), 0);
+}
+
+void probes__leak_pause(struct probes *p)
+{
+	p->skel->bss->leak_paused = true;
+}
+
+uint64_t probes__leak_sample(const struct probes *p)
+{
+	return p->leak_sample;
+}
+
+int probes__leak_unhooked(const struct probes *p, int pid, char *why, size_t len)
+{
+	return p->leak ? leak_probes__unhooked(p->leak, pid, why, len) : -ENOENT;
+}
+
 int probes__add_python(struct probes *p, int tgid, const struct gt_py_proc *pp)
 {
 	__u32 key = (__u32)tgid;
@@ -702,6 +802,7 @@ void probes__stats(const struct probes *p, struct probe_stats *st)
 
 	memset(st, 0, sizeof(*st));
 	st->lost_user = p->lost_user;
+	st->leak_files = p->leak ? leak_probes__files(p->leak) : 0;
 	if (p->jitter)
 		period_jitter__stats(p->jitter, &st->period_rearms, &st->period_refused);
 	if (p->sb) {
@@ -724,6 +825,10 @@ void probes__stats(const struct probes *p, struct probe_stats *st)
 			st->filtered += c[i].filtered;
 			st->py_walks += c[i].py_walks;
 			st->py_no_tstate += c[i].py_no_tstate;
+			st->leak_calls += c[i].leak_calls;
+			st->leak_sampled += c[i].leak_sampled;
+			st->leak_frees += c[i].leak_frees;
+			st->leak_drops += c[i].leak_drops;
 			for (int k = 0; k < 2; k++) {
 				st->skipped[k] += c[i].skipped[k];
 				if (c[i].period[k] > st->period[k])
@@ -749,5 +854,6 @@ void probes__free(struct probes *p)
 	free(p->links);
 	gt_profile__destroy(p->skel);
 	free(p->oncpu_cpus);
+	free(p->leak_pids);
 	free(p);
 }

@@ -17,6 +17,7 @@ enum probe_type {
 	PROBE_OFFCPU = 2, /* time blocked between switch-out and switch-in, stacks at switch-out */
 	PROBE_MEM = 4,	  /* user page faults, user stacks */
 	PROBE_THREADS = 8, /* the thread timeline family (bpf/threads.h), opened by the session */
+	PROBE_LEAK = 16,   /* allocations not freed: uprobes on the allocators (bpf/leak.h) */
 };
 
 /* Off-CPU state_filter bits (the kernel's task states). */
@@ -62,6 +63,10 @@ struct probe_opts {
 	bool include_self;    /* galatop's own threads are targets too (default: never) */
 	unsigned event_rate;  /* offcpu, mem: records per second per CPU past which the kernel
 			       * takes 1 event in n, weighted n (adapted every 100 ms); 0 = all */
+	uint64_t leak_sample; /* leak: mean bytes allocated between two sampled allocations
+			       * (Poisson by bytes); 0 = 512 KiB, 1 = every allocation */
+	size_t leak_max_live; /* leak: sampled allocations tracked at once; 0 = 65536 (1 << 20
+			       * when every allocation is taken); past it they are dropped */
 	sideband_fn task_fn;  /* when set, gets every process's mappings, forks, execs and exits
 			       * (bpf/sideband.h) with the probes' ctx, each one before the
 			       * records taken after it */
@@ -77,6 +82,9 @@ struct probe_stats {
 	/* Event sampling, [GT_RATE_OFFCPU] and [GT_RATE_MEM]: events left out, and the largest
 	 * current 1-in-n over the CPUs (0 or 1: every event taken). */
 	uint64_t skipped[2], period[2];
+	/* leak: allocation calls of targets, allocations sampled, frees of sampled ones,
+	 * sampled ones lost (live set or ring buffer full); allocator files probed. */
+	uint64_t leak_calls, leak_sampled, leak_frees, leak_drops, leak_files;
 	uint64_t period_rearms;	 /* oncpu: randomized period restarts so far (0: fixed period) */
 	uint64_t period_refused; /* oncpu: period changes the kernel refused */
 };
@@ -161,6 +169,24 @@ int probes__set_cpus(struct probes *p, const uint8_t *cpus, size_t n);
 /* Has the probes walk the interpreter frames of CPython process tgid (bpf/python.bpf.h) laid
  * out as pp says (symbols/python.h finds it), until it execs or exits. 0 or -errno. */
 int probes__add_python(struct probes *p, int tgid, const struct gt_py_proc *pp);
+
+/* leak: probes the allocators of processes pids[0..n) (NULL: the targets; every process when
+ * the targets are not processes only) not probed yet, or with again every one (dlopen). The
+ * number of allocator files newly probed; 0 when the leak probe is not attached. */
+int probes__leak_scan(struct probes *p, const int *pids, size_t n, bool again);
+/* leak: process tgid exited: its own probes (targets that are processes) go. */
+void probes__leak_exit(struct probes *p, int tgid);
+/* leak: takes the sampled block addr of process tgid out of the kernel's live set (its exit
+ * or exec freed it). 0 or -errno (-ENOENT: not there). */
+int probes__leak_forget(struct probes *p, uint32_t tgid, uint64_t addr);
+/* leak: no more records from now on (a recording stopping): what is outstanding now is what
+ * the records read so far say. */
+void probes__leak_pause(struct probes *p);
+/* leak: the mean bytes between samples in use (1: every allocation). */
+uint64_t probes__leak_sample(const struct probes *p);
+/* leak: whether target process pid could not be hooked (no allocator probed in it), with
+ * the reason in why; 0 when hooked, 1 when not, -errno when it cannot be told. */
+int probes__leak_unhooked(const struct probes *p, int pid, char *why, size_t len);
 
 /* Sums the per-CPU counters into st. */
 void probes__stats(const struct probes *p, struct probe_stats *st);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* galatop's kernel side: on-CPU sampling, off-CPU blocking, user page faults and process
- * exec/exit, all filtered in the kernel before any stack is taken, all writing variable-length
+/* galatop's kernel side: on-CPU sampling, off-CPU blocking, user page faults, allocations not
+ * freed (leak.bpf.h) and process exec/exit, all filtered in the kernel before any stack is taken, all writing variable-length
  * struct gt_event records into one ring buffer. User space (bpf/probes.c) picks the programs
  * to load with autoload and sets the const volatile knobs below before load; the CPU set
  * (gt_cpus) is a map it may change while the probes run. */
@@ -63,7 +63,7 @@ struct gt_record_buf {
 
 /* One record under construction per CPU and per program kind: a CPU-clock sample can interrupt
  * a tp_btf program on the same CPU, so they must not share a slot. */
-enum { SLOT_ONCPU, SLOT_OFFCPU, SLOT_MEM, NR_SLOTS };
+enum { SLOT_ONCPU, SLOT_OFFCPU, SLOT_MEM, SLOT_LEAK, NR_SLOTS };
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, NR_SLOTS);
@@ -240,9 +240,8 @@ static __always_inline void take_stacks(void *ctx, struct gt_event *e, struct gt
 		py_take(e, nk + nu, c);
 }
 
-/* Sends the used part of a record (header + stacks + Python frames + user stack copy) to user
- * space. */
-static __always_inline void emit(struct gt_event *e, struct gt_counters *c)
+/* The used part of a record: header + stacks + Python frames + user stack copy. */
+static __always_inline __u64 record_len(struct gt_event *e)
 {
 	__u64 nk = e->kstack_len, nu = e->ustack_len, np = e->pystack_len, len;
 
@@ -262,7 +261,13 @@ static __always_inline void emit(struct gt_event *e, struct gt_counters *c)
 			size = ustack_copy;
 		len += sizeof(*u) + size;
 	}
-	if (bpf_ringbuf_output(&gt_events, e, len, wakeup_flags()))
+	return len;
+}
+
+/* Sends the used part of a record to user space. */
+static __always_inline void emit(struct gt_event *e, struct gt_counters *c)
+{
+	if (bpf_ringbuf_output(&gt_events, e, record_len(e), wakeup_flags()))
 		COUNT(c, drops);
 	else
 		COUNT(c, samples);
@@ -456,5 +461,7 @@ int BPF_PROG(gt_proc_fork, struct task_struct *parent, struct task_struct *child
 		targets_follow_fork(parent, child);
 	return 0;
 }
+
+#include "leak.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";

@@ -79,6 +79,12 @@ static bool known(const struct uprobe_lib *u, uint64_t dev, uint64_t ino)
 	return false;
 }
 
+/* The process the probes fire in, -1 for all. */
+static int target_pid(const struct uprobe_lib *u)
+{
+	return u->o.pid > 0 ? u->o.pid : -1;
+}
+
 /* Keeps link in u (destroying it on ENOMEM) and counts it in f. 0 or -ENOMEM. */
 static int keep_link(struct uprobe_lib *u, struct uprobe_lib_file *f, struct bpf_link *link)
 {
@@ -113,7 +119,8 @@ static int attach_sites(struct uprobe_lib *u, const char *full, struct uprobe_li
 
 		loadlog_reset();
 		err = keep_link(u, f,
-				bpf_program__attach_uprobe_opts(s[i].prog, -1, full, s[i].offset, &uo));
+				bpf_program__attach_uprobe_opts(s[i].prog, target_pid(u), full,
+								s[i].offset, &uo));
 	}
 	return err;
 }
@@ -121,19 +128,33 @@ static int attach_sites(struct uprobe_lib *u, const char *full, struct uprobe_li
 /* Attaches every probe to the file at full (the path as galatop opens it) into f. */
 static int attach_file(struct uprobe_lib *u, const char *full, struct uprobe_lib_file *f)
 {
+	uint64_t *off;
 	int err = 0;
 
-	if (u->o.sites)
+	if (u->o.sites) {
 		err = attach_sites(u, full, f);
-	for (size_t i = 0; !u->o.sites && i < u->o.nprobes && !err; i++) {
-		const struct uprobe_lib_probe *pr = &u->probes[i];
-		LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = pr->func, .retprobe = pr->ret);
+		if (err)
+			return err;
+	} else {
+		off = calloc(u->o.nprobes ? u->o.nprobes : 1, sizeof(*off));
+		if (!off)
+			return -ENOMEM;
+		if (u->o.offsets)
+			u->o.offsets(u->o.ctx, full, u->probes, u->o.nprobes, off);
+		for (size_t i = 0; i < u->o.nprobes && !err; i++) {
+			const struct uprobe_lib_probe *pr = &u->probes[i];
+			LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = pr->func, .retprobe = pr->ret,
+				    .bpf_cookie = pr->cookie);
 
-		loadlog_reset();
-		err = keep_link(u, f, bpf_program__attach_uprobe_opts(pr->prog, -1, full, 0, &uo));
+			loadlog_reset();
+			err = keep_link(u, f,
+					bpf_program__attach_uprobe_opts(pr->prog, target_pid(u), full,
+									off[i], &uo));
+		}
+		free(off);
+		if (err)
+			return err;
 	}
-	if (err)
-		return err;
 	if (f->attached) {
 		f->err = 0;
 		u->nattached++;

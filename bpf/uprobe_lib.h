@@ -19,6 +19,7 @@ struct uprobe_lib_probe {
 	const char *func; /* symbol name; libbpf finds it in the file's symbol tables */
 	struct bpf_program *prog;
 	bool ret; /* a uretprobe */
+	uint64_t cookie; /* what bpf_get_attach_cookie gives the program there */
 };
 
 /* One probe of one file, as a sites callback finds it from the file's contents: prog at file
@@ -47,6 +48,13 @@ struct uprobe_lib_opts {
 	 * (listed with the error). */
 	int (*sites)(void *ctx, const char *full, struct uprobe_lib_site *out);
 	size_t max_files; /* distinct files probed at most; 0 = 256 */
+	int pid; /* > 0: the probes fire in this process only (the kernel puts its breakpoints
+		  * in no other process); 0: in every process that maps the file */
+	/* Where in each function the probes go: offsets(ctx, file, probes, n, off) fills off[i]
+	 * (bytes past the function's start; 0 when left alone) for the file galatop opens at
+	 * file; NULL: every probe at its function's start. */
+	void (*offsets)(void *ctx, const char *file, const struct uprobe_lib_probe *probes,
+			size_t n, uint64_t *off);
 };
 
 /* One distinct file found, with what attaching to it gave. */

@@ -336,6 +336,7 @@ static int add_profile(struct agent *a, struct agent_batch *b, size_t *cap, enum
 	ap = &b->profiles[b->nprofiles];
 	memset(ap, 0, sizeof(*ap));
 	ap->type = t;
+	ap->kind = profile__kind(p);
 	ap->total = profile__total(p);
 	if (root && process_frame(root, &ap->who.pid, ap->who.comm, sizeof(ap->who.comm)))
 		fill_ident(a, &ap->who, ap->who.pid);
@@ -386,7 +387,8 @@ static char *dup_id(const struct strtab *st, uint32_t id)
 	return id ? strdup(strtab__str(st, id)) : NULL;
 }
 
-/* The thread intervals that began in [t0, t1) of the timeline's clock. */
+/* The thread intervals that ended in [t0, t1) of the timeline's clock: each one once, in the
+ * period it was whole (an interval still open at a period's end is in no lane yet). */
 static int batch_events(struct agent *a, struct agent_batch *b, uint64_t t0, uint64_t t1)
 {
 	struct timeline *tl;
@@ -407,12 +409,12 @@ static int batch_events(struct agent *a, struct agent_batch *b, uint64_t t0, uin
 		size_t from, to, n;
 
 		lane = timeline__lane(tl, i, &n);
-		timeline__range(tl, i, t0, t1, &from, &to);
+		timeline__range(tl, i, t0 ? t0 - 1 : 0, t1, &from, &to);
 		for (size_t j = from; j < to && j < n; j++) {
 			const struct tl_event *e = &lane[j];
 			struct agent_thread_event *ev;
 
-			if (e->start < t0 || e->start >= t1)
+			if (e->end < t0 || e->end >= t1)
 				continue;
 			if (b->nevents >= AGENT_BATCH_EVENTS_MAX) {
 				b->events_dropped++;
@@ -614,13 +616,14 @@ static void sinks_free_unstarted(struct agent *a)
 static void sinks_stop(struct agent *a)
 {
 	for (size_t i = 0; i < a->nsinks; i++) {
+		const struct agent_sink_ops *ops = agent_sink__ops(a->sinks[i]);
 		struct agent_sink_counters c;
 		struct agent_sink_stats own;
 
 		agent_sink__counters(a->sinks[i], &c, &own);
-		agent_sink__stop(a->sinks[i]);
+		agent_sink__stop(a->sinks[i]); /* frees the sink: its ops were taken before */
 		agent_log(AGENT_LOG_INFO, "%s: %llu batches sent, %llu failed, %llu dropped (queue "
-			  "full)", agent_sink__ops(a->sinks[i])->name, (unsigned long long)c.sent,
+			  "full)", ops->name, (unsigned long long)c.sent,
 			  (unsigned long long)c.failed, (unsigned long long)c.dropped);
 	}
 	a->nsinks = 0;
@@ -747,7 +750,10 @@ static bool needs_reopen(const struct record_opts *o, const struct record_opts *
 	memset(y.svg_dir, 0, sizeof(y.svg_dir));
 	memset(x.flame_dir, 0, sizeof(x.flame_dir));
 	memset(y.flame_dir, 0, sizeof(y.flame_dir));
-	x.tl_classes = y.tl_classes = 0;
+	/* The thread probes' classes are set when they open: new ones while they run need a new
+	 * session; the SLI probes are opened afresh by family_set. */
+	if (!(o->types & PROBE_THREADS))
+		x.tl_classes = y.tl_classes = 0;
 	x.sli_families = y.sli_families = 0;
 	x.min_aggr_ms = y.min_aggr_ms = 0;
 	return memcmp(&x, &y, sizeof(x)) != 0;
@@ -785,6 +791,18 @@ static int family_set(struct agent *a, unsigned bit, bool sli, bool on, char *er
 	return session__attach_probe(s, bit, err, errlen);
 }
 
+/* "oncpu", "threads", "l7", "sli" (bit 0). */
+static const char *family_name(unsigned bit)
+{
+	if (!bit)
+		return "sli";
+	if (bit == PROBE_THREADS)
+		return "threads";
+	if (bit == RECORD_TYPE_L7)
+		return "l7";
+	return stack_type_name(stack_type_of_probe(bit));
+}
+
 /* The families agent_apply turns on and off, as the type bits and the SLI switch. */
 static const unsigned family_bits[] = { PROBE_ONCPU, PROBE_OFFCPU, PROBE_MEM, PROBE_THREADS,
 					RECORD_TYPE_L7, 0 /* sli */ };
@@ -794,6 +812,20 @@ int agent_apply(struct agent *a, const struct record_opts *n, char *err, size_t 
 	struct record_opts old = a->o;
 	bool reopen = needs_reopen(&a->o, n);
 
+	/* What changes in place, first, so that a family turned on below starts with its own
+	 * settings: periods, output directories, the families' classes. */
+	if (!reopen) {
+		a->o.period = n->period;
+		a->o.multi_instance = n->multi_instance;
+		a->o.periodic_svg = n->periodic_svg;
+		a->o.periodic_folded = n->periodic_folded;
+		memcpy(a->o.out_dir, n->out_dir, sizeof(n->out_dir));
+		memcpy(a->o.svg_dir, n->svg_dir, sizeof(n->svg_dir));
+		memcpy(a->o.flame_dir, n->flame_dir, sizeof(n->flame_dir));
+		a->o.tl_classes = n->tl_classes;
+		a->o.sli_families = n->sli_families;
+		a->o.min_aggr_ms = n->min_aggr_ms;
+	}
 	err[0] = 0;
 	for (size_t i = 0; !reopen && i < sizeof(family_bits) / sizeof(family_bits[0]); i++) {
 		unsigned bit = family_bits[i];
@@ -802,6 +834,11 @@ int agent_apply(struct agent *a, const struct record_opts *n, char *err, size_t 
 		bool on = sli ? n->sli : !!(n->types & bit);
 		int r;
 
+		if (sli && was && on && old.sli_families != n->sli_families) {
+			/* Other SLI families: the SLI probes open again with them. */
+			family_set(a, 0, true, false, err, errlen);
+			was = false;
+		}
 		if (was == on)
 			continue;
 		/* The session reads its options from a->o: the new ones from here on. */
@@ -818,10 +855,7 @@ int agent_apply(struct agent *a, const struct record_opts *n, char *err, size_t 
 			a->o.types |= bit;
 		else
 			a->o.types &= ~bit;
-		agent_log(AGENT_LOG_INFO, "%s %s", sli ? "sli" : bit == PROBE_THREADS ? "threads"
-						       : bit == RECORD_TYPE_L7 ? "l7"
-									       : stack_type_name(stack_type_of_probe(bit)),
-			  on ? "started" : "stopped");
+		agent_log(AGENT_LOG_INFO, "%s %s", family_name(bit), on ? "started" : "stopped");
 	}
 	if (reopen) {
 		/* Targets and probe settings are the session's: the period so far is sent, and
@@ -842,17 +876,6 @@ int agent_apply(struct agent *a, const struct record_opts *n, char *err, size_t 
 		batch_begin(a);
 		return 0;
 	}
-	/* What changes in place: periods, output directories, the families' own settings. */
-	a->o.period = n->period;
-	a->o.multi_instance = n->multi_instance;
-	a->o.periodic_svg = n->periodic_svg;
-	a->o.periodic_folded = n->periodic_folded;
-	memcpy(a->o.out_dir, n->out_dir, sizeof(n->out_dir));
-	memcpy(a->o.svg_dir, n->svg_dir, sizeof(n->svg_dir));
-	memcpy(a->o.flame_dir, n->flame_dir, sizeof(n->flame_dir));
-	a->o.tl_classes = n->tl_classes;
-	a->o.sli_families = n->sli_families;
-	a->o.min_aggr_ms = n->min_aggr_ms;
 	return 0;
 }
 

@@ -9,8 +9,11 @@
 #include <string.h>
 
 /* Every sink: a line per sink, its ops in its own file (cli/agent_<name>.c). */
+extern const struct agent_sink_ops agent_pyroscope_sink, agent_kafka_sink;
 const struct agent_sink_ops *const agent_sink_table[] = {
-	NULL, /* the end; keeps the table valid while it has no line */
+	&agent_pyroscope_sink,
+	&agent_kafka_sink,
+	NULL, /* the end */
 };
 const size_t agent_sink_count = sizeof(agent_sink_table) / sizeof(agent_sink_table[0]) - 1;
 

@@ -39,7 +39,8 @@ struct agent_ident {
 
 /* One period's stack profile of one process (or of everything when not split). */
 struct agent_profile {
-	enum stack_type type;	/* stack_types[type]: name, unit (value kind) */
+	enum stack_type type;	/* stack_types[type]: name, event */
+	enum value_kind kind;	/* the counts' unit (mem counts bytes with --bytes) */
 	struct agent_ident who;
 	char *folded;		/* "frame;frame;frame COUNT\n" lines, root first, without the
 				 * identity frames ([Pod], [Con], [PID]); NUL-terminated */

@@ -538,6 +538,10 @@ int cmd_live(int argc, char **argv)
 	 * frame) and attached at the first `o` that reaches them: until then they cost nothing. */
 	if (o.types & stack_type_probes())
 		o.lazy_types = stack_type_probes();
+	/* leak probes each target process alone; with no process targets it would trap every
+	 * malloc on the box, so it is there only when asked for (--type leak). */
+	if (!o.npids && !o.command && !o.cmdline[0])
+		o.lazy_types &= ~PROBE_LEAK;
 	/* Recorded per thread so that `H` can show every grouping; the view starts with --group. */
 	to.regroup = true;
 	to.group = o.group < 0 ? GROUP_COMMAND : o.group;

@@ -872,6 +872,7 @@ void record_opts__init(struct record_opts *o)
 	o->group = -1;
 	o->min_block_us = 1000;
 	o->event_rate = RECORD_EVENT_RATE;
+	o->leak_min_age = RECORD_LEAK_MIN_AGE;
 	o->trigger_before = TRIGGER_BEFORE_S;
 	o->trigger_after = TRIGGER_AFTER_S;
 	o->trigger_cooldown = TRIGGER_COOLDOWN_S;

@@ -35,8 +35,12 @@ const char cmd_record_help[] =
 	"\n"
 	"Probes:\n"
 	"  --type T[,T]      oncpu (default), offcpu (time blocked, microseconds), mem (user\n"
-	"                    page faults), threads (thread timeline: docs/threads.md);\n"
+	"                    page faults), leak (bytes allocated and not freed, by stack:\n"
+	"                    docs/leak.md), threads (thread timeline: docs/threads.md);\n"
 	"                    l7 (request tables, see below)\n"
+	"  --leak-sample B   leak: mean bytes allocated between two sampled allocations\n"
+	"                    (default 524288; 1 = every allocation)\n"
+	"  --leak-min-age S  leak: only blocks older than S seconds (default 1)\n"
 	"  --min-dur US      threads: shorter calls are only counted (default 10)\n"
 	"  --min-aggr-dur MS threads: .jsonl aggregation window (default 100)\n"
 	"  --timeline-mem MB threads: memory for intervals, oldest dropped (default 64)\n"
@@ -214,7 +218,7 @@ static const struct {
 	const char *names;  /* as --type says them */
 	const char *writes; /* the formats it writes */
 } families[] = {
-	{ RECORD_FAMILY_STACKS, "oncpu, offcpu or mem",
+	{ RECORD_FAMILY_STACKS, "oncpu, offcpu, mem or leak",
 	  ".folded, .svg, .pb.gz (pprof), .speedscope.json or .gtop" },
 	{ RECORD_FAMILY_THREADS, "threads", ".json (Chrome trace), .jsonl or .gtop" },
 	{ RECORD_FAMILY_SLI, "sli", ".json, .prom or .gtop" },
@@ -370,7 +374,8 @@ enum {
 	OPT_MAX_STACKS, OPT_LONGSYS, OPT_CGROUP, OPT_MIN_DUR, OPT_MIN_AGGR, OPT_TIMELINE_MEM,
 	OPT_PROTOCOLS, OPT_NO_TLS, OPT_L7_CAPTURE, OPT_NO_JAVA_AGENT, OPT_GROUP, OPT_CALL_GRAPH,
 	OPT_TRIGGER, OPT_TRIGGER_BEFORE, OPT_TRIGGER_AFTER, OPT_TRIGGER_COOLDOWN,
-	OPT_JAVA_NATIVE, OPT_NO_JAVA_NATIVE, OPT_HISTORY, OPT_FIXED_PERIOD,
+	OPT_JAVA_NATIVE, OPT_NO_JAVA_NATIVE, OPT_HISTORY, OPT_FIXED_PERIOD, OPT_LEAK_SAMPLE,
+	OPT_LEAK_MIN_AGE,
 };
 
 static int parse_args(int argc, char **argv, struct record_opts *o, const char *cmd,
@@ -431,6 +436,8 @@ int record_parse_args_extra(int argc, char **argv, struct record_opts *o, const 
 		{ "stack-size", required_argument, NULL, OPT_STACK_SIZE },
 		{ "unwind-cache", required_argument, NULL, OPT_UNWIND_CACHE },
 		{ "event-rate", required_argument, NULL, OPT_EVENT_RATE },
+		{ "leak-sample", required_argument, NULL, OPT_LEAK_SAMPLE },
+		{ "leak-min-age", required_argument, NULL, OPT_LEAK_MIN_AGE },
 		{ "include-self", no_argument, NULL, OPT_INCLUDE_SELF },
 		{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
 		{ "threads", no_argument, NULL, OPT_THREADS },
@@ -586,6 +593,16 @@ static int parse_args(int argc, char **argv, struct record_opts *o, const char *
 			if (cli_parse_long(cmd, "--event-rate", optarg, 0, 1000000, &l))
 				return EXIT_USAGE;
 			o->event_rate = (unsigned)l;
+			break;
+		case OPT_LEAK_SAMPLE:
+			if (cli_parse_long(cmd, "--leak-sample", optarg, 1, 1L << 32, &l))
+				return EXIT_USAGE;
+			o->leak_sample = (uint64_t)l;
+			break;
+		case OPT_LEAK_MIN_AGE:
+			if (cli_parse_double(cmd, "--leak-min-age", optarg, 0, 7 * 86400, &d))
+				return EXIT_USAGE;
+			o->leak_min_age = d;
 			break;
 		case OPT_MAX_STACKS:
 			if (cli_parse_long(cmd, "--max-stacks", optarg, 0, 100000000, &l))

@@ -14,6 +14,7 @@
 #define RECORD_STACK_SIZE 8192 /* default --stack-size */
 #define RECORD_EVENT_RATE 500	/* default --event-rate */
 #define RECORD_MAX_STACKS 200000 /* default --max-stacks */
+#define RECORD_LEAK_MIN_AGE 1.0	 /* default --leak-min-age, seconds */
 #define TRIGGER_BEFORE_S 10	 /* default --trigger-before */
 #define TRIGGER_AFTER_S 5	 /* default --trigger-after */
 #define TRIGGER_COOLDOWN_S 30	 /* default --trigger-cooldown */
@@ -57,6 +58,10 @@ struct record_opts {
 	unsigned event_rate;	 /* --event-rate: offcpu/mem records per s per CPU before the kernel
 				  * samples 1 in n (default RECORD_EVENT_RATE; 0 = every event) */
 	bool include_self;	 /* --include-self: galatop's own threads are sampled too */
+	uint64_t leak_sample;	 /* --leak-sample: mean bytes between sampled allocations (0 =
+				  * 512 KiB, 1 = every allocation) */
+	double leak_min_age;	 /* --leak-min-age: seconds a block must live to be shown
+				  * (default RECORD_LEAK_MIN_AGE) */
 	size_t max_stacks;	 /* --max-stacks: distinct stacks kept per probe (0 = no limit) */
 	int pids[RECORD_MAX_TARGETS];
 	size_t npids;

@@ -69,6 +69,41 @@ static void on_event(void *ctx, const struct gt_event *ev)
 			sli_collector__add_pid(s->sli, (int)ev->pid);
 	}
 	collector__event(s->col, ev);
+	/* A new program may bring an allocator of its own. */
+	if (ev->type == GT_EV_EXEC && s->probes && (probes__types(s->probes) & PROBE_LEAK))
+		probes__leak_scan(s->probes, (const int *)&ev->pid, 1, true);
+	if (ev->type == GT_EV_EXIT && s->probes)
+		probes__leak_exit(s->probes, (int)ev->pid);
+}
+
+/* leak: a block the process's exit or exec freed leaves the kernel's live set. */
+static void leak_forget(void *ctx, uint32_t tgid, uint64_t addr)
+{
+	struct session *s = ctx;
+
+	if (s->probes)
+		probes__leak_forget(s->probes, tgid, addr);
+}
+
+#define LEAK_SCAN_NEW_S 1.0  /* processes started since are looked at every second */
+#define LEAK_SCAN_ALL_S 10.0 /* and all of them again (dlopen) every 10 s */
+
+/* leak: the blocks old enough are shown, and processes are looked at for allocators now and
+ * then. */
+static void leak_tick(struct session *s)
+{
+	double now;
+
+	if (!s->probes || !(probes__types(s->probes) & PROBE_LEAK))
+		return;
+	collector__leak_age(s->col, clock_mono_ns());
+	now = clock_mono_s();
+	if (now < s->leak_scan_new)
+		return;
+	probes__leak_scan(s->probes, NULL, 0, now >= s->leak_scan_all);
+	if (now >= s->leak_scan_all)
+		s->leak_scan_all = now + LEAK_SCAN_ALL_S;
+	s->leak_scan_new = now + LEAK_SCAN_NEW_S;
 }
 
 /* A CPython process among the sampled: its interpreter frames are walked from now on. */
@@ -241,6 +276,7 @@ void session__probe_options(const struct session *s, struct probe_opts *po)
 	po->task_fn = on_task;
 	po->include_self = o->include_self;
 	po->event_rate = o->event_rate;
+	po->leak_sample = o->leak_sample;
 }
 
 /* --cpu: the list (checked when parsed) as one flag per configured CPU. */
@@ -326,6 +362,10 @@ int session__open(struct session *s, struct record_opts *o, struct msg_list *msg
 	co.no_java_native = o->no_java_native;
 	co.python_fn = on_python;
 	co.python_ctx = s;
+	co.leak_sample = o->leak_sample;
+	co.leak_min_age_ns = (uint64_t)(o->leak_min_age * 1e9);
+	co.leak_forget_fn = leak_forget;
+	co.leak_ctx = s;
 	s->col = s->ft && s->sc && s->ic ? collector__new(s->ft, s->sc, s->ic, &co) : NULL;
 	if (!s->col) {
 		msg_list__add(msgs, MSG_ERROR, "out of memory");
@@ -741,6 +781,9 @@ int session__poll(struct session *s, int timeout_ms)
 
 	if (s->poll_err)
 		return s->poll_err;
+	/* The last drain: what is outstanding now is what the leak records queued say. */
+	if (timeout_ms == DRAIN_ALL && s->probes && (probes__types(s->probes) & PROBE_LEAK))
+		probes__leak_pause(s->probes);
 	java_child_tick(s);
 	if (timeout_ms != 0 && timeout_ms != DRAIN_ALL &&
 	    epoll_wait(s->epfd, ev, FAMILY_MAX, timeout_ms) < 0) {
@@ -760,6 +803,7 @@ int session__poll(struct session *s, int timeout_ms)
 		n = m < 0 ? m : n + m;
 	}
 	s->first_family = (s->first_family + 1) % FAMILY_MAX;
+	leak_tick(s);
 	if (n == -EINTR)
 		return 0;
 	if (n < 0)
@@ -835,6 +879,37 @@ static void families_summary(struct session *s, double secs)
 	}
 }
 
+/* leak: what was sampled and what is tracked, and the targets whose allocator could not be
+ * hooked, with the reason. */
+static void leak_summary(struct session *s, const struct probe_stats *ps)
+{
+	uint64_t mean = probes__leak_sample(s->probes);
+	struct leak_set_stats ls;
+	char why[512];
+
+	leak_set__stats(collector__leak(s->col), &ls);
+	if (mean > 1)
+		msg_list__add(s->msgs, MSG_NOTE, "leak: %llu allocations sampled of %llu calls (one "
+			      "per %llu bytes on average, --leak-sample), %llu dropped (live set or "
+			      "ring buffer full); %llu freed", (unsigned long long)ps->leak_sampled,
+			      (unsigned long long)ps->leak_calls, (unsigned long long)mean,
+			      (unsigned long long)ps->leak_drops, (unsigned long long)ps->leak_frees);
+	else
+		msg_list__add(s->msgs, MSG_NOTE, "leak: every allocation taken (--leak-sample 1): "
+			      "%llu of %llu calls, %llu dropped (live set or ring buffer full); %llu "
+			      "freed", (unsigned long long)ps->leak_sampled,
+			      (unsigned long long)ps->leak_calls, (unsigned long long)ps->leak_drops,
+			      (unsigned long long)ps->leak_frees);
+	msg_list__add(s->msgs, MSG_NOTE, "leak: %llu blocks tracked, %.0f bytes estimated "
+		      "outstanding (shown once %g s old); %llu allocator files probed",
+		      (unsigned long long)ls.blocks, ls.bytes, s->o->leak_min_age,
+		      (unsigned long long)ps->leak_files);
+	for (size_t i = 0; i < s->npids; i++)
+		if (probes__leak_unhooked(s->probes, s->pids[i], why, sizeof(why)) == 1)
+			msg_list__add(s->msgs, MSG_NOTE, "leak: pid %d not hooked: %s", s->pids[i],
+				      why);
+}
+
 void session__cost_sample(struct session *s)
 {
 	self_cost__sample(&s->cost);
@@ -907,6 +982,8 @@ void session__summary(struct session *s, double secs)
 	if (cs.folded)
 		msg_list__add(s->msgs, MSG_NOTE, "%llu rare stacks folded into [other] frames "
 			"(--max-stacks %zu)", (unsigned long long)cs.folded, s->o->max_stacks);
+	if (s->o->types & PROBE_LEAK)
+		leak_summary(s, &ps);
 	session__sampling(s, false, sampling, sizeof(sampling));
 	if (sampling[0])
 		msg_list__add(s->msgs, MSG_NOTE, "sampled in the kernel past %u events/s per CPU "

@@ -59,6 +59,8 @@ struct session {
 	double java_check; /* when it was last looked at (clock_mono_s) */
 	char java_hint[256]; /* the PreserveFramePointer hint, once made; "" when none */
 	uint32_t java_hint_pid; /* the JVM java_hint was decided for (0: none yet) */
+	double leak_scan_new, leak_scan_all; /* leak: when processes are next looked at for
+					      * allocators (new ones, every one) */
 	struct self_cost cost; /* galatop's own CPU and its programs' kernel time */
 };
 

@@ -58,6 +58,7 @@ struct collector {
 	struct ident_cache *ic;
 	struct collector_opts o;
 	struct profile *profiles[NTYPES];
+	struct leak_set *leak; /* the sampled allocations not freed yet */
 	struct stack_cap caps[NTYPES];
 	struct collector_tick *ticks[NTYPES]; /* since the last clear */
 	size_t nticks[NTYPES], ticks_cap[NTYPES];
@@ -141,8 +142,11 @@ struct collector *collector__new(struct frames *ft, struct sym_cache *sc, struct
 			goto fail;
 		stack_cap_init(&c->caps[i], c->o.max_stacks);
 	}
+	if (!c->o.leak_sample)
+		c->o.leak_sample = 512u << 10;
+	c->leak = leak_set__new();
 	c->tables = hmap__new();
-	if (!c->tables)
+	if (!c->tables || !c->leak)
 		goto fail;
 	return c;
 fail:
@@ -159,6 +163,7 @@ void collector__free(struct collector *c)
 		profile__free(c->profiles[i]);
 		free(c->ticks[i]);
 	}
+	leak_set__free(c->leak);
 	unwinder__free(c->uw);
 	py_names__free(c->pn);
 	if (c->tables) {
@@ -867,6 +872,15 @@ void collector__event(struct collector *c, const struct gt_event *ev)
 	double value;
 	unsigned klen = ev->kstack_len, ulen = ev->ustack_len;
 
+	if (ev->type == GT_EV_FREE) {
+		leak_set__release(c->leak, ev->pid, ev->aux, c->profiles[STACK_LEAK]);
+		return;
+	}
+	if (ev->type == GT_EV_EXEC || ev->type == GT_EV_EXIT) {
+		/* Its heap is gone: so are its blocks. */
+		leak_set__forget_pid(c->leak, ev->pid, c->profiles[STACK_LEAK], c->o.leak_forget_fn,
+				     c->o.leak_ctx);
+	}
 	if (ev->type == GT_EV_EXEC) {
 		/* A new program in the same pid: new name, new mappings. */
 		c->stats.exec++;
@@ -896,6 +910,13 @@ void collector__event(struct collector *c, const struct gt_event *ev)
 	for (size_t i = 0; i < n; i++)
 		if (frames[i] == EMPTY)
 			return; /* out of memory: drop the sample rather than misfile it */
+	if (ti == STACK_LEAK) {
+		/* Shown once old enough (collector__leak_age). */
+		leak_set__alloc(c->leak, ev->pid, ev->aux, ev->ts_ns, ev->value,
+				leak_weight(ev->value, c->o.leak_sample), frames, n,
+				c->profiles[STACK_LEAK]);
+		return;
+	}
 	value = (double)ev->value;
 	if (ev->type == GT_EV_MEM && c->o.mem_bytes)
 		value *= (double)c->page_size;
@@ -918,6 +939,17 @@ struct profile *collector__profile(struct collector *c, enum stack_type t)
 	return (unsigned)t < NTYPES ? c->profiles[t] : NULL;
 }
 
+void collector__leak_age(struct collector *c, uint64_t now_ns)
+{
+	if (now_ns > c->o.leak_min_age_ns)
+		leak_set__age(c->leak, now_ns - c->o.leak_min_age_ns, c->profiles[STACK_LEAK]);
+}
+
+const struct leak_set *collector__leak(const struct collector *c)
+{
+	return c->leak;
+}
+
 void collector__clear(struct collector *c)
 {
 	for (int i = 0; i < NTYPES; i++) {
@@ -938,6 +970,11 @@ int collector__set_frames(struct collector *c, struct frames *ft)
 				profile__free(fresh[k]);
 			return -ENOMEM;
 		}
+	}
+	if (leak_set__move_frames(c->leak, ft, c->ft)) {
+		for (int i = 0; i < NTYPES; i++)
+			profile__free(fresh[i]);
+		return -ENOMEM;
 	}
 	for (int i = 0; i < NTYPES; i++) {
 		profile__free(c->profiles[i]);

@@ -10,6 +10,7 @@
 #include "bpf/gt_event.h"
 #include "bpf/sideband.h"
 #include "model/group.h"
+#include "model/leak.h"
 #include "model/profile.h"
 #include "model/stack_type.h"
 #include "symbols/ident.h"
@@ -30,6 +31,13 @@ struct collector_opts {
 	 * have the probes walk its interpreter frames (probes__add_python); NULL: not looked for. */
 	int (*python_fn)(void *ctx, int pid, const struct gt_py_proc *pp);
 	void *python_ctx;
+	/* leak: the sampler's mean bytes (1: every allocation; 0: 512 KiB), the age a block
+	 * must reach to be shown, and who is told of each block a process's exit or exec
+	 * dropped (to take it out of the kernel's live set; NULL: nobody). */
+	uint64_t leak_sample;
+	uint64_t leak_min_age_ns;
+	void (*leak_forget_fn)(void *ctx, uint32_t tgid, uint64_t addr);
+	void *leak_ctx;
 };
 
 struct collector_stats {
@@ -71,6 +79,11 @@ void collector__free(struct collector *c);
 void collector__event(struct collector *c, const struct gt_event *ev);
 /* Most frames collector__stack writes: user (with Python frames merged in) and kernel. */
 #define COLLECTOR_MAX_FRAMES (2 * GT_MAX_STACK + GT_PY_MAX_FRAMES + 8)
+/* leak: the blocks allocated at least the minimum age before now_ns (CLOCK_MONOTONIC) join
+ * the leak profile. */
+void collector__leak_age(struct collector *c, uint64_t now_ns);
+/* leak: the live set of sampled allocations (model/leak.h); owned by the collector. */
+const struct leak_set *collector__leak(const struct collector *c);
 /* Names the stacks of ev (user frames, then kernel frames; unwound from the stack copy with
  * GT_EVF_UREGS; CPython's frames in place of its interpreter loop) as frames of the
  * collector's table, root first, into out (room for COLLECTOR_MAX_FRAMES); a frame is

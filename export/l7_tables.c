@@ -621,17 +621,13 @@ out:
 
 /* --- per request ----------------------------------------------------------------------- */
 
-int l7_jsonl_write(FILE *f, const struct l7_session *s, const struct l7_record *r, uint32_t tid,
-		   uint64_t ts0_ns, double wall0)
+json_t *l7_trace_json(const struct l7_session *s, const struct l7_record *r, uint32_t tid,
+		      double timestamp)
 {
 	json_t *o = record_json(r);
-	locale_t old, c;
-	int ret;
-
 	if (!o)
-		return -ENOMEM;
-	json_object_set_new(o, "timestamp",
-			    json_real(wall0 + ((double)r->req_start_ns - (double)ts0_ns) / 1e9));
+		return NULL;
+	json_object_set_new(o, "timestamp", json_real(timestamp));
 	json_object_set_new(o, "tgid", json_integer(s->key.tgid));
 	json_object_set_new(o, "tid", json_integer(tid));
 	json_object_set_new(o, "comm", json_string(s->comm));
@@ -643,6 +639,23 @@ int l7_jsonl_write(FILE *f, const struct l7_session *s, const struct l7_record *
 			    json_integer(r->no_response || r->resp_end_ns < r->req_start_ns
 					     ? 0
 					     : (json_int_t)(r->resp_end_ns - r->req_start_ns)));
+	if (s->container[0])
+		json_object_set_new(o, "container", json_string(s->container));
+	if (s->pod[0])
+		json_object_set_new(o, "pod", json_string(s->pod));
+	return o;
+}
+
+int l7_jsonl_write(FILE *f, const struct l7_session *s, const struct l7_record *r, uint32_t tid,
+		   uint64_t ts0_ns, double wall0)
+{
+	json_t *o = l7_trace_json(s, r, tid,
+				  wall0 + ((double)r->req_start_ns - (double)ts0_ns) / 1e9);
+	locale_t old, c;
+	int ret;
+
+	if (!o)
+		return -ENOMEM;
 	c = json_c_locale_begin(&old);
 	ret = json_dumpf(o, f, JSON_COMPACT | JSON_REAL_PRECISION(16));
 	json_c_locale_end(c, old);

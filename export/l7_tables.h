@@ -12,6 +12,8 @@
 
 #include "model/l7/table.h"
 
+struct json_t; /* jansson's json_t */
+
 /* Writes t as one JSON document (pretty when indent > 0); secs is the recording's length,
  * for the throughput fields. 0 or -errno. */
 int l7_json_write(FILE *f, const struct l7_table *t, double secs, int indent);
@@ -30,8 +32,12 @@ struct prom_style;
 /* The same under a style (export/prom.h; NULL: as l7_prom_write). */
 int l7_prom_write_style(FILE *f, const struct l7_table *t, double secs,
 			const struct prom_style *style);
-/* Writes one request of session s as a JSON line; ts0_ns/wall0 map the records' monotonic
- * times to UNIX time. 0 or -errno. */
+/* One request of session s as gala-gopher's trace object (jansson; caller decrefs), with the
+ * request's UNIX time; NULL on ENOMEM. */
+struct json_t *l7_trace_json(const struct l7_session *s, const struct l7_record *r, uint32_t tid,
+			     double timestamp);
+/* Writes one request of session s as a JSON line (l7_trace_json's); ts0_ns/wall0 map the
+ * records' monotonic times to UNIX time. 0 or -errno. */
 int l7_jsonl_write(FILE *f, const struct l7_session *s, const struct l7_record *r, uint32_t tid,
 		   uint64_t ts0_ns, double wall0);
 /* Writes t as text tables (endpoints, then sessions), as `galatop record` prints them. */

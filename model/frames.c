@@ -118,6 +118,21 @@ uint32_t frames__find_from(const struct frames *ft, const struct frames *from, u
 	return frames__find(ft, &key);
 }
 
+uint32_t frames__intern_from(struct frames *ft, const struct frames *from, uint32_t id)
+{
+	struct strtab *sst = from->st, *dst = ft->st;
+	struct frame f = *frames__get(from, id);
+
+	if (ft == from)
+		return id;
+	f.name = strtab__intern(dst, strtab__str(sst, f.name), strtab__len(sst, f.name));
+	f.module = strtab__intern(dst, strtab__str(sst, f.module), strtab__len(sst, f.module));
+	f.file = strtab__intern(dst, strtab__str(sst, f.file), strtab__len(sst, f.file));
+	if (f.name == EMPTY_SLOT || f.module == EMPTY_SLOT || f.file == EMPTY_SLOT)
+		return EMPTY_SLOT;
+	return frames__intern(ft, &f);
+}
+
 uint32_t frames__intern(struct frames *ft, const struct frame *f)
 {
 	uint32_t h = frame_hash(f), i = h & ft->mask;

@@ -44,6 +44,9 @@ uint32_t frames__find(const struct frames *ft, const struct frame *f);
 /* The id in ft of the frame that is id in the table from (which may use another strtab), or
  * (uint32_t)-1 if ft has no such frame: carries ids across a renewed frame table. */
 uint32_t frames__find_from(const struct frames *ft, const struct frames *from, uint32_t id);
+/* The id in ft of the frame that is id in the table from, adding it if new (its strings
+ * copied into ft's strtab); (uint32_t)-1 on ENOMEM. */
+uint32_t frames__intern_from(struct frames *ft, const struct frames *from, uint32_t id);
 /* Interns name[0..len) as a frame whose kind is guessed from its text the way folded files
  * mark it (suffixes _[k] _[j] _[i], prefixes [Pod] [Con] [PID]); (uint32_t)-1 on ENOMEM. */
 uint32_t frames__intern_name(struct frames *ft, const char *name, size_t len);

@@ -334,15 +334,7 @@ int profile__add_stack2(struct profile *p, const uint32_t *frames, size_t n, dou
 /* Maps a frame of another table into dst's table. */
 static uint32_t map_frame(struct profile *dst, const struct frames *sft, uint32_t id)
 {
-	struct strtab *sst = frames__strtab(sft), *dst_st = frames__strtab(dst->ft);
-	struct frame f = *frames__get(sft, id);
-
-	f.name = strtab__intern(dst_st, strtab__str(sst, f.name), strtab__len(sst, f.name));
-	f.module = strtab__intern(dst_st, strtab__str(sst, f.module), strtab__len(sst, f.module));
-	f.file = strtab__intern(dst_st, strtab__str(sst, f.file), strtab__len(sst, f.file));
-	if (f.name == UINT32_MAX || f.module == UINT32_MAX || f.file == UINT32_MAX)
-		return UINT32_MAX;
-	return frames__intern(dst->ft, &f);
+	return frames__intern_from(dst->ft, sft, id);
 }
 
 /* Adds src into dst: both columns as they are (column < 0), or src's values into column 0

@@ -27,7 +27,9 @@
 	X(OFFCPU, "offcpu", 2, 2, 0, VALUE_MICROSECONDS, false, "sched_switch",                       \
 	  "Off-CPU Time Flame Graph", "io")                                                        \
 	X(MEM, "mem", 3, 4, 1, VALUE_FAULTS, false, "page_fault_user", "Page Fault Flame Graph",  \
-	  "mem")
+	  "mem")                                                                                   \
+	X(LEAK, "leak", 6, 16, -1, VALUE_BYTES, true, "malloc/free uprobes",                      \
+	  "Memory Leak Flame Graph", "mem")
 
 #define STACK_TYPE_ENUM(id, ...) STACK_##id,
 enum stack_type { STACK_TYPE_TABLE(STACK_TYPE_ENUM) STACK_TYPES };

@@ -11,6 +11,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "elf_func.h"
 #include "hmap.h"
 #include "proc_maps.h"
 #include "util/grow.h"
@@ -154,21 +155,6 @@ static void find_syms(Elf *elf, struct py_syms *s)
 	}
 }
 
-/* The file offset of link-time address vaddr in elf's PT_LOAD segments, or -1. */
-static int64_t vaddr_to_off(Elf *elf, uint64_t vaddr, size_t len)
-{
-	size_t n;
-	GElf_Phdr ph;
-
-	if (elf_getphdrnum(elf, &n))
-		return -1;
-	for (size_t i = 0; i < n; i++)
-		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && vaddr >= ph.p_vaddr &&
-		    vaddr + len <= ph.p_vaddr + ph.p_filesz)
-			return (int64_t)(vaddr - ph.p_vaddr + ph.p_offset);
-	return -1;
-}
-
 /* Load bias of elf mapped as m: runtime address - link-time address. */
 static int load_bias(Elf *elf, const struct proc_map *m, uint64_t *bias)
 {
@@ -218,7 +204,7 @@ static int detect_map(int pid, const struct proc_map *m, struct py_runtime *out,
 	if (!s.has_runtime || !s.has_code_type)
 		goto out;
 	err = -ENOTSUP;
-	off = s.has_version ? vaddr_to_off(elf, s.version, sizeof(version)) : -1;
+	off = s.has_version ? elf_vaddr_to_off(elf, s.version, sizeof(version)) : -1;
 	if (off < 0 || pread(fd, &version, sizeof(version), off) != sizeof(version)) {
 		snprintf(why, whylen, "%s: CPython before 3.11 (no Py_Version)", m->path);
 		goto out;

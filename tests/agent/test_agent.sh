@@ -3,21 +3,9 @@
 # family turned on in place; a broken file refused while the agent runs on), SIGTERM and
 # SIGINT ending it cleanly with no probe left in the kernel.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/agent_lib.sh"
 need_root_bpf agent || exit 0
 [ -x "$TOOLS/burn" ] || { fail agent "test workloads not built (make tools)"; exit 0; }
-
-# start_agent LOG ARGS...: runs the agent in the background, its pid in $AGENT.
-start_agent() {
-	log=$1; shift
-	"$GALATOP" agent --log-level debug "$@" 2>"$log" &
-	AGENT=$!
-	wait_until 300 grep -qs 'running (pid' "$log"
-}
-# stop_agent SIGNAL: signals the agent, waits for it; its exit status in $RC.
-stop_agent() {
-	kill -"$1" "$AGENT"
-	wait "$AGENT"; RC=$?
-}
 
 # 1. A known workload: each period's folded file holds its 60/30/10 split.
 "$TOOLS/burn" 30 >/dev/null & BURN=$!

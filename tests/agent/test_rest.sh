@@ -104,11 +104,15 @@ put /l7 '{"state": "stopped"}'
 l2=$(attached $AGENT gt_l7_send)
 [ "$c1 $s1 $CODE $(get /l7 | jq -r .state)" = "200 running 200 stopped" ] && [ "$l1" -ge 1 ] &&
 	[ "$l2" = 0 ] && pass rest_l7 || fail rest_l7 "$c1 $s1 $CODE $(cat "$TMP/ans") (l7 links $l1 then $l2)"
-put /sli '{"cmd": {"probe": ["cpu", "mem"]}, "state": "running"}'
-c1=$CODE; s1=$(get /sli | jq -r .state)
+put /sli '{"cmd": {"probe": ["cpu"]}, "state": "running"}'
+c1=$CODE; s1=$(get /sli | jq -r .state); l1=$(attached $AGENT gt_sli_switch)
+put /sli '{"cmd": {"probe": ["cpu", "mem"]}}' # other families: the SLI probes open again
+c2=$CODE; p2=$(get /sli | jq -c '[.cmd.probe, .state]'); l2=$(attached $AGENT gt_sli_switch)
 put /sli '{"state": "stopped"}'
-[ "$c1 $s1 $CODE $(get /sli | jq -r .state)" = "200 running 200 stopped" ] && pass rest_sli ||
-	fail rest_sli "$c1 $s1 $CODE $(cat "$TMP/ans")"
+l3=$(attached $AGENT gt_sli_switch)
+[ "$c1 $s1 $c2 $p2 $CODE $(get /sli | jq -r .state)" = '200 running 200 [["cpu","mem"],"running"] 200 stopped' ] &&
+	[ "$l1" -ge 1 ] && [ "$l2" -ge 1 ] && [ "$l3" = 0 ] && pass rest_sli ||
+	fail rest_sli "$c1 $s1 $c2 $p2 $CODE $(cat "$TMP/ans") (sli links $l1 $l2 $l3)"
 
 # 5. Bad bodies: 400 with the reason, and nothing changes.
 before=$(get /flamegraph)

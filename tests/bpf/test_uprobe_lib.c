@@ -160,9 +160,9 @@ static int setup(void)
 		return -EIO;
 	{
 		const struct uprobe_lib_probe probes[] = {
-			{ "SSL_write", skel->progs.gt_l7_ssl_write, false },
-			{ "SSL_write", skel->progs.gt_l7_ssl_ret, true },
-			{ "SSL_no_such_function", skel->progs.gt_l7_ssl_read, false },
+			{ "SSL_write", skel->progs.gt_l7_ssl_write, false, 0 },
+			{ "SSL_write", skel->progs.gt_l7_ssl_ret, true, 0 },
+			{ "SSL_no_such_function", skel->progs.gt_l7_ssl_read, false, 0 },
 		};
 		struct uprobe_lib_opts o = { .match = match, .probes = probes, .nprobes = 3 };
 

@@ -28,20 +28,25 @@ TEST_CASE(stack_types_are_distinct_and_found_by_each_key)
 	CHECK_STR(stack_type_name(-1), "?");
 }
 
-TEST_CASE(stack_types_are_the_three_recorded_so_far)
+TEST_CASE(stack_types_are_the_ones_recorded_so_far)
 {
 	/* What snapshots, file names and --type spell; old snapshots keep opening by them. */
 	CHECK_STR(stack_type_name(STACK_ONCPU), "oncpu");
 	CHECK_STR(stack_type_name(STACK_OFFCPU), "offcpu");
 	CHECK_STR(stack_type_name(STACK_MEM), "mem");
+	CHECK_STR(stack_type_name(STACK_LEAK), "leak");
 	CHECK(stack_types[STACK_ONCPU].kind == VALUE_SAMPLES);
 	CHECK(stack_types[STACK_OFFCPU].kind == VALUE_MICROSECONDS);
 	CHECK(stack_types[STACK_MEM].kind == VALUE_FAULTS);
+	CHECK(stack_types[STACK_LEAK].kind == VALUE_BYTES);
+	/* Only the leak type's values go down: a free takes back its allocation. */
 	for_each_stack_type(t)
-		CHECK(!stack_types[t].can_go_down);
-	/* Event sampling (--event-rate) has a slot for each type not sampled at a frequency. */
+		CHECK(stack_types[t].can_go_down == (t == STACK_LEAK));
+	/* Event sampling (--event-rate) has a slot for each type not sampled at a frequency or
+	 * by a sampler of its own (leak: by bytes). */
 	for_each_stack_type(t)
-		CHECK((stack_types[t].rate_slot < 0) == (stack_types[t].kind == VALUE_SAMPLES));
+		CHECK((stack_types[t].rate_slot < 0) ==
+		      (stack_types[t].kind == VALUE_SAMPLES || stack_types[t].can_go_down));
 }
 
 TEST_CASE(stack_type_list_names_them_all_in_order)
@@ -52,13 +57,13 @@ TEST_CASE(stack_type_list_names_them_all_in_order)
 		snprintf(want + strlen(want), sizeof(want) - strlen(want), "%s%s", t ? ", " : "",
 			 stack_types[t].name);
 	CHECK_STR(stack_type_list(), want);
-	CHECK_STR(stack_type_list(), "oncpu, offcpu, mem");
+	CHECK_STR(stack_type_list(), "oncpu, offcpu, mem, leak");
 }
 
 int main(void)
 {
 	RUN(stack_types_are_distinct_and_found_by_each_key);
-	RUN(stack_types_are_the_three_recorded_so_far);
+	RUN(stack_types_are_the_ones_recorded_so_far);
 	RUN(stack_type_list_names_them_all_in_order);
 	HARNESS_EXIT();
 }

@@ -1,0 +1,457 @@
+/* The leak probe's attachments: see leak.h. One bpf/uprobe_lib per allocator family, each
+ * with the functions that allocator really enters: an alias (glibc's aligned_alloc is
+ * memalign) or a wrapper that jumps to another listed entry (glibc's reallocarray, jemalloc's
+ * operator new[] and its unsized operator delete) is left out, or a call would be counted
+ * twice. */
+#include "bpf/leak.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bpf/leak_event.h"
+#include "bpf/loadlog.h"
+#include "bpf/uprobe_lib.h"
+#include "symbols/elf_func.h"
+#include "symbols/proc_maps.h"
+#include "util/grow.h"
+
+struct leak_fn_name {
+	const char *name;
+	unsigned cookie;
+};
+
+#define END { NULL, 0 }
+
+/* glibc 2.36: aligned_alloc is memalign (one address); reallocarray jumps to realloc;
+ * realloc(NULL, n) jumps to malloc. */
+static const struct leak_fn_name glibc_fns[] = {
+	{ "malloc", LEAK_FN_MALLOC },
+	{ "calloc", LEAK_FN_CALLOC },
+	{ "realloc", LEAK_FN_REALLOC | LEAK_NULL_VIA_MALLOC },
+	{ "free", LEAK_FN_FREE },
+	{ "memalign", LEAK_FN_MEMALIGN },
+	{ "posix_memalign", LEAK_FN_POSIX_MEMALIGN },
+	{ "valloc", LEAK_FN_VALLOC },
+	{ "pvalloc", LEAK_FN_PVALLOC },
+	END,
+};
+
+/* jemalloc 5 (Debian's libjemalloc2; redis-server links it): its operator new and sized
+ * deletes do not go through malloc and free; operator new[] jumps to operator new, the unsized
+ * deletes to free, the aligned news call aligned_alloc. */
+static const struct leak_fn_name jemalloc_fns[] = {
+	{ "malloc", LEAK_FN_MALLOC },
+	{ "calloc", LEAK_FN_CALLOC },
+	{ "realloc", LEAK_FN_REALLOC },
+	{ "free", LEAK_FN_FREE },
+	{ "memalign", LEAK_FN_MEMALIGN },
+	{ "aligned_alloc", LEAK_FN_MEMALIGN },
+	{ "posix_memalign", LEAK_FN_POSIX_MEMALIGN },
+	{ "valloc", LEAK_FN_VALLOC },
+	{ "mallocx", LEAK_FN_MALLOC },
+	{ "rallocx", LEAK_FN_REALLOC },
+	{ "dallocx", LEAK_FN_FREE },
+	{ "sdallocx", LEAK_FN_FREE },
+	{ "_Znwm", LEAK_FN_MALLOC },
+	{ "_ZnwmRKSt9nothrow_t", LEAK_FN_MALLOC },
+	{ "_ZdlPvm", LEAK_FN_FREE },
+	{ "_ZdaPvm", LEAK_FN_FREE },
+	{ "_ZdlPvmSt11align_val_t", LEAK_FN_FREE },
+	{ "_ZdaPvmSt11align_val_t", LEAK_FN_FREE },
+	END,
+};
+
+/* gperftools' tcmalloc (libgoogle-perftools4): free is also operator delete, operator new[]
+ * is operator new, aligned_alloc is memalign; posix_memalign, valloc and pvalloc call or jump
+ * to memalign through the PLT. */
+static const struct leak_fn_name tcmalloc_fns[] = {
+	{ "malloc", LEAK_FN_MALLOC },
+	{ "calloc", LEAK_FN_CALLOC },
+	{ "realloc", LEAK_FN_REALLOC },
+	{ "free", LEAK_FN_FREE },
+	{ "memalign", LEAK_FN_MEMALIGN },
+	{ "_Znwm", LEAK_FN_MALLOC },
+	{ "_ZnwmRKSt9nothrow_t", LEAK_FN_MALLOC },
+	{ "_ZdlPvm", LEAK_FN_FREE },
+	END,
+};
+
+/* An executable with an allocator linked in (static glibc, a bundled jemalloc with its je_
+ * prefix): whichever of these it defines. */
+static const struct leak_fn_name exe_fns[] = {
+	{ "malloc", LEAK_FN_MALLOC },
+	{ "calloc", LEAK_FN_CALLOC },
+	{ "realloc", LEAK_FN_REALLOC },
+	{ "reallocarray", LEAK_FN_REALLOCARRAY },
+	{ "free", LEAK_FN_FREE },
+	{ "memalign", LEAK_FN_MEMALIGN },
+	{ "posix_memalign", LEAK_FN_POSIX_MEMALIGN },
+	{ "valloc", LEAK_FN_VALLOC },
+	{ "pvalloc", LEAK_FN_PVALLOC },
+	{ "je_malloc", LEAK_FN_MALLOC },
+	{ "je_calloc", LEAK_FN_CALLOC },
+	{ "je_realloc", LEAK_FN_REALLOC },
+	{ "je_free", LEAK_FN_FREE },
+	{ "je_posix_memalign", LEAK_FN_POSIX_MEMALIGN },
+	{ "je_aligned_alloc", LEAK_FN_MEMALIGN },
+	{ "je_memalign", LEAK_FN_MEMALIGN },
+	END,
+};
+
+enum { KIT_GLIBC, KIT_JEMALLOC, KIT_TCMALLOC, KIT_EXE, NKITS };
+
+static const struct {
+	const char *prefix; /* NULL: the targets' executables */
+	const struct leak_fn_name *fns;
+} kits[NKITS] = {
+	[KIT_GLIBC] = { "libc.so.6", glibc_fns },
+	[KIT_JEMALLOC] = { "libjemalloc.so", jemalloc_fns },
+	[KIT_TCMALLOC] = { "libtcmalloc", tcmalloc_fns },
+	[KIT_EXE] = { NULL, exe_fns },
+};
+
+#define MAX_PROBES 64
+#define MAX_SETS 256 /* processes probed one by one at most */
+
+/* The probes of one process (pid > 0), or of every process (pid -1). */
+struct leak_set_of {
+	int pid;
+	struct uprobe_lib *lib[NKITS];
+	size_t reported[NKITS]; /* files looked at for warnings */
+	char exe[4096];		/* its executable as its maps name it ("" when unknown) */
+};
+
+struct leak_probes {
+	struct bpf_program *entry, *ret;
+	bool per_pid;
+	struct leak_set_of **sets;
+	size_t nsets, sets_cap;
+	bool full_said;
+	char warnings[2048];
+};
+
+/* Length of the instruction at b if the kernel runs it for the probe (x86 uprobes emulate a
+ * push of a register, jumps, calls, conditional jumps and nops), else 0: any other
+ * instruction is single-stepped out of line, a debug trap that costs ten times the probe
+ * here (40 us against 3 us on a 6.18 VM). */
+static unsigned insn_emulated(const uint8_t *b)
+{
+	if ((b[0] >= 0x50 && b[0] <= 0x57) || b[0] == 0x90)
+		return 1;
+	if (b[0] == 0x41 && b[1] >= 0x50 && b[1] <= 0x57)
+		return 2;
+	if ((b[0] >= 0x70 && b[0] <= 0x7f) || b[0] == 0xeb)
+		return 2;
+	if (b[0] == 0xe8 || b[0] == 0xe9)
+		return 5;
+	if (b[0] == 0x0f && b[1] >= 0x80 && b[1] <= 0x8f)
+		return 6;
+	return 0;
+}
+
+/* Length of the instruction at b if it is one a function may start with that changes
+ * neither the stack pointer, the argument registers nor memory (test of two registers, a
+ * compare of a global byte with an immediate, endbr64): a probe after it sees the call as
+ * one at the start does, return address included. 0 for anything else. */
+static unsigned insn_harmless(const uint8_t *b)
+{
+	const uint8_t *op = (b[0] & 0xf0) == 0x40 ? b + 1 : b; /* past a REX prefix */
+
+	if (op[0] == 0x85 && (op[1] & 0xc0) == 0xc0)
+		return (unsigned)(op - b) + 2;
+	if (b[0] == 0x80 && b[1] == 0x3d)
+		return 7;
+	if (b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e && b[3] == 0xfa)
+		return 4;
+	return 0;
+}
+
+/* The probes of a function go past a harmless first instruction when the next one is
+ * emulated and the first is not (glibc's free starts with test %rdi,%rdi, memalign with a
+ * compare: both single-stepped at the start). */
+static void place(void *ctx, const char *file, const struct uprobe_lib_probe *pr, size_t n,
+		  uint64_t *off)
+{
+	const char *names[MAX_PROBES] = { NULL };
+	uint8_t code[MAX_PROBES][ELF_FUNC_CODE];
+	bool found[MAX_PROBES];
+
+	if (n > MAX_PROBES)
+		return;
+	for (size_t i = 0; i < n; i++)
+		names[i] = pr[i].func;
+	if (elf_func_code(file, names, n, found, code) <= 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		unsigned skip = found[i] && !insn_emulated(code[i]) ? insn_harmless(code[i]) : 0;
+
+		if (skip && skip + 6 <= ELF_FUNC_CODE && insn_emulated(code[i] + skip))
+			off[i] = skip;
+	}
+}
+
+static bool exe_match(void *ctx, const char *path)
+{
+	const struct leak_set_of *ls = ctx;
+
+	return ls->exe[0] && !strcmp(ls->exe, path);
+}
+
+static void set_free(struct leak_set_of *ls)
+{
+	if (!ls)
+		return;
+	for (int k = 0; k < NKITS; k++)
+		uprobe_lib__free(ls->lib[k]);
+	free(ls);
+}
+
+/* The kits for pid (-1: every process; then no executable kit). NULL on ENOMEM. */
+static struct leak_set_of *set_new(struct leak_probes *l, int pid)
+{
+	struct leak_set_of *ls = calloc(1, sizeof(*ls));
+
+	if (!ls)
+		return NULL;
+	ls->pid = pid;
+	for (int k = 0; k < NKITS; k++) {
+		struct uprobe_lib_probe pr[MAX_PROBES];
+		struct uprobe_lib_opts o = { .prefix = kits[k].prefix, .probes = pr,
+					     .offsets = place, .pid = pid > 0 ? pid : 0 };
+		size_t n = 0;
+
+		if (!kits[k].prefix) {
+			if (pid <= 0)
+				continue;
+			o.match = exe_match;
+			o.ctx = ls;
+		}
+		for (const struct leak_fn_name *f = kits[k].fns; f->name && n + 2 <= MAX_PROBES; f++) {
+			pr[n++] = (struct uprobe_lib_probe){ f->name, l->entry, false, f->cookie };
+			if ((f->cookie & LEAK_FN_MASK) != LEAK_FN_FREE)
+				pr[n++] = (struct uprobe_lib_probe){ f->name, l->ret, true, f->cookie };
+		}
+		o.nprobes = n;
+		ls->lib[k] = uprobe_lib__new(&o);
+		if (!ls->lib[k]) {
+			set_free(ls);
+			return NULL;
+		}
+	}
+	return ls;
+}
+
+struct leak_probes *leak_probes__new(struct bpf_program *entry, struct bpf_program *ret,
+				     bool per_pid)
+{
+	struct leak_probes *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return NULL;
+	l->entry = entry;
+	l->ret = ret;
+	l->per_pid = per_pid;
+	return l;
+}
+
+/* The set of pid (-1 when not per process), made if new; NULL when out of room. */
+static struct leak_set_of *set_of(struct leak_probes *l, int pid)
+{
+	struct leak_set_of *ls;
+
+	if (!l->per_pid)
+		pid = -1;
+	for (size_t i = 0; i < l->nsets; i++)
+		if (l->sets[i]->pid == pid)
+			return l->sets[i];
+	if (l->nsets == MAX_SETS) {
+		if (!l->full_said) {
+			size_t len = strlen(l->warnings);
+
+			snprintf(l->warnings + len, sizeof(l->warnings) - len,
+				 "%sleak: %d processes probed already; the others are not",
+				 len ? "\n" : "", MAX_SETS);
+			l->full_said = true;
+		}
+		return NULL;
+	}
+	if (ARRAY_GROW(l->sets, l->sets_cap, l->nsets + 1))
+		return NULL;
+	ls = set_new(l, pid);
+	if (ls)
+		l->sets[l->nsets++] = ls;
+	return ls;
+}
+
+/* Remembers the executable of ls's process (as its maps name it) for the executables' kit. */
+static void note_exe(struct leak_set_of *ls)
+{
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", ls->pid);
+	n = readlink(link, ls->exe, sizeof(ls->exe) - 1);
+	ls->exe[n > 0 ? n : 0] = '\0';
+	if (n > 10 && !strcmp(ls->exe + n - 10, " (deleted)"))
+		ls->exe[n - 10] = '\0';
+}
+
+/* Warns once about each file found whose probes all failed. */
+static void report(struct leak_probes *l, struct leak_set_of *ls)
+{
+	for (int k = 0; k < NKITS; k++) {
+		size_t n = ls->lib[k] ? uprobe_lib__nfiles(ls->lib[k]) : 0;
+
+		for (; ls->reported[k] < n; ls->reported[k]++) {
+			const struct uprobe_lib_file *f = uprobe_lib__file(ls->lib[k], ls->reported[k]);
+			size_t len = strlen(l->warnings);
+
+			/* An executable without an allocator of its own is the common case. */
+			if (f->attached || k == KIT_EXE || len + 1 >= sizeof(l->warnings))
+				continue;
+			snprintf(l->warnings + len, sizeof(l->warnings) - len,
+				 "%sleak: cannot probe the allocator in %s: %s", len ? "\n" : "",
+				 f->path, strerror(-f->err));
+		}
+	}
+}
+
+/* Probes what ls's process (or, for the set of every process, pids[0..n), NULL: all) maps. */
+static int scan_set(struct leak_probes *l, struct leak_set_of *ls, const int *pids, size_t n,
+		    bool again)
+{
+	int added = 0;
+
+	if (ls->pid > 0) {
+		pids = &ls->pid;
+		n = 1;
+		if (again || !ls->exe[0])
+			note_exe(ls); /* an exec changes it */
+	}
+	for (int k = 0; k < NKITS; k++) {
+		int r = ls->lib[k] ? uprobe_lib__scan(ls->lib[k], pids, n, again) : 0;
+
+		added += r > 0 ? r : 0;
+	}
+	report(l, ls);
+	return added;
+}
+
+int leak_probes__scan(struct leak_probes *l, const int *pids, size_t n, bool again)
+{
+	struct leak_set_of *ls;
+	int added = 0;
+
+	if (!l->per_pid) {
+		ls = set_of(l, -1);
+		return ls ? scan_set(l, ls, pids, n, again) : 0;
+	}
+	for (size_t i = 0; pids && i < n; i++) {
+		ls = set_of(l, pids[i]);
+		added += ls ? scan_set(l, ls, NULL, 0, again) : 0;
+	}
+	return added;
+}
+
+void leak_probes__forget(struct leak_probes *l, int pid)
+{
+	for (size_t i = 0; l->per_pid && i < l->nsets; i++)
+		if (l->sets[i]->pid == pid) {
+			set_free(l->sets[i]);
+			l->sets[i] = l->sets[--l->nsets];
+			return;
+		}
+}
+
+size_t leak_probes__files(const struct leak_probes *l)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < l->nsets; i++)
+		for (int k = 0; k < NKITS; k++)
+			n += l->sets[i]->lib[k] ? uprobe_lib__attached(l->sets[i]->lib[k]) : 0;
+	return n;
+}
+
+/* The file with dev and ino among the sets' kits that apply to pid, or NULL; *kit says
+ * which kit found it. */
+static const struct uprobe_lib_file *file_of(const struct leak_probes *l, int pid, uint64_t dev,
+					     uint64_t ino, int *kit)
+{
+	for (size_t i = 0; i < l->nsets; i++) {
+		const struct leak_set_of *ls = l->sets[i];
+
+		if (ls->pid > 0 && ls->pid != pid)
+			continue;
+		for (int k = 0; k < NKITS; k++)
+			for (size_t j = 0; ls->lib[k] && j < uprobe_lib__nfiles(ls->lib[k]); j++) {
+				const struct uprobe_lib_file *f = uprobe_lib__file(ls->lib[k], j);
+
+				if (f->dev == dev && f->ino == ino) {
+					*kit = k;
+					return f;
+				}
+			}
+	}
+	return NULL;
+}
+
+int leak_probes__unhooked(const struct leak_probes *l, int pid, char *why, size_t len)
+{
+	const struct uprobe_lib_file *failed = NULL;
+	struct proc_map *maps;
+	size_t n;
+	bool hooked = false;
+	int r = proc_maps__read(pid, &maps, &n), kit;
+
+	if (r)
+		return r;
+	if (!n) {
+		proc_maps__free(maps, n);
+		return -ESRCH; /* a zombie: its memory is gone */
+	}
+	for (size_t i = 0; i < n && !hooked; i++) {
+		const struct uprobe_lib_file *f = file_of(l, pid, maps[i].dev, maps[i].inode, &kit);
+
+		if (f && f->attached)
+			hooked = true;
+		else if (f && kit != KIT_EXE)
+			failed = f;
+	}
+	proc_maps__free(maps, n);
+	if (hooked)
+		return 0;
+	if (failed)
+		snprintf(why, len, "its allocator %s could not be probed: %s", failed->path,
+			 strerror(-failed->err));
+	else
+		snprintf(why, len, "it maps no allocator galatop knows (glibc, jemalloc, tcmalloc), "
+			 "and its executable has no malloc symbol (static and stripped?)");
+	return 1;
+}
+
+const char *leak_probes__warnings(const struct leak_probes *l)
+{
+	return l->warnings;
+}
+
+void leak_probes__free(struct leak_probes *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->nsets; i++)
+		set_free(l->sets[i]);
+	free(l->sets);
+	free(l);
+}
+
+void leak_sampler_constants(uint64_t mean, uint64_t *mean_ln2_q8, uint32_t table[65])
+{
+	*mean_ln2_q8 = (uint64_t)((double)mean * M_LN2 * 256.0 + 0.5);
+	for (int i = 0; i <= 64; i++)
+		table[i] = (uint32_t)(log2(1.0 + i / 64.0) * 65536.0 + 0.5);
+}

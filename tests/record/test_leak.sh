@@ -1,0 +1,182 @@
+#!/bin/sh
+# The leak probe (--type leak, docs/leak.md) on tests/tools/leaky: known leaks from known
+# functions (small blocks, 1 MiB blocks through glibc's mmap path, realloc chains, aligned and
+# calloc'ed blocks) while four threads churn blocks they free in each other. With every
+# allocation taken (--leak-sample 1) each function's outstanding bytes are exact and the churn
+# leaves nothing; sampled by bytes each one is within 4.5 standard errors of the truth (the
+# variance of the estimator over the blocks each function leaks); heaptrack (Debian's) finds
+# the same totals on the same program; a process already running is attached to with -p; and
+# no BPF program is left behind. Needs root and BPF (runs in CI).
+. tests/lib.sh
+
+need_root_bpf leak || exit 0
+[ -x "$TOOLS/leaky" ] || { fail leak "test workloads not built (make tools)"; exit 0; }
+PIDS=""
+trap 'kill $PIDS 2>/dev/null; wait; rm -rf "$TMP"' EXIT INT TERM
+
+# by_leaf FOLDED: "LEAF BYTES" per leaf frame (the function that called the allocator).
+by_leaf() {
+	awk '{ n = $NF; $NF = ""; sub(/ +$/, ""); k = split($0, f, ";"); s[f[k]] += n }
+		END { for (l in s) printf "%s %.0f\n", l, s[l] }' "$1"
+}
+# leaf_bytes FILE LEAF: the bytes of LEAF in a by_leaf listing, 0 when absent.
+leaf_bytes() { awk -v l="$2" '$1 == l { v = $2 } END { print v + 0 }' "$1"; }
+LEAKS="leak_small leak_big leak_realloc leak_aligned leak_calloc"
+
+# --- Every allocation taken: exact -----------------------------------------------------
+# record_leaky NAME OPTIONS...: records leaky (30 s, two churn threads pausing 50 us per block:
+# every call may be a record here, which the sanitized build must keep up with) until its
+# leaks are 1.5 s old (the minimum age is 1 s), while it still runs (its exit would free
+# everything): $TMP/NAME.folded, .out (leaky's), .err; the exit status is galatop's.
+record_leaky() {
+	n=$1
+	shift
+	"$GALATOP" record --type leak "$@" -o "$TMP/$n.folded" -- "$TOOLS/leaky" 30 2 0 50 \
+		>"$TMP/$n.out" 2>"$TMP/$n.err" &
+	g=$!
+	wait_until 600 grep -q ready "$TMP/$n.out"
+	sleep 1.5
+	kill -INT $g
+	wait $g
+}
+
+# Frame pointers: leaky is built with them, and the stacks end in its functions.
+record_leaky exact --leak-sample 1 --unwind fp
+rc=$?
+if [ $rc = 0 ] && [ -s "$TMP/exact.folded" ] && grep -q ready "$TMP/exact.out"; then
+	pass leak_record
+else
+	fail leak_record "exit $rc: $(tail -5 "$TMP/exact.err")"; exit 0
+fi
+by_leaf "$TMP/exact.folded" >"$TMP/exact.leaf"
+ok=1
+for l in $LEAKS; do
+	want=$(awk -v l=$l '$1 == "truth" && $2 == l { print $3 }' "$TMP/exact.out")
+	got=$(leaf_bytes "$TMP/exact.leaf" $l)
+	[ "$got" = "$want" ] || { ok=0; why="$why $l $got (want $want);"; }
+done
+if [ $ok = 1 ]; then pass leak_exact
+else fail leak_exact "$why"; fi
+churn=$(leaf_bytes "$TMP/exact.leaf" churn_alloc)
+if [ "$churn" = 0 ]; then pass leak_churn_none
+else fail leak_churn_none "churn_alloc holds $churn bytes (its blocks are all freed)"; fi
+if grep -q 'leak: every allocation taken (--leak-sample 1): .* 0 dropped' "$TMP/exact.err"; then
+	pass leak_summary
+else
+	fail leak_summary "$(grep 'leak:' "$TMP/exact.err")"
+fi
+
+# --- Sampled by bytes: within the sampling error ---------------------------------------------
+# At 16 KiB a churned block is sampled every few calls, each record with a stack copy to unwind.
+R=16384
+record_leaky s --leak-sample $R
+by_leaf "$TMP/s.folded" >"$TMP/s.leaf"
+# Each function's blocks as COUNT x SIZE (leaky.c); a block of size s is taken with
+# p = 1 - exp(-s/R) and weighted 1/p, so the estimate's variance is the sum of s^2 (1-p)/p.
+blocks() {
+	case $1 in
+	leak_small) echo "100000 64" ;;
+	leak_big) echo "8 1048576" ;;
+	leak_realloc) echo "4 2097152" ;;
+	leak_aligned) echo "256 4096 64 16384 1024 1024 128 8192" ;;
+	leak_calloc) echo "2048 1024" ;;
+	esac
+}
+ok=1
+why=""
+for l in $LEAKS; do
+	want=$(awk -v l=$l '$1 == "truth" && $2 == l { print $3 }' "$TMP/s.out")
+	got=$(leaf_bytes "$TMP/s.leaf" $l)
+	verdict=$(blocks $l | awk -v r=$R -v got="$got" -v want="$want" '{
+		for (i = 1; i < NF; i += 2) {
+			n = $i; s = $(i + 1); p = 1 - exp(-s / r)
+			v += n * s * s * (1 - p) / p
+		}
+		sd = sqrt(v); d = got - want; if (d < 0) d = -d
+		printf "%s %.0f", (d <= 4.5 * sd + 1) ? "ok" : "off", sd }')
+	case $verdict in
+	ok*) ;;
+	*) ok=0 ;;
+	esac
+	why="$why $l $got (truth $want, sd ${verdict#* });"
+done
+if [ $ok = 1 ]; then pass leak_sampled
+else fail leak_sampled "$why"; fi
+echo "  sampled at $R bytes:$why"
+churn=$(leaf_bytes "$TMP/s.leaf" churn_alloc)
+total=0
+for l in $LEAKS; do total=$((total + $(leaf_bytes "$TMP/s.leaf" $l))); done
+if [ "$churn" -le $((total / 100)) ]; then pass leak_sampled_churn
+else fail leak_sampled_churn "churn_alloc holds $churn bytes of $total"; fi
+
+# --- The same totals as heaptrack's ----------------------------------------------------------
+if command -v heaptrack >/dev/null 2>&1 && command -v heaptrack_print >/dev/null 2>&1; then
+	heaptrack -o "$TMP/ht" "$TOOLS/leaky" 1 >"$TMP/ht.out" 2>&1
+	heaptrack_print -f "$TMP/ht.zst" -F "$TMP/ht.folded" --flamegraph-cost-type leaked \
+		>/dev/null 2>&1
+	# heaptrack's lines end "leaf (file.c); BYTES": the leaf's name without the file.
+	sed 's/ ([^)]*)//g; s/; \([0-9]*\)$/ \1/' "$TMP/ht.folded" >"$TMP/ht.clean"
+	by_leaf "$TMP/ht.clean" >"$TMP/ht.leaf"
+	ok=1
+	why=""
+	for l in $LEAKS; do
+		h=$(leaf_bytes "$TMP/ht.leaf" $l)
+		g=$(leaf_bytes "$TMP/exact.leaf" $l)
+		# heaptrack 1.4 does not hook memalign: leak_aligned's 1024 blocks of 1 KiB from it
+		# are missing from its totals.
+		[ $l = leak_aligned ] && h=$((h + 1048576))
+		[ "$h" = "$g" ] || ok=0
+		why="$why $l galatop $g heaptrack $h;"
+	done
+	if [ $ok = 1 ]; then pass leak_heaptrack
+	else fail leak_heaptrack "$why"; fi
+else
+	skip leak_heaptrack "heaptrack is missing (make deps)"
+fi
+
+# --- A process already running (-p) ----------------------------------------------------------
+# leaky churns from its start and leaks once told (SIGUSR1), after galatop has attached.
+"$TOOLS/leaky" 60 2 -1 50 >"$TMP/p.out" &
+L=$!
+PIDS="$PIDS $L"
+sleep 0.5
+"$GALATOP" record --type leak --leak-sample 1 --unwind fp -p $L -o "$TMP/p.folded" \
+	2>"$TMP/p.err" &
+G=$!
+wait_until 300 grep -q recording "$TMP/p.err"
+kill -USR1 $L
+wait_until 600 grep -q ready "$TMP/p.out"
+sleep 1.5
+kill -INT $G
+wait $G
+by_leaf "$TMP/p.folded" >"$TMP/p.leaf"
+ok=1
+why=""
+for l in $LEAKS; do
+	want=$(awk -v l=$l '$1 == "truth" && $2 == l { print $3 }' "$TMP/p.out")
+	got=$(leaf_bytes "$TMP/p.leaf" $l)
+	[ -n "$want" ] && [ "$got" = "$want" ] || { ok=0; why="$why $l $got (want $want);"; }
+done
+if [ $ok = 1 ]; then pass leak_attach_running
+else fail leak_attach_running "$why $(tail -3 "$TMP/p.err")"; fi
+kill $L 2>/dev/null
+wait $L 2>/dev/null
+
+# --- A process whose allocator cannot be hooked ----------------------------------------------
+printf 'int main(void){ for (;;) { volatile int x = 0; (void)x; } }\n' >"$TMP/spin.c"
+if cc -static -s -o "$TMP/spin" "$TMP/spin.c" 2>/dev/null; then
+	"$TMP/spin" &
+	S=$!
+	PIDS="$PIDS $S"
+	"$GALATOP" record --type leak -p $S -p $$ -d 1 -o "$TMP/none.folded" 2>"$TMP/none.err"
+	if grep -q "leak: pid $S not hooked: .*static and stripped" "$TMP/none.err"; then
+		pass leak_unhooked_named
+	else
+		fail leak_unhooked_named "$(grep leak "$TMP/none.err")"
+	fi
+	kill $S 2>/dev/null
+else
+	skip leak_unhooked_named "cannot link a static program (libc6-dev)"
+fi
+
+check leak_no_leftovers no_gt_progs
