@@ -18,7 +18,7 @@ msg = @printf '  %-8s %s\n' '$(1)' '$(2)';
 endif
 
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1)
-LIBS_PC := libbpf libelf libdw ncursesw jansson zlib libmicrohttpd libcurl rdkafka capstone
+LIBS_PC := libbpf libelf libdw ncursesw jansson zlib libmicrohttpd libcurl rdkafka libnghttp2 capstone
 PC_CFLAGS := $(shell pkg-config --cflags $(LIBS_PC) 2>/dev/null)
 PC_LIBS   := $(shell pkg-config --libs $(LIBS_PC) 2>/dev/null)
 LDLIBS    := $(PC_LIBS) -liberty -lm -lpthread
@@ -71,6 +71,8 @@ DEB_PKGS += libmicrohttpd-dev prometheus systemd
 # Servers and clients the L7 tests run on loopback (tests/record/test_l7.sh, tests/bench/l7.sh).
 DEB_PKGS += nginx redis-server redis-tools postgresql mariadb-server mariadb-client dnsmasq \
 	dnsutils apache2-utils wrk curl openssl
+# HTTP/2 and gRPC (model/l7/http2.c decodes HPACK with libnghttp2; tests/record/test_l7_h2.sh).
+DEB_PKGS += libnghttp2-dev nghttp2-server nghttp2-client python3-grpcio
 # The agent's sinks: libcurl (Pyroscope), librdkafka (Kafka); kcat reads the events back from
 # librdkafka's mock cluster (tests/agent/).
 DEB_PKGS += libcurl4-openssl-dev librdkafka-dev kcat

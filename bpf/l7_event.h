@@ -11,7 +11,7 @@
 #define L7_CAPTURE_MAX 16384 /* most bytes copied per message (--l7-capture) */
 #define L7_CAPTURE_DEFAULT 4096
 #define L7_UNIX_PATH_MAX 108 /* sizeof(sockaddr_un.sun_path) */
-#define L7_MAX_IOV 8	  /* iovec entries copied per readv/writev/sendmsg/recvmsg */
+#define L7_MAX_IOV 64	  /* iovec entries copied per readv/writev/sendmsg/recvmsg */
 #define L7_STACK_DEPTH 32 /* user frames kept per request (the walk costs per frame) */
 #define L7_STACK_EVERY 16 /* a stack is walked for one request in 16 per connection */
 
@@ -32,6 +32,7 @@ enum l7_ev_type {
 #define L7_KPROTO_PGSQL 3
 #define L7_KPROTO_MYSQL 4
 #define L7_KPROTO_DNS 5
+#define L7_KPROTO_HTTP2 6
 
 #define L7_EVF_SSL 1u	   /* plaintext from an OpenSSL call, not the wire */
 #define L7_EVF_UDP 2u	   /* a datagram socket: one message per record */

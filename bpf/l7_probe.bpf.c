@@ -318,6 +318,60 @@ static __always_inline bool dns_header(const __u8 *d)
 	return qr || (!d[6] && !d[7] && !d[8] && !d[9] && !d[10] && d[11] <= 1);
 }
 
+/* Whether an HTTP/2 frame header (9 bytes: length flen, type, stream id with its reserved bit)
+ * is one a peer could send: a known type with its stream and length rules. A global function,
+ * so the verifier checks it once rather than on every path of every caller. */
+__noinline int gt_h2_frame(__u32 flen, __u32 type, __u32 sid)
+{
+	if (sid & 0x80000000u || flen > 16384)
+		return 0;
+	switch (type) {
+	case 0: /* DATA */
+	case 1: /* HEADERS */
+	case 5: /* PUSH_PROMISE */
+	case 9: /* CONTINUATION */
+		return sid != 0;
+	case 2: /* PRIORITY */
+		return sid && flen == 5;
+	case 3: /* RST_STREAM */
+		return sid && flen == 4;
+	case 4: /* SETTINGS */
+		return !sid && flen % 6 == 0;
+	case 6: /* PING */
+		return !sid && flen == 8;
+	case 7: /* GOAWAY */
+		return !sid && flen >= 8;
+	case 8: /* WINDOW_UPDATE */
+		return flen == 4;
+	}
+	return 0;
+}
+
+static __always_inline __u32 be24(const __u8 *d)
+{
+	return (__u32)d[0] << 16 | (__u32)d[1] << 8 | d[2];
+}
+
+/* HTTP/2: the client's connection preface, or (a connection older than the capture, or the
+ * server's first SETTINGS) a frame that ends the message or is followed by another. */
+static __always_inline bool h2_start(const __u8 *d, __u32 cap, __u64 len)
+{
+	__u32 next;
+
+	if (d[0] == 'P' && d[1] == 'R' && d[2] == 'I' && d[3] == ' ' && d[4] == '*')
+		return true;
+	if (!gt_h2_frame(be24(d), d[3], be32(d + 5)))
+		return false;
+	next = 9 + be24(d);
+	if (next == len)
+		return true;
+	if (next + 9 > cap || next > 0x3fff)
+		return false;
+	/* The mask the verifier sees: the next header lies within the scratch buffer. */
+	asm volatile("%0 &= 0x3fff" : "+r"(next));
+	return gt_h2_frame(be24(d + next), d[next + 3], be32(d + next + 5));
+}
+
 /* The protocol the first bytes of a message look like (L7_KPROTO_*), 0 if none, 0xff for a
  * TLS record (ciphertext: never parsed). A loose first filter so that unrelated traffic is
  * not copied; user space confirms with the parsers' l7_infer. */
@@ -363,6 +417,8 @@ static __always_inline __u8 kinfer(const __u8 *d, __u32 cap, __u64 len, bool udp
 	/* DNS over TCP: a length prefix that fills the call. */
 	if (((__u32)d[0] << 8 | d[1]) + 2 == len && dns_header(d + 2))
 		return L7_KPROTO_DNS;
+	if (h2_start(d, cap, len))
+		return L7_KPROTO_HTTP2;
 	return 0;
 }
 
@@ -393,23 +449,35 @@ static __always_inline __u32 copy_at(struct l7_scratch *s, __u32 off, __u64 src,
 	return n;
 }
 
-/* Copies the first `cap` bytes spread over an iovec array. */
+struct iov_walk {
+	struct l7_scratch *s;
+	__u64 iov;
+	__u32 cnt, cap, off;
+};
+
+/* One iovec entry of copy_iov: 1 stops the walk. */
+static long iov_step(__u64 i, void *ctx)
+{
+	struct iov_walk *w = ctx;
+	struct iovec v;
+
+	if (i >= w->cnt || w->off >= w->cap)
+		return 1;
+	if (bpf_probe_read_user(&v, sizeof(v), (const void *)(w->iov + i * sizeof(v))))
+		return 1;
+	w->off += copy_at(w->s, w->off, (__u64)v.iov_base,
+			  v.iov_len < w->cap - w->off ? v.iov_len : w->cap - w->off);
+	return 0;
+}
+
+/* Copies the first `cap` bytes spread over an iovec array. A bpf_loop rather than an unrolled
+ * loop: gRPC writes a frame's header and payload as two entries, a batch of frames in many. */
 static __always_inline __u32 copy_iov(struct l7_scratch *s, __u64 iov, __u32 cnt, __u32 cap)
 {
-	__u32 off = 0;
+	struct iov_walk w = { .s = s, .iov = iov, .cnt = cnt, .cap = cap };
 
-#pragma unroll
-	for (int i = 0; i < L7_MAX_IOV; i++) {
-		struct iovec v;
-
-		if (i >= cnt || off >= cap)
-			break;
-		if (bpf_probe_read_user(&v, sizeof(v), (const void *)(iov + i * sizeof(v))))
-			break;
-		off += copy_at(s, off, (__u64)v.iov_base,
-			       v.iov_len < cap - off ? v.iov_len : cap - off);
-	}
-	return off;
+	bpf_loop(L7_MAX_IOV, iov_step, &w, 0);
+	return w.off < cap ? w.off : cap;
 }
 
 /* Sets the record's peer from the user sockaddr at uaddr (a datagram's destination or source). */

@@ -35,7 +35,7 @@
 /* The record's numbers mirror model/l7's enums: the tracker takes them as they come. */
 _Static_assert(L7_KPROTO_HTTP == L7_HTTP && L7_KPROTO_REDIS == L7_REDIS &&
 		       L7_KPROTO_PGSQL == L7_PGSQL && L7_KPROTO_MYSQL == L7_MYSQL &&
-		       L7_KPROTO_DNS == L7_DNS,
+		       L7_KPROTO_DNS == L7_DNS && L7_KPROTO_HTTP2 == L7_HTTP2,
 	       "bpf/l7_event.h L7_KPROTO_* mirror enum l7_proto");
 _Static_assert(L7_KROLE_UNKNOWN == L7_ROLE_UNKNOWN && L7_KROLE_CLIENT == L7_ROLE_CLIENT &&
 		       L7_KROLE_SERVER == L7_ROLE_SERVER,

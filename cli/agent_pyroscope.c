@@ -168,7 +168,7 @@ static int post_series(struct pyro_sink *s, const struct agent_batch *b, const s
 		       int64_t deadline)
 {
 	const struct agent_profile *p0 = &b->profiles[idx[r->first]];
-	const struct pyro_type *type = pyro_type_of(p0->kind);
+	const struct pyro_type *type = pyro_type_of(p0->kind, stack_types[p0->type].can_go_down);
 	const struct agent_ident *w = r->who;
 	char service[256], name[4096], query[16384];
 	struct pyro_labels l = { service, b->hostname, NULL, NULL, 0 };

@@ -274,12 +274,13 @@ void l7_capture__summary(struct l7_capture *e, double secs, char *buf, size_t le
 	snprintf(buf, len,
 		 "recorded %llu L7 requests on %llu connections in %.1f s; %llu messages, "
 		 "%llu dropped (ring buffer full), %llu cut to --l7-capture, %llu rejected by "
-		 "parsers; TLS: %llu libssl files, %llu Go programs, %llu TLS calls",
+		 "parsers, %llu HTTP/2 header blocks not decoded; TLS: %llu libssl files, "
+		 "%llu Go programs, %llu TLS calls",
 		 (unsigned long long)ts.records, (unsigned long long)ts.conns, secs,
 		 (unsigned long long)ps.k.events, (unsigned long long)ps.k.drops,
 		 (unsigned long long)ps.k.truncated, (unsigned long long)ts.parse_errors,
-		 (unsigned long long)ps.tls_files, (unsigned long long)ps.go_files,
-		 (unsigned long long)ps.k.ssl_calls);
+		 (unsigned long long)ts.undecoded, (unsigned long long)ps.tls_files,
+		 (unsigned long long)ps.go_files, (unsigned long long)ps.k.ssl_calls);
 }
 
 void l7_capture__free(struct l7_capture *e)

@@ -148,6 +148,8 @@ static json_t *table_json(const struct l7_table *t, double secs)
 	json_object_set_new(root, "format", json_string(L7_JSON_FORMAT));
 	json_object_set_new(root, "version", json_integer(L7_JSON_VERSION));
 	json_object_set_new(root, "duration_s", json_real(secs));
+	json_object_set_new(root, "undecoded_headers",
+			    json_integer((json_int_t)l7_table__undecoded(t)));
 	for (size_t i = 0; i < l7_table__nsessions(t); i++) {
 		const struct l7_session *s = l7_table__get_session(t, i);
 		json_t *o;
@@ -567,6 +569,9 @@ int l7_json_load(const char *text, size_t len, const char *name, struct l7_table
 
 		*secs = json_is_number(d) && json_number_value(d) >= 0 ? json_number_value(d) : 0;
 	}
+	o = json_object_get(root, "undecoded_headers");
+	if (json_is_integer(o) && json_integer_value(o) > 0)
+		l7_table__add_undecoded(t, (uint64_t)json_integer_value(o));
 	arr = json_object_get(root, "sessions");
 	nsess = json_array_size(arr);
 	json_array_foreach(arr, i, o)

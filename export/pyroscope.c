@@ -11,7 +11,8 @@
 
 /* Pyroscope's /ingest turns the name's last part into its profile type; an unknown one is
  * refused ("unknown profile type"). Off-CPU time is time blocked: the block profile's delay
- * (nanoseconds); a page fault is an allocation event (a page), counted as alloc_objects. */
+ * (nanoseconds); a page fault is an allocation event (a page), counted as alloc_objects;
+ * bytes still held (a leak profile) are in-use space, averaged over time as Go's heap. */
 static const struct pyro_type types[VALUE_KIND_MAX] = {
 	[VALUE_SAMPLES] = { "cpu", "samples", "sum", 1, true },
 	[VALUE_NANOSECONDS] = { "block_duration", "lock_nanoseconds", "sum", 1, false },
@@ -19,9 +20,12 @@ static const struct pyro_type types[VALUE_KIND_MAX] = {
 	[VALUE_BYTES] = { "alloc_space", "bytes", "sum", 1, false },
 	[VALUE_FAULTS] = { "alloc_objects", "objects", "sum", 1, false },
 };
+static const struct pyro_type inuse = { "inuse_space", "bytes", "average", 1, false };
 
-const struct pyro_type *pyro_type_of(enum value_kind kind)
+const struct pyro_type *pyro_type_of(enum value_kind kind, bool can_go_down)
 {
+	if (kind == VALUE_BYTES && can_go_down)
+		return &inuse;
 	return (unsigned)kind < VALUE_KIND_MAX && types[kind].name ? &types[kind] : NULL;
 }
 

@@ -26,9 +26,10 @@ struct pyro_type {
 	bool sampled;		 /* sampleRate= is the sampling frequency (else left out) */
 };
 
-/* The type values of kind are sent as (on-CPU samples: cpu; off-CPU microseconds:
- * block_duration in ns; page faults: alloc_objects; bytes: alloc_space), or NULL. */
-const struct pyro_type *pyro_type_of(enum value_kind kind);
+/* The type values of kind are sent as, or NULL: on-CPU samples cpu; off-CPU microseconds
+ * block_duration in ns; page faults alloc_objects; bytes alloc_space, or inuse_space (averaged,
+ * not summed) for values that can go down (bytes outstanding: leak). */
+const struct pyro_type *pyro_type_of(enum value_kind kind, bool can_go_down);
 
 /* True when app can start a Pyroscope name: 1 to 200 of [A-Za-z0-9_.-/], not ending in '.'. */
 bool pyro_app_valid(const char *app);

@@ -381,9 +381,14 @@ static void draw_title(struct l7v *s, struct tui_app *a, WINDOW *w, int y)
 	}
 	switch (s->level) {
 	case LVL_ROWS:
-		snprintf(buf, sizeof(buf), " L7 by %s%s%s (g: group, P: protocol, Enter: open)",
-			 group_names[s->group], s->proto ? ", only " : "",
-			 s->proto ? l7_proto_str((enum l7_proto)s->proto) : "");
+		used = snprintf(buf, sizeof(buf), " L7 by %s%s%s (g: group, P: protocol, Enter: open)",
+				group_names[s->group], s->proto ? ", only " : "",
+				s->proto ? l7_proto_str((enum l7_proto)s->proto) : "");
+		/* A capture begun on open HTTP/2 connections misses HPACK entries. */
+		if (l7_table__undecoded(t) && used > 0 && (size_t)used < sizeof(buf))
+			snprintf(buf + used, sizeof(buf) - (size_t)used,
+				 "  %llu HTTP/2 header blocks not decoded",
+				 (unsigned long long)l7_table__undecoded(t));
 		break;
 	case LVL_CONNS:
 		snprintf(buf, sizeof(buf), " Connections of %s", name);

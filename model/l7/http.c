@@ -94,9 +94,10 @@ static bool is_id(const char *s, size_t n)
 	return n >= 16 && digits && digits + alpha >= n - 2;
 }
 
-/* "GET /users/{id}" from the method and the request target (query and fragment dropped). */
-static void endpoint_of(char *dst, size_t cap, const char *method, size_t ml, const char *t,
-			size_t tl)
+/* "GET /users/{id}" from the method and the request target (query and fragment dropped): HTTP/1
+ * request lines and HTTP/2 :method and :path. */
+void l7_http_endpoint(char *dst, size_t cap, const char *method, size_t ml, const char *t,
+		      size_t tl)
 {
 	char raw[L7_ENDPOINT_MAX];
 	size_t k, i = 0;
@@ -219,7 +220,7 @@ static enum l7_step_rc head(struct l7_parser *p, bool req, const uint8_t *buf, s
 		te = ml + 1;
 		while (te < eol && s[te] != ' ')
 			te++;
-		endpoint_of(d->endpoint, sizeof(d->endpoint), s, ml, t, te - ml - 1);
+		l7_http_endpoint(d->endpoint, sizeof(d->endpoint), s, ml, t, te - ml - 1);
 		l7_text(d->detail, sizeof(d->detail), s, eol);
 		d->head = ml == 4 && !memcmp(s, "HEAD", 4);
 		if (chunked) {

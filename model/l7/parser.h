@@ -64,6 +64,12 @@ struct l7_ops {
 	void (*closing)(struct l7_parser *p, uint64_t ts_ns);
 	/* Frees what the state points to. May be NULL. */
 	void (*release)(struct l7_parser *p);
+	/* Responses name their request (HTTP/2 stream ids): requests keep waiting when the
+	 * stream goes out of sync, their responses may still come. */
+	bool pairs_by_id;
+	/* The parser names its connection's protocol after the first messages (HTTP/2 that
+	 * turns out to carry gRPC): it sets p->proto and then p->settled. */
+	bool names_later;
 };
 
 struct l7_dirstate {
@@ -87,6 +93,8 @@ struct l7_parser {
 	struct l7_req *fifo; /* ring of waiting requests */
 	size_t fifo_head, fifo_len, fifo_cap;
 	uint64_t errors;
+	uint64_t undecoded; /* header blocks that could not be decoded (HTTP/2 HPACK) */
+	bool settled;	    /* p->proto will not change any more */
 	bool cut; /* the pending bytes end where a chunk's capture was cut short */
 	l7_record_fn fn; /* of the current feed */
 	void *ctx;
@@ -149,6 +157,11 @@ void l7_sql_key(char *dst, size_t cap, const char *sql, size_t n);
 /* Finds the first "\r\n" in buf[0..n): its offset, or -1. */
 long l7_find_crlf(const uint8_t *buf, size_t n);
 
+/* The HTTP endpoint key "GET /users/{id}" of a method (ml bytes) and a request target (tl
+ * bytes): numbers and ids become {id}, query and fragment dropped, sanitized into dst. */
+void l7_http_endpoint(char *dst, size_t cap, const char *method, size_t ml, const char *t,
+		      size_t tl);
+
 /* Prepared statements a connection defined, by the name or id the protocol gives them
  * (PostgreSQL statement names, MySQL statement ids as text), mapped to their SQL: at most
  * L7_STMT_MAX, the oldest dropped first. Zeroed = empty. */
@@ -168,6 +181,7 @@ void l7_stmts_drop(struct l7_stmts *c, const char *key);
 void l7_stmts_free(struct l7_stmts *c);
 
 /* The parsers, each named by its registry line. */
-extern const struct l7_ops l7_http_ops, l7_redis_ops, l7_pgsql_ops, l7_mysql_ops, l7_dns_ops;
+extern const struct l7_ops l7_http_ops, l7_redis_ops, l7_pgsql_ops, l7_mysql_ops, l7_dns_ops,
+	l7_http2_ops;
 
 #endif

@@ -18,6 +18,10 @@ static const struct l7_proto_info registry[] = {
 	{ L7_MYSQL, "mysql", "MySQL", L7_MYSQL, false, &l7_mysql_ops },
 	{ L7_REDIS, "redis", "Redis", L7_REDIS, false, &l7_redis_ops },
 	{ L7_DNS, "dns", "DNS", L7_DNS, false, &l7_dns_ops },
+	/* Last: a frame header is a weaker guess than the others' first bytes. */
+	{ L7_HTTP2, "http2", "HTTP/2", L7_HTTP2, true, &l7_http2_ops },
+	/* gRPC connections start as HTTP/2 (the kernel's guess); the parser names them. */
+	{ L7_GRPC, "grpc", "gRPC", L7_HTTP2, false, &l7_http2_ops },
 };
 
 #define NREG (sizeof(registry) / sizeof(registry[0]))
@@ -27,8 +31,8 @@ _Static_assert(L7_PROTO_MAX <= 32, "protocol masks are unsigned");
 
 /* gala-gopher's l7_protocol names that galatop does not parse yet. A protocol that gets a
  * parser leaves this list for the registry. */
-static const char *const planned[] = { "kafka", "mongo",     "mongodb", "rocketmq", "http2",
-				       "crpc",	"nats",	     "cassandra", "dubbo" };
+static const char *const planned[] = { "kafka", "mongo", "mongodb",   "rocketmq",
+				       "crpc",	"nats",	 "cassandra", "dubbo" };
 
 const struct l7_proto_info *l7_proto_info(enum l7_proto p)
 {
@@ -104,6 +108,17 @@ int l7_proto_parse_list(const char *list, unsigned *mask, char *err, size_t errl
 			return 0;
 		s += n + 1;
 	}
+}
+
+unsigned l7_proto_family(enum l7_proto p)
+{
+	const struct l7_proto_info *pi = l7_proto_info(p);
+	unsigned m = 0;
+
+	for (size_t i = 0; pi && i < NREG; i++)
+		if (registry[i].ops == pi->ops)
+			m |= 1u << registry[i].id;
+	return m;
 }
 
 unsigned l7_proto_kernel_mask(unsigned mask)

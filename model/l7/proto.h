@@ -20,6 +20,8 @@ enum l7_proto {
 	L7_PGSQL, /* PostgreSQL frontend/backend protocol v3 */
 	L7_MYSQL, /* MySQL / MariaDB client/server protocol */
 	L7_DNS,	  /* DNS over UDP (one message per datagram) and TCP (length-prefixed) */
+	L7_HTTP2, /* HTTP/2, cleartext (prior knowledge) and over TLS (ALPN h2) */
+	L7_GRPC,  /* gRPC: HTTP/2 whose requests are content-type application/grpc */
 	L7_PROTO_MAX
 };
 
@@ -61,6 +63,9 @@ const char *l7_proto_names(char *buf, size_t cap);
 /* Parses a comma-separated list of protocol names into *mask (bit 1 << p per protocol). 0, or
  * -EINVAL with one line in err naming the bad name and listing the valid ones. */
 int l7_proto_parse_list(const char *list, unsigned *mask, char *err, size_t errlen);
+/* The protocols parsed by p's parser (bit 1 << q each): p itself, and gRPC for HTTP/2, whose
+ * parser names the connection's protocol once it has seen a request. */
+unsigned l7_proto_family(enum l7_proto p);
 /* The kernel guesses (bit 1 << kernel_guess) that lead to the protocols of mask (0 = all):
  * the filter the capture applies before copying bytes. */
 unsigned l7_proto_kernel_mask(unsigned mask);
@@ -126,6 +131,13 @@ void l7_parser__close(struct l7_parser *p, l7_record_fn fn, void *ctx);
 /* Requests waiting for their response, and chunks rejected with -EPROTO so far. */
 size_t l7_parser__pending(const struct l7_parser *p);
 uint64_t l7_parser__errors(const struct l7_parser *p);
+
+/* The protocol of the parser's connection as far as it knows: an HTTP/2 parser says gRPC once
+ * a header block says so. *settled (may be NULL) tells whether that can still change. */
+enum l7_proto l7_parser__proto(const struct l7_parser *p, bool *settled);
+/* Header blocks the parser could not decode: HTTP/2 blocks referring to HPACK table entries
+ * sent before the capture began, or whose bytes were not captured. */
+uint64_t l7_parser__undecoded(const struct l7_parser *p);
 
 /* Frees the parser and what it buffers; NULL is a no-op. */
 void l7_parser__free(struct l7_parser *p);

@@ -28,6 +28,7 @@ struct l7_parser *l7_parser__new(enum l7_proto proto, enum l7_role role, bool ud
 	p->proto = proto;
 	p->role = role;
 	p->udp = udp && p->ops->datagram;
+	p->settled = !p->ops->names_later;
 	p->req_dir = role == L7_ROLE_CLIENT ? L7_DIR_SEND : role == L7_ROLE_SERVER ? L7_DIR_RECV : -1;
 	if (p->ops->state_size) {
 		p->state = calloc(1, p->ops->state_size);
@@ -60,6 +61,18 @@ size_t l7_parser__pending(const struct l7_parser *p)
 uint64_t l7_parser__errors(const struct l7_parser *p)
 {
 	return p->errors;
+}
+
+enum l7_proto l7_parser__proto(const struct l7_parser *p, bool *settled)
+{
+	if (settled)
+		*settled = p->settled;
+	return p->proto;
+}
+
+uint64_t l7_parser__undecoded(const struct l7_parser *p)
+{
+	return p->undecoded;
 }
 
 /* --- the request queue --- */
@@ -212,7 +225,8 @@ static void lose(struct l7_parser *p, enum l7_dir dir)
 	s->active = false;
 	s->done_after_skip = false;
 	p->ops->lost(p, is_req(p, dir));
-	l7_fifo_flush(p);
+	if (!p->ops->pairs_by_id)
+		l7_fifo_flush(p);
 	p->errors++;
 }
 

@@ -26,6 +26,7 @@ struct l7_table {
 	size_t npairs, pairs_cap;
 	struct index sidx, eidx, pidx;
 	uint64_t gen, records;
+	uint64_t undecoded; /* header blocks the parsers could not decode */
 };
 
 /* Finds the row with hash h for which eq(ctx, row) holds; returns its index or -1, and the
@@ -144,6 +145,7 @@ void l7_table__clear(struct l7_table *t)
 	index_free(&t->pidx);
 	t->gen++;
 	t->records = 0;
+	t->undecoded = 0;
 }
 
 static void copy_clean(char *dst, size_t cap, const char *src)
@@ -477,6 +479,17 @@ uint64_t l7_table__records(const struct l7_table *t)
 	return t->records;
 }
 
+void l7_table__add_undecoded(struct l7_table *t, uint64_t n)
+{
+	t->undecoded += n;
+	t->gen++;
+}
+
+uint64_t l7_table__undecoded(const struct l7_table *t)
+{
+	return t->undecoded;
+}
+
 int l7_stats_merge(struct l7_stats *dst, const struct l7_stats *src)
 {
 	if (hist_merge(&dst->lat, &src->lat))
@@ -563,6 +576,7 @@ int l7_table__merge(struct l7_table *dst, const struct l7_table *src)
 		err = -ENOMEM;
 		goto out;
 	}
+	dst->undecoded += src->undecoded;
 	for (size_t i = 0; i < src->nsessions && !err; i++) {
 		const struct l7_session *s = &src->sessions[i];
 

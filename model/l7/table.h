@@ -119,6 +119,10 @@ const struct l7_pair *l7_table__get_pair(const struct l7_table *t, size_t i);
 uint64_t l7_table__gen(const struct l7_table *t);
 /* Records the table took in so far. */
 uint64_t l7_table__records(const struct l7_table *t);
+/* Counts n more header blocks that could not be decoded (HTTP/2 and gRPC: HPACK entries sent
+ * before the capture began, bytes not captured), and their total so far. */
+void l7_table__add_undecoded(struct l7_table *t, uint64_t n);
+uint64_t l7_table__undecoded(const struct l7_table *t);
 
 /* Merges src's rows into dst (snapshots of several periods, tests). 0 or -ENOMEM. */
 int l7_table__merge(struct l7_table *dst, const struct l7_table *src);

@@ -8,6 +8,7 @@
 #include "model/sanitize.h"
 
 #define STACK_RING 16 /* request starts remembered per connection, for their stacks */
+#define HELD_IO 8     /* messages counted before the session is known (HTTP/2 or gRPC) */
 
 struct conn {
 	struct conn *next;
@@ -23,6 +24,17 @@ struct conn {
 	enum l7_role role;
 	struct l7_parser *parser;
 	uint32_t session;
+	/* A parser that names its protocol later (HTTP/2 carrying gRPC): the session waits for
+	 * it, its key and the I/O of the first messages held here. */
+	bool has_session;
+	struct l7_session_key key;
+	char comm[16];
+	uint64_t cgroup_id;
+	struct {
+		uint8_t dir;
+		uint64_t bytes, segs, ts;
+	} held[HELD_IO];
+	unsigned nheld;
 	uint32_t segs_in, segs_out;
 	uint64_t last_ns;
 	struct {
@@ -32,6 +44,7 @@ struct conn {
 	} starts[STACK_RING];
 	unsigned nstart;
 	int32_t last_stack; /* latest stack id seen on a request, -1 if none */
+	uint64_t undecoded; /* the parser's count, as added to the table */
 };
 
 struct l7_track {
@@ -94,6 +107,8 @@ struct rec_ctx {
 	uint32_t tid;
 };
 
+static int session_open(struct l7_track *tk, struct conn *c);
+
 static void on_record(void *vctx, const struct l7_record *r)
 {
 	struct rec_ctx *x = vctx;
@@ -102,6 +117,9 @@ static void on_record(void *vctx, const struct l7_record *r)
 	struct l7_slow *slow = NULL;
 	uint32_t tid = x->tid;
 	int32_t stack_id = -1;
+
+	if (c->ignored || (!c->has_session && (session_open(tk, c) || c->ignored)))
+		return;
 
 	for (unsigned i = 0; i < STACK_RING && i < c->nstart; i++) {
 		unsigned k = (c->nstart - 1 - i) % STACK_RING;
@@ -145,6 +163,8 @@ static enum l7_role guess_role(const struct l7_msg *m)
 
 static void conn_end(struct l7_track *tk, struct conn *c)
 {
+	if (c->parser && !c->has_session && !c->ignored && c->nheld)
+		session_open(tk, c); /* the bytes of a connection that never said more */
 	if (c->parser) {
 		struct rec_ctx x = {tk, c, 0};
 
@@ -156,49 +176,77 @@ static void conn_end(struct l7_track *tk, struct conn *c)
 	tk->nconns--;
 }
 
-/* Makes the new connection of m ready: protocol, role, session, parser. */
+/* Opens the session of c, now that its parser names the protocol (or must: a record, the
+ * end, enough messages), and counts the I/O held until then. A protocol not traced ends the
+ * connection's parsing. 0 or -ENOMEM. */
+static int session_open(struct l7_track *tk, struct conn *c)
+{
+	enum l7_proto p = l7_parser__proto(c->parser, NULL);
+
+	c->proto = p;
+	c->key.proto = (uint8_t)p;
+	if (!(tk->mask & (1u << p))) {
+		c->ignored = true; /* its parser is freed after the feed at hand */
+		return 0;
+	}
+	if (l7_table__session(tk->t, &c->key, c->comm, c->cgroup_id, &c->session))
+		return -ENOMEM;
+	c->has_session = true;
+	if (tk->ident && !l7_table__get_session(tk->t, c->session)->ident_done) {
+		char con[128] = "", pod[128] = "";
+
+		tk->ident(tk->ident_ctx, c->key.tgid, con, sizeof(con), pod, sizeof(pod));
+		l7_table__set_ident(tk->t, c->session, con, pod);
+	}
+	for (unsigned i = 0; i < c->nheld; i++)
+		l7_table__io(tk->t, c->session, c->held[i].dir, c->held[i].bytes, c->held[i].segs,
+			     c->held[i].ts);
+	c->nheld = 0;
+	return 0;
+}
+
+/* Makes the new connection of m ready: protocol, role, parser, and the session unless the
+ * parser names the protocol later. */
 static int conn_setup(struct l7_track *tk, struct conn *c, const struct l7_msg *m,
 		      const uint8_t *data)
 {
-	struct l7_session_key k;
+	struct l7_session_key *k = &c->key;
 	enum l7_proto p;
 	uint16_t server_port;
+	bool settled;
 
 	c->role = guess_role(m);
 	server_port = m->uds ? 0 : c->role == L7_ROLE_SERVER ? m->lport : m->rport;
 	p = l7_infer(data, m->cap, m->dir, c->role, server_port);
 	if (p == L7_UNKNOWN)
 		p = m->hint;
-	if (p <= L7_UNKNOWN || p >= L7_PROTO_MAX || !(tk->mask & (1u << p))) {
+	if (p <= L7_UNKNOWN || p >= L7_PROTO_MAX || !(tk->mask & l7_proto_family(p))) {
 		c->ignored = true;
 		return 0;
 	}
 	c->proto = p;
-	memset(&k, 0, sizeof(k));
-	k.tgid = m->tgid;
-	k.v6 = m->v6;
-	k.l4_role = m->uds ? (m->udp ? L7_L4_UNIX_DGRAM : L7_L4_UNIX)
-			   : (m->udp ? L7_L4_UDP : L7_L4_TCP);
-	k.l7_role = (uint8_t)c->role;
-	k.proto = (uint8_t)p;
-	k.ssl = m->ssl;
-	k.server_port = server_port;
-	memcpy(k.client_ip, c->role == L7_ROLE_SERVER ? m->raddr : m->laddr, 16);
-	memcpy(k.server_ip, c->role == L7_ROLE_SERVER ? m->laddr : m->raddr, 16);
+	memset(k, 0, sizeof(*k));
+	k->tgid = m->tgid;
+	k->v6 = m->v6;
+	k->l4_role = m->uds ? (m->udp ? L7_L4_UNIX_DGRAM : L7_L4_UNIX)
+			    : (m->udp ? L7_L4_UDP : L7_L4_TCP);
+	k->l7_role = (uint8_t)c->role;
+	k->proto = (uint8_t)p;
+	k->ssl = m->ssl;
+	k->server_port = server_port;
+	memcpy(k->client_ip, c->role == L7_ROLE_SERVER ? m->raddr : m->laddr, 16);
+	memcpy(k->server_ip, c->role == L7_ROLE_SERVER ? m->laddr : m->raddr, 16);
 	if (m->uds) {
-		k.peer_pid = c->peer_pid;
-		memcpy(k.path, c->path, sizeof(k.path));
+		k->peer_pid = c->peer_pid;
+		memcpy(k->path, c->path, sizeof(k->path));
 	}
-	if (l7_table__session(tk->t, &k, m->comm, m->cgroup_id, &c->session))
-		return -ENOMEM;
-	if (tk->ident && !l7_table__get_session(tk->t, c->session)->ident_done) {
-		char con[128] = "", pod[128] = "";
-
-		tk->ident(tk->ident_ctx, m->tgid, con, sizeof(con), pod, sizeof(pod));
-		l7_table__set_ident(tk->t, c->session, con, pod);
-	}
+	memcpy(c->comm, m->comm, sizeof(c->comm));
+	c->cgroup_id = m->cgroup_id;
 	c->parser = l7_parser__new(p, c->role, m->udp);
-	return c->parser ? 0 : -ENOMEM;
+	if (!c->parser)
+		return -ENOMEM;
+	l7_parser__proto(c->parser, &settled);
+	return settled ? session_open(tk, c) : 0;
 }
 
 static struct conn *conn_find(struct l7_track *tk, const struct l7_msg *m, bool make)
@@ -326,7 +374,14 @@ void l7_track__msg(struct l7_track *tk, const struct l7_msg *m, const uint8_t *d
 		c->segs_out = m->segs_out;
 		c->segs_known = true;
 	}
-	l7_table__io(tk->t, c->session, m->dir, m->len, segs, m->ts_ns);
+	if (c->has_session) {
+		l7_table__io(tk->t, c->session, m->dir, m->len, segs, m->ts_ns);
+	} else {
+		c->held[c->nheld].dir = (uint8_t)m->dir;
+		c->held[c->nheld].bytes = m->len;
+		c->held[c->nheld].segs = segs;
+		c->held[c->nheld++].ts = m->ts_ns;
+	}
 	request = (m->dir == L7_DIR_SEND) == (c->role == L7_ROLE_CLIENT);
 	/* A chunk's time is when its bytes were there: at the return of a receive, and of a
 	 * server's send (a response's last byte); a client's request starts when its send
@@ -347,8 +402,26 @@ void l7_track__msg(struct l7_track *tk, const struct l7_msg *m, const uint8_t *d
 	{
 		struct rec_ctx x = {tk, c, m->tid};
 
+		bool settled;
+		uint64_t u;
+
 		l7_parser__feed(c->parser, m->dir, data, m->no_data ? 0 : m->cap, m->len, ts,
 				on_record, &x);
+		u = l7_parser__undecoded(c->parser);
+		if (u != c->undecoded && !c->ignored) {
+			l7_table__add_undecoded(tk->t, u - c->undecoded);
+			tk->st.undecoded += u - c->undecoded;
+			c->undecoded = u;
+		}
+		if (c->ignored) {
+			tk->st.parse_errors += l7_parser__errors(c->parser);
+			l7_parser__free(c->parser);
+			c->parser = NULL;
+			return;
+		}
+		l7_parser__proto(c->parser, &settled);
+		if (!c->has_session && (settled || c->nheld == HELD_IO))
+			session_open(tk, c);
 	}
 	/* A datagram peer with nothing pending is done: a DNS server sees a new source port per
 	 * query, and keeping each one until the socket closes would grow without bound. A

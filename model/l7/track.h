@@ -59,6 +59,7 @@ struct l7_track_stats {
 	uint64_t msgs, conns, open_conns;
 	uint64_t unknown;      /* messages of connections no parser took */
 	uint64_t parse_errors; /* chunks parsers rejected */
+	uint64_t undecoded;    /* header blocks parsers could not decode (HTTP/2, gRPC) */
 	uint64_t records;
 };
 

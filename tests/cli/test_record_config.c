@@ -300,12 +300,14 @@ TEST_CASE(l7_request)
 	CHECK(opts.l7_protocols == (1u << L7_HTTP | 1u << L7_PGSQL | 1u << L7_REDIS));
 	CHECK(opts.no_tls);
 	CHECK(parse("{\"params\": {\"support_ssl\": 1}}") == 0 && !opts.no_tls);
+	CHECK(parse("{\"params\": {\"l7_protocol\": [\"http2\", \"grpc\"]}}") == 0);
+	CHECK(opts.l7_protocols == (1u << L7_HTTP2 | 1u << L7_GRPC));
 	CHECK(parse("{\"params\": {\"l7_protocol\": [\"kafka\"]}}") == -EINVAL);
 	CHECK(err_is("params.l7_protocol[0]: galatop does not parse \"kafka\" yet (it has http, "
-		     "pgsql, mysql, redis, dns)"));
+		     "pgsql, mysql, redis, dns, http2, grpc)"));
 	CHECK(parse("{\"params\": {\"l7_protocol\": [\"smtp\"]}}") == -EINVAL);
 	CHECK(err_is("params.l7_protocol[0]: unknown protocol \"smtp\" (http, pgsql, mysql, "
-		     "redis, dns)"));
+		     "redis, dns, http2, grpc)"));
 	CHECK(parse("{\"params\": {\"support_ssl\": 2}}") == -EINVAL);
 }
 

@@ -7,17 +7,23 @@
 
 #include "harness.h"
 #include "export/pyroscope.h"
+#include "model/stack_type.h"
 
 TEST_CASE(pyro_types_are_ones_ingest_knows)
 {
 	/* Pyroscope's ingest adapter (convertMetadata) refuses other suffixes. */
-	CHECK_STR(pyro_type_of(VALUE_SAMPLES)->name, "cpu");
-	CHECK(pyro_type_of(VALUE_SAMPLES)->sampled);
-	CHECK_STR(pyro_type_of(VALUE_MICROSECONDS)->name, "block_duration");
-	CHECK_NUM(pyro_type_of(VALUE_MICROSECONDS)->scale, 1000);
-	CHECK_STR(pyro_type_of(VALUE_FAULTS)->name, "alloc_objects");
-	CHECK_STR(pyro_type_of(VALUE_BYTES)->name, "alloc_space");
-	CHECK(pyro_type_of(VALUE_KIND_MAX) == NULL);
+	CHECK_STR(pyro_type_of(VALUE_SAMPLES, false)->name, "cpu");
+	CHECK(pyro_type_of(VALUE_SAMPLES, false)->sampled);
+	CHECK_STR(pyro_type_of(VALUE_MICROSECONDS, false)->name, "block_duration");
+	CHECK_NUM(pyro_type_of(VALUE_MICROSECONDS, false)->scale, 1000);
+	CHECK_STR(pyro_type_of(VALUE_FAULTS, false)->name, "alloc_objects");
+	CHECK_STR(pyro_type_of(VALUE_BYTES, false)->name, "alloc_space");
+	CHECK_STR(pyro_type_of(VALUE_BYTES, true)->name, "inuse_space");
+	CHECK_STR(pyro_type_of(VALUE_BYTES, true)->aggregation, "average");
+	CHECK(pyro_type_of(VALUE_KIND_MAX, false) == NULL);
+	/* Every stack type has one. */
+	for_each_stack_type(t)
+		CHECK(pyro_type_of(stack_types[t].kind, stack_types[t].can_go_down) != NULL);
 }
 
 TEST_CASE(pyro_app_names)
@@ -53,14 +59,14 @@ TEST_CASE(pyro_query_encoded)
 {
 	char buf[1024];
 	struct pyro_query q = { "galatop.cpu{service_name=a b,pid=1}", 1700000000, 1700000030, 99,
-				NULL, pyro_type_of(VALUE_SAMPLES) };
+				NULL, pyro_type_of(VALUE_SAMPLES, false) };
 
 	CHECK(pyro_query_str(buf, sizeof(buf), &q) > 0);
 	CHECK_STR(buf, "name=galatop.cpu%7Bservice_name%3Da%20b%2Cpid%3D1%7D&from=1700000000"
 		       "&until=1700000030&sampleRate=99&spyName=ebpfspy&units=samples"
 		       "&aggregationType=sum");
 	/* Off-CPU: no sampleRate (not a sampled type). */
-	q.type = pyro_type_of(VALUE_MICROSECONDS);
+	q.type = pyro_type_of(VALUE_MICROSECONDS, false);
 	q.name = "g.block_duration{}";
 	CHECK(pyro_query_str(buf, sizeof(buf), &q) > 0);
 	CHECK_STR(buf, "name=g.block_duration%7B%7D&from=1700000000&until=1700000030"

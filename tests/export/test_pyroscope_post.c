@@ -2,137 +2,16 @@
  * port): what arrives (path, query, body, Basic or bearer auth, X-Scope-OrgID), retries of 5xx
  * with backoff, refusals not retried and reported, a server down or hung costing no more than
  * the retries or the deadline. */
-#include <arpa/inet.h>
 #include <errno.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <pthread.h>
-#include <stdatomic.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "harness.h"
+#include "http_server.h"
 #include "export/pyroscope_post.h"
 #include "util/clock.h"
-
-#define MAX_REQS 64
-
-struct server {
-	int fd, port;
-	pthread_t thread;
-	atomic_bool stop;
-	int codes[8]; /* status of the first answers, then 200; -1: never answer */
-	int ncodes;
-	atomic_int nreq;
-	char line[MAX_REQS][1024], auth[MAX_REQS][256], org[MAX_REQS][64], body[MAX_REQS][256];
-	const char *reply; /* body of the refusals */
-};
-
-/* Copies the value of header name (with ": ") from the head into out. */
-static void header(const char *head, const char *name, char *out, size_t cap)
-{
-	const char *p = strcasestr(head, name);
-
-	out[0] = '\0';
-	if (p) {
-		p += strlen(name);
-		snprintf(out, cap, "%.*s", (int)strcspn(p, "\r\n"), p);
-	}
-}
-
-static void serve(struct server *sv, int c)
-{
-	char buf[65536], cl[32];
-	size_t n = 0;
-	char *end = NULL;
-	int i = atomic_load(&sv->nreq), code;
-
-	while (n < sizeof(buf) - 1 && !(end = strstr(buf, "\r\n\r\n"))) {
-		ssize_t r = read(c, buf + n, sizeof(buf) - 1 - n);
-
-		if (r <= 0)
-			return;
-		n += (size_t)r;
-		buf[n] = '\0';
-	}
-	if (!end || i >= MAX_REQS)
-		return;
-	header(buf, "Content-Length: ", cl, sizeof(cl));
-	size_t want = (size_t)(end + 4 - buf) + strtoul(cl, NULL, 10);
-
-	while (n < want && n < sizeof(buf) - 1) {
-		ssize_t r = read(c, buf + n, sizeof(buf) - 1 - n);
-
-		if (r <= 0)
-			return;
-		n += (size_t)r;
-	}
-	buf[n] = '\0';
-	snprintf(sv->line[i], sizeof(sv->line[i]), "%.*s", (int)strcspn(buf, "\r\n"), buf);
-	header(buf, "Authorization: ", sv->auth[i], sizeof(sv->auth[i]));
-	header(buf, "X-Scope-OrgID: ", sv->org[i], sizeof(sv->org[i]));
-	snprintf(sv->body[i], sizeof(sv->body[i]), "%s", end + 4);
-	code = i < sv->ncodes ? sv->codes[i] : 200;
-	atomic_fetch_add(&sv->nreq, 1);
-	if (code < 0) { /* hang until the client gives up */
-		while (!atomic_load(&sv->stop) && read(c, buf, sizeof(buf)) > 0)
-			;
-		return;
-	}
-	const char *body = code == 200 ? "" : sv->reply ? sv->reply : "no";
-	int len = snprintf(buf, sizeof(buf),
-			   "HTTP/1.1 %d X\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n%s",
-			   code, strlen(body), body);
-
-	if (write(c, buf, (size_t)len) != len)
-		return;
-}
-
-static void *server_run(void *arg)
-{
-	struct server *sv = arg;
-
-	while (!atomic_load(&sv->stop)) {
-		struct pollfd p = { sv->fd, POLLIN, 0 };
-		int c;
-
-		if (poll(&p, 1, 50) <= 0)
-			continue;
-		c = accept(sv->fd, NULL, NULL);
-		if (c < 0)
-			continue;
-		serve(sv, c);
-		close(c);
-	}
-	return NULL;
-}
-
-static void server_start(struct server *sv)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t al = sizeof(a);
-
-	sv->fd = socket(AF_INET, SOCK_STREAM, 0);
-	CHECK(sv->fd >= 0);
-	CHECK(bind(sv->fd, (struct sockaddr *)&a, sizeof(a)) == 0);
-	CHECK(listen(sv->fd, 16) == 0);
-	CHECK(getsockname(sv->fd, (struct sockaddr *)&a, &al) == 0);
-	sv->port = ntohs(a.sin_port);
-	atomic_store(&sv->stop, false);
-	atomic_store(&sv->nreq, 0);
-	CHECK(pthread_create(&sv->thread, NULL, server_run, sv) == 0);
-}
-
-static void server_stop(struct server *sv)
-{
-	atomic_store(&sv->stop, true);
-	pthread_join(sv->thread, NULL);
-	close(sv->fd);
-}
 
 /* 10 s from now. */
 static int64_t soon(void)

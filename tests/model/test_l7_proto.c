@@ -24,7 +24,7 @@ TEST_CASE(every_protocol_has_one_line)
 	CHECK(!l7_proto_info(L7_UNKNOWN) && !l7_proto_info(L7_PROTO_MAX));
 	CHECK(!strcmp(l7_proto_str(L7_UNKNOWN), "unknown") && l7_proto_parse("unknown") == -1);
 	CHECK(l7_proto_info(L7_HTTP)->http_status && !l7_proto_info(L7_PGSQL)->http_status);
-	CHECK_STR(l7_proto_names(names, sizeof(names)), "http, pgsql, mysql, redis, dns");
+	CHECK_STR(l7_proto_names(names, sizeof(names)), "http, pgsql, mysql, redis, dns, http2, grpc");
 	/* Cut short, still terminated. */
 	CHECK_STR(l7_proto_names(names, 9), "http, pg");
 }
@@ -38,10 +38,11 @@ TEST_CASE(protocol_lists_and_their_errors)
 	CHECK(mask == (1u << L7_HTTP | 1u << L7_DNS));
 	CHECK(l7_proto_parse_list("redis", &mask, err, sizeof(err)) == 0 && mask == 1u << L7_REDIS);
 	CHECK(l7_proto_parse_list("http,smtp", &mask, err, sizeof(err)) == -EINVAL);
-	CHECK_STR(err, "unknown protocol 'smtp' (galatop parses http, pgsql, mysql, redis, dns)");
+	CHECK_STR(err, "unknown protocol 'smtp' (galatop parses http, pgsql, mysql, redis, dns, "
+		       "http2, grpc)");
 	CHECK(l7_proto_parse_list("kafka", &mask, err, sizeof(err)) == -EINVAL);
 	CHECK_STR(err, "not yet parsed protocol 'kafka' (galatop parses http, pgsql, mysql, redis, "
-		       "dns)");
+		       "dns, http2, grpc)");
 	CHECK(l7_proto_parse_list("", &mask, err, sizeof(err)) == -EINVAL);
 	CHECK(l7_proto_parse_list("http,", &mask, err, sizeof(err)) == -EINVAL);
 	CHECK(l7_proto_parse_list("unknown", &mask, err, sizeof(err)) == -EINVAL);

@@ -9,12 +9,24 @@ import sys
 
 SEND = {"write", "sendto", "sendmsg", "writev", "send", "sendmmsg"}
 RECV = {"read", "recvfrom", "recvmsg", "readv", "recv", "recvmmsg"}
-call = re.compile(r'^(?:\d+\s+)?(\w+)\((\d+)<(TCP|UDP|TCPv6|UDPv6):\[[^\]]*\]>(?:, (.*))?\) += (\d+)')
+call = re.compile(r'^(?:\d+\s+)?(\w+)\((\d+)<(TCP|UDP|TCPv6|UDPv6):\[(?:[^\]]|\]:|\[[^\]]*\])*\]>(?:, (.*))?\) += (\d+)')
+# Threads' calls that strace splits into "<unfinished ...>" and "<... NAME resumed>" lines.
+unfinished = re.compile(r'^(\d+)\s+(.*) <unfinished \.\.\.>$')
+resumed = re.compile(r'^(\d+)\s+<\.\.\. \w+ resumed>(.*)$')
+held = {}
 hexstr = re.compile(r'"((?:\\x[0-9a-f]{2})*)"')
 iovstr = re.compile(r'iov_base="((?:\\x[0-9a-f]{2})*)"')
 msglen = re.compile(r'msg_len=(\d+)')
 
 for line in open(sys.argv[1]):
+    line = line.rstrip("\n")
+    u = unfinished.match(line)
+    if u:
+        held[u.group(1)] = u.group(2)
+        continue
+    r = resumed.match(line)
+    if r:
+        line = r.group(1) + " " + held.pop(r.group(1), "") + r.group(2)
     m = call.match(line)
     if not m or (int(m.group(5)) <= 0 and m.group(1) != "close"):
         continue
