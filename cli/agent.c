@@ -92,6 +92,10 @@ struct agent {
 	struct agent_totals carried; /* of the sessions closed, and the batches' drops */
 };
 
+/* How far behind now a batch takes thread intervals: their records may still wait in the ring
+ * buffer (it is read every 100 ms). */
+#define AGENT_EVENTS_LAG_NS 1000000000ull
+
 static volatile sig_atomic_t stop_signal, hup_signal;
 
 static void on_signal(int sig)
@@ -504,7 +508,7 @@ static void batch_begin(struct agent *a)
 	a->cur = a->nsinks ? agent_batch__new() : NULL;
 	a->req_cap = 0;
 	a->period_start = clock_wall_s();
-	if (a->s.tl) {
+	if (a->s.tl && !a->tl_from) {
 		tl_capture__refresh(a->s.tl);
 		a->tl_from = timeline__now(tl_capture__timeline(a->s.tl));
 	}
@@ -520,8 +524,11 @@ static void trace_follow(struct agent *a)
 				      a);
 }
 
-/* The period's batch completed and handed to every sink, without waiting. */
-static void batch_send(struct agent *a)
+/* The period's batch completed and handed to every sink, without waiting. Thread intervals
+ * are taken up to AGENT_EVENTS_LAG_NS ago, so that those whose records still wait in the ring
+ * buffer come in the next batch; final (the ring buffers drained, the probes about to go):
+ * up to now. */
+static void batch_send(struct agent *a, bool final)
 {
 	struct agent_batch *b = a->cur;
 	uint64_t t1 = 0;
@@ -539,7 +546,12 @@ static void batch_send(struct agent *a)
 	if (!r && (a->wants & AGENT_WANTS_EVENTS) && a->s.tl) {
 		tl_capture__refresh(a->s.tl);
 		t1 = timeline__now(tl_capture__timeline(a->s.tl));
-		r = batch_events(a, b, a->tl_from, t1);
+		if (!final)
+			t1 = t1 > AGENT_EVENTS_LAG_NS ? t1 - AGENT_EVENTS_LAG_NS : 0;
+		if (t1 > a->tl_from) {
+			r = batch_events(a, b, a->tl_from, t1);
+			a->tl_from = t1;
+		}
 	}
 	if (r)
 		agent_log(AGENT_LOG_WARNING, "out of memory: this period's batch is incomplete");
@@ -861,7 +873,8 @@ int agent_apply(struct agent *a, const struct record_opts *n, char *err, size_t 
 		/* Targets and probe settings are the session's: the period so far is sent, and
 		 * the families start afresh with the new ones. */
 		agent_log(AGENT_LOG_INFO, "targets or probe settings changed: the probes restart");
-		batch_send(a);
+		session__poll(&a->s, DRAIN_ALL);
+		batch_send(a, true);
 		session_close(a);
 		a->o = *n;
 		if (session_open(a)) {
@@ -1057,7 +1070,7 @@ static void period(struct agent *a)
 {
 	struct session *s = &a->s;
 
-	batch_send(a);
+	batch_send(a, false);
 	if (s->probes) {
 		if ((a->o.periodic_svg || a->o.periodic_folded) &&
 		    record_write_period_files(s, a->period_start))
@@ -1154,7 +1167,7 @@ int cmd_agent(int argc, char **argv)
 		char cost[8192], *line, *save = NULL;
 
 		session__poll(&a->s, DRAIN_ALL);
-		batch_send(a);
+		batch_send(a, true);
 		/* What the agent cost since its probes last started. */
 		session__cost_text(&a->s, cost, sizeof(cost));
 		for (line = strtok_r(cost, "\n", &save); line; line = strtok_r(NULL, "\n", &save))

@@ -36,6 +36,10 @@ struct agent_rest {
 	json_t *req[NFAMILIES]; /* the merged request of each family, NULL until one came */
 	int state[NFAMILIES];	/* 1 running, 0 stopped, -1 as the command line says */
 	char *token;
+	/* A staged request: its family (-1: none), and what it replaced. */
+	int staged;
+	json_t *old_req;
+	int old_state;
 };
 
 static unsigned owned_bits(const struct rest_family *f)
@@ -51,6 +55,7 @@ struct agent_rest *agent_rest__new(const char *token)
 		return NULL;
 	for (size_t i = 0; i < NFAMILIES; i++)
 		r->state[i] = -1;
+	r->staged = -1;
 	if (token && !(r->token = strdup(token))) {
 		free(r);
 		return NULL;
@@ -62,6 +67,7 @@ void agent_rest__free(struct agent_rest *r)
 {
 	if (!r)
 		return;
+	agent_rest__settle(r, false);
 	for (size_t i = 0; i < NFAMILIES; i++)
 		json_decref(r->req[i]);
 	free(r->token);
@@ -159,19 +165,6 @@ static void reply(struct agent_request *q, int status, const char *message)
 	}
 }
 
-/* The JSON text of a PUT body: after "json=" (gala-gopher's form) or the body itself. */
-static const char *body_json(const struct agent_request *q, size_t *len)
-{
-	const char *b = q->body;
-
-	if (!strncmp(b, "json=", 5)) {
-		*len = q->len - 5;
-		return b + 5;
-	}
-	*len = q->len;
-	return b;
-}
-
 /* stored with the keys of body over it: params key by key, the others replaced. */
 static json_t *merge(const json_t *stored, json_t *body)
 {
@@ -205,7 +198,7 @@ static bool family_on(const struct rest_family *f, const struct record_opts *o)
 }
 
 /* GET: the family's request as it runs, with "state". */
-static void get_family(struct agent_rest *r, struct agent *a, size_t i, struct agent_request *q)
+static void get_family(struct agent_rest *r, struct agent *a, int i, struct agent_request *q)
 {
 	const struct rest_family *f = &families[i];
 	const struct record_opts *o = agent_opts(a);
@@ -239,60 +232,101 @@ static void get_family(struct agent_rest *r, struct agent *a, size_t i, struct a
 	free(text);
 }
 
-/* PUT: checked alone first (the message names the key at fault), then merged, laid over the
- * command line and applied; kept only once applied. */
-static void put_family(struct agent_rest *r, struct agent *a, const struct record_opts *base,
-		       size_t i, struct agent_request *q)
+int agent_rest_family(const char *path)
 {
-	const struct rest_family *f = &families[i];
-	struct record_opts *check = malloc(sizeof(*check)), *want = malloc(sizeof(*want));
-	json_t *body = NULL, *merged = NULL, *old_req = r->req[i];
-	int state = -1, old_state = r->state[i];
-	char err[512];
-	json_error_t je;
-	const char *text;
-	size_t len;
+	for (size_t i = 0; i < NFAMILIES; i++)
+		if (!strcmp(path, families[i].path))
+			return (int)i;
+	return -1;
+}
 
-	if (!check || !want) {
+int agent_rest__stage(struct agent_rest *r, int family, const char *body, size_t len,
+		      const struct record_opts *base, struct record_opts *want, char *err,
+		      size_t errlen)
+{
+	const struct rest_family *f = &families[family];
+	struct record_opts *check = malloc(sizeof(*check));
+	json_t *doc = NULL, *merged;
+	int state = -1, ret;
+	json_error_t je;
+
+	agent_rest__settle(r, false);
+	if (!check) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	/* gala-gopher's form is json={...}; a bare JSON object is taken too. */
+	if (len >= 5 && !strncmp(body, "json=", 5)) {
+		body += 5;
+		len -= 5;
+	}
+	/* Checked alone first: the message names the key at fault. */
+	*check = *base;
+	ret = record_config_parse_request(body, len, f->path + 1, f->kind, check, &state, err,
+					  errlen);
+	free(check);
+	if (ret)
+		return ret;
+	doc = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je);
+	merged = doc ? merge(r->req[family], doc) : NULL;
+	json_decref(doc);
+	if (!merged) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	r->staged = family;
+	r->old_req = r->req[family];
+	r->old_state = r->state[family];
+	r->req[family] = merged;
+	/* A request without a state changes a running family, and starts one never asked for
+	 * (galatop's families are started by the request that configures them). */
+	r->state[family] = state >= 0 ? state : r->old_state >= 0 ? r->old_state : 1;
+	ret = agent_rest__overlay(r, base, want, err, errlen);
+	if (ret)
+		agent_rest__settle(r, false);
+	return ret;
+}
+
+void agent_rest__settle(struct agent_rest *r, bool keep)
+{
+	int i = r->staged;
+
+	if (i < 0)
+		return;
+	if (keep) {
+		json_decref(r->old_req);
+	} else {
+		json_decref(r->req[i]);
+		r->req[i] = r->old_req;
+		r->state[i] = r->old_state;
+	}
+	r->old_req = NULL;
+	r->staged = -1;
+}
+
+/* PUT: staged, applied, and kept only once applied. */
+static void put_family(struct agent_rest *r, struct agent *a, const struct record_opts *base,
+		       int i, struct agent_request *q)
+{
+	struct record_opts *want = malloc(sizeof(*want));
+	char err[512] = "";
+
+	if (!want) {
 		reply(q, 500, "out of memory");
-		goto out;
+		return;
 	}
 	if (q->too_large) {
 		snprintf(err, sizeof(err), "put data size exceeds %d bytes", AGENT_REST_BODY_MAX);
 		reply(q, 400, err);
-		goto out;
-	}
-	text = body_json(q, &len);
-	*check = *base;
-	if (record_config_parse_request(text, len, f->path + 1, f->kind, check, &state, err,
-					sizeof(err))) {
-		reply(q, 400, err);
-		goto out;
-	}
-	body = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
-	merged = body ? merge(old_req, body) : NULL;
-	if (!merged) {
-		reply(q, 500, "out of memory");
-		goto out;
-	}
-	r->req[i] = merged;
-	/* A request without a state changes a running family, and starts one never asked for
-	 * (gala-gopher starts a probe on its first request with a state; galatop's families are
-	 * started by the request that configures them). */
-	r->state[i] = state >= 0 ? state : old_state >= 0 ? old_state : 1;
-	if (agent_rest__overlay(r, base, want, err, sizeof(err)) ||
-	    agent_apply(a, want, err, sizeof(err))) {
-		json_decref(merged);
-		r->req[i] = old_req;
-		r->state[i] = old_state;
+	} else if (agent_rest__stage(r, i, q->body, q->len, base, want, err, sizeof(err))) {
+		reply(q, err[0] && strcmp(err, "out of memory") ? 400 : 500, err);
+	} else if (agent_apply(a, want, err, sizeof(err))) {
+		agent_rest__settle(r, false);
 		reply(q, 400, err[0] ? err : "the new configuration failed");
-		goto out;
+	} else {
+		agent_rest__settle(r, true);
+		reply(q, 200, "New config takes effect");
 	}
-	json_decref(old_req);
-	reply(q, 200, "New config takes effect");
-out:
-	json_decref(body);
-	free(check);
 	free(want);
 }
 
@@ -314,15 +348,14 @@ static bool token_ok(const struct agent_rest *r, const char *auth)
 void agent_rest__answer(struct agent_rest *r, struct agent *a, const struct record_opts *base,
 			struct agent_request *q)
 {
-	size_t i;
+	int i;
 
 	if (r->token && !token_ok(r, q->authorization)) {
 		reply(q, 401, "unauthorized: send Authorization: Bearer TOKEN (--rest-token)");
 		return;
 	}
-	for (i = 0; i < NFAMILIES && strcmp(q->path, families[i].path); i++)
-		;
-	if (i == NFAMILIES) {
+	i = agent_rest_family(q->path);
+	if (i < 0) {
 		reply(q, 404, "url not found");
 		return;
 	}

@@ -24,6 +24,18 @@ void agent_rest__free(struct agent_rest *r);
  * with its targets and parameters). 0, or -EINVAL with one line in err. */
 int agent_rest__overlay(const struct agent_rest *r, const struct record_opts *base,
 			struct record_opts *out, char *err, size_t errlen);
+/* The family a REST path names (an index for agent_rest__stage), or -1. */
+int agent_rest_family(const char *path);
+/* Stages the PUT body[0..len) ("json={...}" or a bare object) for family: checked alone,
+ * merged into the family's request as gala-gopher merges (cmd, snoopers and state replaced,
+ * params key by key), and laid over base into *want. 0, or -EINVAL (the 400 message in err)
+ * or -ENOMEM; nothing stays staged then. */
+int agent_rest__stage(struct agent_rest *r, int family, const char *body, size_t len,
+		      const struct record_opts *base, struct record_opts *want, char *err,
+		      size_t errlen);
+/* Keeps the staged request (keep: it was applied) or drops it, back to the one before;
+ * no-op when none is staged. */
+void agent_rest__settle(struct agent_rest *r, bool keep);
 /* Answers one request on the agent's thread: checks, stores and applies (agent_apply) a PUT,
  * describes a family on GET; errors as gala-gopher answers them (400, 404, 405 with
  * {"result": "failed", "message": ...}), 401 without the token when one is set. */

@@ -1,6 +1,7 @@
 /* galatop record: the recording loop and the stack profiles' output files (folded, SVG,
  * periodic and .gtop); the options are in record_opts.c. */
 #include "record.h"
+#include "bpf/leak.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -35,11 +36,29 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
+/* The leak graph's second title line: what its bytes are and how they were sampled. */
+static char leak_subtitle[192];
+
+static void leak_subtitle_set(const struct record_opts *o)
+{
+	uint64_t r = o->leak_sample ? o->leak_sample : LEAK_SAMPLE_DEFAULT;
+
+	if (r == 1)
+		snprintf(leak_subtitle, sizeof(leak_subtitle), "bytes not freed at the end, allocated "
+			 "%g s or more before it; every allocation taken", o->leak_min_age);
+	else
+		snprintf(leak_subtitle, sizeof(leak_subtitle), "bytes not freed at the end, allocated "
+			 "%g s or more before it; one allocation sampled per %llu bytes on average "
+			 "(weighted)", o->leak_min_age, (unsigned long long)r);
+}
+
 /* A stack type's flame graph: its title, what its values count, its palette. */
 static void svg_setup(struct svg_opts *so, enum stack_type t, const struct profile *p)
 {
 	svg_opts__init(so);
 	so->title = stack_types[t].title;
+	if (t == STACK_LEAK && leak_subtitle[0])
+		so->subtitle = leak_subtitle;
 	so->countname = value_kind_str(profile__kind(p));
 	so->palette = (enum palette)palette_parse(stack_types[t].palette);
 }
@@ -289,6 +308,7 @@ int cmd_record(int argc, char **argv)
 		return ret;
 	if (!o.types && !o.sli)
 		o.types = PROBE_ONCPU;
+	leak_subtitle_set(&o);
 	ret = record_open(&s, &o, &msgs, &hist, &run);
 	if (ret) {
 		if (s.o)

@@ -902,7 +902,7 @@ static void leak_summary(struct session *s, const struct probe_stats *ps)
 			      (unsigned long long)ps->leak_frees);
 	msg_list__add(s->msgs, MSG_NOTE, "leak: %llu blocks tracked, %.0f bytes estimated "
 		      "outstanding (shown once %g s old); %llu allocator files probed",
-		      (unsigned long long)ls.blocks, ls.bytes, s->o->leak_min_age,
+		      (unsigned long long)ls.blocks, ls.bytes > 0.5 ? ls.bytes : 0.0, s->o->leak_min_age,
 		      (unsigned long long)ps->leak_files);
 	for (size_t i = 0; i < s->npids; i++)
 		if (probes__leak_unhooked(s->probes, s->pids[i], why, sizeof(why)) == 1)

@@ -37,8 +37,9 @@ int shown_set_mode(struct shown *s, struct slices *const *rings, enum fold_mode 
 		   double window_s);
 /* Folds slice, the new samples of type t over [t0, t1), into what is shown and into ring (a
  * window reaches back at most window_s seconds, <= s->window_s: a caller that restarted its data
- * shortens it), then bounds the shown profile's memory. 0, -EINVAL or -ENOMEM (what is shown
- * then holds part of the update). */
+ * shortens it), then bounds the shown profile's memory. A type whose values go down (leak) is
+ * accumulated in every mode (it shows what is held now) and its stacks freed to nothing go.
+ * 0, -EINVAL or -ENOMEM (what is shown then holds part of the update). */
 int shown_fold(struct shown *s, enum stack_type t, struct slices *ring,
 	       const struct profile *slice, double t0, double t1, double window_s);
 /* Empties every shown profile (the data restarts, e.g. on another CPU set). */

@@ -199,9 +199,44 @@ TEST_CASE(renew_move_carries_profiles_and_rings)
 	fx_free(&fx);
 }
 
+/* The leak type (values go down) shows what is held now in every mode: the sum of its slices,
+ * allocations minus frees. */
+TEST_CASE(shown_leak_holds_the_sum_in_every_mode)
+{
+	struct fixture fx;
+	struct shown s;
+	struct slices *rings[STACK_TYPES] = { NULL }, *ring;
+	struct profile *grow, *shrink, *gone;
+	int t = STACK_LEAK;
+
+	fx_init(&fx, false);
+	grow = fx_one(fx.ft, "main;leaky", 1000);
+	shrink = fx_one(fx.ft, "main;leaky", -300);
+	gone = fx_one(fx.ft, "main;leaky", -1400);
+	ring = rings[t] = slices__new(fx.ft, VALUE_BYTES, 64, 0);
+	shown_init(&s, FOLD_DECAY, 2, 0);
+	CHECK(shown_add(&s, t, fx.ft, VALUE_BYTES, ring) == 0);
+	CHECK(shown_fold(&s, t, ring, grow, 0, 1, s.window_s) == 0);
+	CHECK(shown_fold(&s, t, ring, grow, 1, 5, s.window_s) == 0);
+	CHECK_NUM(fx_total_at(fx.ft, s.p[t], "main;leaky"), 2000); /* not decayed */
+	CHECK(shown_set_mode(&s, rings, FOLD_WINDOW, 1) == 0);
+	CHECK(shown_fold(&s, t, ring, shrink, 5, 6, s.window_s) == 0);
+	CHECK_NUM(fx_total_at(fx.ft, s.p[t], "main;leaky"), 1700); /* not the window's -300 */
+	CHECK(shown_fold(&s, t, ring, shrink, 6, 7, s.window_s) == 0);
+	CHECK(shown_fold(&s, t, ring, gone, 7, 8, s.window_s) == 0);
+	CHECK_NUM(profile__total(s.p[t]), 0);
+	shown_free(&s);
+	slices__free(ring);
+	profile__free(grow);
+	profile__free(shrink);
+	profile__free(gone);
+	fx_free(&fx);
+}
+
 int main(void)
 {
 	RUN(shown_modes_switch_over_one_ring);
+	RUN(shown_leak_holds_the_sum_in_every_mode);
 	RUN(shown_bounds_accumulate_and_decay);
 	RUN(renew_due_policy);
 	RUN(renew_move_carries_profiles_and_rings);

@@ -1,15 +1,13 @@
-# Helpers of the L7 record tests (tests/record/test_l7*.sh), sourced after tests/lib.sh:
-# starting and stopping a recording, reading counts out of its JSON, and comparing latencies
-# with a client's own figures.
-
-# Servers a test starts put their pids in PIDS: stopped, and $TMP removed, at exit.
+# Helpers of the L7 record tests (tests/record/test_l7*.sh), sourced after tests/lib.sh: servers
+# started here go in PIDS and are stopped at exit with $TMP removed; reading counts out of a
+# recording's JSON, comparing latencies with a client's own figures.
 PIDS=""
-cleanup() {
+l7_cleanup() {
 	for p in $PIDS; do kill "$p" 2>/dev/null; done
 	for p in $PIDS; do wait "$p" 2>/dev/null; done
 	rm -rf "$TMP"
 }
-trap cleanup EXIT INT TERM
+trap l7_cleanup EXIT INT TERM
 PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | tail -1)
 
 # wait_for CMD...: polls CMD for up to 20 s.
@@ -38,6 +36,49 @@ ep() {
 	jq -r --arg p "$2" --arg r "$3" --arg re "$4" --arg f "$5" \
 		'[.endpoints[] | select(.protocol == $p and .l7_role == $r and (.endpoint | test($re; "i"))) | .[$f]] | add // 0' "$1"
 }
+eq() { # NAME GOT WANT [WHAT]
+	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got $2, want $3${4:+ ($4)}"; fi
+}
+# nginx_run LISTEN...: nginx serving /ok (200), /missing (404), /fail (500) and $TMP/www's
+# /static/ on each LISTEN ("127.0.0.1:18180", "127.0.0.1:18143 ssl http2"), with a
+# self-signed certificate, from $TMP/nginx; started in the background, its pid in NGINX.
+nginx_run() {
+	mkdir -p "$TMP/nginx/logs" "$TMP/www/static"
+	openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=localhost -days 1 \
+		-keyout "$TMP/nginx/key.pem" -out "$TMP/nginx/cert.pem" >/dev/null 2>&1
+	{
+		cat <<EOF2
+daemon off;
+worker_processes 1;
+pid $TMP/nginx/nginx.pid;
+error_log $TMP/nginx/error.log;
+events { worker_connections 256; }
+http {
+	access_log off;
+	client_body_temp_path $TMP/nginx/body;
+	proxy_temp_path $TMP/nginx/proxy;
+	fastcgi_temp_path $TMP/nginx/fcgi;
+	uwsgi_temp_path $TMP/nginx/uwsgi;
+	scgi_temp_path $TMP/nginx/scgi;
+	keepalive_requests 100000;
+	server {
+EOF2
+		for l in "$@"; do printf '\t\tlisten %s;\n' "$l"; done
+		cat <<EOF2
+		ssl_certificate $TMP/nginx/cert.pem;
+		ssl_certificate_key $TMP/nginx/key.pem;
+		location = /ok { return 200 "ok\n"; }
+		location = /missing { return 404; }
+		location = /fail { return 500; }
+		location /static/ { root $TMP/www; }
+	}
+}
+EOF2
+	} >"$TMP/nginx/nginx.conf"
+	nginx -c "$TMP/nginx/nginx.conf" -p "$TMP/nginx" >"$TMP/nginx/out.log" 2>&1 &
+	NGINX=$!
+	PIDS="$PIDS $NGINX"
+}
 # sess FILE PROTO ROLE FIELD: FIELD summed over sessions.
 sess() {
 	jq -r --arg p "$2" --arg r "$3" --arg f "$4" \
@@ -45,9 +86,6 @@ sess() {
 }
 # within A B PCT [ABS]: |A - B| <= PCT% of B (+ ABS)
 within() { awk -v a="$1" -v b="$2" -v p="$3" -v e="${4:-0}" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= b * p / 100 + e) }'; }
-eq() { # NAME GOT WANT [WHAT]
-	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got $2, want $3${4:+ ($4)}"; fi
-}
 # client_p50 NAME FILE PROTO ROLE RE B R NIVCSW N D: the client's own median latency B (ns,
 # rounded to R ns) of N requests against galatop's latencies of the same requests (the first
 # endpoint of PROTO/ROLE matching RE). The two clocks differ, request by request, only by the
@@ -81,31 +119,6 @@ client_p50() {
 		'BEGIN { exit !(b > 0 && hi > 0 && b >= (lo - d) * 0.998 - r && b <= (hi + d) * 1.002 + r) }'
 	then pass "$1"
 	else fail "$1" "$why"; fi
-}
-# nginx_conf DIR SERVER: writes DIR/nginx.conf, one worker in the foreground keeping its files
-# under DIR, with one server block of the lines SERVER plus /ok (200 "ok") and /missing (404).
-nginx_conf() {
-	cat >"$1/nginx.conf" <<EOF
-daemon off;
-worker_processes 1;
-pid $1/nginx.pid;
-error_log $1/error.log;
-events { worker_connections 256; }
-http {
-	access_log off;
-	client_body_temp_path $1/body;
-	proxy_temp_path $1/proxy;
-	fastcgi_temp_path $1/fcgi;
-	uwsgi_temp_path $1/uwsgi;
-	scgi_temp_path $1/scgi;
-	keepalive_requests 100000;
-	server {
-		$2
-		location = /ok { return 200 "ok\\n"; }
-		location = /missing { return 404; }
-	}
-}
-EOF
 }
 # pg_start ARGS...: a private PostgreSQL (trust authentication, user postgres) under $TMP/pg,
 # its socket in $TMP/pgsock, started with ARGS (-p PORT, listen_addresses...) in the

@@ -4,7 +4,6 @@
 # own data under $TMP and stopped at exit; counts must equal the clients' own counts, errors
 # too, and latencies agree with what the clients measure. Needs root and BPF.
 . tests/lib.sh
-. tests/record/l7_lib.sh
 need_root_bpf l7 || exit 0
 for c in jq nginx redis-server redis-benchmark pgbench mariadbd dnsmasq dig ab wrk curl openssl; do
 	command -v $c >/dev/null 2>&1 || PATH=$PATH:/usr/sbin:/usr/lib/postgresql/15/bin
@@ -12,6 +11,7 @@ for c in jq nginx redis-server redis-benchmark pgbench mariadbd dnsmasq dig ab w
 done
 [ -x "$TOOLS/cputime" ] || { fail l7 "test workloads not built (make tools)"; exit 0; }
 chmod 755 "$TMP"
+. tests/record/l7_lib.sh
 [ -n "$L7_KEEP" ] && trap "for p in \$PIDS; do kill \$p; done" EXIT
 
 # --- A fresh machine boots without tracefs: the capture needs none (its probes are BTF
@@ -70,20 +70,8 @@ else
 fi
 
 # --- nginx, plain and TLS ----------------------------------------------------------------
-mkdir -p "$TMP/nginx/logs" "$TMP/www/static"
+nginx_run 127.0.0.1:18180 "127.0.0.1:18143 ssl"
 head -c 100000 /dev/urandom >"$TMP/www/static/blob.bin"
-openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=localhost -days 1 \
-	-keyout "$TMP/nginx/key.pem" -out "$TMP/nginx/cert.pem" >/dev/null 2>&1
-nginx_conf "$TMP/nginx" "
-		listen 127.0.0.1:18180;
-		listen 127.0.0.1:18143 ssl;
-		ssl_certificate $TMP/nginx/cert.pem;
-		ssl_certificate_key $TMP/nginx/key.pem;
-		location = /fail { return 500; }
-		location /static/ { root $TMP/www; }"
-nginx -c "$TMP/nginx/nginx.conf" -p "$TMP/nginx" >"$TMP/nginx/out.log" 2>&1 &
-NGINX=$!
-PIDS="$PIDS $NGINX"
 if wait_for curl -sf http://127.0.0.1:18180/ok; then
 	workers=$(pgrep -P $NGINX | paste -sd, -)
 	rec_bg "$TMP/http.json" -p "$NGINX,$workers"

@@ -14,42 +14,8 @@ for c in jq nghttpd h2load curl nginx openssl python3; do
 done
 python3 -c 'import grpc' 2>/dev/null || { skip l7_h2 "python3-grpcio is missing (make deps installs it)"; exit 0; }
 chmod 755 "$TMP"
-PIDS=""
-cleanup() {
-	for p in $PIDS; do kill "$p" 2>/dev/null; done
-	for p in $PIDS; do wait "$p" 2>/dev/null; done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT INT TERM
+. tests/record/l7_lib.sh
 
-wait_for() {
-	i=0
-	while ! "$@" >/dev/null 2>&1; do
-		i=$((i + 1)); [ $i -gt 200 ] && return 1; sleep 0.1
-	done
-}
-# rec_bg OUT ARGS...: record --type l7 -o OUT ARGS in the background, once it records;
-# rec_stop ends it (SIGINT) and waits for its files.
-rec_bg() {
-	out=$1; shift
-	"$GALATOP" record --type l7 --protocols http2,grpc -o "$out" "$@" 2>"$out.err" &
-	REC=$!
-	i=0
-	until grep -q 'recording L7' "$out.err" 2>/dev/null; do
-		kill -0 $REC 2>/dev/null || return 1
-		i=$((i + 1)); [ $i -gt 300 ] && return 1; sleep 0.1
-	done
-}
-rec_stop() { kill -INT $REC; wait $REC; }
-# ep FILE PROTO ROLE PATTERN FIELD: FIELD summed over the endpoints of PROTO/ROLE matching the
-# jq regex PATTERN.
-ep() {
-	jq -r --arg p "$2" --arg r "$3" --arg re "$4" --arg f "$5" \
-		'[.endpoints[] | select(.protocol == $p and .l7_role == $r and (.endpoint | test($re))) | .[$f]] | add // 0' "$1"
-}
-eq() { # NAME GOT WANT [WHAT]
-	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got $2, want $3${4:+ ($4)}"; fi
-}
 # p50_order NAME SERVER CLIENT OWN: the medians (ns) galatop saw on the server's side and on the
 # client's, and the client's own: each holds the one before it.
 p50_order() {
@@ -108,35 +74,7 @@ else
 fi
 
 # --- nginx: HTTP/2 over TLS (ALPN h2) -------------------------------------------------------
-mkdir -p "$TMP/nginx/logs"
-openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=localhost -days 1 \
-	-keyout "$TMP/nginx/key.pem" -out "$TMP/nginx/cert.pem" >/dev/null 2>&1
-cat >"$TMP/nginx/nginx.conf" <<EOF
-daemon off;
-worker_processes 1;
-pid $TMP/nginx/nginx.pid;
-error_log $TMP/nginx/error.log;
-events { worker_connections 256; }
-http {
-	access_log off;
-	client_body_temp_path $TMP/nginx/body;
-	proxy_temp_path $TMP/nginx/proxy;
-	fastcgi_temp_path $TMP/nginx/fcgi;
-	uwsgi_temp_path $TMP/nginx/uwsgi;
-	scgi_temp_path $TMP/nginx/scgi;
-	server {
-		listen 127.0.0.1:18220 ssl http2;
-		ssl_certificate $TMP/nginx/cert.pem;
-		ssl_certificate_key $TMP/nginx/key.pem;
-		location = /ok { return 200 "ok\n"; }
-		location = /missing { return 404; }
-		location = /fail { return 500; }
-	}
-}
-EOF
-nginx -c "$TMP/nginx/nginx.conf" -p "$TMP/nginx" >"$TMP/nginx/out.log" 2>&1 &
-NGINX=$!
-PIDS="$PIDS $NGINX"
+nginx_run "127.0.0.1:18220 ssl http2"
 if wait_for curl -skf --http2 https://127.0.0.1:18220/ok; then
 	workers=$(pgrep -P $NGINX | paste -sd, -)
 	rec_bg "$TMP/tls.json" -p "$NGINX,$workers"

@@ -111,12 +111,8 @@ else
 fi
 
 # --- nginx on unix: -------------------------------------------------------------------------
-mkdir -p "$TMP/nginx/logs"
 NSOCK=$TMP/nginx/http.sock
-nginx_conf "$TMP/nginx" "listen unix:$NSOCK;"
-taskset -c $last_cpu nginx -c "$TMP/nginx/nginx.conf" -p "$TMP/nginx" >"$TMP/nginx/out.log" 2>&1 &
-NGINX=$!
-PIDS="$PIDS $NGINX"
+nginx_run "unix:$NSOCK"
 if wait_for curl -sf --unix-socket "$NSOCK" http://l7/ok; then
 	workers=$(pgrep -P $NGINX | paste -sd, -)
 	rec_bg "$TMP/http.json" -p "$NGINX,$workers"
