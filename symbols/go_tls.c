@@ -224,7 +224,10 @@ int go_tls_inspect(int fd, struct go_tls_info *out)
 	/* The layout of Go 1.9 and later: every field first, but Sysfd after poll's fdMutex. */
 	out->sysfd_off = 16;
 	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/* Read, not mapped: the kernel puts the breakpoints of uprobes already attached to the
+	 * file (another galatop's) into every new private mapping of it, read-only ones too, and
+	 * a RET under a breakpoint reads as INT3. */
+	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		elf_end(elf);
 		return -ENOEXEC;

@@ -120,6 +120,13 @@ client_p50() {
 	then pass "$1"
 	else fail "$1" "$why"; fi
 }
+# p50_order NAME SERVER CLIENT OWN: the medians (ns) galatop saw on the server's side and on the
+# client's, and the client's own: each holds the one before it.
+p50_order() {
+	why="p50 server $2 ns <= galatop client $3 ns <= the client's own $4 ns (load $(cut -d' ' -f1-3 /proc/loadavg))"
+	echo "$1: $why"
+	if [ "$2" -gt 0 ] && [ "$2" -le "$3" ] && [ "$3" -le "$4" ]; then pass "$1"; else fail "$1" "$why"; fi
+}
 # pg_start ARGS...: a private PostgreSQL (trust authentication, user postgres) under $TMP/pg,
 # its socket in $TMP/pgsock, started with ARGS (-p PORT, listen_addresses...) in the
 # background (PIDS). False without PostgreSQL or the postgres user.
