@@ -114,7 +114,7 @@ $(O)/asan/tests/%: tests/%.c $(wildcard tests/*.h) $(O)/asan/libgalatop.a
 $(O)/tools/%nofp: tests/tools/%nofp.c
 	@mkdir -p $(@D)
 	$(call msg,TOOL,$<)$(CC) -O2 -g -fomit-frame-pointer -fno-inline -fno-optimize-sibling-calls -o $@ $< -lz -lpthread -lm
-$(O)/tools/%: tests/tools/%.c
+$(O)/tools/%: tests/tools/%.c $(wildcard tests/tools/*.h)
 	@mkdir -p $(@D)
 	$(call msg,TOOL,$<)$(CC) -O0 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline \
 		-fno-optimize-sibling-calls -o $@ $< -lz -lpthread -lm

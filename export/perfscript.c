@@ -5,12 +5,16 @@
 #include "perfscript.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "../model/strtab.h"
 #include "../model/stackset.h"
 #include "util/grow.h"
+#include "util/word.h"
 
 /* Character classes of perl's \s, \d, \w on byte strings, plus the bytes frame tidying edits. */
 enum {
@@ -55,7 +59,7 @@ struct buf {
 	size_t len, cap;
 };
 
-static int buf_reserve(struct buf *b, size_t extra)
+static inline int buf_reserve(struct buf *b, size_t extra)
 {
 	return extra > SIZE_MAX - b->len ? -ENOMEM : ARRAY_GROW(b->p, b->cap, b->len + extra);
 }
@@ -157,7 +161,7 @@ static void stack_clear(struct perfscript *ps)
 
 /* Prepends s[0..n) and, when the stack is not empty, a ';' (perl's unshift before join).
  * Frames past PERFSCRIPT_MAX_STACK are dropped; the pname (force) always goes in. */
-static int stack_prepend(struct perfscript *ps, const char *s, size_t n, bool force)
+static inline int stack_prepend(struct perfscript *ps, const char *s, size_t n, bool force)
 {
 	size_t used = ps->cap - ps->start, need = n + 1, cap;
 	char *p;
@@ -383,6 +387,36 @@ static int header_line(struct perfscript *ps, const char *l, size_t n, size_t co
 	return 0;
 }
 
+/* The index of the first byte from p on in l[0..n) that is not \s: a frame line's indent is a
+ * tab and up to 16 spaces, skipped 8 at a time. */
+static size_t skip_spaces(const char *l, size_t p, size_t n)
+{
+	if (p < n && l[p] == '\t')
+		p++;
+	while (n - p >= 8 && load_le(l + p) == 0x2020202020202020ULL)
+		p += 8;
+	while (p < n && is_ws(l[p]))
+		p++;
+	return p;
+}
+
+/* Skips whole words of 8 lowercase hex digits from p on in l[0..n) (the address that starts a
+ * frame line, all \w); the caller goes on byte by byte. */
+static size_t skip_hex(const char *l, size_t p, size_t n)
+{
+	const uint64_t ones = 0x0101010101010101ULL, top = ones << 7;
+
+	for (; n - p >= 8; p += 8) {
+		uint64_t w = load_le(l + p), digit, alpha;
+
+		digit = (w + ones * (0x80 - '0')) & ~(w + ones * (0x7f - '9'));
+		alpha = (w + ones * (0x80 - 'a')) & ~(w + ones * (0x7f - 'f'));
+		if ((w & top) || ((digit | alpha) & top) != top)
+			break;
+	}
+	return p;
+}
+
 /* /^\s*(\w+)\s*(.+) \((.*)\)/. The greedy (.+) ends at the last " (" that still has a ')' at
  * least two bytes after it, and the greedy (.*) at the last ')'. (\w+) and \s* give back bytes
  * only when (.+) would otherwise be empty. */
@@ -392,9 +426,9 @@ static bool match_frame(const char *l, size_t n, const char **pc, size_t *pc_len
 	size_t p = 0, w0, wl, ws, lp, e, fs;
 	const char *rp;
 
-	while (p < n && is_ws(l[p]))
-		p++;
+	p = skip_spaces(l, 0, n);
 	w0 = p;
+	p = skip_hex(l, p, n);
 	while (p < n && (cls[(unsigned char)l[p]] & C_WORD))
 		p++;
 	wl = p - w0;
@@ -409,10 +443,17 @@ static bool match_frame(const char *l, size_t n, const char **pc, size_t *pc_len
 	lp = rp - l;
 	if (lp < 2)
 		return false;
-	for (e = lp - 2;; e--) {
-		if (l[e] == ' ' && l[e + 1] == '(')
+	/* the last " (" at or before lp - 2: the last '(' at or before lp - 1 after a space */
+	for (size_t lim = lp;;) {
+		const char *op = memrchr(l + 1, '(', lim - 1);
+
+		if (!op)
+			return false;
+		e = (size_t)(op - l) - 1;
+		if (l[e] == ' ')
 			break;
-		if (e == 0)
+		lim = e + 1;
+		if (lim < 2)
 			return false;
 	}
 	if (e < w0 + 2)
@@ -450,6 +491,31 @@ static bool is_go_method(const char *s, size_t n)
 	return false;
 }
 
+/* The index of the first byte from i on in s[0..n) that frame tidying edits (C_TIDY), or n:
+ * a word at a time, as most names have none. */
+static size_t next_tidy(const char *s, size_t i, size_t n)
+{
+	const uint64_t ones = 0x0101010101010101ULL, top = ones << 7;
+
+	for (; n - i >= 8; i += 8) {
+		uint64_t w, a, b, c, d, hit;
+
+		w = load_le(s + i);
+		a = w ^ ones * ';';
+		b = w ^ ones * '(';
+		c = w ^ ones * '"';
+		d = w ^ ones * '\'';
+		/* a zero byte in any: the lowest flag is exact */
+		hit = (((a - ones) & ~a) | ((b - ones) & ~b) | ((c - ones) & ~c) | ((d - ones) & ~d)) &
+		      top;
+		if (hit)
+			return i + (size_t)__builtin_ctzll(hit) / 8;
+	}
+	while (i < n && !(cls[(unsigned char)s[i]] & C_TIDY))
+		i++;
+	return i;
+}
+
 /* The script's $tidy_generic, in place: ';' -> ':', cut at the first '(' that does not open
  * "(anonymous namespace)" unless it is a Go method, drop quotes. Returns the new length. */
 static size_t frame_tidy(char *s, size_t n)
@@ -458,9 +524,7 @@ static size_t frame_tidy(char *s, size_t n)
 	size_t i, j, paren = SIZE_MAX;
 	bool quotes = false;
 
-	for (i = 0; i < n; i++) {
-		if (!(cls[(unsigned char)s[i]] & C_TIDY))
-			continue;
+	for (i = 0; (i = next_tidy(s, i, n)) < n; i++) {
 		if (s[i] == ';')
 			s[i] = ':';
 		else if (s[i] == '(')
@@ -724,12 +788,40 @@ int perfscript__end_file(struct perfscript *ps)
 	return err ? err : file_verdict(ps);
 }
 
+/* Feeds the rest of a regular file, from its current offset, mapped whole: no copy through
+ * stdio's and our buffers. 1 when fed (then *err is feed's verdict), 0 when f is no such file
+ * or cannot be mapped (nothing was read: the caller reads it). */
+static int feed_mapped(struct perfscript *ps, FILE *f, int *err)
+{
+	struct stat st;
+	off_t at = ftello(f);
+	char *map;
+	size_t len;
+
+	if (at < 0 || fstat(fileno(f), &st) || !S_ISREG(st.st_mode) || st.st_size <= at ||
+	    (uint64_t)st.st_size > SIZE_MAX / 2)
+		return 0;
+	len = (size_t)st.st_size;
+	map = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fileno(f), 0);
+	if (map == MAP_FAILED)
+		return 0;
+	madvise(map, len, MADV_SEQUENTIAL);
+	*err = perfscript__feed(ps, map + at, len - (size_t)at);
+	munmap(map, len);
+	if (!*err && fseeko(f, 0, SEEK_END))
+		*err = -EIO;
+	return 1;
+}
+
 int perfscript__parse_file(struct perfscript *ps, FILE *f)
 {
 	size_t size = 1 << 20, n;
-	char *b = malloc(size);
+	char *b;
 	int err = 0;
 
+	if (feed_mapped(ps, f, &err))
+		return err ? err : perfscript__end_file(ps);
+	b = malloc(size);
 	if (!b)
 		return -ENOMEM;
 	while ((n = fread(b, 1, size, f)) > 0) {

@@ -14,6 +14,7 @@
 #define XPAD 10
 #define FRAMEPAD 1
 #define OUT_CAP (1u << 20)
+#define OUT_SCRATCH 256 /* a buffer for one number or word: far below OUT_CAP, never flushed */
 #define REPLACEMENT "\xEF\xBF\xBD"
 
 /* round() (half away from zero, sign of zero kept) inline: libm's call costs more than the
@@ -204,9 +205,23 @@ static void out_tenths(struct out *o, double t)
 		out_fixed(o, t / 10, 1);
 }
 
+/* out_fixed(b / 10 - a / 10, 1) for a, b integers (doubles from round_exact): the difference
+ * of two edges rounded to tenths is the difference of their integers (exact below 10^14
+ * tenths, far past any drawing). */
+static void out_tenths_diff(struct out *o, double a, double b)
+{
+	if (fabs(a) < 1e14 && fabs(b) < 1e14)
+		out_tenths(o, b - a);
+	else
+		out_fixed(o, b / 10 - a / 10, 1);
+}
+
+/* v (0..255) in decimal: its digits from the pair table, no division. */
 static void out_u8(struct out *o, unsigned v)
 {
-	out_scaled(o, v, 0, false);
+	char tmp[4], *p = put_decimal(tmp + sizeof(tmp), v);
+
+	out_mem(o, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 
 static const char *entity(unsigned char c)
@@ -239,7 +254,8 @@ enum { PLAIN_TEXT = 1, PLAIN_COMMENT = 2 };
 #define PLAIN4(c) PLAIN_BITS(c), PLAIN_BITS((c) + 1), PLAIN_BITS((c) + 2), PLAIN_BITS((c) + 3)
 #define PLAIN16(c) PLAIN4(c), PLAIN4((c) + 4), PLAIN4((c) + 8), PLAIN4((c) + 12)
 #define PLAIN64(c) PLAIN16(c), PLAIN16((c) + 16), PLAIN16((c) + 32), PLAIN16((c) + 48)
-static const unsigned char plain_bits[256] = { PLAIN64(0), PLAIN64(64), PLAIN64(128), PLAIN64(192) };
+static const unsigned char plain_bits[256] = { PLAIN64(0), PLAIN64(64), PLAIN64(128),
+						PLAIN64(192) };
 
 /* Bytes taken by the character at s[0..len) (at least 1); *ok tells whether it may appear in
  * an SVG as it is: valid UTF-8 other than the C1 controls and U+FFFE, U+FFFF (which XML
@@ -420,6 +436,18 @@ struct layout {
 	uint32_t maxdepth; /* of drawn frames */
 	struct item *items; /* drawn frames, parents before children */
 	size_t n_items;
+	/* frame id -> its palette color as 1 << 24 | r << 16 | g << 8 | b, 0 until computed: a
+	 * name's color depends on the name alone (not in differentials), and names recur */
+	uint32_t *colors;
+	struct row_text *rows; /* depth -> its numbers as text, 0..maxdepth */
+	char counts[256];	/* " COUNTNAME, " escaped, the title's words between two numbers */
+	size_t counts_len;	/* 0: too long for counts[], escaped in every title */
+};
+
+/* What every frame of a row (a depth) writes alike: its rect's y and height, its label's y. */
+struct row_text {
+	char y[48], height[48], text_y[48];
+	uint8_t y_len, height_len, text_y_len;
 };
 
 static double value(const struct layout *l, uint32_t id)
@@ -635,9 +663,13 @@ static void write_title(struct out *o, const struct layout *l, const struct item
 		out_text(o, name, len, false);
 	out_str(o, " (");
 	out_count(o, w);
-	out_mem(o, " ", 1);
-	out_xml(o, l->o->countname);
-	out_str(o, ", ");
+	if (l->counts_len) {
+		out_mem(o, l->counts, l->counts_len);
+	} else {
+		out_mem(o, " ", 1);
+		out_xml(o, l->o->countname);
+		out_str(o, ", ");
+	}
 	if (it->node == PROFILE_ROOT) {
 		out_str(o, "100%");
 	} else {
@@ -657,6 +689,74 @@ static void write_title(struct out *o, const struct layout *l, const struct item
 	out_str(o, ")</title>");
 }
 
+/* Writes what f writes to a scratch buffer into dst (at most 47 bytes: a number); its length. */
+static uint8_t text_of(char *dst, void (*f)(struct out *, double, double), double a, double b)
+{
+	char scratch[OUT_SCRATCH];
+	struct out s = { .buf = scratch };
+
+	f(&s, a, b);
+	memcpy(dst, scratch, s.len < 47 ? s.len : 47);
+	return (uint8_t)(s.len < 47 ? s.len : 47);
+}
+
+static void tenths_of(struct out *o, double t, double unused)
+{
+	(void)unused;
+	out_tenths(o, t);
+}
+
+static void fixed1_of(struct out *o, double v, double unused)
+{
+	(void)unused;
+	out_fixed(o, v, 1);
+}
+
+/* " COUNTNAME, " escaped once for every title (left empty when it does not fit). */
+static void fill_counts(struct layout *l)
+{
+	char scratch[OUT_SCRATCH];
+	struct out s = { .buf = scratch };
+	size_t n = strlen(l->o->countname);
+
+	l->counts_len = 0;
+	if (n > 30) /* escaped, at most 6 bytes each and 3 more */
+		return;
+	out_mem(&s, " ", 1);
+	out_xml(&s, l->o->countname);
+	out_str(&s, ", ");
+	memcpy(l->counts, scratch, s.len);
+	l->counts_len = s.len;
+}
+
+/* The rows' numbers as text, once per depth instead of once per frame. 0 or -ENOMEM. */
+static int fill_rows(struct layout *l)
+{
+	const struct svg_opts *opt = l->o;
+
+	l->rows = calloc((size_t)l->maxdepth + 1, sizeof(*l->rows));
+	if (!l->rows)
+		return -ENOMEM;
+	for (uint32_t d = 0; d <= l->maxdepth; d++) {
+		struct row_text *r = &l->rows[d];
+		double y1, y2, ty1, ty2;
+
+		if (opt->inverted) {
+			y1 = l->top + d * (double)opt->frameheight;
+			y2 = y1 + opt->frameheight - FRAMEPAD;
+		} else {
+			y2 = l->height - l->ypad2 - d * (double)opt->frameheight;
+			y1 = y2 - opt->frameheight + FRAMEPAD;
+		}
+		ty1 = round_exact(y1 * 10);
+		ty2 = round_exact(y2 * 10);
+		r->y_len = text_of(r->y, tenths_of, ty1, 0);
+		r->height_len = text_of(r->height, out_tenths_diff, ty1, ty2);
+		r->text_y_len = text_of(r->text_y, fixed1_of, 3 + (y1 + y2) / 2, 0);
+	}
+	return 0;
+}
+
 static void write_frame(struct out *o, const struct layout *l, const struct item *it)
 {
 	const struct svg_opts *opt = l->o;
@@ -667,25 +767,24 @@ static void write_frame(struct out *o, const struct layout *l, const struct item
 	size_t shown = strip_annotation(name, len);
 	double w = value(l, it->node);
 	double x1 = XPAD + it->x * l->per_value, x2 = XPAD + (it->x + w) * l->per_value;
-	double y1, y2, chars, tx1 = round_exact(x1 * 10), tx2 = round_exact(x2 * 10), ty1, ty2;
+	double chars, tx1 = round_exact(x1 * 10), tx2 = round_exact(x2 * 10);
+	const struct row_text *row = &l->rows[it->depth];
 	struct rgb color;
 
-	if (opt->inverted) {
-		y1 = l->top + it->depth * (double)opt->frameheight;
-		y2 = y1 + opt->frameheight - FRAMEPAD;
-	} else {
-		y2 = l->height - l->ypad2 - it->depth * (double)opt->frameheight;
-		y1 = y2 - opt->frameheight + FRAMEPAD;
-	}
-	ty1 = round_exact(y1 * 10);
-	ty2 = round_exact(y2 * 10);
 	if (l->two && !palette_separator(name, len)) {
 		double d = profile__self2(l->p, it->node) - profile__node(l->p, it->node)->self;
 
 		color = palette_delta(opt->negate ? -d : d, l->maxdelta);
+	} else if (it->node != PROFILE_ROOT && l->colors && l->colors[frame]) {
+		uint32_t c = l->colors[frame];
+
+		color = (struct rgb){ (uint8_t)(c >> 16), (uint8_t)(c >> 8), (uint8_t)c };
 	} else {
 		color = palette_frame_color(opt->palette, frames__get(ft, frame)->kind, name, len,
 					    opt->hash);
+		if (it->node != PROFILE_ROOT && l->colors)
+			l->colors[frame] = 1u << 24 | (uint32_t)color.r << 16 |
+					   (uint32_t)color.g << 8 | color.b;
 	}
 
 	write_title(o, l, it, name, shown, w);
@@ -694,23 +793,17 @@ static void write_frame(struct out *o, const struct layout *l, const struct item
 	out_str(o, "<rect x=\"");
 	out_tenths(o, tx1);
 	out_str(o, "\" y=\"");
-	out_tenths(o, ty1);
+	out_mem(o, row->y, row->y_len);
 	out_str(o, "\" width=\"");
-	if (fabs(tx1) < 1e14 && fabs(tx2) < 1e14)
-		out_tenths(o, tx2 - tx1);
-	else
-		out_fixed(o, tx2 / 10 - tx1 / 10, 1);
+	out_tenths_diff(o, tx1, tx2);
 	out_str(o, "\" height=\"");
-	if (fabs(ty1) < 1e14 && fabs(ty2) < 1e14)
-		out_tenths(o, ty2 - ty1);
-	else
-		out_fixed(o, ty2 / 10 - ty1 / 10, 1);
+	out_mem(o, row->height, row->height_len);
 	out_str(o, "\" fill=\"");
 	out_rgb(o, color);
 	out_str(o, "\" rx=\"2\" ry=\"2\"/><text x=\"");
 	out_fixed(o, x1 + 3, 2);
 	out_str(o, "\" y=\"");
-	out_fixed(o, 3 + (y1 + y2) / 2, 1);
+	out_mem(o, row->text_y, row->text_y_len);
 	out_mem(o, "\">", 2);
 
 	/* Room for one character and two dots at least, as flamegraph.pl. */
@@ -756,10 +849,17 @@ int svg_write(FILE *f, const struct profile *p, const struct svg_opts *opt)
 	err = layout_frames(&l);
 	if (err)
 		goto out;
+	/* without it (ENOMEM) every color is computed again; the root, drawn as "all", never
+	 * shares it (an empty name is its frame id too) */
+	l.colors = calloc(frames__count(profile__frames(p)), sizeof(*l.colors));
 
 	l.ypad2 = fs * 2 + 10;
 	l.top = ypad1 + (subtitle ? ypad3 : 0);
 	l.height = (l.maxdepth + 1.0) * opt->frameheight + ypad1 + l.ypad2 + (subtitle ? ypad3 : 0);
+	err = fill_rows(&l);
+	if (err)
+		goto out;
+	fill_counts(&l);
 	write_chrome(&o, &l);
 	for (size_t i = 0; i < l.n_items; i++)
 		write_frame(&o, &l, &l.items[i]);
@@ -767,6 +867,8 @@ int svg_write(FILE *f, const struct profile *p, const struct svg_opts *opt)
 	out_flush(&o);
 	err = o.err;
 out:
+	free(l.rows);
+	free(l.colors);
 	free(l.items);
 	free(o.buf);
 	return err;

@@ -7,6 +7,7 @@
 
 #include "hash.h"
 #include "util/grow.h"
+#include "util/word.h"
 
 #define CHUNK_SIZE (256u * 1024)
 #define EMPTY_SLOT UINT32_MAX
@@ -177,18 +178,6 @@ uint32_t strtab__find(const struct strtab *st, const char *s, size_t len)
 /* The table's own hash, a word at a time and built so that a scan can compute it while it
  * looks for the end of the string (strtab__hash_field): one multiply per 8 bytes, the last
  * bytes zero-padded, the length and a full mix at the end. Only the table sees its values. */
-/* 8 bytes as a little-endian word: the first byte lowest, as the scans below assume. */
-static inline uint64_t load_le(const char *p)
-{
-	uint64_t w;
-
-	memcpy(&w, p, 8);
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	w = __builtin_bswap64(w);
-#endif
-	return w;
-}
-
 static inline uint64_t hash_step(uint64_t h, uint64_t w)
 {
 	return ((h << 31 | h >> 33) ^ w) * 0x9e3779b97f4a7c15ULL;
@@ -218,7 +207,7 @@ size_t strtab__hash_field(const char *s, size_t max, char sep, uint32_t *h, bool
 	size_t i = 0;
 
 	/* Per word: the separator's bytes and the bytes outside 0x20..0x7e flagged in their top
-	 * bit. Such flags can be wrong above a byte truly flagged (borrows), never below it, so
+	 * bit. Such flags can be wrong above a byte truly flagged (borrows, carries), never below it, so
 	 * the lowest flag is exact: enough to find the end and to tell whether anything before
 	 * it is not printable. */
 	for (; max - i >= 8; i += 8) {
@@ -226,14 +215,17 @@ size_t strtab__hash_field(const char *s, size_t max, char sep, uint32_t *h, bool
 
 		w = load_le(s + i);
 		x = w ^ ones * (unsigned char)sep;
-		y = w ^ ones * 0x7f;
 		semi = (x - ones) & ~x & top;
-		bad = ((w - ones * 0x20) & ~w & top) | (w & top) | ((y - ones) & ~y & top);
+		/* a byte of 0x20..0x7e plus 0x60 has its top bit set, plus 0x01 not; a byte of
+		 * 0x80 or more is caught by its own top bit (and its carries, above it, do not
+		 * matter: it is a bad byte below them) */
+		y = w + ones * 0x60;
+		bad = ~y | (w + ones) | w;
 		if (semi) {
 			unsigned k = (unsigned)__builtin_ctzll(semi) / 8;
 			uint64_t below = k ? ~0ULL >> (64 - 8 * k) : 0;
 
-			*printable = !bad_any && !(bad & below);
+			*printable = !(bad_any & top) && !(bad & below & top);
 			*h = hash_end(acc, w & below, i + k);
 			return i + k;
 		}
@@ -241,6 +233,7 @@ size_t strtab__hash_field(const char *s, size_t max, char sep, uint32_t *h, bool
 		acc = hash_step(acc, w);
 	}
 	/* fewer than 8 bytes left */
+	bad_any &= top;
 	w = 0;
 	size_t k = 0;
 	for (; i + k < max; k++) {

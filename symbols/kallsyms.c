@@ -13,6 +13,7 @@
 #include "kallsyms.h"
 #include "symtab.h"
 #include "util/grow.h"
+#include "util/word.h"
 
 #define KSYM_MAX_GAP (256 * 1024)
 
@@ -66,7 +67,7 @@ static bool hex8(const unsigned char *s, uint64_t *v)
 	const uint64_t ones = 0x0101010101010101ULL, top = ones << 7;
 	uint64_t w, l, digit, alpha, x;
 
-	memcpy(&w, s, 8);
+	w = load_le(s);
 	l = w | ones * 0x20;
 	digit = (w + ones * (0x80 - '0')) & ~(w + ones * (0x7f - '9'));
 	alpha = (l + ones * (0x80 - 'a')) & ~(l + ones * (0x7f - 'f'));
@@ -155,9 +156,8 @@ static const char *find_control(const char *p, const char *end)
 	const uint64_t ones = 0x0101010101010101ULL;
 
 	for (; end - p >= 8; p += 8) {
-		uint64_t w, t;
+		uint64_t w = load_le(p), t;
 
-		memcpy(&w, p, 8);
 		/* exact for the lowest flagged byte, the one taken */
 		t = (w - ones * 0x0b) & ~w & (ones << 7);
 		if (t)

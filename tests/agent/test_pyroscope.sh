@@ -4,8 +4,9 @@
 # on-CPU workload (burn: 60/30/10 over three leaves) arrives as galatop.cpu{service_name=...,
 # hostname=...,pid=...} with its hot function, Basic auth and the tenant header, and each
 # period's sample count equal to the agent's own periodic folded file and to the CPU time the
-# kernel counted; off-CPU time (sleeper) as block_duration in nanoseconds; 503s retried; a
-# server down or hung costs the probes nothing and the agent still stops promptly.
+# kernel counted; off-CPU time (sleeper) as block_duration in nanoseconds, page faults
+# (faulter) as alloc_objects; 503s retried; a server down or hung costs the probes nothing
+# and the agent still stops promptly.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/agent_lib.sh"
 need_root_bpf pyroscope || exit 0
@@ -84,9 +85,10 @@ res("pyroscope_cpu_params", all(x.get("units") == "samples" and x.get("sampleRat
     and x.get("aggregationType") == "sum" and x.get("spyName") == "ebpfspy" for x in p), p[:1])
 res("pyroscope_auth_tenant", all(r["auth"] == auth and r["tenant"] == "team-a" for r in reqs),
     "%s %s" % (reqs[0]["auth"], reqs[0]["tenant"]))
-# Windows of 2 s (3 with from rounded down, until up), each starting where the last ended.
+# Windows of 2 s (4 with from rounded down, until up; the first may be late a little), each
+# starting where the last ended.
 w = [(int(x["from"]), int(x["until"])) for x in p]
-ok = all(2 <= u - f <= 3 for f, u in w) and all(w[i + 1][0] in (w[i][1] - 1, w[i][1])
+ok = all(2 <= u - f <= 4 for f, u in w) and all(w[i + 1][0] in (w[i][1] - 1, w[i][1])
                                                 for i in range(len(w) - 1))
 res("pyroscope_cpu_periods", ok, w)
 # Each period's body holds the samples its periodic file holds (periods without samples send
@@ -151,6 +153,43 @@ sht = sum(c for s, c in stacks if "sleep_short" in s)
 share = 100 * lng / max(lng + sht, 1)
 res("pyroscope_offcpu_split", lng + sht > 2e9 and 66 <= share <= 80,
     "sleep_long %.0f ms, sleep_short %.0f ms: %.1f%%" % (lng / 1e6, sht / 1e6, share))
+EOF
+
+# 2b. Page faults: faulter's 3 pages in fault_big for every one in fault_small, as
+# alloc_objects (a fault is a page allocated) counting faults.
+standin mem
+rm -rf "$TMP/out"; mkdir -p "$TMP/out"
+"$TOOLS/faulter" 60 & FAULTER=$!
+if start_agent "$TMP/mem.agent" $NOSERVE --type mem -p "$FAULTER" --period 2 --out-dir "$TMP/out" \
+	--pyroscope "http://127.0.0.1:$PORT"; then
+	wait_until 150 sh -c "[ \$(grep -c '\"name\"' '$TMP/mem.log') -ge 3 ]"
+	stop_agent
+else
+	fail pyroscope_mem_agent "$(tail -3 "$TMP/mem.agent")"
+fi
+kill "$SIPID" "$FAULTER"
+for f in "$TMP/out"/mem-*.folded; do folded_total "$f"; done | grep -v '^0$' >"$TMP/files.tot"
+"$PY" - "$TMP/mem.log" "$FAULTER" "$TMP/files.tot" <<'EOF'
+import json, sys
+log, pid, files = sys.argv[1:]
+reqs = [json.loads(l) for l in open(log) if '"name"' in l]
+refused = [json.loads(l)["refused"] for l in open(log) if '"refused"' in l]
+tots = [int(l) for l in open(files)]
+def res(name, ok, why=""):
+    print(("PASS: %s\n  (%s)" % (name, why)) if ok else ("FAIL: %s: %s" % (name, why)))
+ok = reqs and not refused and all(r["type"] == "alloc_objects" and r["labels"].get("pid") == pid
+    and r["params"].get("units") == "objects" and r["params"].get("aggregationType") == "sum"
+    for r in reqs)
+res("pyroscope_mem_name", ok, refused[:1] or [r["name"] for r in reqs[:1]])
+got = [r["total"] for r in reqs]
+res("pyroscope_mem_totals_match_period_files", len(tots) >= 2 and got[:len(tots)] == tots,
+    "requests %s, files %s" % (got, tots))
+stacks = [sc for r in reqs for sc in r["stacks"]]
+big = sum(c for s, c in stacks if ";fault_big;" in s + ";")
+small = sum(c for s, c in stacks if ";fault_small;" in s + ";")
+share = 100 * big / max(big + small, 1)
+res("pyroscope_mem_split", big + small >= 100 and abs(share - 75) <= 5,
+    "fault_big %d, fault_small %d faults: %.1f%%" % (big, small, share))
 EOF
 
 "$TOOLS/burn" 60 >/dev/null & BURN=$!

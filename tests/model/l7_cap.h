@@ -18,7 +18,7 @@ struct recs {
 	size_t n;
 };
 
-static void on_record(void *ctx, const struct l7_record *r)
+static inline void on_record(void *ctx, const struct l7_record *r)
 {
 	struct recs *rs = ctx;
 
@@ -39,12 +39,12 @@ struct cap {
 	size_t n;
 };
 
-static int hexval(int c)
+static inline int hexval(int c)
 {
 	return c <= '9' ? c - '0' : c - 'a' + 10;
 }
 
-static void cap_load(struct cap *cp, const char *name)
+static inline void cap_load(struct cap *cp, const char *name)
 {
 	char path[256], dir;
 	static char line[1 << 20];
@@ -75,7 +75,7 @@ static void cap_load(struct cap *cp, const char *name)
 	fclose(f);
 }
 
-static void cap_free(struct cap *cp)
+static inline void cap_free(struct cap *cp)
 {
 	for (size_t i = 0; i < cp->n; i++)
 		free(cp->c[i].data);
@@ -85,8 +85,8 @@ static void cap_free(struct cap *cp)
  * capture's client side, or the server's with directions swapped), copying at most capn bytes
  * of each response chunk (0: all; responses carry the bodies a capture cuts), or one byte per
  * call when bytewise; closes them all at the end. */
-static void run_as(struct cap *cp, enum l7_proto p, enum l7_role role, size_t first, bool udp,
-		   size_t capn, bool bytewise, struct recs *out)
+static inline void run_as(struct cap *cp, enum l7_proto p, enum l7_role role, size_t first,
+			  bool udp, size_t capn, bool bytewise, struct recs *out)
 {
 	struct l7_parser *ps[MAX_FDS] = { 0 };
 	int fds[MAX_FDS];
@@ -136,13 +136,13 @@ static void run_as(struct cap *cp, enum l7_proto p, enum l7_role role, size_t fi
 }
 
 /* The client's side of every connection of cp. */
-static void run(struct cap *cp, enum l7_proto p, bool udp, size_t capn, bool bytewise,
-		struct recs *out)
+static inline void run(struct cap *cp, enum l7_proto p, bool udp, size_t capn, bool bytewise,
+		       struct recs *out)
 {
 	run_as(cp, p, L7_ROLE_CLIENT, 0, udp, capn, bytewise, out);
 }
 
-static size_t count(const struct recs *rs, const char *endpoint, bool *all_errors)
+static inline size_t count(const struct recs *rs, const char *endpoint, bool *all_errors)
 {
 	size_t n = 0;
 
@@ -157,7 +157,7 @@ static size_t count(const struct recs *rs, const char *endpoint, bool *all_error
 	return n;
 }
 
-static size_t answered(const struct recs *rs)
+static inline size_t answered(const struct recs *rs)
 {
 	size_t n = 0;
 
@@ -166,7 +166,7 @@ static size_t answered(const struct recs *rs)
 	return n;
 }
 
-static const struct l7_record *find(const struct recs *rs, const char *endpoint)
+static inline const struct l7_record *find(const struct recs *rs, const char *endpoint)
 {
 	for (size_t i = 0; i < rs->n; i++)
 		if (!strcmp(rs->r[i].endpoint, endpoint))

@@ -1,11 +1,13 @@
 /* Unit tests for model/l7/track: messages of connections in, session rows out. Connection
  * generations keep a reused fd apart, roles come from accept/connect or the ports, bytes and
  * TCP segments are counted from the socket's counters, datagram peers get their own parsers,
- * TLS plaintext makes its own session, closes answer nothing. Real HTTP/1.1 bytes. */
+ * TLS plaintext makes its own session, closes answer nothing, an HTTP/2 connection becomes a
+ * gRPC session once its first request says so. Real HTTP/1.1 and HTTP/2 bytes. */
 #include <errno.h>
 #include <stdint.h>
 
 #include "harness.h"
+#include "l7_cap.h"
 #include "model/l7/track.h"
 
 static const char req[] = "GET /users/42 HTTP/1.1\r\nHost: l7\r\n\r\n";
@@ -229,6 +231,50 @@ TEST_CASE(unix_sockets_carry_path_and_peer_pid)
 	CHECK(s->st.req_count == 2 && s->st.resp_count == 2);
 	l7_track__free(tk);
 	l7_table__free(t);
+
+TEST_CASE(grpc_names_its_session_after_the_first_messages)
+{
+	const unsigned masks[] = { 0, 1u << L7_GRPC, 1u << L7_HTTP2 };
+	struct cap cp;
+
+	cap_load(&cp, "h2_grpc");
+	for (size_t k = 0; k < sizeof(masks) / sizeof(masks[0]); k++) {
+		struct l7_table *t = l7_table__new();
+		struct l7_track *tk = l7_track__new(t, masks[k]);
+		const struct l7_session *s;
+		const struct l7_endpoint *e;
+		uint64_t sent = 0;
+
+		for (size_t i = 0; i < cp.n; i++) {
+			struct l7_msg m;
+
+			if (cp.c[i].close)
+				continue;
+			m = msg(10, 5, 1, cp.c[i].dir, 1000000000ull + i * 1000000, cp.c[i].len);
+			m.role = L7_ROLE_CLIENT;
+			m.hint = L7_HTTP2;
+			m.lport = 40000;
+			m.rport = 18202;
+			l7_track__msg(tk, &m, cp.c[i].data);
+			sent += cp.c[i].dir == L7_DIR_SEND ? cp.c[i].len : 0;
+		}
+		l7_track__flush(tk);
+		if (masks[k] == 1u << L7_HTTP2) {
+			/* gRPC is not traced: the connection is dropped once it says it is gRPC */
+			CHECK(l7_table__nsessions(t) == 0 && l7_table__records(t) == 0);
+		} else {
+			CHECK(l7_table__nsessions(t) == 1);
+			s = l7_table__get_session(t, 0);
+			/* the preface and SETTINGS came before the session was known: counted */
+			CHECK(s && s->key.proto == L7_GRPC && s->st.bytes_sent == sent);
+			CHECK(s && s->st.req_count == 6 && s->st.err_count == 3);
+			e = endpoint(t, "/galatop.Test/Echo");
+			CHECK(e && e->proto == L7_GRPC && e->st.req_count == 3);
+		}
+		l7_track__free(tk);
+		l7_table__free(t);
+	}
+	cap_free(&cp);
 }
 
 int main(void)
@@ -239,5 +285,6 @@ int main(void)
 	RUN(tls_plaintext_is_its_own_session);
 	RUN(protocol_mask_and_unknown_bytes);
 	RUN(unix_sockets_carry_path_and_peer_pid);
+	RUN(grpc_names_its_session_after_the_first_messages);
 	HARNESS_EXIT();
 }

@@ -39,6 +39,40 @@ ep() {
 eq() { # NAME GOT WANT [WHAT]
 	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got $2, want $3${4:+ ($4)}"; fi
 }
+# client_p50 NAME FILE PROTO ROLE RE B R NIVCSW N D: the client's own median latency B (ns,
+# rounded to R ns) of N requests against galatop's latencies of the same requests (the first
+# endpoint of PROTO/ROLE matching RE). The two clocks differ, request by request, only by the
+# client's own work around its two system calls: between its clock and the send, and the
+# send itself (galatop starts once the send has moved its bytes), and between its clock and
+# the exit of the read that moved the response's end (galatop ends there; redis-benchmark reads its clock at
+# the start of the read handler, tests/tools/httpclient after the read). That work is at
+# most D, the client's CPU time per send/read cycle, unless the client was preempted in it:
+# then the waits for the CPU count too, which galatop cannot see. At most NIVCSW requests
+# (the client's involuntary context switches), a share f = NIVCSW/N, are so preempted; for
+# the others the two differ by D at most. So the client's median lies between galatop's
+# latencies at quantiles 0.5 - f and 0.5 + f (the outer edges of their buckets), widened by
+# D, R and 0.2% (redis-benchmark's 3-digit histogram). On a quiet machine f is tiny and the
+# bounds are tight; under load they widen by exactly the preemptions counted.
+client_p50() {
+	[ -n "$8" ] || { fail "$1" "the client's preemptions are unknown"; return; }
+	sel='[.endpoints[] | select(.protocol == $p and .l7_role == $r and (.endpoint | test($re; "i")))][0]'
+	# at QUANTILE EDGE: galatop's latency at QUANTILE, the lower (0) or upper (1) edge of its bucket
+	at() {
+		jq -r --arg p "$3" --arg r "$4" --arg re "$5" --argjson q "$q" --argjson e "$edge" "$sel.latency_hist as \$h |
+			reduce \$h.buckets[] as \$b ({ c: 0, v: null }; if .v == null then .c += \$b[2] |
+				(if .c >= \$h.count * \$q then .v = \$b[\$e] else . end) else . end) | .v // 0" "$2"
+	}
+	f=$(awk -v n="$8" -v t="$9" 'BEGIN { print n / t }')
+	q=$(awk -v f="$f" 'BEGIN { q = 0.5 - f; print (q < 0 ? 0 : q) }') edge=0; lo=$(at "$@")
+	q=$(awk -v f="$f" 'BEGIN { q = 0.5 + f; print (q > 1 ? 1 : q) }') edge=1; hi=$(at "$@")
+	g=$(jq -r --arg p "$3" --arg r "$4" --arg re "$5" "$sel.latency_p50" "$2")
+	why="client p50 $6 ns; galatop p50 $g ns, $lo-$hi ns at p50 -/+ $f (client preempted $8 times in $9 requests), D=${10} ns"
+	echo "$1: $why"
+	if awk -v b="$6" -v lo="$lo" -v hi="$hi" -v r="$7" -v d="${10}" \
+		'BEGIN { exit !(b > 0 && hi > 0 && b >= (lo - d) * 0.998 - r && b <= (hi + d) * 1.002 + r) }'
+	then pass "$1"
+	else fail "$1" "$why"; fi
+}
 # nginx_run LISTEN...: nginx serving /ok (200), /missing (404), /fail (500) and $TMP/www's
 # /static/ on each LISTEN ("127.0.0.1:18180", "127.0.0.1:18143 ssl http2"), with a
 # self-signed certificate, from $TMP/nginx; started in the background, its pid in NGINX.
@@ -86,40 +120,6 @@ sess() {
 }
 # within A B PCT [ABS]: |A - B| <= PCT% of B (+ ABS)
 within() { awk -v a="$1" -v b="$2" -v p="$3" -v e="${4:-0}" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= b * p / 100 + e) }'; }
-# client_p50 NAME FILE PROTO ROLE RE B R NIVCSW N D: the client's own median latency B (ns,
-# rounded to R ns) of N requests against galatop's latencies of the same requests (the first
-# endpoint of PROTO/ROLE matching RE). The two clocks differ, request by request, only by the
-# client's own work around its two system calls: between its clock and the send, and the
-# send itself (galatop starts once the send has moved its bytes), and between its clock and
-# the exit of the read that moved the response's end (galatop ends there; redis-benchmark reads its clock at
-# the start of the read handler, tests/tools/httpclient after the read). That work is at
-# most D, the client's CPU time per send/read cycle, unless the client was preempted in it:
-# then the waits for the CPU count too, which galatop cannot see. At most NIVCSW requests
-# (the client's involuntary context switches), a share f = NIVCSW/N, are so preempted; for
-# the others the two differ by D at most. So the client's median lies between galatop's
-# latencies at quantiles 0.5 - f and 0.5 + f (the outer edges of their buckets), widened by
-# D, R and 0.2% (redis-benchmark's 3-digit histogram). On a quiet machine f is tiny and the
-# bounds are tight; under load they widen by exactly the preemptions counted.
-client_p50() {
-	[ -n "$8" ] || { fail "$1" "the client's preemptions are unknown"; return; }
-	sel='[.endpoints[] | select(.protocol == $p and .l7_role == $r and (.endpoint | test($re; "i")))][0]'
-	# at QUANTILE EDGE: galatop's latency at QUANTILE, the lower (0) or upper (1) edge of its bucket
-	at() {
-		jq -r --arg p "$3" --arg r "$4" --arg re "$5" --argjson q "$q" --argjson e "$edge" "$sel.latency_hist as \$h |
-			reduce \$h.buckets[] as \$b ({ c: 0, v: null }; if .v == null then .c += \$b[2] |
-				(if .c >= \$h.count * \$q then .v = \$b[\$e] else . end) else . end) | .v // 0" "$2"
-	}
-	f=$(awk -v n="$8" -v t="$9" 'BEGIN { print n / t }')
-	q=$(awk -v f="$f" 'BEGIN { q = 0.5 - f; print (q < 0 ? 0 : q) }') edge=0; lo=$(at "$@")
-	q=$(awk -v f="$f" 'BEGIN { q = 0.5 + f; print (q > 1 ? 1 : q) }') edge=1; hi=$(at "$@")
-	g=$(jq -r --arg p "$3" --arg r "$4" --arg re "$5" "$sel.latency_p50" "$2")
-	why="client p50 $6 ns; galatop p50 $g ns, $lo-$hi ns at p50 -/+ $f (client preempted $8 times in $9 requests), D=${10} ns"
-	echo "$1: $why"
-	if awk -v b="$6" -v lo="$lo" -v hi="$hi" -v r="$7" -v d="${10}" \
-		'BEGIN { exit !(b > 0 && hi > 0 && b >= (lo - d) * 0.998 - r && b <= (hi + d) * 1.002 + r) }'
-	then pass "$1"
-	else fail "$1" "$why"; fi
-}
 # p50_order NAME SERVER CLIENT OWN: the medians (ns) galatop saw on the server's side and on the
 # client's, and the client's own: each holds the one before it.
 p50_order() {

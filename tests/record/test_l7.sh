@@ -98,7 +98,7 @@ if wait_for curl -sf http://127.0.0.1:18180/ok; then
 	if [ "$sent" -ge 2000000 ]; then pass http_sendfile_bytes; else fail http_sendfile_bytes "bytes_sent $sent"; fi
 
 	# Latency as the client measures it: tests/tools/httpclient times each request with its
-	# own clock right around its system calls (client_p50 above).
+	# own clock right around its system calls (client_p50, tests/record/l7_lib.sh).
 	if [ -x "$TOOLS/httpclient" ]; then
 		"$GALATOP" record --type l7 -o "$TMP/hc.json" -- \
 			"$TOOLS/httpclient" 127.0.0.1 18180 /ok 5000 >"$TMP/hc.txt" 2>&1

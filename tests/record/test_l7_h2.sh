@@ -12,6 +12,7 @@ PATH=/usr/bin:/usr/sbin:/bin:/sbin:$PATH # Debian's python3 with python3-grpcio
 for c in jq nghttpd h2load curl nginx openssl python3; do
 	command -v $c >/dev/null 2>&1 || { skip l7_h2 "$c is missing (make deps installs it)"; exit 0; }
 done
+[ -x "$TOOLS/h2client" ] || { fail l7_h2 "test workloads not built (make tools)"; exit 0; }
 python3 -c 'import grpc' 2>/dev/null || { skip l7_h2 "python3-grpcio is missing (make deps installs it)"; exit 0; }
 chmod 755 "$TMP"
 . tests/record/l7_lib.sh
@@ -44,6 +45,14 @@ if wait_for curl -sf --http2-prior-knowledge http://127.0.0.1:18210/users/42; th
 		"$(awk '/^status codes:/ { print $7 }' "$TMP/h2miss.txt")" "h2load's 4xx"
 	eq h2load_404_requests "$(ep "$TMP/h2miss.json" http2 client '^GET /missing$' req_count)" \
 		"$(awk '/^requests:/ { print $6 }' "$TMP/h2miss.txt")"
+	# Latency as the client measures it: tests/tools/h2client times each request with its
+	# own clock right around its system calls (client_p50, tests/record/l7_lib.sh).
+	"$GALATOP" record --type l7 -o "$TMP/h2c.json" -- \
+		"$TOOLS/h2client" 127.0.0.1 18210 /users/42 5000 >"$TMP/h2c.txt" 2>&1
+	hc() { awk -v k="$1" '$1 == k { print $2 }' "$TMP/h2c.txt"; }
+	eq h2client_count "$(ep "$TMP/h2c.json" http2 client '^GET /users/\{id\}$' resp_count)" "$(hc requests)"
+	client_p50 h2client_p50 "$TMP/h2c.json" http2 client '^GET /users/' "$(hc p50_ns)" 0 \
+		"$(hc nivcsw)" "$(hc requests)" "$(awk -v c="$(hc cpu_ns)" -v n="$(hc requests)" 'BEGIN { printf "%d", c / n }')"
 	eq h2load_server_count "$(ep "$TMP/h2srv.json" http2 server '^GET /users/\{id\}$' resp_count)" "$done_n"
 	# h2load times a request from its submission to its stream's close, both inside its event
 	# loop: its figure holds galatop's client-side one (send of the HEADERS to the read of the

@@ -20,20 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
+#include "client_timing.h"
 
 /* Reads one response (headers with Content-Length, then the body); 0 or -1. */
 static int read_response(int fd, char *buf, size_t cap)
@@ -69,7 +56,6 @@ int main(int argc, char **argv)
 	bool uds;
 	char req[512], buf[65536];
 	int fd, one = 1, n;
-	struct rusage ru;
 	uint64_t *lat;
 
 	if (argc != 5 || (n = atoi(argv[4])) <= 0) {
@@ -102,12 +88,6 @@ int main(int argc, char **argv)
 		}
 		lat[i] = now_ns() - t0;
 	}
-	qsort(lat, (size_t)n, sizeof(*lat), cmp);
-	printf("requests %d\np50_ns %llu\n", n, (unsigned long long)lat[(n - 1) / 2]);
-	if (!getrusage(RUSAGE_SELF, &ru))
-		printf("cpu_ns %llu\nnivcsw %ld\n",
-		       (unsigned long long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
-			       (unsigned long long)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull,
-		       ru.ru_nivcsw);
+	report(lat, n);
 	return 0;
 }

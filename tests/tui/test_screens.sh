@@ -307,6 +307,13 @@ screen l7_flame_needs_pid "select one first"  "$L7" $L "f"
 screen l7_key4_no_tables "no L7 tables"       "$BASIC" 100x12 "4"
 screen l7_container     "SELECT accounts"     "$L7" $L "cshop-app<Enter>"
 assert l7_container "other containers hidden" sh -c "! grep -q 'GET /users' '$TMP/l7_container.txt'"
+# HTTP/2 and gRPC rows, and header blocks a capture begun mid-connection could not decode: the
+# title says how many; P reaches the grpc rows.
+jq '.undecoded_headers = 12 | .endpoints[2].protocol = "grpc" | .endpoints[2].endpoint = "/shop.Orders/Create"
+	| .endpoints[1].protocol = "http2" | .endpoints[1].endpoint = "[undecoded]"' "$L7" >"$TMP/l7_h2.json"
+screen l7_h2_undecoded  "12 HTTP/2 header blocks not decoded" "$TMP/l7_h2.json" 140x20 ""
+screen l7_proto_grpc    "/shop.Orders/Create" "$TMP/l7_h2.json" 140x20 "PPPPPPP"
+assert l7_proto_grpc "only grpc" sh -c "grep -q 'only grpc' '$TMP/l7_proto_grpc.txt' && ! grep -q 'GET /users' '$TMP/l7_proto_grpc.txt'"
 # The Containers pane (key 5) on a saved SLI snapshot: opens first when the snapshot has no
 # stacks; sorting, a group's page with its histogram and threads, the flame drill-down, ASCII.
 gzip -nc "$HERE/sli.json" >"$TMP/sli.gtop"
