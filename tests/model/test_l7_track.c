@@ -231,6 +231,7 @@ TEST_CASE(unix_sockets_carry_path_and_peer_pid)
 	CHECK(s->st.req_count == 2 && s->st.resp_count == 2);
 	l7_track__free(tk);
 	l7_table__free(t);
+}
 
 TEST_CASE(grpc_names_its_session_after_the_first_messages)
 {
