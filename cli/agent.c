@@ -41,8 +41,8 @@ const char cmd_agent_help[] =
 	"--config. Logs go to standard error.\n"
 	"\n"
 	"Agent options:\n"
-	"  --type T[,T]      families kept on (default oncpu,l7,sli): oncpu, offcpu, mem,\n"
-	"                    threads, l7, sli\n"
+	"  --type T[,T]      families kept on (default oncpu,l7,sli): any of record's\n"
+	"                    --type (stack types, threads, l7, sli)\n"
 	"  --period S        seconds between batches and periodic files (default 30)\n"
 	"  --out-dir DIR     write each period's .svg and .folded files into DIR (as record\n"
 	"                    --period; default: none unless a request names svg_dir)\n"
@@ -815,14 +815,26 @@ static const char *family_name(unsigned bit)
 	return stack_type_name(stack_type_of_probe(bit));
 }
 
-/* The families agent_apply turns on and off, as the type bits and the SLI switch. */
-static const unsigned family_bits[] = { PROBE_ONCPU, PROBE_OFFCPU, PROBE_MEM, PROBE_THREADS,
-					RECORD_TYPE_L7, 0 /* sli */ };
+/* The families agent_apply turns on and off: every stack type's probe bit (the table's), then
+ * the thread timeline, L7 and the SLI switch (0). */
+static size_t family_bits(unsigned *bits)
+{
+	size_t n = 0;
+
+	for_each_stack_type(t)
+		bits[n++] = stack_types[t].probe;
+	bits[n++] = PROBE_THREADS;
+	bits[n++] = RECORD_TYPE_L7;
+	bits[n++] = 0;
+	return n;
+}
 
 int agent_apply(struct agent *a, const struct record_opts *n, char *err, size_t errlen)
 {
 	struct record_opts old = a->o;
 	bool reopen = needs_reopen(&a->o, n);
+	unsigned fams[STACK_TYPES + 3];
+	size_t nfams = family_bits(fams);
 
 	/* What changes in place, first, so that a family turned on below starts with its own
 	 * settings: periods, output directories, the families' classes. */
@@ -839,8 +851,8 @@ int agent_apply(struct agent *a, const struct record_opts *n, char *err, size_t 
 		a->o.min_aggr_ms = n->min_aggr_ms;
 	}
 	err[0] = 0;
-	for (size_t i = 0; !reopen && i < sizeof(family_bits) / sizeof(family_bits[0]); i++) {
-		unsigned bit = family_bits[i];
+	for (size_t i = 0; !reopen && i < nfams; i++) {
+		unsigned bit = fams[i];
 		bool sli = !bit;
 		bool was = sli ? a->o.sli : !!(a->o.types & bit);
 		bool on = sli ? n->sli : !!(n->types & bit);
@@ -1020,7 +1032,8 @@ static int servers_start(struct agent *a)
 			agent_log(AGENT_LOG_ERROR, "%s", err);
 			return 1;
 		}
-		agent_log(AGENT_LOG_INFO, "metrics on http://%s/metrics", c->metrics);
+		agent_log(AGENT_LOG_INFO, "metrics on %s, port %d: GET /metrics", c->metrics,
+			  agent_http__port(a->metrics_srv));
 	}
 	if (!strcmp(c->rest, "off"))
 		return 0;
@@ -1050,7 +1063,8 @@ static int servers_start(struct agent *a)
 		agent_log(AGENT_LOG_ERROR, "%s", err);
 		return 1;
 	}
-	agent_log(AGENT_LOG_INFO, "REST control on http://%s/", c->rest);
+	agent_log(AGENT_LOG_INFO, "REST control on %s, port %d", c->rest,
+		  agent_http__port(a->rest_srv));
 	return 0;
 }
 

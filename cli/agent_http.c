@@ -106,9 +106,8 @@ int agent_http_addr(const char *addr, struct sockaddr_storage *ss, bool *loopbac
 		memcpy(host, addr, hl);
 	}
 	host[hl] = 0;
-	if (!*port || strspn(port, "0123456789") != strlen(port) || atoi(port) < 1 ||
-	    atoi(port) > 65535) {
-		snprintf(err, errlen, "bad port in '%s' (1 to 65535)", addr);
+	if (!*port || strspn(port, "0123456789") != strlen(port) || atoi(port) > 65535) {
+		snprintf(err, errlen, "bad port in '%s' (1 to 65535, or 0 for any free one)", addr);
 		return -EINVAL;
 	}
 	r = getaddrinfo(host[0] ? host : NULL, port, &hints, &res);
@@ -293,6 +292,13 @@ struct agent_http *agent_http__start(const char *name, const char *addr, size_t 
 		return NULL;
 	}
 	return h;
+}
+
+int agent_http__port(const struct agent_http *h)
+{
+	const union MHD_DaemonInfo *i = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
+
+	return i ? i->port : -1;
 }
 
 void agent_http__serve(struct agent_http *h, agent_http_fn fn, void *ctx)

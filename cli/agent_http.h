@@ -27,7 +27,8 @@ typedef void (*agent_http_fn)(void *ctx, struct agent_request *r);
 
 struct agent_http;
 
-/* Parses ADDR ("127.0.0.1:8888", "[::1]:9999", "localhost:8888", ":8888" for every address)
+/* Parses ADDR ("127.0.0.1:8888", "[::1]:9999", "localhost:8888", ":8888" for every address;
+ * port 0: any free one)
  * into *ss; also says whether it is a loopback address. 0, or -EINVAL with one line in err. */
 struct sockaddr_storage;
 int agent_http_addr(const char *addr, struct sockaddr_storage *ss, bool *loopback, char *err,
@@ -36,6 +37,8 @@ int agent_http_addr(const char *addr, struct sockaddr_storage *ss, bool *loopbac
  * err (naming addr). */
 struct agent_http *agent_http__start(const char *name, const char *addr, size_t body_max,
 				     char *err, size_t errlen);
+/* The port it listens on (the kernel's pick for port 0), -1 if unknown. */
+int agent_http__port(const struct agent_http *h);
 /* Answers every request waiting, through fn (on the caller's thread, the agent's). */
 void agent_http__serve(struct agent_http *h, agent_http_fn fn, void *ctx);
 /* Stops listening; waiting requests get 503. NULL is a no-op. */

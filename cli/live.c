@@ -39,7 +39,8 @@ const char cmd_live_help[] =
 	"                    Threads pane, key 3, first opens); l7 opens the L7 pane (key 4)\n"
 	"                    at start, capture running;\n"
 	"                    sli starts on the Containers pane (`5`) with the SLI probes on\n"
-	"  --longsys MS|off  sli: system calls of at least MS count as cpu_longsys (default 10)\n"
+	"  --longsys MS|on|off  sli: system calls of at least MS ms (on: 10) count as cpu_longsys\n"
+	"                    (off by default: its hooks slow every system call down)\n"
 	"  --cgroup PATH     a cgroup target (v2 path, or a v1 controller path)\n"
 	"  --group G         roots: command (default), process, thread or none; `H` cycles\n"
 	"  --theme NAME      default, hot, mono, high-contrast, colorblind (`T` cycles)\n"
@@ -91,6 +92,8 @@ struct live {
 	double cpus_wall, cpus_mono; /* when the set took effect (0: from the start) */
 	struct live_trigger *trig;   /* NULL without --trigger */
 	bool running;	      /* the view's loop drains or updates: its first frame is drawn */
+	struct leak_by_name leak_names; /* leak: allocations and oldest block per function */
+	bool leak_names_ok;
 };
 
 enum { CPU_LIST = -2, CPU_ALL = -1 };
@@ -191,6 +194,9 @@ static bool live_update(void *ctx)
 	}
 	collector__clear(l->s.col);
 	live_renew_frames(l);
+	if (l->shown.p[STACK_LEAK])
+		l->leak_names_ok = !leak_set__by_name(collector__leak(l->s.col), l->s.ft,
+						      clock_mono_ns(), &l->leak_names);
 	l->last_update = now;
 	if (l->trig)
 		live_trigger_step(l, now);
@@ -367,6 +373,8 @@ static const void *live_data(void *ctx, enum tui_data d)
 		return l7_capture__table(l->s.l7);
 	if (d == TUI_DATA_COST)
 		return &l->s.cost.model;
+	if (d == TUI_DATA_LEAK && l->leak_names_ok)
+		return &l->leak_names;
 	return NULL;
 }
 
@@ -500,6 +508,7 @@ static void live_free(struct live *l)
 	l->cpu_set = l->online = NULL;
 	shown_free(&l->shown);
 	history_free(&l->hist);
+	leak_by_name__free(&l->leak_names);
 	frames__free(l->old_ft);
 	strtab__free(l->old_st);
 }

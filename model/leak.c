@@ -311,6 +311,52 @@ int leak_set__move_frames(struct leak_set *s, struct frames *to, const struct fr
 	return 0;
 }
 
+int leak_set__by_name(const struct leak_set *s, const struct frames *ft, uint64_t now,
+		      struct leak_by_name *b)
+{
+	uint32_t n = strtab__count(frames__strtab(ft));
+
+	if (n > b->cap) {
+		if (array_resize(&b->count, n, sizeof(*b->count)) ||
+		    array_resize(&b->oldest, n, sizeof(*b->oldest)) ||
+		    array_resize(&b->seen, n, sizeof(*b->seen)))
+			return -ENOMEM;
+		b->cap = n;
+	}
+	b->n = n;
+	b->at = now;
+	memset(b->count, 0, n * sizeof(*b->count));
+	memset(b->oldest, 0, n * sizeof(*b->oldest));
+	memset(b->seen, 0, n * sizeof(*b->seen));
+	for (size_t k = 0; k < s->nslots; k++) {
+		const struct leak_block *bl = &s->slots[k].b;
+
+		if (!s->slots[k].used || !bl->shown)
+			continue;
+		for (uint32_t i = 0; i < bl->nframes; i++) {
+			uint32_t name = bl->frames[i] < frames__count(ft)
+						? frames__get(ft, bl->frames[i])->name
+						: UINT32_MAX;
+
+			if (name >= n || b->seen[name] == k + 1)
+				continue;
+			b->seen[name] = (uint32_t)k + 1;
+			b->count[name] += bl->weight;
+			if (!b->oldest[name] || bl->ts_ns < b->oldest[name])
+				b->oldest[name] = bl->ts_ns;
+		}
+	}
+	return 0;
+}
+
+void leak_by_name__free(struct leak_by_name *b)
+{
+	free(b->count);
+	free(b->oldest);
+	free(b->seen);
+	memset(b, 0, sizeof(*b));
+}
+
 void leak_set__stats(const struct leak_set *s, struct leak_set_stats *st)
 {
 	*st = s->st;

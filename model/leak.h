@@ -68,6 +68,22 @@ int leak_set__each(const struct leak_set *s, int (*fn)(void *ctx, const struct l
 /* Renames every block's frames, from the table from into to (a renewed frame table), adding
  * those to lacks. 0 or -ENOMEM. */
 int leak_set__move_frames(struct leak_set *s, struct frames *to, const struct frames *from);
+/* Per function name, what the shown blocks whose stacks hold it add up to (each block once
+ * per name, as a total): the allocations they stand for and the oldest's allocation time;
+ * indexed by the strtab id of the name in the frame table's strtab. */
+struct leak_by_name {
+	double *count;	    /* allocations (weights) */
+	uint64_t *oldest;   /* CLOCK_MONOTONIC ns of the oldest, 0 when none */
+	uint32_t *seen;	    /* scratch: the block a name was last counted for, plus one */
+	uint32_t n, cap;    /* names covered, room */
+	uint64_t at;	    /* when it was filled (CLOCK_MONOTONIC ns): ages are from here */
+};
+/* Fills b (grown as needed; zeroed first) from the shown blocks of s, whose frames are in ft,
+ * at time now. 0 or -ENOMEM. */
+int leak_set__by_name(const struct leak_set *s, const struct frames *ft, uint64_t now,
+		      struct leak_by_name *b);
+/* Frees b's arrays; a zeroed b is a no-op. */
+void leak_by_name__free(struct leak_by_name *b);
 /* Fills st; cannot fail. */
 void leak_set__stats(const struct leak_set *s, struct leak_set_stats *st);
 /* Bytes of memory the set holds. */

@@ -49,7 +49,10 @@ struct tui_stats {
  * the thread timeline (model/timeline), the L7 tables (model/l7) and the SLI series
  * (model/sli); and galatop's own cost (model/cost, the `$` popup; live only). The pane casts
  * the pointer from data() to its model type. */
-enum tui_data { TUI_DATA_TIMELINE = 0, TUI_DATA_L7, TUI_DATA_SLI, TUI_DATA_COST, TUI_DATA_MAX };
+/* TUI_DATA_LEAK: a struct leak_by_name (model/leak.h), the leak profile's allocations and
+ * oldest block per function name, for the top view's columns. */
+enum tui_data { TUI_DATA_TIMELINE = 0, TUI_DATA_L7, TUI_DATA_SLI, TUI_DATA_COST, TUI_DATA_LEAK,
+		TUI_DATA_MAX };
 
 struct tui_source_ops {
 	/* Takes in what was collected since the last call; returns true when any profile changed.

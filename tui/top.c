@@ -1,9 +1,11 @@
 /* The top view: a flat table of functions with self and total value, like perf top. Total
- * counts a function once per stack even when it recurses. */
+ * counts a function once per stack even when it recurses. The leak profile adds, from the
+ * live set (TUI_DATA_LEAK), the allocations each function holds and the age of its oldest. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "app.h"
+#include "model/leak.h"
 #include "list.h"
 #include "text.h"
 #include "util/grow.h"
@@ -138,9 +140,39 @@ static void fmt_delta(const struct profile *p, double d, char *buf, size_t n)
 	snprintf(buf, n, "%s%s", d > 0 ? "+" : d < 0 ? "-" : "", v);
 }
 
+/* The live set's figures per function, when the leak profile is shown and the source has them. */
+static const struct leak_by_name *leak_names(struct tui_app *a)
+{
+	const struct leak_by_name *b;
+
+	if (a->ptype != STACK_LEAK || !a->src->ops->data)
+		return NULL;
+	b = a->src->ops->data(a->src->ctx, TUI_DATA_LEAK);
+	return b && b->n ? b : NULL;
+}
+
+/* "  Count  Oldest" of function name: the allocations it holds and its oldest block's age. */
+static void leak_cells(const struct leak_by_name *b, uint32_t name, char *buf, size_t n)
+{
+	char age[16] = "-";
+
+	if (name < b->n && b->oldest[name]) {
+		double s = (double)(b->at - b->oldest[name]) / 1e9;
+
+		if (s < 60)
+			snprintf(age, sizeof(age), "%.1fs", s);
+		else if (s < 3600)
+			snprintf(age, sizeof(age), "%.1fm", s / 60);
+		else
+			snprintf(age, sizeof(age), "%.1fh", s / 3600);
+	}
+	snprintf(buf, n, "%9.0f %7s  ", name < b->n ? b->count[name] : 0.0, age);
+}
+
 static void top_draw(struct view *v, struct tui_app *a, WINDOW *w, int top, int rows)
 {
 	struct top *t = v->state;
+	const struct leak_by_name *lk = leak_names(a);
 	double all = tui_total(a->disp, PROFILE_ROOT);
 	bool diff = profile__two_column(a->disp);
 	const char *mark = tui_glyphs()->sort_down;
@@ -160,8 +192,8 @@ static void top_draw(struct view *v, struct tui_app *a, WINDOW *w, int top, int 
 		int pad = widths[c] - (int)strlen(labels[c]) - (on ? 1 : 0);
 
 		if (c == SORT_NAME) {
-			snprintf(line, sizeof(line), " %12s %12s  ", diff ? "Self +/-" : "Self",
-				 diff ? "Total +/-" : "Total");
+			snprintf(line, sizeof(line), " %12s %12s  %s", diff ? "Self +/-" : "Self",
+				 diff ? "Total +/-" : "Total", lk ? "    Count  Oldest  " : "");
 			used += tui_put(w, line, strlen(line), a->cols - used);
 		} else if (c) {
 			used += tui_put(w, " ", 1, a->cols - used);
@@ -192,6 +224,8 @@ static void top_draw(struct view *v, struct tui_app *a, WINDOW *w, int top, int 
 		}
 		snprintf(line, sizeof(line), "%7.2f%% %7.2f%% %12s %12s  ", tui_pct(row->self, all),
 			 tui_pct(row->total, all), sv, tv);
+		if (lk)
+			leak_cells(lk, row->name, line + strlen(line), sizeof(line) - strlen(line));
 		wmove(w, top + 1 + r, 0);
 		tui_role_on(w, role);
 		used = tui_put(w, line, strlen(line), a->cols);

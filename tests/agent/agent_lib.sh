@@ -16,3 +16,6 @@ stop_agent() {
 # The agent's servers off (their default ports are for one agent on a box, not for tests
 # running side by side): start_agent LOG $NOSERVE ARGS...
 NOSERVE="--metrics off --rest off"
+# pycheck ARGS... <<'EOF': a check written in Python, run by Debian's python3 (DEB_PKGS, not a
+# developer's own) with tests/agent/results.py importable and no bytecode left in the tree.
+pycheck() { PYTHONPATH="$(dirname "$0")" PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 - "$@"; }

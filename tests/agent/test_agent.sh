@@ -1,5 +1,5 @@
 #!/bin/sh
-# galatop agent's loop (ports 18520-18529): periodic files of a known workload, SIGHUP re-reading --config (a
+# galatop agent's loop (its servers on ports the kernel picks): periodic files of a known workload, SIGHUP re-reading --config (a
 # family turned on in place; a broken file refused while the agent runs on), SIGTERM and
 # SIGINT ending it cleanly with no probe left in the kernel.
 . "$(dirname "$0")/../lib.sh"
@@ -12,7 +12,7 @@ need_root_bpf agent || exit 0
 mkdir -p "$TMP/out"
 printf '{"cmd": {"probe": ["oncpu"]}}\n' >"$TMP/cfg.json"
 if start_agent "$TMP/a.log" --period 2 --out-dir "$TMP/out" -p "$BURN" -F 499 \
-	--config "$TMP/cfg.json" --metrics 127.0.0.1:18520 --rest 127.0.0.1:18521; then
+	--config "$TMP/cfg.json" --metrics 127.0.0.1:0 --rest 127.0.0.1:0; then
 	pass agent_starts
 else
 	fail agent_starts "$(tail -3 "$TMP/a.log")"
@@ -66,7 +66,7 @@ fi
 check agent_sigterm_no_probe_left no_gt_progs
 
 # 4. SIGINT, with the default families (oncpu, l7, sli) on the whole system.
-start_agent "$TMP/b.log" --period 1 --metrics 127.0.0.1:18522 --rest off || fail agent_default_starts "$(tail -3 "$TMP/b.log")"
+start_agent "$TMP/b.log" --period 1 --metrics 127.0.0.1:0 --rest off || fail agent_default_starts "$(tail -3 "$TMP/b.log")"
 sleep 2
 stop_agent INT
 if [ "$RC" = 0 ] && grep -q 'Interrupt: stopping' "$TMP/b.log" &&

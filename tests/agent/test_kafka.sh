@@ -46,13 +46,12 @@ for fmt in gala otlp; do
 		fail "kafka_${fmt}_agent" "$(tail -3 "$TMP/$fmt.agent")"
 	fi
 	read_back "tl_$fmt" "$TMP/$fmt.agent"
-	"$PY" - "$fmt" "$TMP/tl_$fmt.msgs" "${own:-none}" "$(delivered "$TMP/$fmt.agent")" "$W" $MS <<'EOF'
+	pycheck "$fmt" "$TMP/tl_$fmt.msgs" "${own:-none}" "$(delivered "$TMP/$fmt.agent")" "$W" $MS <<'EOF'
 import json, sys
 fmt, path, own, delivered, pid, ms = sys.argv[1:]
 ms = int(ms)
 msgs = [l.rstrip("\n").split(" ", 1) for l in open(path)]
-def res(name, ok, why=""):
-    print(("PASS: %s\n  (%s)" % (name, why)) if ok else ("FAIL: %s: %s" % (name, why)))
+from results import res
 sleeps, keys_ok, stack_ok, times_ok, sizes = [], True, True, True, []
 def kv(attrs):
     return {a["key"]: list(a["value"].values())[0] for a in attrs}
@@ -128,16 +127,16 @@ else
 fi
 kill "$SRV"
 read_back l7 "$TMP/l7.agent"
-"$PY" - "$TMP/l7.msgs" "${reqs:-none}" "$SRV" <<'EOF'
+pycheck "$TMP/l7.msgs" "${reqs:-none}" "$SRV" <<'EOF'
 import json, sys
+from results import res
 path, own, pid = sys.argv[1:]
 msgs = [l.rstrip("\n").split(" ", 1) for l in open(path)]
 ok = [json.loads(m) for k, m in msgs if k == pid]
 n = sum(1 for o in ok if o["endpoint"] == "GET /ok" and o["status"] == 200 and o["latency"] > 0
         and o["l7_role"] == "server" and o["server_port"] == 18602)
-print(("PASS: %s\n  (%s)" if own.isdigit() and n == int(own) and len(ok) == len(msgs)
-       else "FAIL: %s: %s") % ("kafka_l7_requests", "%d GET /ok messages of %d, the client "
-                               "made %s requests" % (n, len(msgs), own)))
+res("kafka_l7_requests", own.isdigit() and n == int(own) and len(ok) == len(msgs),
+    "%d GET /ok messages of %d, the client made %s requests" % (n, len(msgs), own))
 EOF
 
 # 4. A broker down (a port of this test's range nobody listens on): deliveries fail after

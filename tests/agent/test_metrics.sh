@@ -1,5 +1,6 @@
 #!/bin/sh
-# galatop agent's GET /metrics scraped by Debian's prometheus (ports 18500-18519): a known
+# galatop agent's GET /metrics (on a port the kernel picks) scraped by Debian's prometheus
+# (ports 18502-18503 for it and redis): a known
 # redis-benchmark run through the L7 probes reads back through Prometheus' query API as the
 # exact request counts the benchmark sent, equal to the agent's own numbers; the stack samples
 # follow the targets' CPU time at -F; the exposition is 0.0.4 with exactly its content type,
@@ -10,7 +11,6 @@ for c in prometheus promtool redis-server redis-benchmark redis-cli curl jq; do
 	command -v $c >/dev/null 2>&1 || { skip agent_metrics "$c not installed (make deps)"; exit 0; }
 done
 [ -x "$TOOLS/burn" ] || { fail agent_metrics "test workloads not built (make tools)"; exit 0; }
-M=127.0.0.1:18501
 P=127.0.0.1:18502
 RPORT=18503
 
@@ -38,13 +38,14 @@ wait_until 100 redis-cli -p $RPORT ping >/dev/null 2>&1 || { fail agent_metrics 
 mkfifo "$TMP/gate"
 sh -c "read x <'$TMP/gate'; exec '$TOOLS/burn' 60" >/dev/null &
 BURN=$!
-"$GALATOP" agent --type l7,oncpu -F 99 -p "$REDIS,$BURN" --period 2 --metrics $M --rest off \
-	2>"$TMP/agent.log" &
+"$GALATOP" agent --type l7,oncpu -F 99 -p "$REDIS,$BURN" --period 2 --metrics 127.0.0.1:0 \
+	--rest off 2>"$TMP/agent.log" &
 AGENT=$!
-if ! wait_until 300 grep -qs 'running (pid' "$TMP/agent.log"; then
+if ! wait_until 600 grep -qs 'running (pid' "$TMP/agent.log"; then
 	fail agent_metrics "the agent did not start: $(tail -3 "$TMP/agent.log")"
-	kill $AGENT $REDIS; exit 0
+	kill $AGENT $REDIS $BURN; exit 0
 fi
+M=127.0.0.1:$(sed -n 's/.*metrics on .*, port \([0-9]*\).*/\1/p' "$TMP/agent.log")
 c0=$(awk -v a="$(cpu_s "$REDIS")" -v b="$(cpu_s "$BURN")" 'BEGIN { print a + b }')
 echo go >"$TMP/gate"
 

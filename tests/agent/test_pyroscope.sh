@@ -69,14 +69,12 @@ fi
 # The periodic files of the periods with samples, in order, one total a line.
 for f in "$TMP/out"/oncpu-*.folded; do folded_total "$f"; done | grep -v '^0$' >"$TMP/files.tot"
 auth=$(printf 'alice:s3cr:et' | base64)
-"$PY" - "$TMP/cpu.log" "$(cat "$TMP/burn.pid")" "$(hostname)" "Basic $auth" "$TMP/files.tot" \
+pycheck "$TMP/cpu.log" "$(cat "$TMP/burn.pid")" "$(hostname)" "Basic $auth" "$TMP/files.tot" \
 	"$(cat "$TMP/burn.ticks")" "$(getconf CLK_TCK)" <<'EOF'
-import json, math, sys
+import math, sys
+from results import res, standin_log
 log, pid, host, auth, files, ticks, hz = sys.argv[1:]
-reqs = [json.loads(l) for l in open(log) if '"name"' in l]
-tots = [int(l) for l in open(files)]
-def res(name, ok, why=""):
-    print(("PASS: %s\n  (%s)" % (name, why)) if ok else ("FAIL: %s: %s" % (name, why)))
+reqs, _, tots = standin_log(log, files)
 want = {"service_name": "gtpyroburn", "hostname": host, "pid": pid}
 bad = [r["name"] for r in reqs if r["app"] != "galatop" or r["type"] != "cpu" or r["labels"] != want]
 res("pyroscope_cpu_name", not bad, "names %s" % bad[:2])
@@ -128,14 +126,11 @@ else
 fi
 kill "$SIPID" "$SLEEPER"
 for f in "$TMP/out"/offcpu-*.folded; do folded_total "$f"; done >"$TMP/files.tot"
-"$PY" - "$TMP/off.log" "$SLEEPER" "$TMP/files.tot" <<'EOF'
-import json, sys
+pycheck "$TMP/off.log" "$SLEEPER" "$TMP/files.tot" <<'EOF'
+import sys
+from results import res, standin_log
 log, pid, files = sys.argv[1:]
-reqs = [json.loads(l) for l in open(log) if '"name"' in l]
-refused = [json.loads(l)["refused"] for l in open(log) if '"refused"' in l]
-tots = [int(l) for l in open(files)]
-def res(name, ok, why=""):
-    print(("PASS: %s\n  (%s)" % (name, why)) if ok else ("FAIL: %s: %s" % (name, why)))
+reqs, refused, tots = standin_log(log, files)
 ok = reqs and not refused and all(r["type"] == "block_duration" and r["labels"].get("pid") == pid
     and r["params"].get("units") == "lock_nanoseconds" and "sampleRate" not in r["params"]
     for r in reqs)
@@ -169,14 +164,11 @@ else
 fi
 kill "$SIPID" "$FAULTER"
 for f in "$TMP/out"/mem-*.folded; do folded_total "$f"; done | grep -v '^0$' >"$TMP/files.tot"
-"$PY" - "$TMP/mem.log" "$FAULTER" "$TMP/files.tot" <<'EOF'
-import json, sys
+pycheck "$TMP/mem.log" "$FAULTER" "$TMP/files.tot" <<'EOF'
+import sys
+from results import res, standin_log
 log, pid, files = sys.argv[1:]
-reqs = [json.loads(l) for l in open(log) if '"name"' in l]
-refused = [json.loads(l)["refused"] for l in open(log) if '"refused"' in l]
-tots = [int(l) for l in open(files)]
-def res(name, ok, why=""):
-    print(("PASS: %s\n  (%s)" % (name, why)) if ok else ("FAIL: %s: %s" % (name, why)))
+reqs, refused, tots = standin_log(log, files)
 ok = reqs and not refused and all(r["type"] == "alloc_objects" and r["labels"].get("pid") == pid
     and r["params"].get("units") == "objects" and r["params"].get("aggregationType") == "sum"
     for r in reqs)

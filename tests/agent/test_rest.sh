@@ -1,5 +1,5 @@
 #!/bin/sh
-# galatop agent's REST control, gala-gopher's API (ports 18530-18549), driven with curl:
+# galatop agent's REST control, gala-gopher's API (on ports the kernel picks), driven with curl:
 # PUT /flamegraph, /tprofiling, /l7, /sli start, stop and reconfigure the families (their
 # programs' links checked in the kernel, their periodic files on disk), GET says their state,
 # bad bodies get gala-gopher's 400 {"result":"failed","message":...} and change nothing, 404
@@ -10,7 +10,6 @@ for c in curl jq bpftool; do
 	command -v $c >/dev/null 2>&1 || { skip agent_rest "$c not installed (make deps)"; exit 0; }
 done
 [ -x "$TOOLS/sleeper" ] || { fail agent_rest "test workloads not built (make tools)"; exit 0; }
-R=http://127.0.0.1:18530
 
 # attached PID NAME: how many BPF links process PID holds on programs named NAME.
 attached() {
@@ -39,13 +38,15 @@ refused() {
 
 "$TOOLS/sleeper" 120 & SLEEPER=$!
 mkdir -p "$TMP/svg" "$TMP/fl"
-"$GALATOP" agent --type oncpu -p "$SLEEPER" --period 2 --metrics off --rest 127.0.0.1:18530 \
+# The REST control on a port the kernel picks (suites side by side cannot collide).
+"$GALATOP" agent --type oncpu -p "$SLEEPER" --period 2 --metrics off --rest 127.0.0.1:0 \
 	--log-level debug 2>"$TMP/agent.log" &
 AGENT=$!
-if ! wait_until 300 grep -qs 'running (pid' "$TMP/agent.log"; then
+if ! wait_until 600 grep -qs 'running (pid' "$TMP/agent.log"; then
 	fail agent_rest "the agent did not start: $(tail -3 "$TMP/agent.log")"
 	kill $AGENT $SLEEPER; exit 0
 fi
+R=http://127.0.0.1:$(sed -n 's/.*REST control on .*, port \([0-9]*\).*/\1/p' "$TMP/agent.log")
 
 # 1. GET: what runs, as gala-gopher's probe JSON.
 [ "$(get /flamegraph | jq -c '[.cmd.probe, .state]')" = '[["oncpu"],"running"]' ] &&
@@ -167,17 +168,18 @@ printf 'short\n' >"$TMP/short"
 	pass rest_remote_needs_token || fail rest_remote_needs_token "$r1 $r2 $r3: $(cat "$TMP/r1.log" "$TMP/r2.log" "$TMP/r3.log" | tail -3)"
 TOKEN=tok-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
 printf '%s\n' "$TOKEN" >"$TMP/token"
-"$GALATOP" agent --type oncpu --metrics off --rest 0.0.0.0:18531 --rest-allow-remote \
+"$GALATOP" agent --type oncpu --metrics off --rest 0.0.0.0:0 --rest-allow-remote \
 	--rest-token "$TMP/token" 2>"$TMP/r4.log" &
 AGENT=$!
-if wait_until 300 grep -qs 'running (pid' "$TMP/r4.log"; then
-	a=$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:18531/flamegraph)
-	b=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer ${TOKEN}x" http://127.0.0.1:18531/flamegraph)
-	c=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $TOKEN" http://127.0.0.1:18531/flamegraph)
+if wait_until 600 grep -qs 'running (pid' "$TMP/r4.log"; then
+	port=$(sed -n 's/.*REST control on .*, port \([0-9]*\).*/\1/p' "$TMP/r4.log")
+	a=$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:$port/flamegraph)
+	b=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer ${TOKEN}x" http://127.0.0.1:$port/flamegraph)
+	c=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $TOKEN" http://127.0.0.1:$port/flamegraph)
 	[ "$a $b $c" = "401 401 200" ] && pass rest_token || fail rest_token "$a $b $c"
 	ip=$(hostname -I 2>/dev/null | awk '{ print $1 }')
 	if [ -n "$ip" ]; then
-		d=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $TOKEN" "http://$ip:18531/flamegraph")
+		d=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $TOKEN" "http://$ip:$port/flamegraph")
 		[ "$d" = 200 ] && pass rest_remote_with_token || fail rest_remote_with_token "$d from $ip"
 	else
 		na rest_remote_with_token "no address but loopback on this machine"

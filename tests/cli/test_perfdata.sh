@@ -97,6 +97,16 @@ if rec "$TMP/dw.data" --call-graph dwarf "$TOOLS/burn_nofp" 1; then
 	check "dwarf: complete stacks from _start to the leaves" grep -q '^burn_nofp;_start;.*;main;mid;leaf_alpha;spin ' "$TMP/got"
 fi
 
+# DWARF in pipe mode: the stacks unwound as from a file.
+if perf record -q -F 997 --call-graph dwarf -o - "$TOOLS/burn_nofp" 1 >"$TMP/dwpipe.data" 2>/dev/null &&
+	[ -s "$TMP/dwpipe.data" ]; then
+	same "burn_nofp --call-graph dwarf, pipe mode" "$TMP/dwpipe.data" ""
+	check "dwarf, pipe mode: complete stacks from _start to the leaves" \
+		grep -q '^burn_nofp;_start;.*;main;mid;leaf_alpha;spin ' "$TMP/got"
+else
+	fail "perf record --call-graph dwarf -o -"
+fi
+
 # Pipe mode: a file and standard input.
 if perf record -q -F 997 -g -o - "$TOOLS/burn" 1 >"$TMP/pipe.data" 2>/dev/null && [ -s "$TMP/pipe.data" ]; then
 	same "pipe mode" "$TMP/pipe.data" ""

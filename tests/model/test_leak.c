@@ -145,6 +145,35 @@ TEST_CASE(leak_set_moves_its_stacks_to_a_renewed_frame_table)
 	strtab__free(st2);
 }
 
+/* Per function name: the allocations the shown blocks hold (each once per stack) and the
+ * oldest one's time. */
+TEST_CASE(leak_set_by_name_counts_and_ages)
+{
+	struct leak_set *s = leak_set__new();
+	struct leak_by_name b = { 0 };
+	uint32_t f[2], root, a, c;
+
+	stack_of("a", f);
+	root = frames__get(ft, f[0])->name;
+	a = frames__get(ft, f[1])->name;
+	CHECK(leak_set__alloc(s, 1, 0x10, 3 * SEC, 64, 2.5, f, 2, NULL) == 0);
+	CHECK(leak_set__alloc(s, 1, 0x20, 2 * SEC, 64, 1, f, 2, NULL) == 0);
+	stack_of("c", f);
+	c = frames__get(ft, f[1])->name;
+	CHECK(leak_set__alloc(s, 1, 0x30, 1 * SEC, 64, 1, f, 2, NULL) == 0);
+	CHECK(leak_set__alloc(s, 1, 0x40, 9 * SEC, 64, 1, f, 2, NULL) == 0); /* not shown */
+	CHECK(leak_set__age(s, 5 * SEC, NULL) == 3);
+	CHECK(leak_set__by_name(s, ft, 6 * SEC, &b) == 0);
+	CHECK(b.at == 6 * SEC && b.n > a && b.n > c && b.n > root);
+	CHECK_NUM(b.count[a], 3.5);
+	CHECK_NUM(b.count[c], 1);
+	CHECK_NUM(b.count[root], 4.5);
+	CHECK(b.oldest[a] == 2 * SEC && b.oldest[c] == 1 * SEC && b.oldest[root] == 1 * SEC);
+	leak_by_name__free(&b);
+	leak_by_name__free(&b);
+	leak_set__free(s);
+}
+
 int main(void)
 {
 	st = strtab__new();
@@ -153,6 +182,7 @@ int main(void)
 	RUN(leak_set_shows_blocks_past_the_minimum_age_until_freed);
 	RUN(leak_set_replaces_and_forgets_whole_processes);
 	RUN(leak_set_moves_its_stacks_to_a_renewed_frame_table);
+	RUN(leak_set_by_name_counts_and_ages);
 	frames__free(ft);
 	strtab__free(st);
 	HARNESS_EXIT();
