@@ -18,10 +18,14 @@ msg = @printf '  %-8s %s\n' '$(1)' '$(2)';
 endif
 
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1)
-LIBS_PC := libbpf libelf libdw ncursesw jansson zlib libmicrohttpd libcurl rdkafka libnghttp2
-PC_CFLAGS := $(shell pkg-config --cflags $(LIBS_PC) 2>/dev/null)
+LIBS_PC := libbpf libelf libdw ncursesw jansson zlib libnghttp2
+# Only the node agent's library (libgalatop-agent.so) links these: other commands start
+# without them and their dozens of dependencies.
+AGENT_PC := libmicrohttpd libcurl rdkafka
+PC_CFLAGS := $(shell pkg-config --cflags $(LIBS_PC) $(AGENT_PC) 2>/dev/null)
 PC_LIBS   := $(shell pkg-config --libs $(LIBS_PC) 2>/dev/null)
-LDLIBS    := $(PC_LIBS) -liberty -lm -lpthread
+AGENT_LIBS := $(shell pkg-config --libs $(AGENT_PC) 2>/dev/null)
+LDLIBS    := $(PC_LIBS) -liberty -lm -lpthread -ldl
 
 WARN   := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2
 ifneq ($(CI),)
@@ -52,8 +56,16 @@ TOOL_BINS := $(patsubst tests/tools/%.c,$(O)/tools/%,$(TOOL_SRCS))
 # JVMTI headers from Debian's openjdk-17 (DEB_PKGS).
 JDK_HOME  ?= /usr/lib/jvm/java-17-openjdk-amd64
 AGENT     := $(O)/libgalatop-jvmti.so
-OBJS      := $(patsubst %.c,$(O)/obj/%.o,$(LIB_SRCS))
+# `galatop agent` and its sinks: a library of their own (cli/agent_load.c loads it), built
+# position-independent; the binary exports its symbols (-rdynamic) for it. Tests link them
+# from libgalatop.a as any other module.
+AGENT_SRCS := $(filter-out cli/agent_load.c,$(wildcard cli/agent*.c)) export/pyroscope_post.c \
+	export/kafka.c
+AGENT_LIB := $(O)/libgalatop-agent.so
+OBJS      := $(patsubst %.c,$(O)/obj/%.o,$(filter-out $(AGENT_SRCS),$(LIB_SRCS)))
+AGENT_OBJS := $(patsubst %.c,$(O)/obj/%.o,$(AGENT_SRCS))
 ASAN_OBJS := $(patsubst %.c,$(O)/asan/obj/%.o,$(LIB_SRCS))
+ASAN_AGENT_OBJS := $(patsubst %.c,$(O)/asan/obj/%.o,$(AGENT_SRCS))
 
 # libc6-dbg: libc's own symbols (start_thread, ...), which Debian strips from libc.so.6; the
 # unwinding tests and users' stacks through libc need them. perl runs stackcollapse-perf.pl.
@@ -82,8 +94,15 @@ DEB_PKGS += libcurl4-openssl-dev librdkafka-dev kcat
 .SECONDARY:
 all: $(BIN)
 
-$(BIN): $(OBJS) $(O)/obj/galatop.o $(AGENT)
-	$(call msg,LINK,$@)$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) $(LDLIBS)
+$(BIN): $(OBJS) $(O)/obj/galatop.o $(AGENT) $(AGENT_LIB)
+	$(call msg,LINK,$@)$(CC) $(CFLAGS) -rdynamic -o $@ $(filter %.o,$^) $(LDLIBS)
+
+# -Bsymbolic: the library's own names bind inside it, never to the binary's.
+$(AGENT_OBJS) $(ASAN_AGENT_OBJS): BASE_CFLAGS += -fPIC
+$(AGENT_LIB): $(AGENT_OBJS)
+	$(call msg,LINK,$@)$(CC) $(CFLAGS) -shared -Wl,-Bsymbolic -o $@ $^ $(AGENT_LIBS) -lpthread
+$(O)/asan/libgalatop-agent.so: $(ASAN_AGENT_OBJS)
+	$(call msg,LINK,$@)$(CC) $(ASAN_FLAGS) -shared -Wl,-Bsymbolic -o $@ $^ $(AGENT_LIBS) -lpthread
 
 $(O)/obj/%.o: %.c | $(SKELS)
 	@mkdir -p $(@D)
@@ -96,8 +115,11 @@ $(O)/asan/obj/%.o: %.c | $(SKELS)
 $(O)/asan/libgalatop.a: $(ASAN_OBJS)
 	$(call msg,AR,$@)rm -f $@; ar rcs $@ $^
 
-$(O)/asan/galatop: $(O)/asan/obj/galatop.o $(O)/asan/libgalatop.a | $(AGENT)
-	$(call msg,LINK,$@)$(CC) $(ASAN_FLAGS) -o $@ $^ $(LDLIBS)
+# Every object, not the archive's referenced ones: the agent's library uses modules the
+# binary itself may not.
+$(O)/asan/galatop: $(O)/asan/obj/galatop.o $(filter-out $(ASAN_AGENT_OBJS),$(ASAN_OBJS)) | $(AGENT) \
+		$(O)/asan/libgalatop-agent.so
+	$(call msg,LINK,$@)$(CC) $(ASAN_FLAGS) -rdynamic -o $@ $^ $(LDLIBS)
 
 # The JVMTI agent that symbols/java_attach.c loads into running JVMs: a library of its own.
 $(AGENT): symbols/jvmti/agent.c
@@ -107,7 +129,7 @@ $(AGENT): symbols/jvmti/agent.c
 
 $(O)/asan/tests/%: tests/%.c $(wildcard tests/*.h) $(O)/asan/libgalatop.a
 	@mkdir -p $(@D)
-	$(call msg,TEST-CC,$<)$(CC) $(BASE_CFLAGS) $(ASAN_FLAGS) -Itests -o $@ $< $(O)/asan/libgalatop.a $(LDLIBS)
+	$(call msg,TEST-CC,$<)$(CC) $(BASE_CFLAGS) $(ASAN_FLAGS) -Itests -o $@ $< $(O)/asan/libgalatop.a $(LDLIBS) $(AGENT_LIBS)
 
 # Test workloads: built with frame pointers in every function (-O0: gcc 12 drops the leaf
 # frame pointer at -O1 despite -mno-omit-leaf-frame-pointer) unless their name says nofp.
@@ -161,7 +183,7 @@ $(O)/fuzz/libfuzz.a: $(FUZZ_OBJS)
 
 $(O)/fuzz/%: fuzz/%.c $(O)/fuzz/libfuzz.a $(wildcard fuzz/*.h)
 	$(call msg,FUZZ-LD,$<)$(CLANG) $(filter-out -MMD -MP,$(BASE_CFLAGS)) $(FUZZ_FLAGS) -fsanitize=fuzzer \
-		-o $@ $< $(O)/fuzz/libfuzz.a $(LDLIBS)
+		-o $@ $< $(O)/fuzz/libfuzz.a $(LDLIBS) $(AGENT_LIBS)
 
 # Each fuzz/fuzz_*.c runs FUZZ_TIME seconds from its seeds (also part of `make test`).
 fuzz: deps $(FUZZ_BINS)
@@ -179,8 +201,9 @@ install: $(BIN)
 	install -m 0644 themes/*.theme $(DESTDIR)$(PREFIX)/share/galatop/themes/
 	install -d $(DESTDIR)$(PREFIX)/lib/galatop
 	install -m 0644 $(AGENT) $(DESTDIR)$(PREFIX)/lib/galatop/libgalatop-jvmti.so
+	install -m 0644 $(AGENT_LIB) $(DESTDIR)$(PREFIX)/lib/galatop/libgalatop-agent.so
 
 clean:
 	rm -rf $(O) $(BIN)
 
--include $(OBJS:.o=.d) $(ASAN_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d) $(O)/obj/galatop.d $(O)/asan/obj/galatop.d
+-include $(OBJS:.o=.d) $(AGENT_OBJS:.o=.d) $(ASAN_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d) $(O)/obj/galatop.d $(O)/asan/obj/galatop.d

@@ -14,8 +14,8 @@ const struct cli_command cli_commands[] = {
 	  cmd_diff_help },
 	{ "fold", cmd_fold, "normalize folded or perf script input into sorted, merged folded",
 	  cmd_fold_help },
-	{ "agent", cmd_agent, "run as a node agent: sinks, metrics, REST control (root)",
-	  cmd_agent_help },
+	{ "agent", cmd_agent_loaded, "run as a node agent: sinks, metrics, REST control (root)",
+	  NULL },
 	{ "live", cmd_live, "the live view (also what plain `galatop` runs; root)", cmd_live_help },
 	{ "record", cmd_record, "sample stacks live with eBPF (root) into folded/SVG files",
 	  cmd_record_help },
@@ -76,6 +76,8 @@ int main(int argc, char **argv)
 			fputs("Try 'galatop --help'.\n", stderr);
 			return EXIT_USAGE;
 		}
+		if (!c->help) /* a command in a library of its own prints its own */
+			return c->run(2, (char *[]){ argv[2], "--help", NULL });
 		fputs(c->help, stdout);
 		return 0;
 	}

@@ -63,6 +63,9 @@ struct conn {
 	__u16 lport, rport; /* host byte order */
 	__u32 pad2;
 	__u8 laddr[16], raddr[16];
+	/* The process's, when the connection was first seen (asked once, not per message). */
+	__u64 cgroup_id;
+	char comm[16];
 };
 
 struct {
@@ -141,6 +144,8 @@ struct {
 } gt_l7_pending SEC(".maps");
 
 __u64 pending_n = 0;
+/* OpenSSL calls in progress (approximate): while none is, socket calls skip gt_l7_ssl. */
+__u64 ssl_inflight = 0;
 
 static __always_inline struct l7_counters *counters(void)
 {
@@ -219,6 +224,8 @@ static __always_inline struct conn *conn_get(__u32 tgid, int fd, struct sock *sk
 	family = BPF_CORE_READ(sk, __sk_common.skc_family);
 	n.gen = bpf_ktime_get_ns();
 	n.sk = skey;
+	n.cgroup_id = bpf_get_current_cgroup_id();
+	bpf_get_current_comm(n.comm, sizeof(n.comm));
 	si = bpf_map_lookup_elem(&gt_l7_socks, &skey);
 	n.role = si ? si->role : L7_KROLE_UNKNOWN;
 	if (family == GT_AF_INET || family == GT_AF_INET6) {
@@ -455,7 +462,7 @@ static __always_inline void fill_addrs(struct l7_event *e, const struct conn *c,
 }
 
 /* Sends the record in s with its got bytes of data. */
-static __always_inline void output(struct l7_scratch *s, __u32 got)
+static __always_inline void output(struct l7_scratch *s, __u32 got, struct l7_counters *cnt)
 {
 	__u64 size = got;
 
@@ -465,10 +472,12 @@ static __always_inline void output(struct l7_scratch *s, __u32 got)
 	if (bpf_ringbuf_output(&gt_l7_events, s, size,
 			       bpf_ringbuf_query(&gt_l7_events, BPF_RB_AVAIL_DATA) >= wakeup_bytes
 				       ? BPF_RB_FORCE_WAKEUP
-				       : BPF_RB_NO_WAKEUP))
-		COUNT(drops);
-	else
-		COUNT(events);
+				       : BPF_RB_NO_WAKEUP)) {
+		if (cnt)
+			cnt->drops++;
+	} else if (cnt) {
+		cnt->events++;
+	}
 }
 
 /* Sends the datagram thread tid holds, if any, with its source now in the caller's sockaddr. */
@@ -482,7 +491,7 @@ static __always_inline void flush_pending(__u32 tid)
 	if (!p)
 		return;
 	peer_from_user(&p->e, p->peer_uaddr);
-	output(p, p->e.cap > L7_CAPTURE_MAX ? 0 : p->e.cap);
+	output(p, p->e.cap > L7_CAPTURE_MAX ? 0 : p->e.cap, counters());
 	bpf_map_delete_elem(&gt_l7_pending, &tid);
 	__sync_fetch_and_add(&pending_n, -1);
 }
@@ -490,10 +499,12 @@ static __always_inline void flush_pending(__u32 tid)
 /* Builds and sends the record of one message of len bytes on connection c: data is copied
  * from buf (kind K_BUF) or an iovec array (K_IOV, n entries); the datagram peer is uaddr (a
  * user sockaddr), or will be in peer_later (a received datagram's source: the record is held
- * until the thread's next socket call) when either is given. */
+ * until the thread's next socket call) when either is given. tp is the TCP socket when the
+ * caller has it (else its segment counters are read through c->sk); cnt the counters. */
 static __always_inline void emit_data(void *ctx, __u64 start_ns, __u32 tgid, int fd, struct conn *c,
 				      __u8 dir, __u64 len, __u8 kind, __u64 buf, __u32 n,
-				      __u64 uaddr, __u64 peer_later, __u32 flags)
+				      __u64 uaddr, __u64 peer_later, __u32 flags,
+				      struct tcp_sock *tp, struct l7_counters *cnt)
 {
 	struct l7_scratch *s = scratch();
 	struct l7_event *e;
@@ -526,24 +537,26 @@ static __always_inline void emit_data(void *ctx, __u64 start_ns, __u32 tgid, int
 			c->state = CONN_IGNORED;
 		}
 		if (c->state != CONN_TRACED) {
-			COUNT(skipped);
+			if (cnt)
+				cnt->skipped++;
 			return;
 		}
 	} else if (c->state != CONN_TRACED) {
-		COUNT(skipped);
+		if (cnt)
+			cnt->skipped++;
 		return;
 	}
-	if (len > got && kind != K_SENDFILE)
-		COUNT(truncated);
+	if (len > got && kind != K_SENDFILE && cnt)
+		cnt->truncated++;
 	e->type = L7_EV_DATA;
 	e->tgid = tgid;
 	e->tid = (__u32)bpf_get_current_pid_tgid();
 	e->fd = fd;
-	e->ts_ns = bpf_ktime_get_ns();
+	e->ts_ns = flags & L7_EVF_SSL ? bpf_ktime_get_ns() : start_ns;
 	e->start_ns = start_ns;
 	e->gen = c->gen;
 	e->len = len;
-	e->cgroup_id = bpf_get_current_cgroup_id();
+	e->cgroup_id = c->cgroup_id;
 	e->cap = got;
 	e->flags = flags | (c->udp ? L7_EVF_UDP : 0);
 	e->dir = dir;
@@ -551,10 +564,15 @@ static __always_inline void emit_data(void *ctx, __u64 start_ns, __u32 tgid, int
 	e->proto = c->proto;
 	fill_addrs(e, c, c->udp ? uaddr : 0);
 	if (!c->udp) {
-		struct tcp_sock *tp = (struct tcp_sock *)c->sk;
+		if (tp) {
+			e->segs_in = tp->segs_in;
+			e->segs_out = tp->segs_out;
+		} else {
+			struct tcp_sock *t = (struct tcp_sock *)c->sk;
 
-		e->segs_in = BPF_CORE_READ(tp, segs_in);
-		e->segs_out = BPF_CORE_READ(tp, segs_out);
+			e->segs_in = BPF_CORE_READ(t, segs_in);
+			e->segs_out = BPF_CORE_READ(t, segs_out);
+		}
 		e->flags |= L7_EVF_SEGS;
 	} else {
 		e->segs_in = e->segs_out = 0;
@@ -566,7 +584,7 @@ static __always_inline void emit_data(void *ctx, __u64 start_ns, __u32 tgid, int
 	if (want_stacks && c->role != L7_KROLE_UNKNOWN &&
 	    (dir == 0) == (c->role == L7_KROLE_CLIENT) && c->requests++ % L7_STACK_EVERY == 0)
 		e->ustack_id = bpf_get_stackid(ctx, &gt_l7_stacks, BPF_F_USER_STACK);
-	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	__builtin_memcpy(e->comm, c->comm, sizeof(e->comm));
 	if (c->udp && peer_later) {
 		__u32 tid = e->tid;
 
@@ -575,7 +593,7 @@ static __always_inline void emit_data(void *ctx, __u64 start_ns, __u32 tgid, int
 			__sync_fetch_and_add(&pending_n, 1);
 		return;
 	}
-	output(s, got);
+	output(s, got, cnt);
 }
 
 /* A socket call of ret bytes on sk has moved its data (dir 0 send, 1 recv): the system call
@@ -584,7 +602,9 @@ static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir
 {
 	__u64 id = bpf_get_current_pid_tgid(), now, buf, addr = 0, later = 0;
 	__u32 tgid = id >> 32, tid = (__u32)id, n = 0;
-	struct ssl_args *ssl;
+	struct ssl_args *ssl = NULL;
+	struct l7_counters *cnt;
+	struct tcp_sock *tp;
 	struct pt_regs *regs;
 	struct conn *c;
 	__u8 kind;
@@ -594,8 +614,9 @@ static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir
 	if (ret <= 0 || !current_passes(tgid, tid))
 		return 0;
 	flush_pending(tid);
+	/* Direct loads (no helper call per field): regs is a kernel pointer the verifier knows. */
 	regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
-	nr = BPF_CORE_READ(regs, orig_ax);
+	nr = regs->orig_ax;
 	switch (nr) {
 	case GT_NR_READ:
 	case GT_NR_WRITE:
@@ -604,12 +625,12 @@ static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir
 	case GT_NR_SENDTO:
 	case GT_NR_RECVFROM:
 		kind = K_BUF;
-		addr = BPF_CORE_READ(regs, r8);
+		addr = regs->r8;
 		break;
 	case GT_NR_READV:
 	case GT_NR_WRITEV:
 		kind = K_IOV;
-		n = (__u32)BPF_CORE_READ(regs, dx);
+		n = (__u32)regs->dx;
 		break;
 	case GT_NR_SENDMSG:
 	case GT_NR_RECVMSG:
@@ -625,13 +646,16 @@ static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir
 	default:
 		return 0; /* io_uring, splice, a kernel thread's socket: not a call we can read */
 	}
-	fd = (int)BPF_CORE_READ(regs, di);
-	buf = BPF_CORE_READ(regs, si);
-	COUNT(calls);
+	fd = (int)regs->di;
+	buf = regs->si;
+	cnt = counters();
+	if (cnt)
+		cnt->calls++;
 	c = conn_get(tgid, fd, sk);
 	if (!c)
 		return 0;
-	ssl = bpf_map_lookup_elem(&gt_l7_ssl, &tid);
+	if (ssl_inflight)
+		ssl = bpf_map_lookup_elem(&gt_l7_ssl, &tid);
 	if (ssl) {
 		/* Ciphertext of an SSL call: only the fd matters; the uretprobe reports the
 		 * plaintext. */
@@ -641,9 +665,11 @@ static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir
 	if (c->ssl)
 		return 0;
 	if (c->state == CONN_IGNORED) {
-		COUNT(skipped);
+		if (cnt)
+			cnt->skipped++;
 		return 0;
 	}
+	tp = c->udp ? NULL : bpf_skc_to_tcp_sock(sk);
 	/* A datagram received on an unconnected socket: its source is written to the caller's
 	 * sockaddr after this, and read from there at the thread's next socket call. */
 	if (dir == 1) {
@@ -655,7 +681,7 @@ static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir
 	switch (kind) {
 	case K_BUF:
 	case K_IOV:
-		emit_data(ctx, now, tgid, fd, c, dir, ret, kind, buf, n, addr, later, 0);
+		emit_data(ctx, now, tgid, fd, c, dir, ret, kind, buf, n, addr, later, 0, tp, cnt);
 		break;
 	case K_MSG: {
 		struct user_msghdr m;
@@ -665,13 +691,14 @@ static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir
 		addr = (__u64)m.msg_name;
 		emit_data(ctx, now, tgid, fd, c, dir, ret, K_IOV, (__u64)m.msg_iov,
 			  (__u32)m.msg_iovlen, dir ? 0 : addr, dir && c->udp && !c->rport ? addr : 0,
-			  0);
+			  0, tp, cnt);
 		break;
 	}
 	default:
 		/* sendfile moves file pages; of a sendmmsg/recvmmsg the registers do not say which
 		 * message this is: bytes counted, none copied. */
-		emit_data(ctx, now, tgid, fd, c, dir, ret, K_SENDFILE, 0, 0, 0, 0, L7_EVF_SENDFILE);
+		emit_data(ctx, now, tgid, fd, c, dir, ret, K_SENDFILE, 0, 0, 0, 0, L7_EVF_SENDFILE, tp,
+			  cnt);
 		break;
 	}
 	return 0;
@@ -752,7 +779,8 @@ static __always_inline int ssl_enter(void *ssl, void *buf, void *nptr, __u8 dir,
 	s.fd = -1;
 	s.dir = dir;
 	s.ex = ex;
-	bpf_map_update_elem(&gt_l7_ssl, &tid, &s, BPF_NOEXIST);
+	if (!bpf_map_update_elem(&gt_l7_ssl, &tid, &s, BPF_NOEXIST))
+		__sync_fetch_and_add(&ssl_inflight, 1);
 	return 0;
 }
 
@@ -768,7 +796,8 @@ static __always_inline int ssl_exit(void *ctx, long ret)
 	if (!sp)
 		return 0;
 	s = *sp;
-	bpf_map_delete_elem(&gt_l7_ssl, &tid);
+	if (!bpf_map_delete_elem(&gt_l7_ssl, &tid))
+		__sync_fetch_and_add(&ssl_inflight, -1);
 	COUNT(ssl_calls);
 	if (s.fd >= 0) {
 		bpf_map_update_elem(&gt_l7_sslfd, &s.ssl, &s.fd, BPF_ANY);
@@ -805,7 +834,8 @@ static __always_inline int ssl_exit(void *ctx, long ret)
 		c->state = CONN_UNDECIDED;
 		c->tries = 0;
 	}
-	emit_data(ctx, s.ts, tgid, s.fd, c, s.dir, len, K_BUF, s.buf, 0, 0, 0, L7_EVF_SSL);
+	emit_data(ctx, s.ts, tgid, s.fd, c, s.dir, len, K_BUF, s.buf, 0, 0, 0, L7_EVF_SSL, NULL,
+		  counters());
 	return 0;
 }
 

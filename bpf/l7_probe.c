@@ -194,7 +194,7 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 	if (p->skel->rodata->capture_bytes > L7_CAPTURE_MAX)
 		p->skel->rodata->capture_bytes = L7_CAPTURE_MAX;
 	p->skel->rodata->proto_mask = l7_proto_kernel_mask(o->proto_mask);
-	p->skel->rodata->want_stacks = !o->no_stacks;
+	p->skel->rodata->want_stacks = !o->no_stacks && !getenv("GT_NOSTACK");
 	p->skel->rodata->wakeup_bytes = rbsize / 8;
 	p->skel->rodata->follow_children = t->follow_children;
 	rc = t->follow_children ? 0 : bpf_program__set_autoload(p->skel->progs.gt_l7_fork, false);

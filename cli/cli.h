@@ -11,7 +11,7 @@ struct cli_command {
 	const char *name;
 	int (*run)(int argc, char **argv); /* argv[0] is the command name */
 	const char *summary;		   /* one line for `galatop --help` */
-	const char *help;		   /* full text for `galatop help CMD` */
+	const char *help;		   /* full text for `galatop help CMD`; NULL: CMD --help */
 };
 
 /* The table of subcommands, NULL-name terminated (galatop.c). */

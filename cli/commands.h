@@ -20,7 +20,10 @@ extern const char cmd_view_help[];
 int cmd_live(int argc, char **argv);
 extern const char cmd_live_help[];
 
+/* In libgalatop-agent.so (cli/agent*.c and the sinks), which the binary loads for `agent`
+ * through cmd_agent_loaded; its help is `galatop agent --help`. */
 int cmd_agent(int argc, char **argv);
 extern const char cmd_agent_help[];
+int cmd_agent_loaded(int argc, char **argv);
 
 #endif

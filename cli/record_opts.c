@@ -116,8 +116,8 @@ const char cmd_record_help[] =
 	"  --type sli        per group (host, containers, pods, services, cgroups) the time\n"
 	"                    lost to the scheduler, memory and block I/O; -o FILE.json,\n"
 	"                    FILE.prom or FILE.gtop; --period S closes an interval every S s\n"
-	"  --longsys MS|off  system calls of at least MS ms count as cpu_longsys (default 10);\n"
-	"                    off: no system call hooks (they slow every system call down)\n"
+	"  --longsys MS|on|off  system calls of at least MS ms (on: 10) count as cpu_longsys; off by\n"
+	"                    default (its hooks slow every system call down)\n"
 	"  --cgroup PATH     a cgroup target and row: v2 path, or v1 controller path\n"
 	"  --no-java-agent   do not load the JVMTI agent into Java targets (JIT frames unnamed)\n"
 	"  --no-java-native  hide the JVM's own frames (libjvm) between Java frames;\n"
@@ -656,6 +656,10 @@ static int parse_args(int argc, char **argv, struct record_opts *o, const char *
 		case OPT_LONGSYS:
 			if (!strcmp(optarg, "off")) {
 				o->longsys_ns = RECORD_LONGSYS_OFF;
+				break;
+			}
+			if (!strcmp(optarg, "on")) {
+				o->longsys_ns = RECORD_LONGSYS_DEFAULT;
 				break;
 			}
 			if (cli_parse_double(cmd, "--longsys", optarg, 0.001, 3600000, &d))

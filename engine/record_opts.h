@@ -26,6 +26,7 @@
 #define RECORD_SLI_MEM 2u
 #define RECORD_SLI_IO 4u
 #define RECORD_LONGSYS_OFF UINT64_MAX /* --longsys off: no system call hooks */
+#define RECORD_LONGSYS_DEFAULT 10000000ull /* --longsys on: 10 ms */
 
 /* How user stacks are walked (--unwind). */
 enum record_unwind {
@@ -96,7 +97,7 @@ struct record_opts {
 	/* SLI (--type sli): */
 	bool sli;		 /* record (or, live, attach at start) the SLI probes */
 	unsigned sli_families;	 /* from --config cmd.probe: RECORD_SLI_* mask, 0 = all */
-	uint64_t longsys_ns;	 /* --longsys MS (default 10 ms); RECORD_LONGSYS_OFF: no cpu_longsys */
+	uint64_t longsys_ns;	 /* --longsys MS; 0 (the default) or RECORD_LONGSYS_OFF: no cpu_longsys */
 	char cgroup[4096];	 /* --cgroup PATH, "" = none */
 	/* L7 (--type l7): */
 	unsigned l7_protocols;	 /* --protocols: bit 1 << enum l7_proto each, 0 = all */

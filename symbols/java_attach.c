@@ -25,6 +25,7 @@
 #include "jitmap.h"
 #include "model/hash.h"
 #include "util/clock.h"
+#include "util/companion.h"
 #include "util/file.h"
 #include "util/procfs.h"
 
@@ -99,40 +100,13 @@ bool java_attach__ready(int pid)
 	return procfs_each_id(path, is_signal_dispatcher, path) == 1;
 }
 
-static bool readable(const char *p)
-{
-	return access(p, R_OK) == 0;
-}
-
 int java_attach__agent_path(char *buf, size_t len)
 {
-	static const char *const rel[] = { AGENT_NAME, "build/" AGENT_NAME, "../" AGENT_NAME };
-	const char *env = getenv("GALATOP_JVMTI_AGENT");
-	char exe[PATH_MAX], *slash;
-	ssize_t n;
+	int err = companion_path(AGENT_NAME, "GALATOP_JVMTI_AGENT", buf, len);
 
-	buf[0] = 0;
-	if (env && env[0]) {
-		snprintf(buf, len, "%s", env);
-		return readable(buf) ? 0 : (buf[0] = 0, -ENOENT);
-	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = 0;
-		slash = strrchr(exe, '/');
-		if (slash)
-			*slash = 0;
-		for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-			snprintf(buf, len, "%s/%s", exe, rel[i]);
-			if (readable(buf))
-				return 0;
-		}
-	}
-	snprintf(buf, len, "%s/lib/galatop/%s", GALATOP_PREFIX, AGENT_NAME);
-	if (readable(buf))
-		return 0;
-	buf[0] = 0;
-	return -ENOENT;
+	if (err)
+		buf[0] = 0;
+	return err;
 }
 
 /* The JVM's effective uid and gid (the second of the Uid and Gid fields). 0 or -errno. */

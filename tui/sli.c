@@ -195,7 +195,7 @@ static void draw_table(struct sli_pane *p, struct tui_app *a, const struct sli *
 {
 	const char *mark = tui_glyphs()->sort_down;
 	int used = 0, spark_w, name_w = NAME_W, rest = 2 + 30;
-	char buf[64];
+	char buf[128];
 
 	/* Room beyond every column and a 30-point sparkline goes to the group names. */
 	for (int c = 1; c < NCOLS; c++)
@@ -232,8 +232,10 @@ static void draw_table(struct sli_pane *p, struct tui_app *a, const struct sli *
 	if (spark_w >= 8) {
 		int pts = (int)s->nspark < spark_w ? (int)s->nspark : spark_w;
 
-		snprintf(buf, sizeof(buf), "  %s, last %d s", p->sort ? cols[p->sort].label : "Wait%",
-			 s->dt > 0 ? (int)lround(s->dt * pts) : pts);
+		/* cpu_longsys is off by default (its system call hooks tax every call): say so. */
+		snprintf(buf, sizeof(buf), "  %s, last %d s%s", p->sort ? cols[p->sort].label : "Wait%",
+			 s->dt > 0 ? (int)lround(s->dt * pts) : pts,
+			 s->have & 1u << SLI_CPU_LONGSYS ? "" : "  (LSys% off: --longsys MS)");
 		used += tui_put(w, buf, strlen(buf), a->cols - used);
 	}
 	tui_pad(w, a->cols - used);

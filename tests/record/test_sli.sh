@@ -112,7 +112,7 @@ else fail gtop_reopens_pane "$(head -5 "$TMP/wait.screen")"; fi
 # 2. Sleeps of known length (100 x 20 ms): cpu_sleep is their sum; with the waits for the CPU
 #    after each wakeup it is the time measured around them. (On a busy machine a sleep can end
 #    before the task got off the CPU: then it was a wait, not a sleep, hence 95 and not 100.)
-"$GALATOP" record --type sli -o "$TMP/sleep.json" -- "$W" sleep 100 20 >"$TMP/s.txt" 2>"$TMP/sleep.err"
+"$GALATOP" record --type sli --longsys 10 -o "$TMP/sleep.json" -- "$W" sleep 100 20 >"$TMP/s.txt" 2>"$TMP/sleep.err"
 tid=$(kv "$TMP/s.txt" tid); slept=$(kv "$TMP/s.txt" slept_ns)
 sl=$(thread "$TMP/sleep.json" host "$tid" cpu_sleep_ns)
 wt=$(thread "$TMP/sleep.json" host "$tid" cpu_wait_ns)
