@@ -63,9 +63,9 @@ AGENT_SRCS := $(filter-out cli/agent_load.c,$(wildcard cli/agent*.c)) export/pyr
 	export/kafka.c
 AGENT_LIB := $(O)/libgalatop-agent.so
 OBJS      := $(patsubst %.c,$(O)/obj/%.o,$(filter-out $(AGENT_SRCS),$(LIB_SRCS)))
-AGENT_OBJS := $(patsubst %.c,$(O)/obj/%.o,$(AGENT_SRCS))
+AGENT_OBJS := $(patsubst %.c,$(O)/pic/%.o,$(AGENT_SRCS))
 ASAN_OBJS := $(patsubst %.c,$(O)/asan/obj/%.o,$(LIB_SRCS))
-ASAN_AGENT_OBJS := $(patsubst %.c,$(O)/asan/obj/%.o,$(AGENT_SRCS))
+ASAN_AGENT_OBJS := $(patsubst %.c,$(O)/asan/pic/%.o,$(AGENT_SRCS))
 
 # libc6-dbg: libc's own symbols (start_thread, ...), which Debian strips from libc.so.6; the
 # unwinding tests and users' stacks through libc need them. perl runs stackcollapse-perf.pl.
@@ -97,8 +97,14 @@ all: $(BIN)
 $(BIN): $(OBJS) $(O)/obj/galatop.o $(AGENT) $(AGENT_LIB)
 	$(call msg,LINK,$@)$(CC) $(CFLAGS) -rdynamic -o $@ $(filter %.o,$^) $(LDLIBS)
 
-# -Bsymbolic: the library's own names bind inside it, never to the binary's.
-$(AGENT_OBJS) $(ASAN_AGENT_OBJS): BASE_CFLAGS += -fPIC
+# Position-independent objects of their own (pic/), and -Bsymbolic: the library's own names
+# bind inside it, never to the binary's.
+$(O)/pic/%.o: %.c | $(SKELS)
+	@mkdir -p $(@D)
+	$(call msg,CC-PIC,$<)$(CC) $(BASE_CFLAGS) $(CFLAGS) -fPIC -c $< -o $@
+$(O)/asan/pic/%.o: %.c | $(SKELS)
+	@mkdir -p $(@D)
+	$(call msg,CC-PIC,$<)$(CC) $(BASE_CFLAGS) $(ASAN_FLAGS) -fPIC -c $< -o $@
 $(AGENT_LIB): $(AGENT_OBJS)
 	$(call msg,LINK,$@)$(CC) $(CFLAGS) -shared -Wl,-Bsymbolic -o $@ $^ $(AGENT_LIBS) -lpthread
 $(O)/asan/libgalatop-agent.so: $(ASAN_AGENT_OBJS)
@@ -117,7 +123,7 @@ $(O)/asan/libgalatop.a: $(ASAN_OBJS)
 
 # Every object, not the archive's referenced ones: the agent's library uses modules the
 # binary itself may not.
-$(O)/asan/galatop: $(O)/asan/obj/galatop.o $(filter-out $(ASAN_AGENT_OBJS),$(ASAN_OBJS)) | $(AGENT) \
+$(O)/asan/galatop: $(O)/asan/obj/galatop.o $(filter-out $(patsubst %.c,$(O)/asan/obj/%.o,$(AGENT_SRCS)),$(ASAN_OBJS)) | $(AGENT) \
 		$(O)/asan/libgalatop-agent.so
 	$(call msg,LINK,$@)$(CC) $(ASAN_FLAGS) -rdynamic -o $@ $^ $(LDLIBS)
 
@@ -206,4 +212,4 @@ install: $(BIN)
 clean:
 	rm -rf $(O) $(BIN)
 
--include $(OBJS:.o=.d) $(AGENT_OBJS:.o=.d) $(ASAN_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d) $(O)/obj/galatop.d $(O)/asan/obj/galatop.d
+-include $(OBJS:.o=.d) $(AGENT_OBJS:.o=.d) $(ASAN_AGENT_OBJS:.o=.d) $(ASAN_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d) $(O)/obj/galatop.d $(O)/asan/obj/galatop.d
