@@ -92,7 +92,9 @@ DEB_PKGS += libcurl4-openssl-dev librdkafka-dev kcat
 .PHONY: all deps test bench soak fuzz install clean run tools
 # Keep generated BPF objects and skeletons between builds.
 .SECONDARY:
-all: $(BIN)
+# The libraries are goals of their own: .SECONDARY would not remake a missing one behind an
+# up-to-date binary.
+all: $(BIN) $(AGENT) $(AGENT_LIB)
 
 $(BIN): $(OBJS) $(O)/obj/galatop.o $(AGENT) $(AGENT_LIB)
 	$(call msg,LINK,$@)$(CC) $(CFLAGS) -rdynamic -o $@ $(filter %.o,$^) $(LDLIBS)
@@ -164,16 +166,17 @@ deps:
 	@sh tests/deps.sh $(DEB_PKGS)
 
 test: deps
-	@$(MAKE) --no-print-directory $(BIN) $(O)/asan/galatop $(TEST_BINS) tools $(TEST_FUZZ)
+	@$(MAKE) --no-print-directory all $(O)/asan/galatop $(O)/asan/libgalatop-agent.so $(TEST_BINS) tools \
+		$(TEST_FUZZ)
 	@O=$(O) BIN=$(BIN) T=$(T) FUZZ_TIME=$(FUZZ_TIME) sh tests/run.sh
 
 bench: deps
-	@$(MAKE) --no-print-directory $(BIN) tools
+	@$(MAKE) --no-print-directory all tools
 	@O=$(O) BIN=$(BIN) sh tests/bench/run.sh
 
 # Memory over a long run (SOAK_MIN minutes, default 4; the full test is SOAK_MIN=60).
 soak: deps
-	@$(MAKE) --no-print-directory $(BIN) tools
+	@$(MAKE) --no-print-directory all tools
 	@O=$(O) BIN=$(BIN) sh tests/soak.sh
 
 # Fuzzers: the parsers they link are compiled once (fuzzer-no-link) into one archive.
@@ -196,10 +199,10 @@ fuzz: deps $(FUZZ_BINS)
 	@O=$(O) BIN=$(BIN) T=fuzz/ FUZZ_TIME=$(FUZZ_TIME) sh tests/run.sh
 
 # "run" starts the live view; ARGS="..." runs any galatop command instead.
-run: deps $(BIN)
+run: deps all
 	./$(BIN) $(ARGS)
 
-install: $(BIN)
+install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man8
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/galatop
 	install -m 0644 docs/galatop.8 $(DESTDIR)$(PREFIX)/share/man/man8/galatop.8
