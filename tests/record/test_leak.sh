@@ -25,14 +25,14 @@ leaf_bytes() { awk -v l="$2" '$1 == l { v = $2 } END { print v + 0 }' "$1"; }
 LEAKS="leak_small leak_big leak_realloc leak_aligned leak_calloc"
 
 # --- Every allocation taken: exact -----------------------------------------------------
-# record_leaky NAME OPTIONS...: records leaky (30 s, two churn threads pausing 50 us per block:
-# every call may be a record here, which the sanitized build must keep up with) until its
-# leaks are 1.5 s old (the minimum age is 1 s), while it still runs (its exit would free
-# everything): $TMP/NAME.folded, .out (leaky's), .err; the exit status is galatop's.
+# record_leaky NAME OPTIONS...: records leaky (two churn threads pausing 50 us per block: every
+# call may be a record here, which the sanitized build must keep up with) until its leaks are
+# 1.5 s old (the minimum age is 1 s), while it still runs (its exit would free everything; it
+# is stopped with galatop): $TMP/NAME.folded, .out (leaky's), .err; the status is galatop's.
 record_leaky() {
 	n=$1
 	shift
-	"$GALATOP" record --type leak "$@" -o "$TMP/$n.folded" -- "$TOOLS/leaky" 30 2 0 50 \
+	"$GALATOP" record --type leak "$@" -o "$TMP/$n.folded" -- "$TOOLS/leaky" 300 2 0 50 \
 		>"$TMP/$n.out" 2>"$TMP/$n.err" &
 	g=$!
 	wait_until 600 grep -q ready "$TMP/$n.out"
@@ -70,7 +70,22 @@ fi
 # --- Sampled by bytes: within the sampling error ---------------------------------------------
 # At 16 KiB a churned block is sampled every few calls, each record with a stack copy to unwind.
 R=16384
-record_leaky s --leak-sample $R
+record_leaky s --leak-sample $R -o "$TMP/s.gtop" -o "$TMP/s.svg"
+# The snapshot holds the same outstanding bytes (its history's slices add up to them), the
+# SVG says what its bytes are and how they were sampled.
+"$GALATOP" fold --type leak "$TMP/s.gtop" >"$TMP/s_gtop.folded" 2>/dev/null
+if [ "$(folded_total "$TMP/s_gtop.folded")" = "$(folded_total "$TMP/s.folded")" ] &&
+	[ "$(folded_total "$TMP/s.folded")" -gt 0 ]; then
+	pass leak_gtop_same_total
+else
+	fail leak_gtop_same_total "gtop $(folded_total "$TMP/s_gtop.folded"), folded $(folded_total "$TMP/s.folded")"
+fi
+if grep -q "Memory Leak Flame Graph" "$TMP/s.svg" &&
+	grep -q "allocated 1 s or more before it; one allocation sampled per $R bytes" "$TMP/s.svg"; then
+	pass leak_svg_titled
+else
+	fail leak_svg_titled "$(grep -o '<text[^>]*>[^<]*</text>' "$TMP/s.svg" | head -3)"
+fi
 by_leaf "$TMP/s.folded" >"$TMP/s.leaf"
 # Each function's blocks as COUNT x SIZE (leaky.c); a block of size s is taken with
 # p = 1 - exp(-s/R) and weighted 1/p, so the estimate's variance is the sum of s^2 (1-p)/p.
@@ -137,7 +152,7 @@ fi
 
 # --- A process already running (-p) ----------------------------------------------------------
 # leaky churns from its start and leaks once told (SIGUSR1), after galatop has attached.
-"$TOOLS/leaky" 60 2 -1 50 >"$TMP/p.out" &
+"$TOOLS/leaky" 300 2 -1 50 >"$TMP/p.out" &
 L=$!
 PIDS="$PIDS $L"
 sleep 0.5
@@ -164,11 +179,12 @@ kill $L 2>/dev/null
 wait $L 2>/dev/null
 
 # --- The live view on a running process: o to leak, then the top view --------------------------
+# Every allocation taken, frame pointers: small records the sanitized view keeps up with.
 if command -v tmux >/dev/null 2>&1; then
-	"$TOOLS/leaky" 60 2 -1 50 >"$TMP/lv.out" &
+	"$TOOLS/leaky" 300 2 -1 50 >"$TMP/lv.out" &
 	L=$!
 	PIDS="$PIDS $L"
-	tm new-session -d -s lk -x 200 -y 40 "'$GALATOP' --leak-sample 1 -p $L; echo \$? > '$TMP/rc'; sleep 30"
+	tm new-session -d -s lk -x 200 -y 40 "'$GALATOP' --leak-sample 1 --unwind fp -p $L; echo \$? > '$TMP/rc'; sleep 30"
 	pane_wait lk samples 200
 	for want in offcpu mem leak; do
 		tm send-keys -t lk o
