@@ -18,7 +18,7 @@ msg = @printf '  %-8s %s\n' '$(1)' '$(2)';
 endif
 
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1)
-LIBS_PC := libbpf libelf libdw ncursesw jansson zlib libnghttp2 libbson-1.0
+LIBS_PC := libbpf libelf libdw ncursesw jansson zlib libnghttp2 capstone libbson-1.0
 # Only the node agent's library (libgalatop-agent.so) links these: other commands start
 # without them and their dozens of dependencies.
 AGENT_PC := libmicrohttpd libcurl rdkafka
@@ -63,16 +63,16 @@ AGENT_SRCS := $(filter-out cli/agent_load.c,$(wildcard cli/agent*.c)) export/pyr
 	export/kafka.c
 AGENT_LIB := $(O)/libgalatop-agent.so
 OBJS      := $(patsubst %.c,$(O)/obj/%.o,$(filter-out $(AGENT_SRCS),$(LIB_SRCS)))
-AGENT_OBJS := $(patsubst %.c,$(O)/obj/%.o,$(AGENT_SRCS))
+AGENT_OBJS := $(patsubst %.c,$(O)/pic/%.o,$(AGENT_SRCS))
 ASAN_OBJS := $(patsubst %.c,$(O)/asan/obj/%.o,$(LIB_SRCS))
-ASAN_AGENT_OBJS := $(patsubst %.c,$(O)/asan/obj/%.o,$(AGENT_SRCS))
+ASAN_AGENT_OBJS := $(patsubst %.c,$(O)/asan/pic/%.o,$(AGENT_SRCS))
 
 # libc6-dbg: libc's own symbols (start_thread, ...), which Debian strips from libc.so.6; the
 # unwinding tests and users' stacks through libc need them. perl runs stackcollapse-perf.pl.
 # rustc, golang-go and lld (rustc's newer default linker) build the language tests' programs;
 # python3 (3.11) runs test_python's.
 DEB_PKGS := gcc g++ make clang llvm libclang-rt-14-dev bpftool libbpf-dev libelf-dev libdw-dev \
-	libncurses-dev libjansson-dev zlib1g-dev pkg-config libiberty-dev tmux libxml2-utils \
+	libncurses-dev libjansson-dev zlib1g-dev libcapstone-dev pkg-config libiberty-dev tmux libxml2-utils \
 	linux-perf perl procps mount chromium jq nodejs strace openjdk-17-jdk-headless \
 	libc6-dbg rustc golang-go lld python3 libbson-dev
 # The leak probe's tests and bench compare with heaptrack; jemalloc is redis-server's allocator.
@@ -97,13 +97,21 @@ NPM_PKGS := ali-ons@3.12.0
 .PHONY: all deps test bench soak fuzz install clean run tools
 # Keep generated BPF objects and skeletons between builds.
 .SECONDARY:
-all: $(BIN)
+# The libraries are goals of their own: .SECONDARY would not remake a missing one behind an
+# up-to-date binary.
+all: $(BIN) $(AGENT) $(AGENT_LIB)
 
 $(BIN): $(OBJS) $(O)/obj/galatop.o $(AGENT) $(AGENT_LIB)
 	$(call msg,LINK,$@)$(CC) $(CFLAGS) -rdynamic -o $@ $(filter %.o,$^) $(LDLIBS)
 
-# -Bsymbolic: the library's own names bind inside it, never to the binary's.
-$(AGENT_OBJS) $(ASAN_AGENT_OBJS): BASE_CFLAGS += -fPIC
+# Position-independent objects of their own (pic/), and -Bsymbolic: the library's own names
+# bind inside it, never to the binary's.
+$(O)/pic/%.o: %.c | $(SKELS)
+	@mkdir -p $(@D)
+	$(call msg,CC-PIC,$<)$(CC) $(BASE_CFLAGS) $(CFLAGS) -fPIC -c $< -o $@
+$(O)/asan/pic/%.o: %.c | $(SKELS)
+	@mkdir -p $(@D)
+	$(call msg,CC-PIC,$<)$(CC) $(BASE_CFLAGS) $(ASAN_FLAGS) -fPIC -c $< -o $@
 $(AGENT_LIB): $(AGENT_OBJS)
 	$(call msg,LINK,$@)$(CC) $(CFLAGS) -shared -Wl,-Bsymbolic -o $@ $^ $(AGENT_LIBS) -lpthread
 $(O)/asan/libgalatop-agent.so: $(ASAN_AGENT_OBJS)
@@ -122,7 +130,7 @@ $(O)/asan/libgalatop.a: $(ASAN_OBJS)
 
 # Every object, not the archive's referenced ones: the agent's library uses modules the
 # binary itself may not.
-$(O)/asan/galatop: $(O)/asan/obj/galatop.o $(filter-out $(ASAN_AGENT_OBJS),$(ASAN_OBJS)) | $(AGENT) \
+$(O)/asan/galatop: $(O)/asan/obj/galatop.o $(filter-out $(patsubst %.c,$(O)/asan/obj/%.o,$(AGENT_SRCS)),$(ASAN_OBJS)) | $(AGENT) \
 		$(O)/asan/libgalatop-agent.so
 	$(call msg,LINK,$@)$(CC) $(ASAN_FLAGS) -rdynamic -o $@ $^ $(LDLIBS)
 
@@ -165,16 +173,17 @@ deps:
 		--prefix $(O)/npm $(NPM_PKGS) || { echo "deps: npm install $(NPM_PKGS) failed" >&2; exit 1; }
 
 test: deps
-	@$(MAKE) --no-print-directory $(BIN) $(O)/asan/galatop $(TEST_BINS) tools $(TEST_FUZZ)
+	@$(MAKE) --no-print-directory all $(O)/asan/galatop $(O)/asan/libgalatop-agent.so $(TEST_BINS) tools \
+		$(TEST_FUZZ)
 	@O=$(O) BIN=$(BIN) T=$(T) FUZZ_TIME=$(FUZZ_TIME) sh tests/run.sh
 
 bench: deps
-	@$(MAKE) --no-print-directory $(BIN) tools
+	@$(MAKE) --no-print-directory all tools
 	@O=$(O) BIN=$(BIN) sh tests/bench/run.sh
 
 # Memory over a long run (SOAK_MIN minutes, default 4; the full test is SOAK_MIN=60).
 soak: deps
-	@$(MAKE) --no-print-directory $(BIN) tools
+	@$(MAKE) --no-print-directory all tools
 	@O=$(O) BIN=$(BIN) sh tests/soak.sh
 
 # Fuzzers: the parsers they link are compiled once (fuzzer-no-link) into one archive.
@@ -197,10 +206,10 @@ fuzz: deps $(FUZZ_BINS)
 	@O=$(O) BIN=$(BIN) T=fuzz/ FUZZ_TIME=$(FUZZ_TIME) sh tests/run.sh
 
 # "run" starts the live view; ARGS="..." runs any galatop command instead.
-run: deps $(BIN)
+run: deps all
 	./$(BIN) $(ARGS)
 
-install: $(BIN)
+install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man8
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/galatop
 	install -m 0644 docs/galatop.8 $(DESTDIR)$(PREFIX)/share/man/man8/galatop.8
@@ -213,4 +222,4 @@ install: $(BIN)
 clean:
 	rm -rf $(O) $(BIN)
 
--include $(OBJS:.o=.d) $(AGENT_OBJS:.o=.d) $(ASAN_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d) $(O)/obj/galatop.d $(O)/asan/obj/galatop.d
+-include $(OBJS:.o=.d) $(AGENT_OBJS:.o=.d) $(ASAN_AGENT_OBJS:.o=.d) $(ASAN_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d) $(O)/obj/galatop.d $(O)/asan/obj/galatop.d

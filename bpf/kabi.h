@@ -42,6 +42,7 @@
 #define GT_TASK_DEAD 0x80
 #define GT_TASK_NOLOAD 0x400
 
+#define GT_AF_UNIX 1
 #define GT_AF_INET 2
 #define GT_AF_INET6 10
 #define GT_SOCK_DGRAM 2

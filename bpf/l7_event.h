@@ -10,6 +10,7 @@
 
 #define L7_CAPTURE_MAX 16384 /* most bytes copied per message (--l7-capture) */
 #define L7_CAPTURE_DEFAULT 4096
+#define L7_UNIX_PATH_MAX 108 /* sizeof(sockaddr_un.sun_path) */
 #define L7_MAX_IOV 64	  /* iovec entries copied per readv/writev/sendmsg/recvmsg */
 #define L7_STACK_DEPTH 32 /* user frames kept per request (the walk costs per frame) */
 #define L7_STACK_EVERY 16 /* a stack is walked for one request in 16 per connection */
@@ -18,6 +19,10 @@ enum l7_ev_type {
 	L7_EV_DATA = 1, /* bytes moved: len, the first cap of them follow */
 	/* The connection (tgid, fd, gen) ended: its TCP socket closed, or a new socket on the fd. */
 	L7_EV_CLOSE = 2,
+	/* A Unix-domain connection's peer, sent before its first traced message: the socket
+	 * path (cap bytes of sun_path follow, abstract names starting with a NUL) and in
+	 * peer_pid the peer process the kernel knows (SO_PEERCRED), 0 if none. */
+	L7_EV_PEER = 3,
 };
 
 /* Kernel protocol guesses: the numbers of enum l7_proto in model/l7/proto.h (asserted in
@@ -37,6 +42,7 @@ enum l7_ev_type {
 #define L7_EVF_V6 4u	   /* addresses are IPv6 (else IPv4 in the first 4 bytes) */
 #define L7_EVF_SENDFILE 8u /* sendfile, sendmmsg, recvmmsg: bytes counted, none copied */
 #define L7_EVF_SEGS 16u	   /* segs_in/segs_out are the TCP socket's counters */
+#define L7_EVF_UNIX 32u	   /* a Unix-domain socket: no addresses, the peer in L7_EV_PEER */
 
 /* Roles as in enum l7_role. */
 #define L7_KROLE_UNKNOWN 0
@@ -63,7 +69,7 @@ struct l7_event {
 	__u8 laddr[16], raddr[16];
 	__u32 segs_in, segs_out; /* TCP segments the socket received / sent so far */
 	__s32 ustack_id;	 /* user stack in gt_l7_stacks, < 0 when none */
-	__u32 pad2;
+	__u32 peer_pid;		 /* L7_EV_PEER: the peer's pid, 0 when unknown */
 	char comm[16];
 	/* cap bytes of data follow the record */
 };
@@ -76,7 +82,7 @@ struct l7_counters {
 	__u64 events;	 /* records written */
 	__u64 drops;	 /* records lost: ring buffer full */
 	__u64 skipped;	 /* messages on connections whose protocol is not traced */
-	__u64 ssl_calls; /* OpenSSL calls seen */
+	__u64 ssl_calls; /* OpenSSL and Go crypto/tls calls seen */
 	__u64 truncated; /* messages longer than the capture size */
 };
 

@@ -67,7 +67,8 @@ struct conn {
 	__u8 requests; /* request messages seen, wrapping: every L7_STACK_EVERY-th gets a stack */
 	/* The socket's addresses, read once when the connection is first seen. */
 	__u16 lport, rport; /* host byte order */
-	__u32 pad2;
+	__u8 af_unix;	    /* a Unix-domain socket: its peer goes in an L7_EV_PEER record */
+	__u8 pad2[3];
 	__u8 laddr[16], raddr[16];
 	/* The process's, when the connection was first seen (asked once, not per message). */
 	__u64 cgroup_id;
@@ -172,6 +173,12 @@ static __always_inline __u64 conn_key(__u32 tgid, int fd)
 	return (__u64)tgid << 32 | (__u32)fd;
 }
 
+/* The bound address of a Unix-domain socket, NULL when it has none. */
+static __always_inline struct unix_address *unix_addr(struct sock *sk)
+{
+	return sk ? BPF_CORE_READ((struct unix_sock *)sk, addr) : NULL;
+}
+
 /* Reads the socket's addresses into c. */
 static __always_inline void sock_ident(struct conn *c, struct sock *sk)
 {
@@ -187,20 +194,19 @@ static __always_inline void sock_ident(struct conn *c, struct sock *sk)
 	}
 }
 
-/* Reports the end of a traced connection's generation. */
-static __always_inline void emit_close(__u32 tgid, int fd, const struct conn *c)
+/* A record of type about connection (tgid, fd, c) with extra bytes of room after it,
+ * reserved in the ring buffer (the caller submits it); NULL (a drop) when full. */
+static __always_inline struct l7_event *conn_record(__u32 type, __u32 tgid, int fd,
+						   const struct conn *c, __u32 extra)
 {
-	struct l7_event *e;
+	struct l7_event *e = bpf_ringbuf_reserve(&gt_l7_events, sizeof(*e) + extra, 0);
 
-	if (c->state != CONN_TRACED)
-		return;
-	e = bpf_ringbuf_reserve(&gt_l7_events, sizeof(*e), 0);
 	if (!e) {
 		COUNT(drops);
-		return;
+		return NULL;
 	}
 	__builtin_memset(e, 0, sizeof(*e));
-	e->type = L7_EV_CLOSE;
+	e->type = type;
 	e->tgid = tgid;
 	e->tid = (__u32)bpf_get_current_pid_tgid();
 	e->fd = fd;
@@ -208,13 +214,56 @@ static __always_inline void emit_close(__u32 tgid, int fd, const struct conn *c)
 	e->ts_ns = bpf_ktime_get_ns();
 	e->role = c->role;
 	e->proto = c->proto;
+	return e;
+}
+
+/* Reports the end of a traced connection's generation. */
+static __always_inline void emit_close(__u32 tgid, int fd, const struct conn *c)
+{
+	struct l7_event *e;
+
+	if (c->state != CONN_TRACED)
+		return;
+	e = conn_record(L7_EV_CLOSE, tgid, fd, c, 0);
+	if (e)
+		bpf_ringbuf_submit(e, 0);
+}
+
+/* Reports the peer of a Unix-domain connection: the path the two sides meet at (the peer's
+ * bound address, else the socket's own: a client's peer is the accepted socket, which carries
+ * the listener's path) and the peer's pid as SO_PEERCRED has it. */
+static __always_inline void emit_peer(__u32 tgid, int fd, const struct conn *c)
+{
+	struct sock *sk = (struct sock *)c->sk;
+	struct unix_address *ua = unix_addr(BPF_CORE_READ((struct unix_sock *)sk, peer));
+	struct l7_event *e;
+	struct pid *pp;
+	int len;
+
+	if (!ua)
+		ua = unix_addr(sk);
+	e = conn_record(L7_EV_PEER, tgid, fd, c, L7_UNIX_PATH_MAX);
+	if (!e)
+		return;
+	e->flags = L7_EVF_UNIX | (c->udp ? L7_EVF_UDP : 0);
+	pp = BPF_CORE_READ(sk, sk_peer_pid);
+	if (pp)
+		e->peer_pid = BPF_CORE_READ(pp, numbers[0].nr);
+	len = ua ? BPF_CORE_READ(ua, len) - (int)sizeof(__u16) : 0;
+	if (len < 0)
+		len = 0;
+	if (len > L7_UNIX_PATH_MAX)
+		len = L7_UNIX_PATH_MAX;
+	if (ua && bpf_probe_read_kernel(e + 1, L7_UNIX_PATH_MAX, &ua->name[0].sun_path))
+		len = 0;
+	e->cap = len;
 	bpf_ringbuf_submit(e, 0);
 }
 
 /* The connection entry of (tgid, fd) on socket sk, made on first sight or afresh when the fd
  * now holds another socket (ending the old one's generation). Sockets of other families than
- * inet get an entry in state CONN_IGNORED, so that their calls cost one lookup. NULL only when
- * the map is full. */
+ * inet and Unix-domain get an entry in state CONN_IGNORED, so that their calls cost one lookup.
+ * NULL only when the map is full. */
 static __always_inline struct conn *conn_get(__u32 tgid, int fd, struct sock *sk)
 {
 	__u64 key = conn_key(tgid, fd), skey = (__u64)sk;
@@ -238,6 +287,15 @@ static __always_inline struct conn *conn_get(__u32 tgid, int fd, struct sock *sk
 		sock_ident(&n, sk);
 		n.state = CONN_UNDECIDED;
 		n.udp = BPF_CORE_READ(sk, sk_type) == GT_SOCK_DGRAM;
+	} else if (family == GT_AF_UNIX) {
+		/* No addresses: the path and the peer's pid go in an L7_EV_PEER record. An
+		 * accepted socket carries its listener's path, a client's has none: that is the
+		 * role (no TCP state tells it). No close either: the entry ends when the fd
+		 * holds another socket, or idle (user space). */
+		n.af_unix = 1;
+		n.role = unix_addr(sk) ? L7_KROLE_SERVER : L7_KROLE_CLIENT;
+		n.state = CONN_UNDECIDED;
+		n.udp = BPF_CORE_READ(sk, sk_type) == GT_SOCK_DGRAM;
 	} else {
 		n.state = CONN_IGNORED;
 	}
@@ -245,7 +303,7 @@ static __always_inline struct conn *conn_get(__u32 tgid, int fd, struct sock *sk
 	/* The socket's close ends this entry (gt_l7_state). */
 	if (si) {
 		si->conn = key;
-	} else if (n.state == CONN_UNDECIDED && !n.udp) {
+	} else if (n.state == CONN_UNDECIDED && !n.udp && !n.af_unix) {
 		fresh.conn = key;
 		bpf_map_update_elem(&gt_l7_socks, &skey, &fresh, BPF_ANY);
 	}
@@ -575,6 +633,8 @@ static __always_inline void emit_data(void *ctx, __u64 start_ns, __u32 tgid, int
 				cnt->skipped++;
 			return;
 		}
+		if (c->af_unix)
+			emit_peer(tgid, fd, c);
 	} else if (c->state != CONN_TRACED) {
 		if (cnt)
 			cnt->skipped++;
@@ -592,12 +652,12 @@ static __always_inline void emit_data(void *ctx, __u64 start_ns, __u32 tgid, int
 	e->len = len;
 	e->cgroup_id = c->cgroup_id;
 	e->cap = got;
-	e->flags = flags | (c->udp ? L7_EVF_UDP : 0);
+	e->flags = flags | (c->udp ? L7_EVF_UDP : 0) | (c->af_unix ? L7_EVF_UNIX : 0);
 	e->dir = dir;
 	e->role = c->role;
 	e->proto = c->proto;
 	fill_addrs(e, c, c->udp ? uaddr : 0);
-	if (!c->udp) {
+	if (!c->udp && !c->af_unix) {
 		if (tp) {
 			e->segs_in = tp->segs_in;
 			e->segs_out = tp->segs_out;
@@ -707,7 +767,7 @@ static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir
 	/* A datagram received on an unconnected socket: its source is written to the caller's
 	 * sockaddr after this, and read from there at the thread's next socket call. */
 	if (dir == 1) {
-		later = c->udp && !c->rport ? addr : 0;
+		later = c->udp && !c->rport && !c->af_unix ? addr : 0;
 		addr = 0;
 	}
 	/* The call's end is the one moment seen: a send's first byte left within it. */
@@ -724,7 +784,8 @@ static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir
 			break;
 		addr = (__u64)m.msg_name;
 		emit_data(ctx, now, tgid, fd, c, dir, ret, K_IOV, (__u64)m.msg_iov,
-			  (__u32)m.msg_iovlen, dir ? 0 : addr, dir && c->udp && !c->rport ? addr : 0,
+			  (__u32)m.msg_iovlen, dir ? 0 : addr,
+			  dir && c->udp && !c->rport && !c->af_unix ? addr : 0,
 			  0, tp, cnt);
 		break;
 	}
@@ -796,6 +857,30 @@ int BPF_PROG(gt_l7_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
+/* Reports len bytes of plaintext at buf that a TLS library moved on socket fd (dir as
+ * l7_event.dir, start_ns when the call began). */
+static __always_inline void tls_plain(void *ctx, __u64 start_ns, __u32 tgid, int fd, __u8 dir,
+				      __u64 len, __u64 buf)
+{
+	__u64 key = conn_key(tgid, fd);
+	struct conn *c;
+
+	if (!len)
+		return;
+	/* The socket calls inside the TLS call (or its handshake) made the entry. */
+	c = bpf_map_lookup_elem(&gt_l7_conns, &key);
+	if (!c || !c->sk)
+		return;
+	if (!c->ssl) {
+		/* The first plaintext: what the socket calls saw was the TLS handshake. */
+		c->ssl = 1;
+		c->state = CONN_UNDECIDED;
+		c->tries = 0;
+	}
+	emit_data(ctx, start_ns, tgid, fd, c, dir, len, K_BUF, buf, 0, 0, 0, L7_EVF_SSL, NULL,
+		  counters());
+}
+
 /* OpenSSL: SSL_read/SSL_write(ssl, buf, num) return the byte count; the _ex variants return 1
  * and store the count through their fourth argument. */
 static __always_inline int ssl_enter(void *ssl, void *buf, void *nptr, __u8 dir, __u8 ex)
@@ -852,24 +937,7 @@ static __always_inline int ssl_exit(void *ctx, long ret)
 			return 0;
 		len = n;
 	}
-	if (!len)
-		return 0;
-	{
-		__u64 key = conn_key(tgid, s.fd);
-
-		/* The socket calls inside the SSL call made the entry. */
-		c = bpf_map_lookup_elem(&gt_l7_conns, &key);
-	}
-	if (!c || !c->sk)
-		return 0;
-	if (!c->ssl) {
-		/* The first plaintext: what the syscalls saw was the TLS handshake. */
-		c->ssl = 1;
-		c->state = CONN_UNDECIDED;
-		c->tries = 0;
-	}
-	emit_data(ctx, s.ts, tgid, s.fd, c, s.dir, len, K_BUF, s.buf, 0, 0, 0, L7_EVF_SSL, NULL,
-		  counters());
+	tls_plain(ctx, s.ts, tgid, s.fd, s.dir, len, s.buf);
 	return 0;
 }
 
@@ -901,6 +969,116 @@ SEC("uretprobe")
 int BPF_KRETPROBE(gt_l7_ssl_ret, int ret)
 {
 	return ssl_exit(ctx, ret);
+}
+
+/* Go's crypto/tls (symbols/go_tls.h finds the places): uprobes at the start of
+ * (*Conn).Write and of (*Conn).Read (past their stack check) and on each RET of Read, never uretprobes (Go moves
+ * goroutine stacks). Go's register ABI: the receiver in RAX, the slice's pointer and length
+ * in RBX and RCX; Read returns n in RAX; R14 holds the goroutine (g), which keys a Read in
+ * flight (its goroutine may resume on another thread). The attach cookie holds the offsets
+ * from a *tls.Conn to its fd (struct go_tls_info): conn, fd, pfd, Sysfd, 16 bits each. */
+struct go_read_key {
+	__u64 g;
+	__u32 tgid;
+	__u32 pad;
+};
+
+struct go_read {
+	__u64 ts;
+	__u64 buf;
+	__s32 fd;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct go_read_key);
+	__type(value, struct go_read);
+} gt_l7_go_reads SEC(".maps");
+
+#define GO_WRAP_DEPTH 3 /* net.Conn wrappers looked through (gRPC-Go's, ...) */
+
+/* The socket fd of the *tls.Conn at tc in process tgid, or -1: conn is a net.Conn
+ * interface (itab, data); its data, a *net.TCPConn or *net.UnixConn, holds fd (*netFD) whose
+ * pfd holds Sysfd. A wrapper (a struct whose first field is the net.Conn it wraps) is looked
+ * through: a candidate counts when it is a socket the capture has seen this process use (the
+ * handshake's socket calls made its entry). */
+static __always_inline int go_fd(__u32 tgid, __u64 tc, __u64 cookie)
+{
+	__u64 data = 0, nfd = 0, off_fd = (cookie >> 16) & 0xffff;
+	__u64 off_sysfd = ((cookie >> 32) & 0xffff) + ((cookie >> 48) & 0xffff);
+	__s64 sysfd = -1;
+
+	if (bpf_probe_read_user(&data, sizeof(data), (const void *)(tc + (cookie & 0xffff) + 8)))
+		return -1;
+#pragma unroll
+	for (int i = 0; i < GO_WRAP_DEPTH; i++) {
+		if (!bpf_probe_read_user(&nfd, sizeof(nfd), (const void *)(data + off_fd)) &&
+		    !bpf_probe_read_user(&sysfd, sizeof(sysfd), (const void *)(nfd + off_sysfd)) &&
+		    sysfd >= 0 && sysfd < (1 << 24)) {
+			__u64 key = conn_key(tgid, (int)sysfd);
+
+			if (bpf_map_lookup_elem(&gt_l7_conns, &key))
+				return (int)sysfd;
+		}
+		if (bpf_probe_read_user(&data, sizeof(data), (const void *)(data + 8)))
+			break;
+	}
+	return -1;
+}
+
+SEC("uprobe")
+int gt_l7_go_write(struct pt_regs *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	int fd;
+
+	if (!current_passes(tgid, tid))
+		return 0;
+	COUNT(ssl_calls);
+	fd = go_fd(tgid, ctx->ax, bpf_get_attach_cookie(ctx));
+	/* Write sends all of b or fails: the entry is where the request starts and what it is. */
+	if (fd >= 0)
+		tls_plain(ctx, bpf_ktime_get_ns(), tgid, fd, 0, ctx->cx, ctx->bx);
+	return 0;
+}
+
+SEC("uprobe")
+int gt_l7_go_read(struct pt_regs *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	struct go_read_key k = {.g = ctx->r14, .tgid = tgid};
+	struct go_read r = {};
+
+	if (!current_passes(tgid, tid))
+		return 0;
+	r.fd = go_fd(tgid, ctx->ax, bpf_get_attach_cookie(ctx));
+	if (r.fd < 0)
+		return 0;
+	r.ts = bpf_ktime_get_ns();
+	r.buf = ctx->bx;
+	bpf_map_update_elem(&gt_l7_go_reads, &k, &r, BPF_ANY);
+	return 0;
+}
+
+SEC("uprobe")
+int gt_l7_go_read_ret(struct pt_regs *ctx)
+{
+	struct go_read_key k = {.g = ctx->r14, .tgid = bpf_get_current_pid_tgid() >> 32};
+	struct go_read *rp = bpf_map_lookup_elem(&gt_l7_go_reads, &k), r;
+	long n = (long)ctx->ax;
+
+	if (!rp)
+		return 0;
+	r = *rp;
+	bpf_map_delete_elem(&gt_l7_go_reads, &k);
+	COUNT(ssl_calls);
+	if (n > 0)
+		tls_plain(ctx, r.ts, k.tgid, r.fd, 1, (__u64)n, r.buf);
+	return 0;
 }
 
 char LICENSE[] SEC("license") = "GPL";

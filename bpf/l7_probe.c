@@ -2,10 +2,12 @@
  * tracepoints and the OpenSSL uprobes (bpf/uprobe_lib: one set per libssl file mapped on the
  * box), and drains the ring buffer into a callback. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/stat.h>
@@ -25,6 +27,7 @@
 #include "bpf/targets.h"
 #include "bpf/uprobe_lib.h"
 #include "model/l7/proto.h"
+#include "symbols/go_tls.h"
 #include "util/clock.h"
 #include "util/grow.h"
 #include "l7_probe.skel.h"
@@ -65,9 +68,10 @@ struct l7_probes {
 	size_t nlinks;
 	l7_event_fn fn;
 	void *ctx;
-	struct uprobe_lib *tls; /* NULL with no_tls */
-	size_t tls_reported;	/* files whose failure was turned into a warning */
-	bool tls_full_said;
+	struct uprobe_lib *tls;	  /* NULL with no_tls */
+	struct uprobe_lib *gotls; /* Go programs' crypto/tls; NULL with no_tls */
+	size_t tls_reported, go_reported; /* files whose failure was turned into a warning */
+	bool tls_full_said, go_full_said;
 	double next_new, next_all;
 	uint64_t malformed;
 	int *target_pids; /* with targets that are processes only: their pids, else NULL */
@@ -105,28 +109,99 @@ static struct uprobe_lib *tls_new(struct gt_l7_probe *skel)
 	return uprobe_lib__new(&o);
 }
 
-/* Probes the libssl files mapped by processes not looked at yet (all: by every process
- * again, for libraries loaded with dlopen), and warns about each file that failed. */
-static void scan_tls(struct l7_probes *p, bool all)
+/* Go executables: every mapped file but shared libraries is a candidate; its contents
+ * decide (go_sites). */
+static bool go_match(void *ctx, const char *path)
+{
+	(void)ctx;
+	return !strstr(strrchr(path, '/'), ".so");
+}
+
+/* The probes of a Go program linking crypto/tls (symbols/go_tls): Write's and Read's entries
+ * and Read's RETs, each with the fd offsets as cookie. 0 for other files. */
+static int go_sites(void *ctx, const char *full, struct uprobe_lib_site *out)
+{
+	struct gt_l7_probe *skel = ctx;
+	struct go_tls_info gi;
+	uint64_t cookie;
+	int fd = open(full, O_RDONLY | O_CLOEXEC), err, n = 0;
+
+	if (fd < 0)
+		return -errno;
+	err = go_tls_inspect(fd, &gi);
+	close(fd);
+	if (err == -ENOENT || err == -ENOEXEC)
+		return 0;
+	if (err)
+		return err;
+	cookie = gi.conn_off | (uint64_t)gi.fd_off << 16 | (uint64_t)gi.pfd_off << 32 |
+		 (uint64_t)gi.sysfd_off << 48;
+	out[n++] = (struct uprobe_lib_site){ skel->progs.gt_l7_go_write, gi.write_off, cookie };
+	out[n++] = (struct uprobe_lib_site){ skel->progs.gt_l7_go_read, gi.read_off, cookie };
+	for (size_t i = 0; i < gi.nread_rets && n < UPROBE_LIB_MAX_SITES; i++)
+		out[n++] = (struct uprobe_lib_site){ skel->progs.gt_l7_go_read_ret,
+						     gi.read_rets[i], cookie };
+	return n;
+}
+
+static struct uprobe_lib *go_tls_new(struct gt_l7_probe *skel)
+{
+	struct uprobe_lib_opts o = { .match = go_match, .sites = go_sites, .ctx = skel };
+
+	return uprobe_lib__new(&o);
+}
+
+/* Probes the files of u (what names them) mapped by processes not looked at yet (all: by
+ * every process again, for libraries loaded with dlopen), and warns about each file that
+ * failed; *reported and *full_said keep what was said. */
+static void scan_lib(struct l7_probes *p, struct uprobe_lib *u, const char *what,
+		     size_t *reported, bool *full_said, bool all)
 {
 	size_t n;
 
 	/* Only processes are targets: their libraries are the ones that matter, and reading
 	 * every new process's maps costs much on a box that starts many. */
-	uprobe_lib__scan(p->tls, p->target_pids, p->ntarget_pids, all);
-	n = uprobe_lib__nfiles(p->tls);
-	for (; p->tls_reported < n; p->tls_reported++) {
-		const struct uprobe_lib_file *f = uprobe_lib__file(p->tls, p->tls_reported);
+	uprobe_lib__scan(u, p->target_pids, p->ntarget_pids, all);
+	n = uprobe_lib__nfiles(u);
+	for (; *reported < n; (*reported)++) {
+		const struct uprobe_lib_file *f = uprobe_lib__file(u, *reported);
 
 		if (f->err)
-			add_warning(p, "tls: cannot attach OpenSSL probes to %s: %s", f->path,
+			add_warning(p, "tls: cannot attach %s probes to %s: %s", what, f->path,
 				    strerror(-f->err));
 	}
-	if (uprobe_lib__full(p->tls) && !p->tls_full_said) {
-		add_warning(p, "tls: more than %zu libssl files mapped; the others are not probed",
-			    n);
-		p->tls_full_said = true;
+	if (uprobe_lib__full(u) && !*full_said) {
+		add_warning(p, "tls: more than %zu %s files mapped; the others are not probed", n,
+			    what);
+		*full_said = true;
 	}
+}
+
+/* The absolute path execvp would run for file (searching PATH when it has no '/') into out
+ * (PATH_MAX bytes); 0 or -ENOENT. */
+static int exec_path(const char *file, char *out)
+{
+	const char *path = getenv("PATH"), *dir;
+
+	if (strchr(file, '/'))
+		return realpath(file, out) ? 0 : -ENOENT;
+	for (dir = path ? path : "/usr/bin:/bin"; *dir;) {
+		size_t n = strcspn(dir, ":");
+		char cand[PATH_MAX];
+
+		if (snprintf(cand, sizeof(cand), "%.*s/%s", (int)n, n ? dir : ".", file) <
+			    (int)sizeof(cand) &&
+		    !access(cand, X_OK) && realpath(cand, out))
+			return 0;
+		dir += n + (dir[n] == ':');
+	}
+	return -ENOENT;
+}
+
+static void scan_tls(struct l7_probes *p, bool all)
+{
+	scan_lib(p, p->tls, "OpenSSL", &p->tls_reported, &p->tls_full_said, all);
+	scan_lib(p, p->gotls, "Go crypto/tls", &p->go_reported, &p->go_full_said, all);
 }
 
 int l7_event_check(const void *data, size_t size)
@@ -134,7 +209,8 @@ int l7_event_check(const void *data, size_t size)
 	const struct l7_event *e = data;
 
 	if (size < sizeof(*e) || e->cap > size - sizeof(*e) || e->cap > L7_CAPTURE_MAX ||
-	    (e->type != L7_EV_DATA && e->type != L7_EV_CLOSE))
+	    (e->type != L7_EV_DATA && e->type != L7_EV_CLOSE && e->type != L7_EV_PEER) ||
+	    (e->type == L7_EV_PEER && e->cap > L7_UNIX_PATH_MAX))
 		return -EINVAL;
 	return 0;
 }
@@ -202,7 +278,8 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 	rc = t->follow_children ? 0 : bpf_program__set_autoload(p->skel->progs.gt_l7_fork, false);
 	if (!o->no_tls) {
 		p->tls = tls_new(p->skel);
-		if (!p->tls) {
+		p->gotls = go_tls_new(p->skel);
+		if (!p->tls || !p->gotls) {
 			snprintf(err, errlen, "l7: out of memory");
 			goto fail;
 		}
@@ -221,6 +298,9 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 		rc = rc ?: bpf_program__set_autoload(p->skel->progs.gt_l7_ssl_read_ex, false);
 		rc = rc ?: bpf_program__set_autoload(p->skel->progs.gt_l7_ssl_write_ex, false);
 		rc = rc ?: bpf_program__set_autoload(p->skel->progs.gt_l7_ssl_ret, false);
+		rc = rc ?: bpf_program__set_autoload(p->skel->progs.gt_l7_go_write, false);
+		rc = rc ?: bpf_program__set_autoload(p->skel->progs.gt_l7_go_read, false);
+		rc = rc ?: bpf_program__set_autoload(p->skel->progs.gt_l7_go_read_ret, false);
 	}
 	rc = rc ?: bpf_map__set_max_entries(p->skel->maps.gt_l7_events, rbsize);
 	rc = rc ?: bpf_map__set_max_entries(p->skel->maps.gt_l7_scratch, ncpus > 0 ? ncpus : 1);
@@ -263,6 +343,10 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 		goto fail;
 	}
 	if (p->tls) {
+		char exe[PATH_MAX];
+
+		if (o->exec_file && !exec_path(o->exec_file, exe))
+			uprobe_lib__scan_path(p->gotls, exe);
 		scan_tls(p, true);
 		if (!uprobe_lib__nfiles(p->tls))
 			add_warning(p,
@@ -346,6 +430,7 @@ void l7_probes__stats(const struct l7_probes *p, struct l7_probe_stats *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->tls_files = p->tls ? uprobe_lib__attached(p->tls) : 0;
+	st->go_files = p->gotls ? uprobe_lib__attached(p->gotls) : 0;
 	st->malformed = p->malformed;
 	percpu_sum_u64(p->skel->maps.gt_l7_counters, (uint64_t *)&st->k,
 		       sizeof(st->k) / sizeof(__u64));
@@ -357,6 +442,7 @@ void l7_probes__free(struct l7_probes *p)
 		return;
 	drain__free(p->rb);
 	uprobe_lib__free(p->tls);
+	uprobe_lib__free(p->gotls);
 	for (size_t i = 0; i < p->nlinks; i++)
 		bpf_link__destroy(p->links[i]);
 	free(p->links);

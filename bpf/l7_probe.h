@@ -16,7 +16,10 @@ struct l7_probe_opts {
 	const struct probe_opts *targets; /* pids, tids, comm, cgroups; NULL = every task */
 	unsigned capture;		  /* bytes copied per message; 0 = L7_CAPTURE_DEFAULT */
 	unsigned proto_mask;		  /* bit 1 << p per enum l7_proto p traced; 0 = all */
-	bool no_tls;			  /* no OpenSSL uprobes */
+	bool no_tls;			  /* no OpenSSL or Go crypto/tls uprobes */
+	/* A command about to be started (`record -- CMD`), as execvp finds it: its executable
+	 * gets the Go crypto/tls probes before it runs; NULL = none. */
+	const char *exec_file;
 	bool no_stacks;			  /* no user stack per message */
 	size_t ringbuf_bytes;		  /* 0 = 16 MiB */
 };
@@ -25,6 +28,7 @@ struct l7_probe_opts {
 struct l7_probe_stats {
 	struct l7_counters k;
 	uint64_t tls_files; /* libssl files with uprobes attached */
+	uint64_t go_files;  /* Go executables with crypto/tls uprobes attached */
 	uint64_t malformed; /* records dropped by user space as malformed */
 };
 

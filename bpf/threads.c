@@ -81,7 +81,7 @@ _Static_assert(GT_FUTEX_WAIT == FUTEX_WAIT && GT_FUTEX_LOCK_PI == FUTEX_LOCK_PI 
 		       GT_FUTEX_TID_MASK == FUTEX_TID_MASK,
 	       "bpf/kabi.h futex operations");
 _Static_assert(GT_S_IFMT == S_IFMT && GT_S_IFSOCK == S_IFSOCK && GT_AF_INET == AF_INET &&
-		       GT_AF_INET6 == AF_INET6 && GT_SOCK_DGRAM == SOCK_DGRAM &&
+		       GT_AF_INET6 == AF_INET6 && GT_AF_UNIX == AF_UNIX && GT_SOCK_DGRAM == SOCK_DGRAM &&
 		       GT_MSG_PEEK == MSG_PEEK && GT_EINPROGRESS == EINPROGRESS,
 	       "bpf/kabi.h socket and file constants");
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
@@ -30,6 +31,10 @@ struct uprobe_lib {
 	size_t nlinks;
 	int *seen; /* sorted pids whose maps were read */
 	size_t nseen, seen_cap;
+	struct file_id {
+		uint64_t dev, ino;
+	} *passed; /* files the sites callback turned down */
+	size_t npassed, passed_cap;
 };
 
 struct uprobe_lib *uprobe_lib__new(const struct uprobe_lib_opts *o)
@@ -46,7 +51,8 @@ struct uprobe_lib *uprobe_lib__new(const struct uprobe_lib_opts *o)
 		free(u);
 		return NULL;
 	}
-	memcpy(u->probes, o->probes, o->nprobes * sizeof(*u->probes));
+	if (o->nprobes)
+		memcpy(u->probes, o->probes, o->nprobes * sizeof(*u->probes));
 	u->o.probes = u->probes;
 	return u;
 }
@@ -67,44 +73,132 @@ static bool known(const struct uprobe_lib *u, uint64_t dev, uint64_t ino)
 	for (size_t i = 0; i < u->nfiles; i++)
 		if (u->files[i].dev == dev && u->files[i].ino == ino)
 			return true;
+	for (size_t i = 0; i < u->npassed; i++)
+		if (u->passed[i].dev == dev && u->passed[i].ino == ino)
+			return true;
 	return false;
+}
+
+/* The process the probes fire in, -1 for all. */
+static int target_pid(const struct uprobe_lib *u)
+{
+	return u->o.pid > 0 ? u->o.pid : -1;
+}
+
+/* Keeps link in u (destroying it on ENOMEM) and counts it in f. 0 or -ENOMEM. */
+static int keep_link(struct uprobe_lib *u, struct uprobe_lib_file *f, struct bpf_link *link)
+{
+	if (!link) {
+		f->failed++;
+		f->err = -errno;
+		return 0;
+	}
+	if (probe_links_add(&u->links, &u->nlinks, link)) {
+		bpf_link__destroy(link);
+		return -ENOMEM;
+	}
+	f->attached++;
+	return 0;
+}
+
+/* Attaches the probes the sites callback finds in the file at full into f: 0, 1 when the
+ * file is not one to probe, or -ENOMEM. */
+static int attach_sites(struct uprobe_lib *u, const char *full, struct uprobe_lib_file *f)
+{
+	struct uprobe_lib_site s[UPROBE_LIB_MAX_SITES];
+	int n = u->o.sites(u->o.ctx, full, s), err = 0;
+
+	if (n == 0)
+		return 1;
+	if (n < 0) {
+		f->err = n;
+		return 0;
+	}
+	for (int i = 0; i < n && i < UPROBE_LIB_MAX_SITES && !err; i++) {
+		LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = s[i].cookie);
+
+		loadlog_reset();
+		err = keep_link(u, f,
+				bpf_program__attach_uprobe_opts(s[i].prog, target_pid(u), full,
+								s[i].offset, &uo));
+	}
+	return err;
 }
 
 /* Attaches every probe to the file at full (the path as galatop opens it) into f. */
 static int attach_file(struct uprobe_lib *u, const char *full, struct uprobe_lib_file *f)
 {
-	uint64_t *off = calloc(u->o.nprobes ? u->o.nprobes : 1, sizeof(*off));
+	uint64_t *off;
+	int err = 0;
 
-	if (!off)
-		return -ENOMEM;
-	if (u->o.offsets)
-		u->o.offsets(u->o.ctx, full, u->probes, u->o.nprobes, off);
-	for (size_t i = 0; i < u->o.nprobes; i++) {
-		const struct uprobe_lib_probe *pr = &u->probes[i];
-		LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = pr->func, .retprobe = pr->ret,
-			    .bpf_cookie = pr->cookie);
-		struct bpf_link *link;
-
-		loadlog_reset();
-		link = bpf_program__attach_uprobe_opts(pr->prog, u->o.pid > 0 ? u->o.pid : -1, full,
-						       off[i], &uo);
-		if (!link) {
-			f->failed++;
-			f->err = -errno;
-			continue;
-		}
-		if (probe_links_add(&u->links, &u->nlinks, link)) {
-			free(off);
+	if (u->o.sites) {
+		err = attach_sites(u, full, f);
+		if (err)
+			return err;
+	} else {
+		off = calloc(u->o.nprobes ? u->o.nprobes : 1, sizeof(*off));
+		if (!off)
 			return -ENOMEM;
+		if (u->o.offsets)
+			u->o.offsets(u->o.ctx, full, u->probes, u->o.nprobes, off);
+		for (size_t i = 0; i < u->o.nprobes && !err; i++) {
+			const struct uprobe_lib_probe *pr = &u->probes[i];
+			LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = pr->func, .retprobe = pr->ret,
+				    .bpf_cookie = pr->cookie);
+
+			loadlog_reset();
+			err = keep_link(u, f,
+					bpf_program__attach_uprobe_opts(pr->prog, target_pid(u), full,
+									off[i], &uo));
 		}
-		f->attached++;
+		free(off);
+		if (err)
+			return err;
 	}
-	free(off);
 	if (f->attached) {
 		f->err = 0;
 		u->nattached++;
 	}
 	return 0;
+}
+
+/* Probes the file (dev, ino) that pid (0: none) shows as path and galatop opens at full,
+ * when it is one to probe and not known yet. 1 when newly probed, 0, or -ENOMEM. */
+static int probe_file(struct uprobe_lib *u, uint64_t dev, uint64_t ino, int pid,
+		      const char *path, const char *full)
+{
+	struct uprobe_lib_file *f;
+	int ret;
+
+	if (!wanted(u, path) || known(u, dev, ino))
+		return 0;
+	if (u->nfiles == u->o.max_files) {
+		u->full = true;
+		return 0;
+	}
+	if (ARRAY_GROW(u->files, u->files_cap, u->nfiles + 1))
+		return -ENOMEM;
+	f = &u->files[u->nfiles++];
+	memset(f, 0, sizeof(*f));
+	f->dev = dev;
+	f->ino = ino;
+	f->pid = pid;
+	snprintf(f->path, sizeof(f->path), "%s", path);
+	ret = attach_file(u, full, f);
+	if (ret == 1) {
+		/* not one to probe: remembered so that its file is not read again */
+		u->nfiles--;
+		if (!ARRAY_GROW(u->passed, u->passed_cap, u->npassed + 1))
+			u->passed[u->npassed++] = (struct file_id){ dev, ino };
+		return 0;
+	}
+	if (ret)
+		return ret;
+	if (!f->attached && access(full, F_OK)) {
+		u->nfiles--; /* unmapped meanwhile: the next scan tries again */
+		return 0;
+	}
+	return 1;
 }
 
 int uprobe_lib__scan_pid(struct uprobe_lib *u, int pid)
@@ -115,40 +209,29 @@ int uprobe_lib__scan_pid(struct uprobe_lib *u, int pid)
 
 	if (ret)
 		return ret;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && !ret && !u->full; i++) {
 		const struct proc_map *m = &maps[i];
-		struct uprobe_lib_file *f;
 		char full[64];
 
-		if (!m->inode || !wanted(u, m->path) || known(u, m->dev, m->inode))
+		if (!m->inode)
 			continue;
-		if (u->nfiles == u->o.max_files) {
-			u->full = true;
-			break;
-		}
-		if (ARRAY_GROW(u->files, u->files_cap, u->nfiles + 1)) {
-			ret = -ENOMEM;
-			break;
-		}
 		snprintf(full, sizeof(full), "/proc/%d/map_files/%llx-%llx", pid,
 			 (unsigned long long)m->start, (unsigned long long)m->end);
-		f = &u->files[u->nfiles++];
-		memset(f, 0, sizeof(*f));
-		f->dev = m->dev;
-		f->ino = m->inode;
-		f->pid = pid;
-		snprintf(f->path, sizeof(f->path), "%s", m->path);
-		ret = attach_file(u, full, f);
-		if (ret)
-			break;
-		if (!f->attached && access(full, F_OK)) {
-			u->nfiles--; /* unmapped meanwhile: the next scan tries again */
-			continue;
-		}
-		added++;
+		ret = probe_file(u, m->dev, m->inode, pid, m->path, full);
+		if (ret > 0)
+			added++, ret = 0;
 	}
 	proc_maps__free(maps, n);
 	return ret ? ret : added;
+}
+
+int uprobe_lib__scan_path(struct uprobe_lib *u, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return -errno;
+	return probe_file(u, (uint64_t)st.st_dev, (uint64_t)st.st_ino, 0, path, path);
 }
 
 /* Whether pid was looked at before; remembers it. */
@@ -236,5 +319,6 @@ void uprobe_lib__free(struct uprobe_lib *u)
 	free(u->probes);
 	free(u->files);
 	free(u->seen);
+	free(u->passed);
 	free(u);
 }

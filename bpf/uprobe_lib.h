@@ -22,6 +22,17 @@ struct uprobe_lib_probe {
 	uint64_t cookie; /* what bpf_get_attach_cookie gives the program there */
 };
 
+/* One probe of one file, as a sites callback finds it from the file's contents: prog at file
+ * offset offset (an entry, or any instruction), with a BPF cookie the program reads with
+ * bpf_get_attach_cookie (per-file constants: structure offsets, ...). */
+struct uprobe_lib_site {
+	struct bpf_program *prog;
+	uint64_t offset;
+	uint64_t cookie;
+};
+
+#define UPROBE_LIB_MAX_SITES 64
+
 struct uprobe_lib_opts {
 	/* Which mapped files: those whose base name starts with prefix ("libssl.so.3"), or, when
 	 * prefix is NULL, those match(ctx, path) accepts; path is as /proc/PID/maps shows it to
@@ -31,6 +42,11 @@ struct uprobe_lib_opts {
 	void *ctx;
 	const struct uprobe_lib_probe *probes;
 	size_t nprobes;
+	/* Instead of probes by symbol name: the probes of the file galatop opens at full, read
+	 * from its contents into out[0..UPROBE_LIB_MAX_SITES). Returns how many; 0 when the
+	 * file is not one to probe (it is then not looked at again and not listed), or -errno
+	 * (listed with the error). */
+	int (*sites)(void *ctx, const char *full, struct uprobe_lib_site *out);
 	size_t max_files; /* distinct files probed at most; 0 = 256 */
 	int pid; /* > 0: the probes fire in this process only (the kernel puts its breakpoints
 		  * in no other process); 0: in every process that maps the file */
@@ -60,6 +76,11 @@ struct uprobe_lib *uprobe_lib__new(const struct uprobe_lib_opts *o);
 /* Looks at the maps of pid and probes each matching file not probed yet. The number of files
  * newly probed, or -errno when pid's maps cannot be read (-ESRCH: the process is gone). */
 int uprobe_lib__scan_pid(struct uprobe_lib *u, int pid);
+
+/* Probes the file at path (a program about to be started, whose maps do not show it yet)
+ * when it is one to probe and not probed yet. 1 when newly probed, 0, or -errno (-ENOENT:
+ * no such file). */
+int uprobe_lib__scan_path(struct uprobe_lib *u, const char *path);
 
 /* uprobe_lib__scan_pid over pids[0..n), or every process in /proc when pids is NULL; with
  * again false, only processes this helper has not looked at before (new processes), with

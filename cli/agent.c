@@ -263,12 +263,9 @@ static int parse(struct agent *a, struct record_opts *o)
 
 void agent_files_default(struct record_opts *o)
 {
-	if (o->out_dir[0] || o->svg_dir[0])
-		o->periodic_svg = true;
-	if (o->out_dir[0] || o->flame_dir[0])
-		o->periodic_folded = true;
-	if (!o->out_dir[0])
-		snprintf(o->out_dir, sizeof(o->out_dir), ".");
+	/* An empty out_dir stays empty: no file ever goes to the agent's working directory. */
+	o->periodic_svg = o->out_dir[0] || o->svg_dir[0];
+	o->periodic_folded = o->out_dir[0] || o->flame_dir[0];
 }
 
 /* --- the period's batch ---------------------------------------------------------------- */

@@ -15,6 +15,8 @@
 #include "symbols/ident.h"
 #include "util/clock.h"
 
+_Static_assert(L7_UNIX_PATH == L7_UNIX_PATH_MAX, "model/l7/track.h L7_UNIX_PATH mirrors bpf");
+
 #define EXPIRE_EVERY_NS 10000000000ull /* look for idle connections every 10 s */
 #define IDLE_NS 300000000000ull	       /* a connection silent for 5 min has gone */
 
@@ -36,7 +38,9 @@ static void on_event(void *ctx, const struct l7_event *e, const uint8_t *data)
 	struct l7_msg m;
 
 	memset(&m, 0, sizeof(m));
-	m.type = e->type == L7_EV_CLOSE ? L7_MSG_CLOSE : L7_MSG_DATA;
+	m.type = e->type == L7_EV_CLOSE	 ? L7_MSG_CLOSE
+		 : e->type == L7_EV_PEER ? L7_MSG_PEER
+					 : L7_MSG_DATA;
 	m.tgid = e->tgid;
 	m.tid = e->tid;
 	m.fd = e->fd;
@@ -54,6 +58,8 @@ static void on_event(void *ctx, const struct l7_event *e, const uint8_t *data)
 	m.ssl = e->flags & L7_EVF_SSL;
 	m.udp = e->flags & L7_EVF_UDP;
 	m.v6 = e->flags & L7_EVF_V6;
+	m.uds = e->flags & L7_EVF_UNIX;
+	m.peer_pid = e->peer_pid;
 	m.segs_valid = e->flags & L7_EVF_SEGS;
 	m.no_data = e->flags & L7_EVF_SENDFILE;
 	m.lport = e->lport;
@@ -158,6 +164,7 @@ int l7_capture__attach(struct l7_capture *e, char *err, size_t errlen)
 	lo.capture = e->s->o->l7_capture;
 	lo.proto_mask = e->s->o->l7_protocols;
 	lo.no_tls = e->s->o->no_tls;
+	lo.exec_file = e->s->child > 0 && e->s->go_fd >= 0 ? e->s->o->command[0] : NULL;
 	e->probes = l7_probes__open(&lo, on_event, e, err, errlen);
 	return e->probes ? 0 : -EPERM;
 }
@@ -175,8 +182,10 @@ static void probe_stats(const struct l7_capture *e, struct l7_probe_stats *ps)
 	ps->k.ssl_calls += e->past.k.ssl_calls;
 	ps->k.truncated += e->past.k.truncated;
 	ps->malformed += e->past.malformed;
-	if (!e->probes)
+	if (!e->probes) {
 		ps->tls_files = e->past.tls_files;
+		ps->go_files = e->past.go_files;
+	}
 }
 
 void l7_capture__detach(struct l7_capture *e)
@@ -266,12 +275,12 @@ void l7_capture__summary(struct l7_capture *e, double secs, char *buf, size_t le
 		 "recorded %llu L7 requests on %llu connections in %.1f s; %llu messages, "
 		 "%llu dropped (ring buffer full), %llu cut to --l7-capture, %llu rejected by "
 		 "parsers, %llu HTTP/2 header blocks not decoded; TLS: %llu libssl files, "
-		 "%llu OpenSSL calls",
+		 "%llu Go programs, %llu TLS calls",
 		 (unsigned long long)ts.records, (unsigned long long)ts.conns, secs,
 		 (unsigned long long)ps.k.events, (unsigned long long)ps.k.drops,
 		 (unsigned long long)ps.k.truncated, (unsigned long long)ts.parse_errors,
-		 (unsigned long long)ts.undecoded,
-		 (unsigned long long)ps.tls_files, (unsigned long long)ps.k.ssl_calls);
+		 (unsigned long long)ts.undecoded, (unsigned long long)ps.tls_files,
+		 (unsigned long long)ps.go_files, (unsigned long long)ps.k.ssl_calls);
 }
 
 void l7_capture__free(struct l7_capture *e)

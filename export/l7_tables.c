@@ -42,7 +42,12 @@ void l7_session_peer(const struct l7_session *s, char *buf, size_t cap)
 {
 	char ip[64];
 
-	if (s->key.l7_role == L7_ROLE_SERVER) {
+	if (l7_l4_unix(s->key.l4_role)) {
+		if (s->key.peer_pid)
+			snprintf(buf, cap, "unix:%s pid %u", s->key.path, s->key.peer_pid);
+		else
+			snprintf(buf, cap, "unix:%s", s->key.path);
+	} else if (s->key.l7_role == L7_ROLE_SERVER) {
 		l7_addr_str(s->key.client_ip, s->key.v6, ip, sizeof(ip));
 		snprintf(buf, cap, "%s", ip);
 	} else {
@@ -117,6 +122,24 @@ static json_t *record_json(const struct l7_record *r)
 			 "endpoint", r->endpoint, "detail", r->detail, "errmsg", r->errmsg);
 }
 
+/* The peer of session s into o: addresses and port, or a Unix-domain socket's path and the
+ * peer's pid. */
+static void peer_json(json_t *o, const struct l7_session *s)
+{
+	char cip[64], sip[64];
+
+	if (l7_l4_unix(s->key.l4_role)) {
+		json_object_set_new(o, "path", json_string(s->key.path));
+		json_object_set_new(o, "peer_pid", json_integer(s->key.peer_pid));
+		return;
+	}
+	l7_addr_str(s->key.client_ip, s->key.v6, cip, sizeof(cip));
+	l7_addr_str(s->key.server_ip, s->key.v6, sip, sizeof(sip));
+	json_object_set_new(o, "client_ip", json_string(cip));
+	json_object_set_new(o, "server_ip", json_string(sip));
+	json_object_set_new(o, "server_port", json_integer(s->key.server_port));
+}
+
 static json_t *table_json(const struct l7_table *t, double secs)
 {
 	json_t *root = json_object(), *sessions = json_array(), *endpoints = json_array();
@@ -129,16 +152,13 @@ static json_t *table_json(const struct l7_table *t, double secs)
 			    json_integer((json_int_t)l7_table__undecoded(t)));
 	for (size_t i = 0; i < l7_table__nsessions(t); i++) {
 		const struct l7_session *s = l7_table__get_session(t, i);
-		char cip[64], sip[64];
 		json_t *o;
 
-		l7_addr_str(s->key.client_ip, s->key.v6, cip, sizeof(cip));
-		l7_addr_str(s->key.server_ip, s->key.v6, sip, sizeof(sip));
-		o = json_pack("{sIsssIsssssisssssssi}", "tgid", (json_int_t)s->key.tgid, "comm",
-			      s->comm, "cgroup_id", (json_int_t)s->cgroup_id, "client_ip", cip,
-			      "server_ip", sip, "server_port", s->key.server_port, "l4_role",
+		o = json_pack("{sIsssIsssssssi}", "tgid", (json_int_t)s->key.tgid, "comm",
+			      s->comm, "cgroup_id", (json_int_t)s->cgroup_id, "l4_role",
 			      l7_l4_str(s->key.l4_role), "l7_role", l7_role_str(s->key.l7_role),
 			      "protocol", l7_proto_str(s->key.proto), "ssl", s->key.ssl);
+		peer_json(o, s);
 		if (s->container[0])
 			json_object_set_new(o, "container", json_string(s->container));
 		if (s->pod[0])
@@ -387,13 +407,13 @@ static int addr_load(struct loader *l, json_t *o, const char *key, const char *w
 }
 
 static const char *const role_names[] = {"unknown", "client", "server"};
-static const char *const l4_names[] = {"tcp", "udp"};
+static const char *const l4_names[] = {"tcp", "udp", "unix", "unix_dgram"};
 
 static int session_load(struct loader *l, json_t *o, size_t i, struct l7_table *t)
 {
 	struct l7_session s;
 	char where[64];
-	uint64_t tgid, port, ssl;
+	uint64_t tgid, port, ssl, peer_pid;
 	uint8_t v6a = 0, v6b = 0;
 	int ret;
 
@@ -408,10 +428,19 @@ static int session_load(struct loader *l, json_t *o, size_t i, struct l7_table *
 	    get_str(l, o, "pod", where, s.pod, sizeof(s.pod)) ||
 	    proto_load(l, o, where, &s.key.proto) ||
 	    enum_load(l, o, "l7_role", where, role_names, 3, &s.key.l7_role) ||
-	    enum_load(l, o, "l4_role", where, l4_names, 2, &s.key.l4_role) ||
-	    addr_load(l, o, "client_ip", where, s.key.client_ip, &v6a) ||
-	    addr_load(l, o, "server_ip", where, s.key.server_ip, &v6b))
+	    enum_load(l, o, "l4_role", where, l4_names, L7_L4_MAX, &s.key.l4_role))
 		return -EINVAL;
+	if (l7_l4_unix(s.key.l4_role)) {
+		if (get_str(l, o, "path", where, s.key.path, sizeof(s.key.path)) ||
+		    get_u64(l, o, "peer_pid", where, &peer_pid))
+			return -EINVAL;
+		if (peer_pid > UINT32_MAX)
+			return bad(l, "%s: peer_pid out of range", where);
+		s.key.peer_pid = (uint32_t)peer_pid;
+	} else if (addr_load(l, o, "client_ip", where, s.key.client_ip, &v6a) ||
+		   addr_load(l, o, "server_ip", where, s.key.server_ip, &v6b)) {
+		return -EINVAL;
+	}
 	if (tgid > UINT32_MAX || port > 65535 || ssl > 1)
 		return bad(l, "%s: tgid, server_port or ssl out of range", where);
 	s.key.tgid = (uint32_t)tgid;
@@ -601,19 +630,13 @@ json_t *l7_trace_json(const struct l7_session *s, const struct l7_record *r, uin
 		      double timestamp)
 {
 	json_t *o = record_json(r);
-	char cip[64], sip[64];
-
 	if (!o)
 		return NULL;
-	l7_addr_str(s->key.client_ip, s->key.v6, cip, sizeof(cip));
-	l7_addr_str(s->key.server_ip, s->key.v6, sip, sizeof(sip));
 	json_object_set_new(o, "timestamp", json_real(timestamp));
 	json_object_set_new(o, "tgid", json_integer(s->key.tgid));
 	json_object_set_new(o, "tid", json_integer(tid));
 	json_object_set_new(o, "comm", json_string(s->comm));
-	json_object_set_new(o, "client_ip", json_string(cip));
-	json_object_set_new(o, "server_ip", json_string(sip));
-	json_object_set_new(o, "server_port", json_integer(s->key.server_port));
+	peer_json(o, s);
 	json_object_set_new(o, "l4_role", json_string(l7_l4_str(s->key.l4_role)));
 	json_object_set_new(o, "l7_role", json_string(l7_role_str(s->key.l7_role)));
 	json_object_set_new(o, "ssl", json_integer(s->key.ssl));
@@ -708,10 +731,11 @@ static const struct metric metrics[] = {
      M_COUNTER, m_err, false},
 };
 
-/* The labels of a session, gala-gopher's (with container and pod when the style asks, and
- * the style's own); the strings live in *b. */
+/* The labels of a session, gala-gopher's (a Unix-domain session has path and peer_pid in
+ * place of client_ip, server_ip and server_port; with container and pod when the style asks,
+ * and the style's own); the strings live in *b. */
 struct session_labels {
-	char tgid[16], cip[64], sip[64], port[8], ssl[4];
+	char tgid[16], cip[64], sip[64], port[16], ssl[4];
 	struct prom_label l[PROM_MAX_LABELS];
 	size_t n;
 };
@@ -719,23 +743,29 @@ struct session_labels {
 static void session_labels(struct session_labels *b, const struct l7_session *s,
 			   const struct prom_style *st)
 {
+	bool uds = l7_l4_unix(s->key.l4_role);
 	struct prom_label l[11];
-	size_t n = 9;
+	size_t n = 0;
 
 	snprintf(b->tgid, sizeof(b->tgid), "%u", s->key.tgid);
-	snprintf(b->port, sizeof(b->port), "%u", s->key.server_port);
+	snprintf(b->port, sizeof(b->port), "%u", uds ? s->key.peer_pid : s->key.server_port);
 	snprintf(b->ssl, sizeof(b->ssl), "%u", s->key.ssl);
 	l7_addr_str(s->key.client_ip, s->key.v6, b->cip, sizeof(b->cip));
 	l7_addr_str(s->key.server_ip, s->key.v6, b->sip, sizeof(b->sip));
-	l[0] = (struct prom_label){"tgid", b->tgid};
-	l[1] = (struct prom_label){"comm", s->comm};
-	l[2] = (struct prom_label){"client_ip", b->cip};
-	l[3] = (struct prom_label){"server_ip", b->sip};
-	l[4] = (struct prom_label){"server_port", b->port};
-	l[5] = (struct prom_label){"l4_role", l7_l4_str(s->key.l4_role)};
-	l[6] = (struct prom_label){"l7_role", l7_role_str(s->key.l7_role)};
-	l[7] = (struct prom_label){"protocol", l7_proto_str(s->key.proto)};
-	l[8] = (struct prom_label){"ssl", b->ssl};
+	l[n++] = (struct prom_label){"tgid", b->tgid};
+	l[n++] = (struct prom_label){"comm", s->comm};
+	if (uds) {
+		l[n++] = (struct prom_label){"path", s->key.path};
+		l[n++] = (struct prom_label){"peer_pid", b->port};
+	} else {
+		l[n++] = (struct prom_label){"client_ip", b->cip};
+		l[n++] = (struct prom_label){"server_ip", b->sip};
+		l[n++] = (struct prom_label){"server_port", b->port};
+	}
+	l[n++] = (struct prom_label){"l4_role", l7_l4_str(s->key.l4_role)};
+	l[n++] = (struct prom_label){"l7_role", l7_role_str(s->key.l7_role)};
+	l[n++] = (struct prom_label){"protocol", l7_proto_str(s->key.proto)};
+	l[n++] = (struct prom_label){"ssl", b->ssl};
 	if (st && st->ident) {
 		l[n++] = (struct prom_label){"container", s->container};
 		l[n++] = (struct prom_label){"pod", s->pod};
@@ -840,7 +870,7 @@ int l7_text_write(FILE *f, const struct l7_table *t, double secs)
 		"SENT", "RECV", "PROCESS PEER");
 	for (size_t i = 0; i < l7_table__nsessions(t); i++) {
 		const struct l7_session *s = l7_table__get_session(t, i);
-		char what[160], peer[80], proto[16];
+		char what[256], peer[192], proto[16];
 
 		l7_session_peer(s, peer, sizeof(peer));
 		snprintf(what, sizeof(what), "%u/%s %s", s->key.tgid, s->comm, peer);

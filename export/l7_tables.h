@@ -47,8 +47,10 @@ int l7_text_write(FILE *f, const struct l7_table *t, double secs);
 void l7_fmt_ns(uint64_t ns, char *buf, size_t cap, bool dash);
 /* "12", "4.5k", "3.2M". */
 void l7_fmt_count(double v, char *buf, size_t cap);
-/* "client_ip -> server_ip:port" style peer text of a session as its traced side sees it:
- * the remote address (the client for a server, the server for a client). */
+
+/* The peer of a session as its traced side sees it: the remote address (the client for a
+ * server, the server with its port for a client), or "unix:PATH pid N" for a Unix-domain
+ * socket. */
 void l7_session_peer(const struct l7_session *s, char *buf, size_t cap);
 
 #endif

@@ -333,8 +333,7 @@ static int find_debuginfo(struct elf_syms *es, const struct elf_src *src, int *f
 	return -ENOENT;
 }
 
-/* The section named want of elf (with file contents), or NULL. */
-static Elf_Scn *find_section(Elf *elf, const char *want, GElf_Shdr *sh)
+Elf_Scn *elf_find_section(Elf *elf, const char *want, GElf_Shdr *sh)
 {
 	size_t shstrndx;
 	Elf_Scn *scn = NULL;
@@ -357,7 +356,7 @@ static int has_section(Elf *elf, const char *want)
 {
 	GElf_Shdr sh;
 
-	return find_section(elf, want, &sh) != NULL;
+	return elf_find_section(elf, want, &sh) != NULL;
 }
 
 /* Keeps (fd, elf) open for DWARF lines when it has .debug_info; otherwise closes it. */
@@ -392,11 +391,11 @@ static int load_go(struct elf_syms *es, int has_symtab)
 
 	/* position-independent Go binaries have it among the relocated read-only data */
 	if (!raw ||
-	    (!find_section(es->elf, ".gopclntab", &sh) &&
-	     !find_section(es->elf, ".data.rel.ro.gopclntab", &sh)) ||
+	    (!elf_find_section(es->elf, ".gopclntab", &sh) &&
+	     !elf_find_section(es->elf, ".data.rel.ro.gopclntab", &sh)) ||
 	    sh.sh_offset > size || sh.sh_size > size - sh.sh_offset)
 		return 0;
-	if (!find_section(es->elf, ".text", &text))
+	if (!elf_find_section(es->elf, ".text", &text))
 		text.sh_addr = 0;
 	segs = calloc(es->nsegs ? es->nsegs : 1, sizeof(*segs));
 	if (!segs)

@@ -7,7 +7,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <gelf.h>
+
 struct elf_syms;
+
+/* The section named want of elf (with file contents: not SHT_NOBITS), its header in *sh; or
+ * NULL. */
+Elf_Scn *elf_find_section(Elf *elf, const char *want, GElf_Shdr *sh);
 
 /* Where the image came from, for finding its separate debuginfo. */
 struct elf_src {

@@ -42,7 +42,7 @@ static const char *const col_names[C_NCOLS] = {"Reqs", "Req/s", "Err%",	 "P50", 
 					       "P99",  "Max",	"Bytes", "Name"};
 
 struct row {
-	char label[200];
+	char label[256];
 	uint8_t proto;
 	uint32_t tgid;		    /* 0 when the row spans processes */
 	long session, endpoint;	    /* -1 when the row is not one of them */
@@ -123,7 +123,7 @@ static bool session_passes(const struct l7v *s, const struct tui_app *a,
 
 static void session_label(const struct l7_session *ss, char *buf, size_t cap)
 {
-	char peer[80];
+	char peer[192];
 
 	l7_session_peer(ss, peer, sizeof(peer));
 	snprintf(buf, cap, "%u/%s %s %s%s", ss->key.tgid, ss->comm,
@@ -218,7 +218,7 @@ static bool endpoint_pairs(const struct l7v *s, const struct tui_app *a, size_t 
 static void compute(struct l7v *s, struct tui_app *a)
 {
 	const struct l7_table *t = s->t;
-	char label[200];
+	char label[256];
 
 	free_rows(s);
 	s->ok = true;
@@ -411,7 +411,7 @@ static void draw_detail(struct l7v *s, struct tui_app *a, WINDOW *w, int top, in
 	const struct l7_slow *sl = &s->detail;
 	const struct l7_record *r = &sl->rec;
 	const struct l7_session *ss = l7_table__get_session(s->t, sl->session);
-	char lines[24][300], lat[16], t1[16], t2[16], t3[16], peer[80];
+	char lines[24][300], lat[16], t1[16], t2[16], t3[16], peer[192];
 	int n = 0, y = top;
 	const char *p = sl->stack;
 

@@ -613,7 +613,9 @@ out:
 
 const char *l7_l4_str(enum l7_l4 l4)
 {
-	return l4 == L7_L4_UDP ? "udp" : "tcp";
+	static const char *const names[L7_L4_MAX] = {"tcp", "udp", "unix", "unix_dgram"};
+
+	return l4 < L7_L4_MAX ? names[l4] : "tcp";
 }
 
 const char *l7_role_str(enum l7_role r)

@@ -13,7 +13,16 @@
 #include "model/hist.h"
 #include "model/l7/proto.h"
 
-enum l7_l4 { L7_L4_TCP = 0, L7_L4_UDP = 1 };
+/* The transport: TCP, UDP, or a Unix-domain socket (stream or seqpacket; datagram). */
+enum l7_l4 { L7_L4_TCP = 0, L7_L4_UDP = 1, L7_L4_UNIX = 2, L7_L4_UNIX_DGRAM = 3, L7_L4_MAX };
+
+#define L7_PATH_MAX 128 /* a Unix-domain session's socket path, sanitized, NUL included */
+
+/* Whether l4 is a Unix-domain transport (the peer is a path and a pid, not addresses). */
+static inline bool l7_l4_unix(unsigned l4)
+{
+	return l4 == L7_L4_UNIX || l4 == L7_L4_UNIX_DGRAM;
+}
 
 struct l7_session_key {
 	uint32_t tgid;
@@ -25,6 +34,10 @@ struct l7_session_key {
 	uint8_t proto;	 /* enum l7_proto */
 	uint8_t ssl;
 	uint8_t pad;
+	/* Unix-domain sessions: the socket path ("@name" for abstract ones) and the peer's pid
+	 * (0 when the kernel does not know it); both zero for TCP and UDP. */
+	uint32_t peer_pid;
+	char path[L7_PATH_MAX];
 };
 
 struct l7_stats {
@@ -129,7 +142,7 @@ double l7_stats_span(const struct l7_stats *st);
 /* err_count / req_count, 0 when no requests. */
 double l7_stats_err_ratio(const struct l7_stats *st);
 
-/* Names: "tcp"/"udp"; "client"/"server"/"unknown". */
+/* Names: "tcp"/"udp"/"unix"/"unix_dgram"; "client"/"server"/"unknown". */
 const char *l7_l4_str(enum l7_l4 l4);
 const char *l7_role_str(enum l7_role r);
 /* Formats an address (IPv4 dotted, IPv6 per RFC 5952) into buf (at least 46 bytes). */

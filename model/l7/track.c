@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "model/hash.h"
+#include "model/sanitize.h"
 
 #define STACK_RING 16 /* request starts remembered per connection, for their stacks */
 #define HELD_IO 8     /* messages counted before the session is known (HTTP/2 or gRPC) */
@@ -17,6 +18,8 @@ struct conn {
 	uint8_t peer[16]; /* datagram sockets: one parser per peer */
 	uint16_t peer_port;
 	bool udp, ignored, segs_known;
+	uint32_t peer_pid;	 /* Unix-domain: the peer's pid, 0 if unknown */
+	char path[L7_PATH_MAX]; /* Unix-domain: the socket path, sanitized; "" if unknown */
 	enum l7_proto proto;
 	enum l7_role role;
 	struct l7_parser *parser;
@@ -159,6 +162,8 @@ static enum l7_role guess_role(const struct l7_msg *m, enum l7_proto p, const ui
 
 	if (m->role != L7_ROLE_UNKNOWN)
 		return m->role;
+	if (m->uds)
+		return L7_ROLE_CLIENT; /* the capture tells which side accepted; else a guess */
 	if (ephemeral(m->rport) != ephemeral(m->lport))
 		return ephemeral(m->rport) ? L7_ROLE_SERVER : L7_ROLE_CLIENT;
 	req = m->no_data ? -1 : l7_proto_is_request(p, data, m->cap);
@@ -222,13 +227,13 @@ static int conn_setup(struct l7_track *tk, struct conn *c, const struct l7_msg *
 	bool settled;
 
 	c->role = guess_role(m, m->hint, data);
-	server_port = c->role == L7_ROLE_SERVER ? m->lport : m->rport;
+	server_port = m->uds ? 0 : c->role == L7_ROLE_SERVER ? m->lport : m->rport;
 	p = l7_infer(data, m->cap, m->dir, c->role, server_port);
 	if (p == L7_UNKNOWN)
 		p = m->hint;
 	if (p != m->hint) {
 		c->role = guess_role(m, p, data);
-		server_port = c->role == L7_ROLE_SERVER ? m->lport : m->rport;
+		server_port = m->uds ? 0 : c->role == L7_ROLE_SERVER ? m->lport : m->rport;
 	}
 	if (p <= L7_UNKNOWN || p >= L7_PROTO_MAX || !(tk->mask & l7_proto_family(p))) {
 		c->ignored = true;
@@ -238,13 +243,18 @@ static int conn_setup(struct l7_track *tk, struct conn *c, const struct l7_msg *
 	memset(k, 0, sizeof(*k));
 	k->tgid = m->tgid;
 	k->v6 = m->v6;
-	k->l4_role = m->udp ? L7_L4_UDP : L7_L4_TCP;
+	k->l4_role = m->uds ? (m->udp ? L7_L4_UNIX_DGRAM : L7_L4_UNIX)
+			    : (m->udp ? L7_L4_UDP : L7_L4_TCP);
 	k->l7_role = (uint8_t)c->role;
 	k->proto = (uint8_t)p;
 	k->ssl = m->ssl;
 	k->server_port = server_port;
 	memcpy(k->client_ip, c->role == L7_ROLE_SERVER ? m->raddr : m->laddr, 16);
 	memcpy(k->server_ip, c->role == L7_ROLE_SERVER ? m->laddr : m->raddr, 16);
+	if (m->uds) {
+		k->peer_pid = c->peer_pid;
+		memcpy(k->path, c->path, sizeof(k->path));
+	}
 	memcpy(c->comm, m->comm, sizeof(c->comm));
 	c->cgroup_id = m->cgroup_id;
 	c->parser = l7_parser__new(p, c->role, m->udp);
@@ -283,6 +293,29 @@ static struct conn *conn_find(struct l7_track *tk, const struct l7_msg *m, bool 
 	tk->nconns++;
 	tk->st.conns++;
 	return c;
+}
+
+/* Keeps the peer of a Unix-domain connection for its session: the path as text (an abstract
+ * name as "@name", a pathname up to its NUL), sanitized and cut to fit. */
+static void set_peer(struct conn *c, const struct l7_msg *m, const uint8_t *data)
+{
+	char tmp[SANITIZE_MAX(L7_UNIX_PATH) + 2];
+	size_t n = m->cap < L7_UNIX_PATH ? m->cap : L7_UNIX_PATH, used = 0, cut;
+
+	c->peer_pid = m->peer_pid;
+	if (n && !data[0]) {
+		tmp[used++] = '@';
+		data++, n--; /* abstract: every byte is the name, NULs too */
+	} else {
+		n = strnlen((const char *)data, n);
+	}
+	used += sanitize_text((const char *)data, n, tmp + used);
+	/* Cut on a character boundary: continuation bytes are 10xxxxxx. */
+	for (cut = used < sizeof(c->path) ? used : sizeof(c->path) - 1;
+	     cut < used && ((unsigned char)tmp[cut] & 0xc0) == 0x80; cut--)
+		;
+	memcpy(c->path, tmp, cut);
+	c->path[cut] = 0;
 }
 
 /* Unlinks and ends connection c. */
@@ -324,6 +357,12 @@ void l7_track__msg(struct l7_track *tk, const struct l7_msg *m, const uint8_t *d
 	tk->st.msgs++;
 	if (m->type == L7_MSG_CLOSE) {
 		close_conn(tk, m);
+		return;
+	}
+	if (m->type == L7_MSG_PEER) {
+		c = conn_find(tk, m, true);
+		if (c)
+			set_peer(c, m, data);
 		return;
 	}
 	c = conn_find(tk, m, true);
@@ -401,8 +440,9 @@ void l7_track__msg(struct l7_track *tk, const struct l7_msg *m, const uint8_t *d
 			session_open(tk, c);
 	}
 	/* A datagram peer with nothing pending is done: a DNS server sees a new source port per
-	 * query, and keeping each one until the socket closes would grow without bound. */
-	if (c->udp && !l7_parser__pending(c->parser))
+	 * query, and keeping each one until the socket closes would grow without bound. A
+	 * Unix-domain datagram socket keeps one parser, and with it its peer, until it closes. */
+	if (c->udp && !m->uds && !l7_parser__pending(c->parser))
 		conn_remove(tk, c);
 }
 

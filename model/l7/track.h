@@ -13,7 +13,11 @@
 #include "model/l7/proto.h"
 #include "model/l7/table.h"
 
-enum l7_msg_type { L7_MSG_DATA = 0, L7_MSG_CLOSE };
+/* L7_MSG_PEER: a Unix-domain connection's peer (peer_pid; data holds cap bytes of the
+ * socket's sun_path, abstract names starting with a NUL), before its first data. */
+#define L7_UNIX_PATH 108 /* sizeof(sockaddr_un.sun_path): most path bytes of an L7_MSG_PEER */
+
+enum l7_msg_type { L7_MSG_DATA = 0, L7_MSG_CLOSE, L7_MSG_PEER };
 
 /* One message of one connection as the traced process saw it. */
 struct l7_msg {
@@ -30,6 +34,8 @@ struct l7_msg {
 	enum l7_role role;  /* from accept vs connect; L7_ROLE_UNKNOWN for older connections */
 	enum l7_proto hint; /* the capture's guess, L7_UNKNOWN if none */
 	bool ssl, udp, v6;
+	bool uds;	   /* a Unix-domain socket (udp: a datagram one): no addresses or ports */
+	uint32_t peer_pid; /* L7_MSG_PEER only */
 	bool segs_valid; /* segs_in/segs_out are the TCP socket's counters */
 	bool no_data;	 /* bytes counted but not captured (sendfile) */
 	uint16_t lport, rport;

@@ -38,7 +38,10 @@ refused() {
 
 "$TOOLS/sleeper" 120 & SLEEPER=$!
 mkdir -p "$TMP/svg" "$TMP/fl"
-# The REST control on a port the kernel picks (suites side by side cannot collide).
+# The REST control on a port the kernel picks (suites side by side cannot collide); the
+# agent's working directory gets no file: periodic files go only where a request says.
+mkdir -p "$TMP/cwd"
+cd "$TMP/cwd" || exit 1
 "$GALATOP" agent --type oncpu -p "$SLEEPER" --period 2 --metrics off --rest 127.0.0.1:0 \
 	--log-level debug 2>"$TMP/agent.log" &
 AGENT=$!
@@ -54,6 +57,12 @@ R=http://127.0.0.1:$(sed -n 's/.*REST control on .*, port \([0-9]*\).*/\1/p' "$T
 	fail rest_get_state "$(get /flamegraph) $(get /l7)"
 [ "$(attached $AGENT gt_oncpu)" -ge 1 ] && [ "$(attached $AGENT gt_offcpu)" = 0 ] &&
 	pass rest_kernel_before || fail rest_kernel_before "oncpu $(attached $AGENT gt_oncpu) offcpu $(attached $AGENT gt_offcpu)"
+
+# A request naming no directory: still no file (a period passes).
+put /sli '{"state": "stopped"}'
+sleep 2.5
+[ "$CODE" = 200 ] && [ -z "$(ls "$TMP/cwd")" ] && pass rest_no_files_in_cwd ||
+	fail rest_no_files_in_cwd "$CODE: $(ls "$TMP/cwd" | head -3)"
 
 # 2. PUT /flamegraph: offcpu on, periodic SVGs into svg_dir and folded into flame_dir, per
 # process (gala-gopher's json= form).

@@ -103,6 +103,50 @@ TEST_CASE(json_round_trip)
 	l7_table__free(u);
 }
 
+/* A Unix-domain session keeps its path and peer pid through JSON and shows them as its peer;
+ * Prometheus labels it with them in place of addresses. */
+TEST_CASE(unix_session_round_trip)
+{
+	struct l7_table *t = l7_table__new(), *u = l7_table__new();
+	struct l7_session_key k;
+	char *buf = NULL, err[256], peer[192];
+	size_t len = 0;
+	FILE *f;
+	double secs = 0;
+	uint32_t si;
+
+	memset(&k, 0, sizeof(k));
+	k.tgid = 77;
+	k.l4_role = L7_L4_UNIX;
+	k.l7_role = L7_ROLE_CLIENT;
+	k.proto = L7_REDIS;
+	k.peer_pid = 1234;
+	snprintf(k.path, sizeof(k.path), "/run/redis/redis.sock");
+	CHECK(l7_table__session(t, &k, "redis-cli", 0, &si) == 0);
+	l7_table__io(t, si, L7_DIR_SEND, 10, 0, 5);
+	f = open_memstream(&buf, &len);
+	CHECK(l7_json_write(f, t, 1, 0) == 0);
+	fclose(f);
+	CHECK(strstr(buf, "\"l4_role\":\"unix\"") && !strstr(buf, "client_ip"));
+	CHECK(l7_json_load(buf, len, "u.json", u, &secs, err, sizeof(err)) == 0);
+	CHECK(l7_table__nsessions(u) == 1);
+	if (l7_table__nsessions(u) == 1) {
+		CHECK(!memcmp(&l7_table__get_session(u, 0)->key, &k, sizeof(k)));
+		l7_session_peer(l7_table__get_session(u, 0), peer, sizeof(peer));
+		CHECK_STR(peer, "unix:/run/redis/redis.sock pid 1234");
+	}
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	CHECK(l7_prom_write(f, t, 1) == 0);
+	fclose(f);
+	CHECK(strstr(buf, "gala_gopher_l7_bytes_sent{tgid=\"77\",comm=\"redis-cli\","
+			  "path=\"/run/redis/redis.sock\",peer_pid=\"1234\",l4_role=\"unix\"") != NULL);
+	free(buf);
+	l7_table__free(t);
+	l7_table__free(u);
+}
+
 TEST_CASE(bad_files_give_one_line)
 {
 	struct l7_table *u = l7_table__new();
@@ -207,6 +251,7 @@ TEST_CASE(formatting)
 int main(void)
 {
 	RUN(json_round_trip);
+	RUN(unix_session_round_trip);
 	RUN(bad_files_give_one_line);
 	RUN(snapshot_section);
 	RUN(prometheus_and_text);

@@ -184,6 +184,55 @@ TEST_CASE(protocol_mask_and_unknown_bytes)
 	l7_track__free(NULL);
 }
 
+/* A Unix-domain connection: its peer record names the session's path (an abstract name as
+ * "@name", control bytes sanitized) and peer pid; a datagram one keeps its parser between
+ * exchanges. */
+TEST_CASE(unix_sockets_carry_path_and_peer_pid)
+{
+	static const uint8_t path[] = "/run/app.sock\0garbage";
+	static const uint8_t abstract[] = "\0app\x01x";
+	struct l7_table *t = l7_table__new();
+	struct l7_track *tk = l7_track__new(t, 0);
+	struct l7_msg m = msg(50, 4, 1, L7_DIR_RECV, 1000, sizeof(path));
+	const struct l7_session *s;
+
+	m.type = L7_MSG_PEER;
+	m.uds = true;
+	m.peer_pid = 999;
+	l7_track__msg(tk, &m, path);
+	for (int i = 0; i < 2; i++) {
+		m = msg(50, 4, 1, L7_DIR_RECV, 2000 + i * 10000, strlen(req));
+		m.uds = true;
+		l7_track__msg(tk, &m, (const uint8_t *)req);
+		m = msg(50, 4, 1, L7_DIR_SEND, 3000 + i * 10000, strlen(resp));
+		m.uds = true;
+		l7_track__msg(tk, &m, (const uint8_t *)resp);
+	}
+	m = msg(50, 5, 1, L7_DIR_RECV, 1000, sizeof(abstract) - 1);
+	m.type = L7_MSG_PEER;
+	m.uds = m.udp = true;
+	l7_track__msg(tk, &m, abstract);
+	for (int i = 0; i < 2; i++) {
+		m = msg(50, 5, 1, L7_DIR_RECV, 2000 + i * 10000, strlen(req));
+		m.uds = m.udp = true;
+		l7_track__msg(tk, &m, (const uint8_t *)req);
+		m = msg(50, 5, 1, L7_DIR_SEND, 3000 + i * 10000, strlen(resp));
+		m.uds = m.udp = true;
+		l7_track__msg(tk, &m, (const uint8_t *)resp);
+	}
+	CHECK(l7_table__nsessions(t) == 2);
+	s = l7_table__get_session(t, 0);
+	CHECK(s->key.l4_role == L7_L4_UNIX && s->key.peer_pid == 999 && s->key.server_port == 0);
+	CHECK_STR(s->key.path, "/run/app.sock");
+	CHECK(s->st.req_count == 2 && s->st.resp_count == 2);
+	s = l7_table__get_session(t, 1);
+	CHECK(s->key.l4_role == L7_L4_UNIX_DGRAM && s->key.peer_pid == 0);
+	CHECK_STR(s->key.path, "@app\xef\xbf\xbdx");
+	CHECK(s->st.req_count == 2 && s->st.resp_count == 2);
+	l7_track__free(tk);
+	l7_table__free(t);
+}
+
 TEST_CASE(grpc_names_its_session_after_the_first_messages)
 {
 	const unsigned masks[] = { 0, 1u << L7_GRPC, 1u << L7_HTTP2 };
@@ -236,6 +285,7 @@ int main(void)
 	RUN(role_from_ports_and_segments_from_counters);
 	RUN(tls_plaintext_is_its_own_session);
 	RUN(protocol_mask_and_unknown_bytes);
+	RUN(unix_sockets_carry_path_and_peer_pid);
 	RUN(grpc_names_its_session_after_the_first_messages);
 	HARNESS_EXIT();
 }

@@ -1,5 +1,6 @@
-# Helpers of the L7 record tests (test_l7.sh, test_l7_h2.sh), sourced after tests/lib.sh: servers
-# started here go in PIDS and are stopped at exit with $TMP removed.
+# Helpers of the L7 record tests (tests/record/test_l7*.sh), sourced after tests/lib.sh: servers
+# started here go in PIDS and are stopped at exit with $TMP removed; reading counts out of a
+# recording's JSON, comparing latencies with a client's own figures.
 PIDS=""
 l7_cleanup() {
 	for p in $PIDS; do kill "$p" 2>/dev/null; done
@@ -7,6 +8,7 @@ l7_cleanup() {
 	rm -rf "$TMP"
 }
 trap l7_cleanup EXIT INT TERM
+PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | tail -1)
 
 # wait_for CMD...: polls CMD for up to 20 s.
 wait_for() {
@@ -115,4 +117,51 @@ EOF2
 	nginx -c "$TMP/nginx/nginx.conf" -p "$TMP/nginx" >"$TMP/nginx/out.log" 2>&1 &
 	NGINX=$!
 	PIDS="$PIDS $NGINX"
+}
+# sess FILE PROTO ROLE FIELD: FIELD summed over sessions.
+sess() {
+	jq -r --arg p "$2" --arg r "$3" --arg f "$4" \
+		'[.sessions[] | select(.protocol == $p and .l7_role == $r) | .[$f]] | add // 0' "$1"
+}
+# within A B PCT [ABS]: |A - B| <= PCT% of B (+ ABS)
+within() { awk -v a="$1" -v b="$2" -v p="$3" -v e="${4:-0}" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= b * p / 100 + e) }'; }
+# p50_order NAME SERVER CLIENT OWN: the medians (ns) galatop saw on the server's side and on the
+# client's, and the client's own: each holds the one before it.
+p50_order() {
+	why="p50 server $2 ns <= galatop client $3 ns <= the client's own $4 ns (load $(cut -d' ' -f1-3 /proc/loadavg))"
+	echo "$1: $why"
+	if [ "$2" -gt 0 ] && [ "$2" -le "$3" ] && [ "$3" -le "$4" ]; then pass "$1"; else fail "$1" "$why"; fi
+}
+# pg_start ARGS...: a private PostgreSQL (trust authentication, user postgres) under $TMP/pg,
+# its socket in $TMP/pgsock, started with ARGS (-p PORT, listen_addresses...) in the
+# background (PIDS). False without PostgreSQL or the postgres user.
+pg_start() {
+	[ -n "$PG_BIN" ] && id postgres >/dev/null 2>&1 || return 1
+	mkdir -p "$TMP/pg" "$TMP/pgsock"
+	chown postgres "$TMP/pg" "$TMP/pgsock"
+	runuser -u postgres -- "$PG_BIN/initdb" -D "$TMP/pg/data" -A trust -U postgres >"$TMP/pg/init.log" 2>&1
+	runuser -u postgres -- "$PG_BIN/postgres" -D "$TMP/pg/data" -k "$TMP/pgsock" -c fsync=off \
+		"$@" >"$TMP/pg/server.log" 2>&1 &
+	PIDS="$PIDS $!"
+}
+# my_start ARGS...: a private MariaDB under $TMP/my (no grant tables), its socket at
+# $TMP/my/sock, started with ARGS (networking) in the background (PIDS, MY_PID); false when
+# its data directory cannot be made.
+my_start() {
+	mkdir -p "$TMP/my"
+	mariadb-install-db --no-defaults --datadir="$TMP/my/data" --user=root --skip-test-db \
+		--auth-root-authentication-method=normal >"$TMP/my/init.log" 2>&1 || return 1
+	mariadbd --no-defaults --datadir="$TMP/my/data" "$@" \
+		--socket="$TMP/my/sock" --user=root --skip-grant-tables --skip-log-bin \
+		--innodb-buffer-pool-size=16M --pid-file="$TMP/my/pid" >"$TMP/my/server.log" 2>&1 &
+	MY_PID=$!
+	PIDS="$PIDS $!"
+}
+# my_queries FILE: makes l7db.l7t (3 rows) through $MY and writes to FILE 2000 SELECTs of it
+# and the statements ERRORS (one per line) after them.
+my_queries() {
+	$MY -e 'CREATE DATABASE l7db; CREATE TABLE l7db.l7t (id INT PRIMARY KEY, v INT);
+		INSERT INTO l7db.l7t VALUES (1, 10), (2, 20), (3, 30)'
+	awk 'BEGIN { for (i = 0; i < 2000; i++) printf "SELECT v FROM l7t WHERE id = %d;\n", i % 3 + 1 }' >"$1"
+	printf '%s\n' "$2" >>"$1"
 }

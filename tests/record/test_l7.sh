@@ -10,13 +10,10 @@ for c in jq nginx redis-server redis-benchmark pgbench mariadbd dnsmasq dig ab w
 	command -v $c >/dev/null 2>&1 || { skip l7 "$c is missing (make deps installs it)"; exit 0; }
 done
 [ -x "$TOOLS/cputime" ] || { fail l7 "test workloads not built (make tools)"; exit 0; }
-PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | tail -1)
 chmod 755 "$TMP"
 . tests/record/l7_lib.sh
 [ -n "$L7_KEEP" ] && trap "for p in \$PIDS; do kill \$p; done" EXIT
 
-# within A B PCT [ABS]: |A - B| <= PCT% of B (+ ABS)
-within() { awk -v a="$1" -v b="$2" -v p="$3" -v e="${4:-0}" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= b * p / 100 + e) }'; }
 # --- A fresh machine boots without tracefs: the capture needs none (its probes are BTF
 # tracepoints and uprobes); tracefs is mounted again afterwards for the tests that use it.
 if ! mountpoint -q /sys/kernel/tracing || umount /sys/kernel/tracing 2>/dev/null; then
@@ -136,13 +133,7 @@ else
 fi
 
 # --- PostgreSQL ----------------------------------------------------------------------------
-if [ -n "$PG_BIN" ] && id postgres >/dev/null 2>&1; then
-	mkdir -p "$TMP/pg" "$TMP/pgsock"
-	chown postgres "$TMP/pg" "$TMP/pgsock"
-	runuser -u postgres -- "$PG_BIN/initdb" -D "$TMP/pg/data" -A trust -U postgres >"$TMP/pg/init.log" 2>&1
-	runuser -u postgres -- "$PG_BIN/postgres" -D "$TMP/pg/data" -p 18132 -k "$TMP/pgsock" \
-		-c listen_addresses=127.0.0.1 -c fsync=off >"$TMP/pg/server.log" 2>&1 &
-	PIDS="$PIDS $!"
+if pg_start -p 18132 -c listen_addresses=127.0.0.1; then
 	if wait_for "$PG_BIN/pg_isready" -h 127.0.0.1 -p 18132 &&
 		"$PG_BIN/createdb" -h 127.0.0.1 -p 18132 -U postgres bench >/dev/null 2>&1 &&
 		pgbench -i -s 1 -h 127.0.0.1 -p 18132 -U postgres bench >"$TMP/pg/init2.log" 2>&1; then
@@ -168,19 +159,10 @@ else
 fi
 
 # --- MariaDB -------------------------------------------------------------------------------
-mkdir -p "$TMP/my"
-if mariadb-install-db --no-defaults --datadir="$TMP/my/data" --user=root --skip-test-db \
-	--auth-root-authentication-method=normal >"$TMP/my/init.log" 2>&1; then
-	mariadbd --no-defaults --datadir="$TMP/my/data" --port=18133 --bind-address=127.0.0.1 \
-		--socket="$TMP/my/sock" --user=root --skip-grant-tables --skip-log-bin \
-		--innodb-buffer-pool-size=16M --pid-file="$TMP/my/pid" >"$TMP/my/server.log" 2>&1 &
-	PIDS="$PIDS $!"
+if my_start --port=18133 --bind-address=127.0.0.1; then
 	MY="mariadb -h 127.0.0.1 -P 18133 -u root"
 	if wait_for $MY -e 'SELECT 1'; then
-		$MY -e 'CREATE DATABASE l7db; CREATE TABLE l7db.l7t (id INT PRIMARY KEY, v INT);
-			INSERT INTO l7db.l7t VALUES (1, 10), (2, 20), (3, 30)'
-		awk 'BEGIN { for (i = 0; i < 2000; i++) printf "SELECT v FROM l7t WHERE id = %d;\n", i % 3 + 1;
-			print "SELECT * FROM l7_no_such_table;" }' >"$TMP/my/q.sql"
+		my_queries "$TMP/my/q.sql" "SELECT * FROM l7_no_such_table;"
 		"$GALATOP" record --type l7 -o "$TMP/my.json" -- $MY --force l7db \
 			<"$TMP/my/q.sql" >/dev/null 2>"$TMP/my/client.err"
 		eq mysql_count "$(ep "$TMP/my.json" mysql client '^SELECT l7t' req_count)" 2000

@@ -17,13 +17,6 @@ python3 -c 'import grpc' 2>/dev/null || { skip l7_h2 "python3-grpcio is missing 
 chmod 755 "$TMP"
 . tests/record/l7_lib.sh
 
-# p50_order NAME SERVER CLIENT OWN: the medians (ns) galatop saw on the server's side and on the
-# client's, and the client's own: each holds the one before it.
-p50_order() {
-	why="p50 server $2 ns <= galatop client $3 ns <= the client's own $4 ns (load $(cut -d' ' -f1-3 /proc/loadavg))"
-	echo "$1: $why"
-	if [ "$2" -gt 0 ] && [ "$2" -le "$3" ] && [ "$3" -le "$4" ]; then pass "$1"; else fail "$1" "$why"; fi
-}
 # only_names FILE PROTO RE: every endpoint of PROTO in FILE matches RE (no garbage names).
 only_names() {
 	jq -r --arg p "$2" '.endpoints[] | select(.protocol == $p) | .endpoint' "$1" | grep -Ev "$3"

@@ -4,16 +4,19 @@
  * the response), and prints the median and the count: the client's own figures the L7 tests
  * compare galatop's with; then its CPU time (ns) and how often it was preempted (involuntary
  * context switches), which bound the time around the calls that galatop cannot see.
- * Usage: httpclient HOST PORT PATH N. Responses need Content-Length. */
+ * Usage: httpclient HOST PORT PATH N; HOST unix:SOCKET connects to a Unix-domain socket (PORT
+ * ignored). Responses need Content-Length. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -49,6 +52,8 @@ static int read_response(int fd, char *buf, size_t cap)
 int main(int argc, char **argv)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET };
+	struct sockaddr_un su = { .sun_family = AF_UNIX };
+	bool uds;
 	char req[512], buf[65536];
 	int fd, one = 1, n;
 	uint64_t *lat;
@@ -58,15 +63,21 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	lat = calloc((size_t)n, sizeof(*lat));
+	uds = !strncmp(argv[1], "unix:", 5);
 	sa.sin_port = htons((uint16_t)atoi(argv[2]));
 	inet_pton(AF_INET, argv[1], &sa.sin_addr);
-	fd = socket(AF_INET, SOCK_STREAM, 0);
-	if (!lat || fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+	snprintf(su.sun_path, sizeof(su.sun_path), "%s", argv[1] + (uds ? 5 : 0));
+	fd = socket(uds ? AF_UNIX : AF_INET, SOCK_STREAM, 0);
+	if (!lat || fd < 0 ||
+	    (uds ? connect(fd, (struct sockaddr *)&su, sizeof(su))
+		 : connect(fd, (struct sockaddr *)&sa, sizeof(sa)))) {
 		perror("httpclient");
 		return 1;
 	}
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", argv[3], argv[1]);
+	if (!uds)
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", argv[3],
+		 uds ? "localhost" : argv[1]);
 	for (int i = 0; i < n; i++) {
 		uint64_t t0 = now_ns();
 

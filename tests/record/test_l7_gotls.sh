@@ -1,0 +1,69 @@
+#!/bin/sh
+# galatop record --type l7 on Go's crypto/tls: an HTTPS server and client (tests/record/gotls,
+# net/http and crypto/tls, no OpenSSL) built here by Debian's go, with symbols and DWARF and
+# stripped of both (-ldflags "-s -w": the probes are found through .gopclntab, the fd offsets
+# from the built-in table). The client's requests (its own count and errors), and the server's
+# side of the same traffic, must be counted exactly, as TLS sessions (ssl = 1), the ciphertext
+# never parsed as plaintext, and the medians ordered as the clocks are read (server <= galatop's
+# client side <= the client's own). Needs root and BPF.
+. tests/lib.sh
+. tests/record/l7_lib.sh
+need_root_bpf l7_gotls || exit 0
+GO=/usr/bin/go
+[ -x $GO ] || { skip l7_gotls "Debian's golang-go is not installed (make deps)"; exit 0; }
+for c in jq openssl; do
+	command -v $c >/dev/null 2>&1 || { skip l7_gotls "$c is missing (make deps installs it)"; exit 0; }
+done
+mkdir -p "$TMP/src"
+cp tests/record/gotls/gotls.go "$TMP/src/"
+export HOME="$TMP" GOCACHE="$TMP/gocache" GOPATH="$TMP/gopath" GO111MODULE=off GOFLAGS=
+openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=localhost -days 1 \
+	-keyout "$TMP/key.pem" -out "$TMP/cert.pem" >/dev/null 2>&1
+N=2000
+port=18443
+for v in "full:" "strip:-s -w"; do
+	name=${v%%:*} ldflags=${v#*:}
+	B=$TMP/gotls_$name
+	if ! (cd "$TMP/src" && CGO_ENABLED=0 $GO build -ldflags "$ldflags" -o "$B" .) \
+		>"$TMP/build.err" 2>&1; then
+		fail "gotls_${name}_build" "$(head -3 "$TMP/build.err")"; continue
+	fi
+	if [ -n "$ldflags" ] && readelf -S "$B" | grep -Eq '\.symtab|\.debug_'; then
+		fail "gotls_${name}_build" "symbols or DWARF left"; continue
+	fi
+	port=$((port + 1))
+	"$B" server 127.0.0.1:$port "$TMP/cert.pem" "$TMP/key.pem" 2>"$TMP/server_$name.err" &
+	SRV=$!
+	PIDS="$PIDS $SRV"
+	if ! wait_for "$B" client 127.0.0.1:$port 1 /ok; then
+		fail "gotls_${name}_start" "$(head -3 "$TMP/server_$name.err")"; continue
+	fi
+	# The client: its own figures against galatop's; the server's side of the same requests
+	# at once.
+	rec_bg "$TMP/srv_$name.json" -p $SRV
+	"$GALATOP" record --type l7 -o "$TMP/cli_$name.json" -- "$B" client 127.0.0.1:$port $N \
+		/ok /missing >"$TMP/cli_$name.txt" 2>"$TMP/cli_$name.err"
+	rec_stop
+	c() { awk -v k="$1" '$1 == k { print $2 }' "$TMP/cli_$name.txt"; }
+	F=$TMP/cli_$name.json
+	eq "gotls_${name}_client_count" "$(ep "$F" http client '^GET /ok$' req_count)" $N "the client sent $N"
+	eq "gotls_${name}_client_all" "$(sess "$F" http client req_count)" "$(c requests)" "the client's count"
+	eq "gotls_${name}_client_errors" "$(sess "$F" http client err_4xx)" "$(c errors)" "the client's 404s"
+	eq "gotls_${name}_client_ssl" "$(jq -r '[.sessions[] | select(.protocol == "http")][0].ssl' "$F")" 1
+	eq "gotls_${name}_not_plain" "$(jq '[.sessions[] | select(.ssl == 0)] | length' "$F")" 0
+	# The medians in the order the clocks are read: the server's (its Read's return to its
+	# Write's start) inside galatop's client-side one (the client's Write's start to its
+	# Read's return) inside the client's own (its clock around the two calls). The client's
+	# own is higher by its work around the calls and by the part of each uprobe's trap outside
+	# galatop's clock readings: printed, as the share of the client's figure.
+	got=$(ep "$F" http client '^GET /ok$' latency_p50) want=$(c p50_ns)
+	echo "gotls_${name}_client_p50: galatop $got ns, the client's own $want ns:" \
+		"$(awk -v a="$got" -v b="$want" 'BEGIN { printf "%.1f%%", 100 * (b - a) / b }') lower"
+	p50_order "gotls_${name}_p50" "$(ep "$TMP/srv_$name.json" http server '^GET /ok$' latency_p50)" \
+		"$got" "$want"
+	F=$TMP/srv_$name.json
+	eq "gotls_${name}_server_count" "$(ep "$F" http server '^GET /ok$' req_count)" $N
+	eq "gotls_${name}_server_errors" "$(ep "$F" http server '^GET /missing$' err_4xx)" $N
+	eq "gotls_${name}_server_ssl" "$(jq -r '[.sessions[] | select(.protocol == "http")][0].ssl' "$F")" 1
+done
+if no_gt_progs; then pass l7_gotls_no_leftover_programs; else fail l7_gotls_no_leftover_programs; fi
