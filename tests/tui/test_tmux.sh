@@ -58,6 +58,10 @@ hues() { # NAME THEME TERM
 	wait_for "F1 Help" || return 1
 	# Row 7: epoll_wait, ngx_http_handler, processCommand, LFoo, PyEval_EvalFrame.
 	bgs $T 7 >"$TMP/$1.bg"
+	# q, not a hang-up: the sanitized build's leak check at exit once hung there (its tracer
+	# waiting on a thread that never stopped), leaving a view spinning behind the test.
+	tm send-keys -t $T q
+	sleep 0.3
 	tm kill-session -t $T
 }
 if hues hue256 default xterm-256color && hues flat colorblind xterm-256color; then
