@@ -81,6 +81,8 @@ struct agent {
 	void *sink_state[16];	/* each table sink's state while options are parsed */
 	struct agent_sink *sinks[16];
 	size_t nsinks;
+	struct agent_sink *rest_pyro; /* the Pyroscope sink a request's pyroscope_server asks for */
+	char rest_pyro_url[256];      /* its server (the sink's state borrows it) */
 	unsigned wants;		/* AGENT_WANTS_* of the sinks started */
 	struct agent_batch *cur; /* the period's batch, filled as requests come */
 	size_t req_cap;
@@ -636,6 +638,57 @@ static void sinks_stop(struct agent *a)
 			  (unsigned long long)c.failed, (unsigned long long)c.dropped);
 	}
 	a->nsinks = 0;
+	a->rest_pyro = NULL;
+}
+
+extern const struct agent_sink_ops agent_pyroscope_sink;
+
+/* Follows the flame graph request's pyroscope_server (gala-gopher's way to upload): a
+ * Pyroscope sink posts there while a stack type runs, beside any --pyroscope one. */
+static void pyroscope_follow(struct agent *a)
+{
+	const struct agent_sink_ops *ops = &agent_pyroscope_sink;
+	const char *want = (a->o.types & stack_type_probes()) ? a->o.pyroscope_server : "";
+	char err[512] = "";
+	void *st;
+
+	if (!strcmp(want, a->rest_pyro ? a->rest_pyro_url : ""))
+		return;
+	if (a->rest_pyro) {
+		size_t i = 0;
+
+		while (i < a->nsinks && a->sinks[i] != a->rest_pyro)
+			i++;
+		memmove(&a->sinks[i], &a->sinks[i + 1], (a->nsinks - i - 1) * sizeof(a->sinks[0]));
+		a->nsinks--;
+		agent_sink__stop(a->rest_pyro);
+		a->rest_pyro = NULL;
+		agent_log(AGENT_LOG_INFO, "pyroscope_server %s: no longer sent to", a->rest_pyro_url);
+	}
+	a->rest_pyro_url[0] = 0;
+	if (!want[0] || a->nsinks >= sizeof(a->sinks) / sizeof(a->sinks[0]))
+		return;
+	snprintf(a->rest_pyro_url, sizeof(a->rest_pyro_url), "%s", want);
+	st = ops->create();
+	if (!st || ops->option(st, "pyroscope", a->rest_pyro_url, err, sizeof(err)) ||
+	    ops->start(st, err, sizeof(err))) {
+		agent_log(AGENT_LOG_ERROR, "pyroscope_server %s: %s", a->rest_pyro_url,
+			  err[0] ? err : "out of memory");
+		ops->destroy(st);
+		a->rest_pyro_url[0] = 0;
+		return;
+	}
+	a->wants |= ops->wants(st);
+	a->rest_pyro = agent_sink__start(ops, st, err, sizeof(err));
+	if (!a->rest_pyro) {
+		agent_log(AGENT_LOG_ERROR, "pyroscope_server %s: %s", a->rest_pyro_url, err);
+		a->rest_pyro_url[0] = 0;
+		return;
+	}
+	a->sinks[a->nsinks++] = a->rest_pyro;
+	if (!a->cur) /* the period under way goes too */
+		a->cur = agent_batch__new();
+	agent_log(AGENT_LOG_INFO, "sending to pyroscope_server %s", a->rest_pyro_url);
 }
 
 size_t agent_sinks(struct agent *a, struct agent_sink ***out)
@@ -896,8 +949,8 @@ int agent_apply(struct agent *a, const struct record_opts *n, char *err, size_t 
 			return -EINVAL;
 		}
 		batch_begin(a);
-		return 0;
 	}
+	pyroscope_follow(a);
 	return 0;
 }
 
@@ -1139,6 +1192,7 @@ int cmd_agent(int argc, char **argv)
 		goto out;
 	}
 	batch_begin(a);
+	pyroscope_follow(a); /* a --config request's pyroscope_server */
 	agent_log(AGENT_LOG_INFO, "running (pid %d): period %gs", (int)getpid(), a->o.period);
 	next_period = a->start_mono + a->o.period;
 	next_second = a->start_mono + 1;

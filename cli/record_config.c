@@ -769,6 +769,16 @@ static int parse_flame_dir(struct cfg *c, json_t *v, const char *path, const str
 	return ret ? ret : copy_string(c, v, path, c->o->flame_dir, sizeof(c->o->flame_dir));
 }
 
+/* flamegraph: the agent posts each period's profiles to this Pyroscope (record ignores it). */
+static int parse_pyroscope_server(struct cfg *c, json_t *v, const char *path, const struct key *k)
+{
+	int ret = flame_only(c, path);
+
+	return ret ? ret
+		   : copy_string(c, v, path, c->o->pyroscope_server,
+				 sizeof(c->o->pyroscope_server));
+}
+
 /* sli: every report_period seconds an interval closes (and .prom files are rewritten);
  * flamegraph requests check it and ignore it. */
 static int parse_report_period(struct cfg *c, json_t *v, const char *path, const struct key *k)
@@ -831,9 +841,9 @@ static const struct key param_keys[] = {
 	{ .name = "svg_dir", .fn = parse_svg_dir },
 	{ .name = "flame_dir", .fn = parse_flame_dir },
 	{ .name = "native_stack", .fn = parse_native_stack, .min = 0, .max = 1 },
-	/* flamegraph parameters galatop checks and then ignores */
-	{ .name = "pyroscope_server", .fn = ignore_string },
+	{ .name = "pyroscope_server", .fn = parse_pyroscope_server },
 	{ .name = "report_period", .fn = parse_report_period, .min = 5, .max = 600 },
+	/* parameters galatop checks and then ignores */
 	{ .name = "res_lower_thr", .fn = ignore_int, .min = 0, .max = 100 },
 	{ .name = "res_upper_thr", .fn = ignore_int, .min = 0, .max = 100 },
 	{ .name = "report_event", .fn = ignore_int, .min = 0, .max = 1 },

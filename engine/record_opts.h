@@ -86,6 +86,7 @@ struct record_opts {
 	char out_dir[4096];	 /* --out-dir DIR (periodic mode, default ".") */
 	char svg_dir[4096];	 /* from --config svg_dir: SVGs go here (else out_dir) */
 	char flame_dir[4096];	 /* from --config flame_dir: folded files go here (else out_dir) */
+	char pyroscope_server[256]; /* from --config pyroscope_server: the agent posts there */
 	bool periodic_svg;	 /* periodic mode writes SVGs (default true) */
 	bool periodic_folded;	 /* periodic mode writes folded files (default true) */
 	char **command;		 /* -- CMD ARGS (NULL-terminated), or NULL */

@@ -227,6 +227,28 @@ for kind in down hung; do
 done
 grep -q "Couldn't connect" "$TMP/down.agent" && pass pyroscope_down_reason ||
 	fail pyroscope_down_reason "$(grep pyroscope "$TMP/down.agent" | tail -1)"
+
+# 5. gala-gopher's way: a REST request's pyroscope_server (no --pyroscope) starts posting the
+# flame graphs there; the family stopped, nothing more is posted.
+standin rest
+start_agent "$TMP/rest.agent" --metrics off --rest 127.0.0.1:0 --type oncpu -p "$BURN" --period 1
+R=http://127.0.0.1:$(sed -n 's/.*REST control on .*, port \([0-9]*\).*/\1/p' "$TMP/rest.agent")
+code=$(curl -s -o /dev/null -w '%{http_code}' -X PUT "$R/flamegraph" -d "json={\"cmd\": {\"probe\": [\"oncpu\"]}, \"params\": {\"pyroscope_server\": \"127.0.0.1:$PORT\"}, \"state\": \"running\"}")
+sleep 3.5
+n1=$(accepted "$TMP/rest.log")
+code2=$(curl -s -o /dev/null -w '%{http_code}' -X PUT "$R/flamegraph" -d 'json={"state": "stopped"}')
+sleep 1.5 # the period under way when the family stopped may still go
+n2=$(accepted "$TMP/rest.log")
+sleep 2.5
+n3=$(accepted "$TMP/rest.log")
+stop_agent
+kill "$SIPID"
+if [ "$code$code2" = 200200 ] && [ "$n1" -ge 2 ] && [ "$n3" = "$n2" ] && [ "$(refused "$TMP/rest.log")" = 0 ] &&
+	grep -q '"type": "cpu"' "$TMP/rest.log"; then
+	pass "pyroscope_server_from_rest ($n1 posts while running, none after the stop)"
+else
+	fail pyroscope_server_from_rest "PUT $code/$code2, $n1 posts, then $n2 -> $n3: $(grep -i pyroscope "$TMP/rest.agent" | tail -3)"
+fi
 check pyroscope_no_probe_left no_gt_progs
 kill "$BURN" 2>/dev/null
 wait 2>/dev/null
