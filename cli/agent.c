@@ -92,6 +92,8 @@ struct agent {
 	char hostname[256];
 	bool reloading;		/* parsing argv again on SIGHUP: agent options are ignored */
 	struct agent_totals carried; /* of the sessions closed, and the batches' drops */
+	struct l7_table *l7_before; /* the L7 rows of the sessions closed (NULL: none) */
+	struct sli *sli_before;	    /* SLI totals of a model gone, for the next one (NULL: none) */
 };
 
 /* How far behind now a batch takes thread intervals: their records may still wait in the ring
@@ -699,6 +701,29 @@ size_t agent_sinks(struct agent *a, struct agent_sink ***out)
 
 /* --- the session and its changes --------------------------------------------------------- */
 
+/* The SLI totals of the model about to go (the probes restart, or the SLI family stops), kept
+ * for the next model: /metrics counts since the agent started. */
+static void sli_carry_out(struct agent *a)
+{
+	if (!a->s.sli)
+		return;
+	if (!a->sli_before)
+		a->sli_before = sli__new();
+	if (!a->sli_before || sli__add_totals(a->sli_before, sli_collector__model(a->s.sli)))
+		agent_log(AGENT_LOG_WARNING, "out of memory: the SLI counters start again");
+}
+
+/* A new SLI model goes on from the totals kept. */
+static void sli_carry_in(struct agent *a)
+{
+	if (!a->s.sli || !a->sli_before)
+		return;
+	if (sli__add_totals(sli_collector__model(a->s.sli), a->sli_before))
+		agent_log(AGENT_LOG_WARNING, "out of memory: the SLI counters start again");
+	sli__free(a->sli_before);
+	a->sli_before = NULL;
+}
+
 /* Opens the session of a->o. 0, or 1 after reporting. */
 static int session_open(struct agent *a)
 {
@@ -709,6 +734,7 @@ static int session_open(struct agent *a)
 		return 1;
 	a->open = true;
 	a->carried.sessions++;
+	sli_carry_in(a);
 	session__start_command(&a->s);
 	trace_follow(a);
 	return 0;
@@ -769,6 +795,11 @@ static void totals_add(struct agent_totals *a, const struct agent_totals *b)
 	}
 }
 
+const struct l7_table *agent_l7_before(const struct agent *a)
+{
+	return a->l7_before;
+}
+
 void agent_totals(struct agent *a, struct agent_totals *t)
 {
 	struct agent_totals now;
@@ -787,8 +818,15 @@ static void session_close(struct agent *a)
 		return;
 	session_totals(a, &now);
 	totals_add(&a->carried, &now);
-	if (a->s.l7)
+	if (a->s.l7) {
+		/* /metrics counts since the agent started, across probe restarts. */
+		if (!a->l7_before)
+			a->l7_before = l7_table__new();
+		if (!a->l7_before || l7_table__merge(a->l7_before, l7_capture__table(a->s.l7)))
+			agent_log(AGENT_LOG_WARNING, "out of memory: the L7 counters start again");
 		l7_capture__set_trace(a->s.l7, NULL, NULL);
+	}
+	sli_carry_out(a);
 	session__close(&a->s, true);
 	a->open = false;
 	memset(&a->s, 0, sizeof(a->s));
@@ -829,8 +867,12 @@ static int family_set(struct agent *a, unsigned bit, bool sli, bool on, char *er
 	int r = 0;
 
 	if (sli) {
-		if (on)
-			return session__attach_sli(s, err, errlen);
+		if (on) {
+			r = session__attach_sli(s, err, errlen);
+			sli_carry_in(a);
+			return r;
+		}
+		sli_carry_out(a);
 		session__detach_sli(s);
 		return 0;
 	}
@@ -1244,6 +1286,8 @@ out:
 	sinks_free_unstarted(a);
 	sinks_stop(a);
 	agent_batch__put(a->cur);
+	l7_table__free(a->l7_before);
+	sli__free(a->sli_before);
 	agent_say(&a->msgs);
 	msg_list__free(&a->msgs);
 	free(a);

@@ -15,6 +15,7 @@
 #define AGENT_REST_ADDR "127.0.0.1:9999"    /* default --rest, gala-gopher's rest_server port */
 
 struct agent;
+struct l7_table;
 struct agent_sink;
 struct session;
 
@@ -50,6 +51,9 @@ size_t agent_sinks(struct agent *a, struct agent_sink ***out);
 const char *agent_hostname(const struct agent *a);
 /* When it started (UNIX seconds). */
 double agent_start_unix(const struct agent *a);
+/* The L7 rows of the probe sessions closed since the agent started (new targets or settings
+ * restart the probes), which /metrics adds to the open session's; NULL when none closed. */
+const struct l7_table *agent_l7_before(const struct agent *a);
 /* Sets record's periodic file switches from the directories o names: files are written only
  * when --out-dir, svg_dir or flame_dir says where. */
 void agent_files_default(struct record_opts *o);

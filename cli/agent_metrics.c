@@ -142,11 +142,24 @@ int agent_metrics_write(FILE *f, struct agent *a)
 	struct session *s = agent_session(a);
 	struct prom_label host = { "hostname", agent_hostname(a) };
 	struct prom_style st = { true, true, &host, 1 };
+	const struct l7_table *before = agent_l7_before(a);
+	const struct l7_table *now = s && s->l7 ? l7_capture__table(s->l7) : NULL;
+	double secs = clock_wall_s() - agent_start_unix(a);
 	int r = 0;
 
-	if (s && s->l7)
-		r = l7_prom_write_style(f, l7_capture__table(s->l7),
-					clock_wall_s() - agent_start_unix(a), &st);
+	if (before) {
+		/* Counters since the agent started: the sessions closed and the open one. */
+		struct l7_table *all = l7_table__new();
+
+		r = !all ? -ENOMEM : l7_table__merge(all, before);
+		if (!r && now)
+			r = l7_table__merge(all, now);
+		if (!r)
+			r = l7_prom_write_style(f, all, secs, &st);
+		l7_table__free(all);
+	} else if (now) {
+		r = l7_prom_write_style(f, now, secs, &st);
+	}
 	if (!r && s && s->sli)
 		r = sli_prom_write_style(f, sli_collector__model(s->sli), &st);
 	if (!r)

@@ -153,6 +153,27 @@ struct sli_group *sli__group(struct sli *s, const char *id, const char *name, en
 	return g;
 }
 
+int sli__add_totals(struct sli *dst, const struct sli *src)
+{
+	for (size_t i = 0; i < src->n; i++) {
+		const struct sli_group *sg = src->groups[i];
+		struct sli_group *g = sli__group(dst, sg->id, sg->name, sg->kind);
+
+		if (!g)
+			return -ENOMEM;
+		for (int k = 0; k < SLI_MAX; k++) {
+			g->ns[k] += sg->ns[k];
+			g->count[k] += sg->count[k];
+			if (hist_merge(&g->hist[k], &sg->hist[k]))
+				return -ENOMEM;
+		}
+	}
+	dst->have |= src->have;
+	if (src->start && (!dst->start || src->start < dst->start))
+		dst->start = src->start;
+	return 0;
+}
+
 int sli__set_notes(struct sli *s, const char *notes)
 {
 	char *n = notes ? clean_dup(notes) : NULL;

@@ -103,6 +103,9 @@ struct sli_group *sli__group(struct sli *s, const char *id, const char *name, en
 struct sli_group *sli__find(const struct sli *s, const char *id);
 /* The hook of SLI k in s: sli_hook(k), but for mem_swapin the source the notes name. */
 const char *sli__hook(const struct sli *s, enum sli_kind k);
+/* Adds src's totals (delays, counts, histograms per group; groups created as needed) to dst's,
+ * so that a series that replaces another goes on from it. 0 or -ENOMEM. */
+int sli__add_totals(struct sli *dst, const struct sli *src);
 /* Sets the coverage notes (copied; NULL clears). 0 or -ENOMEM. */
 int sli__set_notes(struct sli *s, const char *notes);
 

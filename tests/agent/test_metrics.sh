@@ -38,8 +38,8 @@ wait_until 100 redis-cli -p $RPORT ping >/dev/null 2>&1 || { fail agent_metrics 
 mkfifo "$TMP/gate"
 sh -c "read x <'$TMP/gate'; exec '$TOOLS/burn' 60" >/dev/null &
 BURN=$!
-"$GALATOP" agent --type l7,oncpu -F 99 -p "$REDIS,$BURN" --period 2 --metrics 127.0.0.1:0 \
-	--rest off 2>"$TMP/agent.log" &
+"$GALATOP" agent --type l7,oncpu,sli -F 99 -p "$REDIS,$BURN" --period 2 --metrics 127.0.0.1:0 \
+	--rest 127.0.0.1:0 2>"$TMP/agent.log" &
 AGENT=$!
 if ! wait_until 600 grep -qs 'running (pid' "$TMP/agent.log"; then
 	fail agent_metrics "the agent did not start: $(tail -3 "$TMP/agent.log")"
@@ -133,6 +133,23 @@ sleep 2.5
 s2=$(agent_val galatop_l7_endpoint_req_count_total '"SET')
 [ "$s1" = 3000 ] && [ "$s2" = 3000 ] && pass agent_metrics_cumulative ||
 	fail agent_metrics_cumulative "SET $s1 then $s2 across a period"
+# ... also across a restart of the probes (new L7 settings through the REST control): the
+# counts go on from where they were, and new requests add to them.
+W='galatop_sli_cpu_wait_seconds_count'
+w1=$(agent_val $W 'group="host"')
+R=127.0.0.1:$(sed -n 's/.*REST control on .*, port \([0-9]*\).*/\1/p' "$TMP/agent.log")
+rc=$(curl -s -o /dev/null -w '%{http_code}' -X PUT "http://$R/l7" \
+	-d 'json={"params": {"l7_protocol": ["redis"]}, "state": "running"}')
+wait_until 300 grep -qs 'the probes restart' "$TMP/agent.log"
+sleep 1
+redis-benchmark -p $RPORT -n 500 -c 1 -t set -P 1 -q >/dev/null 2>&1
+sleep 1
+s3=$(agent_val galatop_l7_endpoint_req_count_total '"SET')
+[ "$rc" = 200 ] && [ "$s3" = 3500 ] && pass agent_metrics_cumulative_across_restart ||
+	fail agent_metrics_cumulative_across_restart "PUT $rc; SET $s3 after 3000 + 500 across the restart"
+w2=$(agent_val $W 'group="host"')
+[ "${w1:-0}" -gt 0 ] && [ "${w2:-0}" -ge "$w1" ] && pass agent_metrics_sli_across_restart ||
+	fail agent_metrics_sli_across_restart "host cpu_wait delays $w1 before the restart, $w2 after"
 code=$(curl -s -o /dev/null -w '%{http_code}' "http://$M/nope")
 code2=$(curl -s -o /dev/null -w '%{http_code}' -X PUT "http://$M/metrics")
 [ "$code" = 404 ] && [ "$code2" = 405 ] && pass agent_metrics_404_405 || fail agent_metrics_404_405 "$code $code2"
