@@ -50,6 +50,14 @@ git clone -q --bare "$src" "$root/tmp/galatop.git"
 # The shared test fixtures sit next to the clone, as in the developers' layout (../shared).
 [ -d "$src/../shared" ] && cp -rL "$src/../shared" "$root/root/shared"
 chroot "$root" sh -c "git clone -q /tmp/galatop.git /root/galatop && cd /root/galatop && git checkout -q $rev"
+# The workplace's own certificate authorities (an egress proxy's, in
+# /usr/local/share/ca-certificates), which every machine of it trusts: npm reaches its registry
+# through them. They are the machine's, not the project's set-up.
+extra=""
+if ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1; then
+	cat /usr/local/share/ca-certificates/*.crt >"$root/root/workplace-ca.crt"
+	extra="NODE_EXTRA_CA_CERTS=/root/workplace-ca.crt"
+fi
 echo "fresh_root: CI=true bash .ci/run at $rev"
-chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TERM=xterm CI=true \
+chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TERM=xterm CI=true $extra \
 	bash -c 'cd /root/galatop && bash .ci/run'
