@@ -198,8 +198,14 @@ TEST_CASE(one_probe_set_per_file_across_roots)
 	f = file_named(p);
 	CHECK(f && f->pid == rooted.pid && f->attached == 2 && f->failed == 1 && f->err == 0);
 	snprintf(p, sizeof(p), "%s/ns/libssl.so.3", dir);
-	f = file_named(p);
-	CHECK(f && f->pid == ns.pid && !strcmp(f->path, p) && f->attached == 2 && f->err == 0);
+	f = file_named("/ns/libssl.so.3");
+	if (f)
+		printf("  the copy in the other mount namespace: %s (pid %d, %u probes, err %d)\n",
+		       f->path, f->pid, f->attached, f->err);
+	/* Its path as the kernel gives it to galatop: ours, or, when galatop itself runs in a
+	 * chroot (tests/fresh_root.sh), the one from the machine's root, which ends with ours. */
+	CHECK(f && f->pid == ns.pid && strlen(f->path) >= strlen(p) &&
+	      !strcmp(f->path + strlen(f->path) - strlen(p), p) && f->attached == 2 && f->err == 0);
 	/* The libc has none of the symbols: an error as a value, no probe. */
 	f = file_named("libc.so.6");
 	CHECK(f && f->attached == 0 && f->failed == 3 && f->err < 0);
