@@ -414,8 +414,10 @@ static int decode(struct h2_dir *d, struct fields *f)
 
 		if (rv < 0 || (size_t)rv > n)
 			break;
-		in += rv;
-		n -= (size_t)rv;
+		if (rv) { /* in may be NULL with nothing left */
+			in += rv;
+			n -= (size_t)rv;
+		}
 		if (fl & NGHTTP2_HD_INFLATE_EMIT)
 			field(f, &nv);
 		if (fl & NGHTTP2_HD_INFLATE_FINAL) {

@@ -124,6 +124,13 @@ static void rd_skip(struct rd *r, int64_t k)
 		r->off += (size_t)k;
 }
 
+/* Skips count elements of size bytes (a count past what is left ends the read). */
+static void rd_skip_each(struct rd *r, int64_t count, int64_t size)
+{
+	if (count > 0)
+		rd_skip(r, count > INT64_MAX / size ? INT64_MAX : count * size);
+}
+
 /* A string's (or bytes') length: compact (unsigned varint, length + 1) in flexible versions,
  * int16 (int32 for bytes) otherwise; -1 for null. */
 static int64_t rd_len(struct rd *r, bool flex, int k)
@@ -468,7 +475,7 @@ static void metadata_response(struct rd *r, struct kafka_state *st, int ver, boo
 		for (int64_t k = 0; k < np && !r->end; k++) {
 			rd_skip(r, 2 + 4 + 4 + 4); /* error_code, index, leader_id, leader_epoch */
 			for (int a = 0; a < 3; a++)  /* replica, isr, offline replica node ids */
-				rd_skip(r, 4 * rd_count(r, flex));
+				rd_skip_each(r, rd_count(r, flex), 4);
 			if (flex)
 				rd_tags(r);
 		}
