@@ -128,7 +128,9 @@ else fail leak_sampled_churn "churn_alloc holds $churn bytes of $total"; fi
 # --- The same totals as heaptrack's ----------------------------------------------------------
 if command -v heaptrack >/dev/null 2>&1 && command -v heaptrack_print >/dev/null 2>&1; then
 	heaptrack -o "$TMP/ht" "$TOOLS/leaky" 1 >"$TMP/ht.out" 2>&1
-	heaptrack_print -f "$TMP/ht.zst" -F "$TMP/ht.folded" --flamegraph-cost-type leaked \
+	# heaptrack compresses with zstd when it finds it, else gzip.
+	for ht in "$TMP/ht.zst" "$TMP/ht.gz"; do [ -f "$ht" ] && break; done
+	heaptrack_print -f "$ht" -F "$TMP/ht.folded" --flamegraph-cost-type leaked \
 		>/dev/null 2>&1
 	# heaptrack's lines end "leaf (file.c); BYTES": the leaf's name without the file.
 	sed 's/ ([^)]*)//g; s/; \([0-9]*\)$/ \1/' "$TMP/ht.folded" >"$TMP/ht.clean"
