@@ -13,7 +13,7 @@
 need_root_bpf leak || exit 0
 [ -x "$TOOLS/leaky" ] || { fail leak "test workloads not built (make tools)"; exit 0; }
 PIDS=""
-trap 'kill $PIDS 2>/dev/null; wait; rm -rf "$TMP"' EXIT INT TERM
+trap 'kill $PIDS 2>/dev/null; wait; tmux -L "$SOCK" kill-server 2>/dev/null; rm -rf "$TMP"' EXIT INT TERM
 
 # by_leaf FOLDED: "LEAF BYTES" per leaf frame (the function that called the allocator).
 by_leaf() {
