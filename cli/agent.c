@@ -582,10 +582,33 @@ static int sinks_create(struct agent *a)
 	return 0;
 }
 
+/* Starts sink state st of ops (taken: freed on failure) and adds it to a's sinks, named what
+ * in the logs. The sink, or NULL after reporting. */
+static struct agent_sink *sink_launch(struct agent *a, const struct agent_sink_ops *ops, void *st,
+				      const char *what)
+{
+	struct agent_sink *sk;
+	char err[512] = "";
+
+	if (ops->start(st, err, sizeof(err))) {
+		agent_log(AGENT_LOG_ERROR, "%s: %s", what, err);
+		ops->destroy(st);
+		return NULL;
+	}
+	a->wants |= ops->wants(st);
+	sk = agent_sink__start(ops, st, err, sizeof(err));
+	if (!sk) {
+		agent_log(AGENT_LOG_ERROR, "%s: %s", what, err);
+		return NULL;
+	}
+	agent_log(AGENT_LOG_INFO, "sending to %s", what);
+	a->sinks[a->nsinks++] = sk;
+	return sk;
+}
+
 /* Starts the sinks whose options asked for them, frees the others. 0, or 1 after reporting. */
 static int sinks_start(struct agent *a)
 {
-	char err[512];
 	int ret = 0;
 
 	for (size_t i = 0; i < agent_sink_count; i++) {
@@ -593,26 +616,10 @@ static int sinks_start(struct agent *a)
 		void *st = a->sink_state[i];
 
 		a->sink_state[i] = NULL;
-		if (ret || !ops->enabled(st)) {
+		if (ret || !ops->enabled(st))
 			ops->destroy(st);
-			continue;
-		}
-		err[0] = 0;
-		if (ops->start(st, err, sizeof(err))) {
-			agent_log(AGENT_LOG_ERROR, "%s: %s", ops->name, err);
-			ops->destroy(st);
+		else if (!sink_launch(a, ops, st, ops->name))
 			ret = 1;
-			continue;
-		}
-		a->wants |= ops->wants(st);
-		a->sinks[a->nsinks] = agent_sink__start(ops, st, err, sizeof(err));
-		if (!a->sinks[a->nsinks]) {
-			agent_log(AGENT_LOG_ERROR, "%s", err);
-			ret = 1;
-			continue;
-		}
-		agent_log(AGENT_LOG_INFO, "sending to %s", ops->name);
-		a->nsinks++;
 	}
 	return ret;
 }
@@ -651,7 +658,7 @@ static void pyroscope_follow(struct agent *a)
 {
 	const struct agent_sink_ops *ops = &agent_pyroscope_sink;
 	const char *want = (a->o.types & stack_type_probes()) ? a->o.pyroscope_server : "";
-	char err[512] = "";
+	char err[512] = "", what[300];
 	void *st;
 
 	if (!strcmp(want, a->rest_pyro ? a->rest_pyro_url : ""))
@@ -671,26 +678,21 @@ static void pyroscope_follow(struct agent *a)
 	if (!want[0] || a->nsinks >= sizeof(a->sinks) / sizeof(a->sinks[0]))
 		return;
 	snprintf(a->rest_pyro_url, sizeof(a->rest_pyro_url), "%s", want);
+	snprintf(what, sizeof(what), "pyroscope_server %s", a->rest_pyro_url);
 	st = ops->create();
-	if (!st || ops->option(st, "pyroscope", a->rest_pyro_url, err, sizeof(err)) ||
-	    ops->start(st, err, sizeof(err))) {
-		agent_log(AGENT_LOG_ERROR, "pyroscope_server %s: %s", a->rest_pyro_url,
-			  err[0] ? err : "out of memory");
+	if (!st || ops->option(st, "pyroscope", a->rest_pyro_url, err, sizeof(err))) {
+		agent_log(AGENT_LOG_ERROR, "%s: %s", what, err[0] ? err : "out of memory");
 		ops->destroy(st);
 		a->rest_pyro_url[0] = 0;
 		return;
 	}
-	a->wants |= ops->wants(st);
-	a->rest_pyro = agent_sink__start(ops, st, err, sizeof(err));
+	a->rest_pyro = sink_launch(a, ops, st, what);
 	if (!a->rest_pyro) {
-		agent_log(AGENT_LOG_ERROR, "pyroscope_server %s: %s", a->rest_pyro_url, err);
 		a->rest_pyro_url[0] = 0;
 		return;
 	}
-	a->sinks[a->nsinks++] = a->rest_pyro;
 	if (!a->cur) /* the period under way goes too */
 		a->cur = agent_batch__new();
-	agent_log(AGENT_LOG_INFO, "sending to pyroscope_server %s", a->rest_pyro_url);
 }
 
 size_t agent_sinks(struct agent *a, struct agent_sink ***out)
