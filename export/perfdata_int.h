@@ -127,6 +127,12 @@ struct pd_sym {
 	bool known;
 };
 
+/* A kernel address of the samples, named ahead of the replay. */
+struct pd_kaddr {
+	uint64_t hash; /* 0: a free slot */
+	uint64_t addr;
+};
+
 /* A sample seen before: the same event, process image, comm and call chain collapse to the
  * same stack, which is passed on again without naming or parsing anything. */
 struct pd_seen {
@@ -185,6 +191,9 @@ struct pd {
 	char *key;   /* the key being built */
 	size_t klen, kcap;
 	bool passed; /* the parser passed the sample on (else the filter dropped it) */
+	bool kprefetch; /* kernel frames named ahead from perf's copy of kallsyms */
+	struct pd_kaddr *kset; /* the samples' kernel addresses */
+	size_t nkset, kset_cap;
 	size_t passed_at, passed_len; /* its stack, in the arena */
 };
 
@@ -254,7 +263,9 @@ int pd_unwind_user(struct pd *pd, const struct pd_attr *a, const struct pd_sampl
 const char *pd_comm_of(struct pd *pd, int tid);
 /* Appends the sample header line perf script prints for s. */
 int pd_put_header(struct pd *pd, const struct pd_attr *a, const struct pd_sample *s);
-/* Chooses the kallsyms of the recorded kernel and starts reading it. 0 or -ENOMEM. */
+/* Chooses the kallsyms of the recorded kernel: perf's copy of it is then read once the
+ * samples' kernel addresses are known (pd->kprefetch), the running kernel's is read now on a
+ * thread. 0 or -ENOMEM. */
 int pd_choose_kallsyms(struct pd *pd);
 
 #endif

@@ -535,13 +535,16 @@ static size_t running_kernel_bid(unsigned char *id)
 }
 
 /* Names kernel frames from the recorded kernel: perf's copy of its kallsyms, taken when the
- * recording ended (a file: read in a few ms, where /proc/kallsyms costs 100+ ms of kernel
- * time, and it has the modules loaded then), else the running kernel's when the build-ids
- * agree (or nothing says). Starts reading it on a thread while the records are listed. */
+ * recording ended (a file with the modules loaded then; read in one pass for the samples'
+ * addresses only, once they are listed), else the running kernel's when the build-ids agree
+ * (or nothing says): /proc/kallsyms costs 100+ ms of kernel time, so its reading starts now on
+ * a thread, while the records are listed. */
 int pd_choose_kallsyms(struct pd *pd)
 {
 	const struct pd_bid *b = bid_find(pd, "[kernel.kallsyms]");
 	char dir[PATH_MAX], path[PATH_MAX + 128];
+	unsigned char run[20];
+	size_t rlen;
 	int n, err;
 
 	err = b ? 0 : sym_cache__kernel_preload(pd->sc);
@@ -555,14 +558,12 @@ int pd_choose_kallsyms(struct pd *pd)
 		return 0;
 	strcat(path, "/kallsyms");
 	if (!access(path, R_OK)) {
-		err = sym_cache__set_kallsyms_path(pd->sc, path);
-	} else {
-		unsigned char run[20];
-		size_t rlen = running_kernel_bid(run);
-
-		if (rlen && (rlen != b->len || memcmp(run, b->id, rlen)))
-			pd->st.other_kernel = true;
+		pd->kprefetch = true;
+		return sym_cache__set_kallsyms_path(pd->sc, path);
 	}
+	rlen = running_kernel_bid(run);
+	if (rlen && (rlen != b->len || memcmp(run, b->id, rlen)))
+		pd->st.other_kernel = true;
 	if (!err)
 		err = sym_cache__kernel_preload(pd->sc);
 	return err == -ENOMEM ? err : 0;
