@@ -310,9 +310,12 @@ int pd_table_room(void *tab, size_t *cap, size_t n, size_t esize, size_t first)
 
 	if (n * 2 < *cap)
 		return 0;
-	new = calloc(ncap, esize);
+	/* written whole now: calloc's fresh pages would each fault twice, on the first read
+	 * (the zero page) and the first write */
+	new = ncap <= SIZE_MAX / esize ? malloc(ncap * esize) : NULL;
 	if (!new)
 		return -ENOMEM;
+	memset(new, 0, ncap * esize);
 	memcpy(&old, tab, sizeof(old));
 	for (size_t j = 0; j < *cap; j++) {
 		uint64_t h;
@@ -921,6 +924,7 @@ out:
 	free(pd.ids);
 	free(pd.recs);
 	free(pd.syms);
+	free(pd.sym_slots);
 	free(pd.text);
 	free(pd.seen);
 	free(pd.arena);

@@ -116,15 +116,21 @@ struct pd_proc {
 	uint32_t gen; /* bumped when its mappings change: cached names are then stale */
 };
 
-/* One named address: the strings belong to the symbol cache. */
+/* One named address, as perf script prints it: the strings belong to the symbol cache. */
 struct pd_sym {
-	uint64_t hash;		/* of (pid_gen, addr), never 0; 0: a free slot */
-	uint64_t pid_gen, addr; /* pids are stored + 1 */
 	const char *name, *module;
 	uint32_t name_len, module_len;
 	uint64_t pc; /* what perf prints: map-relative for files, the address otherwise */
 	uint64_t off;
 	bool known;
+};
+
+/* A slot of the table of named addresses: (pid_gen, addr) -> pd->syms[idx]. Small, so that
+ * the table of a busy machine's capture (tens of thousands of addresses) stays in cache. */
+struct pd_sym_slot {
+	uint64_t hash;		/* of (pid_gen, addr), never 0; 0: a free slot */
+	uint64_t pid_gen, addr; /* pids are stored + 2, the kernel has the top bit */
+	uint64_t idx;
 };
 
 /* A kernel address of the samples, named ahead of the replay. */
@@ -166,6 +172,8 @@ struct pd {
 	struct hmap *comms; /* tid -> malloc'ed comm */
 	struct hmap *procs; /* pid -> struct pd_proc */
 	struct hmap *files; /* host path -> resolved path (or "" for none) */
+	struct pd_sym_slot *sym_slots;
+	size_t nsym_slots, sym_slots_cap;
 	struct pd_sym *syms;
 	size_t nsyms, syms_cap;
 
