@@ -8,6 +8,10 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "symbols/kallsyms.h"
 #include "symbols/proc_maps.h"
 #include "symbols/symbols.h"
 #include "symbols/symtab.h"
@@ -335,19 +339,61 @@ TEST_CASE(kernel_prefetch_synthetic)
 	unlink(path);
 }
 
-/* Addresses over the live kallsyms: each text symbol's start, inside it and just before it,
- * and some far from any. */
+/* A kallsyms that is not a regular file (/proc/kallsyms is read, not mapped): a FIFO. */
+TEST_CASE(kernel_resolve_fifo)
+{
+	char dir[] = "/tmp/galatop-ksyms-fifo.XXXXXX", path[64];
+	uint64_t addrs[] = { 0xffffffff81000010, 0xffffffff81001000, 0xffffffffc0000004 };
+	struct kallsyms_hit hits[3];
+	char *arena = NULL;
+	pid_t child;
+	int status;
+
+	CHECK(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	CHECK(!mkfifo(path, 0600));
+	child = fork();
+	if (child == 0) {
+		FILE *f = fopen(path, "w");
+
+		if (f)
+			fputs("ffffffff81000000 T first\nffffffff81001000 t second\n"
+			      "ffffffffc0000000 t mod_fn\t[mod]", f);
+		_exit(f && !fclose(f) ? 0 : 1);
+	}
+	CHECK(child > 0);
+	CHECK(!kallsyms__resolve(path, addrs, 3, hits, &arena));
+	CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) && !WEXITSTATUS(status));
+	CHECK(hits[0].name && !strcmp(hits[0].name, "first") && hits[0].off == 0x10);
+	CHECK(hits[1].name && !strcmp(hits[1].name, "second") && hits[1].off == 0);
+	CHECK(hits[2].name && !strcmp(hits[2].name, "mod_fn") && hits[2].off == 4);
+	CHECK(hits[2].module && !strcmp(hits[2].module, "[mod]"));
+	CHECK_STR(hits[0].module, "[kernel.kallsyms]");
+	free(arena);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* Addresses over the live kallsyms (a copy: BPF programs come and go between two reads of
+ * /proc/kallsyms): each text symbol's start, inside it and just before it, and some far from
+ * any. */
 TEST_CASE(kernel_prefetch_live)
 {
-	FILE *f = fopen("/proc/kallsyms", "r");
+	FILE *f = fopen("/proc/kallsyms", "r"), *copy;
+	char path[] = "/tmp/galatop-ksyms-live.XXXXXX";
+	int fd = mkstemp(path);
 	uint64_t *addrs = NULL;
 	size_t n = 0, cap = 0, line = 0;
 	char buf[512];
 
-	CHECK(f);
-	if (!f)
-		return;
-	while (fgets(buf, sizeof(buf), f)) {
+	copy = fd >= 0 ? fdopen(fd, "w+") : NULL;
+	CHECK(f && copy);
+	if (!f || !copy)
+		goto out;
+	while (fgets(buf, sizeof(buf), f))
+		fputs(buf, copy);
+	rewind(copy);
+	while (fgets(buf, sizeof(buf), copy)) {
 		unsigned long long a;
 		char t;
 
@@ -364,10 +410,18 @@ TEST_CASE(kernel_prefetch_live)
 		addrs[n++] = a - 1;
 		addrs[n++] = a + (1u << 20) * (line % 3);
 	}
-	fclose(f);
+	fflush(copy);
 	CHECK(addrs && n > 1000);
 	if (addrs)
-		check_prefetch_same(NULL, addrs, n);
+		check_prefetch_same(path, addrs, n);
+out:
+	if (f)
+		fclose(f);
+	if (copy)
+		fclose(copy);
+	else if (fd >= 0)
+		close(fd);
+	unlink(path);
 	free(addrs);
 }
 
@@ -418,6 +472,7 @@ int main(void)
 	RUN(kernel_synthetic_file);
 	RUN(kernel_hidden_addresses);
 	RUN(kernel_prefetch_synthetic);
+	RUN(kernel_resolve_fifo);
 	RUN(symtab_sizes_and_aliases);
 	RUN(symtab_sort_any_order);
 	RUN(kernel_file_last_line);
