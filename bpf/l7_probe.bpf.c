@@ -241,17 +241,25 @@ static __always_inline void emit_close(__u32 tgid, int fd, const struct conn *c)
 }
 
 /* Reports the peer of a Unix-domain connection: the path the two sides meet at (the peer's
- * bound address, else the socket's own: a client's peer is the accepted socket, which carries
- * the listener's path) and the peer's pid as SO_PEERCRED has it. */
-static __always_inline void emit_peer(__u32 tgid, int fd, const struct conn *c)
+ * bound address; else the path the call at hand sends to, uaddr, a user sockaddr, when it
+ * names one: an unconnected datagram client; else the socket's own: a client's peer is the
+ * accepted socket, which carries the listener's path) and the peer's pid as SO_PEERCRED has
+ * it. */
+static __always_inline void emit_peer(__u32 tgid, int fd, const struct conn *c, __u64 uaddr)
 {
 	struct sock *sk = (struct sock *)c->sk;
 	struct unix_address *ua = unix_addr(BPF_CORE_READ((struct unix_sock *)sk, peer));
 	struct l7_event *e;
 	struct pid *pp;
+	__u8 to[3] = {};
 	int len;
 
-	if (!ua)
+	/* A path (not an abstract name, whose length only the call's addrlen says): user
+	 * space ends it at its NUL. */
+	if (ua || !uaddr || bpf_probe_read_user(to, sizeof(to), (const void *)uaddr) ||
+	    (to[0] | to[1] << 8) != GT_AF_UNIX || !to[2])
+		uaddr = 0;
+	if (!ua && !uaddr)
 		ua = unix_addr(sk);
 	e = conn_record(L7_EV_PEER, tgid, fd, c, L7_UNIX_PATH_MAX);
 	if (!e)
@@ -260,6 +268,13 @@ static __always_inline void emit_peer(__u32 tgid, int fd, const struct conn *c)
 	pp = BPF_CORE_READ(sk, sk_peer_pid);
 	if (pp)
 		e->peer_pid = BPF_CORE_READ(pp, numbers[0].nr);
+	if (uaddr) {
+		e->cap = bpf_probe_read_user(e + 1, L7_UNIX_PATH_MAX, (const void *)(uaddr + 2))
+				 ? 0
+				 : L7_UNIX_PATH_MAX;
+		bpf_ringbuf_submit(e, 0);
+		return;
+	}
 	len = ua ? BPF_CORE_READ(ua, len) - (int)sizeof(__u16) : 0;
 	if (len < 0)
 		len = 0;
@@ -301,12 +316,18 @@ static __always_inline struct conn *conn_get(__u32 tgid, int fd, struct sock *sk
 	} else if (family == GT_AF_UNIX) {
 		/* No addresses: the path and the peer's pid go in an L7_EV_PEER record. An
 		 * accepted socket carries its listener's path, a client's has none: that is the
-		 * role (no TCP state tells it). No close either: the entry ends when the fd
-		 * holds another socket, or idle (user space). */
+		 * role (no TCP state tells it). A datagram client needs an address of its own
+		 * for the answers: one connected to a bound socket is a client, the others
+		 * (unconnected, or a socketpair) are left to the first message's kind. No close
+		 * either: the entry ends when the fd holds another socket, or idle (user space). */
 		n.af_unix = 1;
 		n.role = unix_addr(sk) ? L7_KROLE_SERVER : L7_KROLE_CLIENT;
 		n.state = CONN_UNDECIDED;
 		n.udp = BPF_CORE_READ(sk, sk_type) == GT_SOCK_DGRAM;
+		if (n.udp)
+			n.role = unix_addr(BPF_CORE_READ((struct unix_sock *)sk, peer))
+					 ? L7_KROLE_CLIENT
+					 : L7_KROLE_UNKNOWN;
 	} else {
 		n.state = CONN_IGNORED;
 	}
@@ -398,14 +419,15 @@ static __always_inline bool h2_start(const __u8 *d, __u32 cap, __u64 len)
 
 /* The protocol the first bytes of a message look like (L7_KPROTO_*), 0 if none, 0xff for a
  * TLS record (ciphertext: never parsed). A loose first filter so that unrelated traffic is
- * not copied; user space confirms with the parsers' l7_infer. */
-static __always_inline __u8 kinfer(const __u8 *d, __u32 cap, __u64 len, bool udp)
+ * not copied; user space confirms with the parsers' l7_infer. An inet datagram carries DNS
+ * only; a Unix-domain one (uds) any protocol, a message per datagram, DNS after the others. */
+static __always_inline __u8 kinfer(const __u8 *d, __u32 cap, __u64 len, bool udp, bool uds)
 {
 	__u32 mlen;
 
 	if (cap < 12)
 		return 0;
-	if (udp)
+	if (udp && !uds)
 		return dns_header(d) ? L7_KPROTO_DNS : 0;
 	if (d[0] == 0x16 && d[1] == 3 && d[2] <= 4)
 		return 0xff;
@@ -471,7 +493,7 @@ static __always_inline __u8 kinfer(const __u8 *d, __u32 cap, __u64 len, bool udp
 	}
 	if (h2_start(d, cap, len))
 		return L7_KPROTO_HTTP2;
-	return 0;
+	return udp && dns_header(d) ? L7_KPROTO_DNS : 0;
 }
 
 static __always_inline struct l7_scratch *scratch(void)
@@ -631,7 +653,7 @@ static __always_inline void emit_data(void *ctx, __u64 start_ns, __u64 end_ns, _
 	if (c->state == CONN_UNDECIDED) {
 		if (kind == K_SENDFILE)
 			return;
-		guess = kinfer(s->data, got, len, c->udp);
+		guess = kinfer(s->data, got, len, c->udp, c->af_unix);
 		if (guess == 0xff) {
 			c->state = CONN_IGNORED;
 		} else if (guess && (proto_mask & (1u << guess))) {
@@ -646,7 +668,7 @@ static __always_inline void emit_data(void *ctx, __u64 start_ns, __u64 end_ns, _
 			return;
 		}
 		if (c->af_unix)
-			emit_peer(tgid, fd, c);
+			emit_peer(tgid, fd, c, dir == 0 && c->udp ? uaddr : 0);
 	} else if (c->state != CONN_TRACED) {
 		if (cnt)
 			cnt->skipped++;
