@@ -12,7 +12,6 @@
 
 #include "kallsyms.h"
 #include "symtab.h"
-#include "util/file.h"
 #include "util/grow.h"
 #include "util/word.h"
 
@@ -222,7 +221,6 @@ static long parse_block(const char *buf, size_t len, line_fn fn, void *arg, size
 }
 
 #define READ_BLOCK (256 * 1024)
-#define KSYMS_TEXT_MAX (1ul << 30) /* kallsyms read whole: 5 MB on a distribution kernel */
 
 /* Calls fn for each text symbol of text[0..len), whole in memory, as parse_block does; a last
  * line without a newline is parsed from a copy, left in *tail (the caller frees it after the
@@ -267,10 +265,12 @@ static int load_mapped(struct kallsyms *ks, int fd, size_t size, size_t *nonzero
 	return err;
 }
 
-/* Reads fd to its end, parsing as it goes (/proc/kallsyms, whose size is unknown and which
- * gives at most a page per read): whole lines straight from the buffer, which grows for a
- * line longer than itself. */
-static int load_read(struct kallsyms *ks, int fd, size_t *nonzero)
+/* Reads fd to its end, calling fn for each text symbol as parse_block does, block by block
+ * (/proc/kallsyms, whose size is unknown and which gives at most a page per read): whole lines
+ * straight from the buffer, which grows for a line longer than itself. keep(arg), when not
+ * NULL, is called after each block's lines, before the buffer is reused: what fn was given
+ * stays valid until then. 0, -errno of read(), or fn's or keep's error (-ENOMEM). */
+static int load_read(int fd, line_fn fn, int (*keep)(void *arg), void *arg, size_t *nonzero)
 {
 	size_t cap = READ_BLOCK, fill = 0;
 	char *buf = malloc(cap);
@@ -307,9 +307,11 @@ static int load_read(struct kallsyms *ks, int fd, size_t *nonzero)
 			if (cap - fill >= 4096)
 				continue; /* fill the buffer before parsing it */
 		}
-		used = parse_block(buf, fill, add_line, ks, nonzero);
-		if (used < 0) {
-			err = (int)used;
+		used = parse_block(buf, fill, fn, arg, nonzero);
+		if (used >= 0 && keep)
+			err = keep(arg);
+		if (used < 0 || err) {
+			err = err ? err : (int)used;
 			break;
 		}
 		memmove(buf, buf + used, fill - (size_t)used);
@@ -341,7 +343,7 @@ int kallsyms__load(const char *path, struct kallsyms **out)
 	    (uint64_t)st.st_size < SIZE_MAX / 2)
 		err = load_mapped(ks, fd, (size_t)st.st_size, &nonzero);
 	else
-		err = load_read(ks, fd, &nonzero);
+		err = load_read(fd, add_line, NULL, ks, &nonzero);
 	if (err)
 		goto cleanup;
 	if (!nonzero) {
@@ -389,9 +391,10 @@ size_t kallsyms__mem(const struct kallsyms *ks)
 struct ksym_best {
 	uint64_t start;
 	uint64_t prio; /* as add_line ranks aliases: the core kernel's, then the last listed */
-	const char *name, *mod;
+	const char *name, *mod; /* in the block being parsed, while in_block */
+	size_t name_at, mod_at; /* else in the kept names (mod_at SIZE_MAX: the core kernel) */
 	uint32_t name_len, mod_len;
-	bool set;
+	bool set, in_block;
 };
 
 struct resolve {
@@ -400,6 +403,10 @@ struct resolve {
 	struct ksym_best *best;
 	size_t cur;   /* the bucket of the last symbol: kallsyms is nearly in address order */
 	uint64_t seq; /* symbols seen */
+	size_t *touched; /* buckets whose best is in the block being parsed */
+	size_t ntouched;
+	char *kept; /* names of the buckets' bests, copied out of past blocks */
+	size_t kept_len, kept_cap;
 };
 
 /* Keeps the symbol of one line when it is the best so far of its bucket: the addresses it can
@@ -428,61 +435,71 @@ static int resolve_line(void *arg, const struct ksym_line *l)
 	b = &r->best[i];
 	if (b->set && (l->addr < b->start || (l->addr == b->start && prio < b->prio)))
 		return 0;
+	if (!b->in_block)
+		r->touched[r->ntouched++] = i;
 	*b = (struct ksym_best){ .start = l->addr, .prio = prio, .name = l->name, .mod = l->mod,
 				 .name_len = (uint32_t)l->name_len,
-				 .mod_len = (uint32_t)l->mod_len, .set = true };
+				 .mod_len = (uint32_t)l->mod_len, .set = true, .in_block = true };
+	return 0;
+}
+
+/* Copies s[0..len) and a NUL to the kept names: its offset there, or SIZE_MAX on ENOMEM. */
+static size_t keep_str(struct resolve *r, const char *s, size_t len)
+{
+	size_t at = r->kept_len;
+
+	if (ARRAY_GROW(r->kept, r->kept_cap, at + len + 1))
+		return SIZE_MAX;
+	memcpy(r->kept + at, s, len);
+	r->kept[at + len] = '\0';
+	r->kept_len += len + 1;
+	return at;
+}
+
+/* The block parsed is about to be reused: the names of the bests found in it are copied out.
+ * 0 or -ENOMEM. */
+static int resolve_keep(void *arg)
+{
+	struct resolve *r = arg;
+
+	for (size_t k = 0; k < r->ntouched; k++) {
+		struct ksym_best *b = &r->best[r->touched[k]];
+
+		b->name_at = keep_str(r, b->name, b->name_len);
+		b->mod_at = b->mod ? keep_str(r, b->mod, b->mod_len) : SIZE_MAX - 1;
+		if (b->name_at == SIZE_MAX || b->mod_at == SIZE_MAX)
+			return -ENOMEM;
+		b->in_block = false;
+	}
+	r->ntouched = 0;
 	return 0;
 }
 
 /* Fills hits from the buckets: each address takes the best symbol of its own bucket or, when
  * empty, of the closest one below, within the gap bound of kallsyms__find. */
-static int resolve_fill(const struct resolve *r, struct kallsyms_hit *hits, char **arena)
+static void resolve_fill(const struct resolve *r, struct kallsyms_hit *hits)
 {
 	const struct ksym_best *cur = NULL;
-	const char *name = NULL, *mod = NULL;
-	size_t bytes = 0, at = 0;
-	char *a;
 
-	for (size_t i = 0; i < r->n; i++)
-		if (r->best[i].set)
-			bytes += r->best[i].name_len + r->best[i].mod_len + 2;
-	a = *arena = malloc(bytes ? bytes : 1);
-	if (!a)
-		return -ENOMEM;
 	for (size_t i = 0; i < r->n; i++) {
-		const struct ksym_best *b = &r->best[i];
-
-		if (b->set) {
-			cur = b;
-			name = a + at;
-			memcpy(a + at, b->name, b->name_len);
-			a[at + b->name_len] = '\0';
-			at += b->name_len + 1;
-			mod = "[kernel.kallsyms]";
-			if (b->mod) {
-				mod = a + at;
-				memcpy(a + at, b->mod, b->mod_len);
-				a[at + b->mod_len] = '\0';
-				at += b->mod_len + 1;
-			}
-		}
+		if (r->best[i].set)
+			cur = &r->best[i];
 		if (cur && r->addrs[i] - cur->start < KSYM_MAX_GAP)
-			hits[i] = (struct kallsyms_hit){ .name = name, .module = mod,
-							 .off = r->addrs[i] - cur->start };
+			hits[i] = (struct kallsyms_hit){
+				.name = r->kept + cur->name_at,
+				.module = cur->mod_at == SIZE_MAX - 1 ? "[kernel.kallsyms]"
+								      : r->kept + cur->mod_at,
+				.off = r->addrs[i] - cur->start };
 		else
 			hits[i] = (struct kallsyms_hit){ 0 };
 	}
-	return 0;
 }
 
 int kallsyms__resolve(const char *path, const uint64_t *addrs, size_t n,
 		      struct kallsyms_hit *hits, char **arena)
 {
 	struct resolve r = { .addrs = addrs, .n = n };
-	size_t len = 0, nonzero = 0;
-	char *text = NULL, *tail = NULL;
-	bool mapped = false;
-	struct stat st;
+	size_t nonzero = 0;
 	int fd, err;
 
 	*arena = NULL;
@@ -491,29 +508,21 @@ int kallsyms__resolve(const char *path, const uint64_t *addrs, size_t n,
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    (uint64_t)st.st_size < SIZE_MAX / 2) {
-		len = (size_t)st.st_size;
-		text = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-		err = text == MAP_FAILED ? -errno : 0;
-		mapped = !err;
-	} else {
-		err = file_read_fd(fd, KSYMS_TEXT_MAX, &text, &len);
-	}
-	close(fd);
-	if (err)
-		return err;
+	/* read, not mapped: a block reused in cache costs less than mapping 5 MB */
 	r.best = calloc(n, sizeof(*r.best));
-	err = r.best ? parse_text(text, len, resolve_line, &r, &nonzero, &tail) : -ENOMEM;
+	r.touched = malloc(n * sizeof(*r.touched));
+	err = r.best && r.touched ? load_read(fd, resolve_line, resolve_keep, &r, &nonzero)
+				  : -ENOMEM;
+	close(fd);
 	if (!err && !nonzero)
 		err = -ENODATA;
 	if (!err)
-		err = resolve_fill(&r, hits, arena);
-	free(tail);
+		resolve_fill(&r, hits);
 	free(r.best);
-	if (mapped)
-		munmap(text, len);
+	free(r.touched);
+	if (err)
+		free(r.kept);
 	else
-		free(text);
+		*arena = r.kept;
 	return err;
 }
