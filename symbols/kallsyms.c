@@ -16,6 +16,7 @@
 #include "util/word.h"
 
 #define KSYM_MAX_GAP (256 * 1024)
+#define KSYM_LINE_BYTES 44 /* an average kallsyms line */
 
 struct kallsyms {
 	struct sym_table *tab;
@@ -495,11 +496,115 @@ static void resolve_fill(const struct resolve *r, struct kallsyms_hit *hits)
 	}
 }
 
+/* ---- few addresses: binary search among the core kernel's lines ---- */
+
+/* The start of the line after the one at (end when none). */
+static size_t next_line(const char *t, size_t at, size_t end)
+{
+	const char *nl = memchr(t + at, '\n', end - at);
+
+	return nl ? (size_t)(nl - t) + 1 : end;
+}
+
+/* The start of the first line at or after byte at. */
+static size_t line_at(const char *t, size_t at, size_t end)
+{
+	return at == 0 || t[at - 1] == '\n' ? at : next_line(t, at, end);
+}
+
+/* Parses the line at at: true for a text symbol, its fields in *l (as parse_block gives
+ * them). */
+static bool line_fields(const char *t, size_t at, size_t end, struct ksym_line *l)
+{
+	const char *p = t + at, *nl = memchr(p, '\n', end - at);
+
+	if (!nl)
+		nl = t + end;
+	return parse_fields(p, nl, memchr(p, '\t', (size_t)(nl - p)), l);
+}
+
+/* Whether the line at at lists a module symbol (or is past the core kernel's: a tab). */
+static bool line_past_core(const char *t, size_t at, size_t end, uint64_t a)
+{
+	const char *p = t + at, *nl = memchr(p, '\n', end - at);
+
+	(void)a;
+	return memchr(p, '\t', (nl ? (size_t)(nl - p) : end - at)) != NULL;
+}
+
+/* Whether the line at at starts above address a. */
+static bool line_above(const char *t, size_t at, size_t end, uint64_t a)
+{
+	const char *stop, *nl = memchr(t + at, '\n', end - at);
+
+	return hex_prefix(t + at, nl ? nl : t + end, &stop) > a;
+}
+
+/* The first line in [lo, hi) (both line starts) where pred(a) holds, pred being false then
+ * true along the lines: halved down to a few lines, then line by line. hi when none. */
+static size_t first_line(const char *t, size_t lo, size_t hi, size_t end,
+			 bool (*pred)(const char *, size_t, size_t, uint64_t), uint64_t a)
+{
+	while (hi - lo > 512) {
+		size_t mid = line_at(t, lo + (hi - lo) / 2, end);
+
+		if (mid >= hi)
+			break;
+		if (pred(t, mid, end, a))
+			hi = mid;
+		else
+			lo = next_line(t, mid, end);
+	}
+	while (lo < hi && !pred(t, lo, end, a))
+		lo = next_line(t, lo, end);
+	return lo;
+}
+
+/* Adds to r the last text symbol of the core kernel's lines [0, core) starting at or below a,
+ * found by binary search: the kernel lists them in address order (scripts/kallsyms sorts them
+ * for its own binary searches), aliases one after the other. 0, or fn's error. */
+static int resolve_core(struct resolve *r, const char *t, size_t core, size_t end, uint64_t a,
+			size_t *nonzero)
+{
+	size_t at = first_line(t, 0, core, end, line_above, a);
+	struct ksym_line l;
+
+	while (at > 0) {
+		const char *nl = memrchr(t, '\n', at - 1);
+
+		at = nl ? (size_t)(nl - t) + 1 : 0;
+		if (line_fields(t, at, end, &l)) {
+			*nonzero += l.addr != 0;
+			return resolve_line(r, &l);
+		}
+	}
+	return 0;
+}
+
+/* Names r's addresses from kallsyms text t[0..size), mapped: each by binary search among the
+ * core kernel's lines, then the modules' lines (a tab each, after the core's, in any order)
+ * read in full. 0 or -ENOMEM. */
+static int resolve_sorted(struct resolve *r, const char *t, size_t size, size_t *nonzero)
+{
+	size_t core = first_line(t, 0, size, size, line_past_core, 0);
+	char *tail = NULL;
+	int err = parse_text(t + core, size - core, resolve_line, r, nonzero, &tail);
+
+	for (size_t i = 0; !err && i < r->n; i++)
+		err = resolve_core(r, t, core, size, r->addrs[i], nonzero);
+	if (!err)
+		err = resolve_keep(r);
+	free(tail);
+	return err;
+}
+
 int kallsyms__resolve(const char *path, const uint64_t *addrs, size_t n,
 		      struct kallsyms_hit *hits, char **arena)
 {
 	struct resolve r = { .addrs = addrs, .n = n };
 	size_t nonzero = 0;
+	struct stat st;
+	char *map;
 	int fd, err;
 
 	*arena = NULL;
@@ -508,11 +613,22 @@ int kallsyms__resolve(const char *path, const uint64_t *addrs, size_t n,
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	/* read, not mapped: a block reused in cache costs less than mapping 5 MB */
 	r.best = calloc(n, sizeof(*r.best));
 	r.touched = malloc(n * sizeof(*r.touched));
-	err = r.best && r.touched ? load_read(fd, resolve_line, resolve_keep, &r, &nonzero)
-				  : -ENOMEM;
+	if (!r.best || !r.touched) {
+		err = -ENOMEM;
+	} else if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
+		   (uint64_t)st.st_size < SIZE_MAX / 2 &&
+		   n <= (size_t)st.st_size / KSYM_LINE_BYTES / 64 &&
+		   (map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) !=
+			   MAP_FAILED) {
+		/* a file (perf's copy) and few addresses: each found by binary search */
+		err = resolve_sorted(&r, map, (size_t)st.st_size, &nonzero);
+		munmap(map, (size_t)st.st_size);
+	} else {
+		/* read, not mapped: a block reused in cache costs less than mapping 5 MB */
+		err = load_read(fd, resolve_line, resolve_keep, &r, &nonzero);
+	}
 	close(fd);
 	if (!err && !nonzero)
 		err = -ENODATA;

@@ -14,7 +14,8 @@ dir=$(mktemp -d "$BENCH_TMP/perfdata.XXXXXX")
 trap 'rm -rf "$dir"' EXIT INT TERM
 
 # run LABEL FILE: whether both give the same folded output, then `perf script | galatop
-# collapse` against `galatop collapse` on FILE (vs_anchor: the pipe 3 runs a round, the direct read 10).
+# collapse` against `galatop collapse` on FILE (vs_anchor, 5 rounds: the pipe 3 runs a round, the
+# direct read 30, so that its few milliseconds a run add up past /usr/bin/time's 10 ms steps).
 run() {
 	samples=$(perf script -i "$2" -F event 2>/dev/null | wc -l)
 	echo "perfdata: $1: $(($(wc -c <"$2") / 1048576)) MiB, $samples samples"
@@ -36,7 +37,7 @@ run() {
 			END { printf "%.1f", all ? 100 * same / all : 0 }' "$dir/direct.folded" \
 			"$dir/pipe.renamed")% of its weight on the same stacks)"
 	fi
-	vs_anchor "${PERFDATA_ROUNDS:-3}" 3 10 10 "perfdata: $1" "perf script | galatop collapse" \
+	vs_anchor "${PERFDATA_ROUNDS:-5}" 3 30 10 "perfdata: $1" "perf script | galatop collapse" \
 		"perf script -i '$2' | '$GALATOP_OPT' collapse" "galatop collapse perf.data" \
 		"'$GALATOP_OPT' collapse '$2'"
 }
