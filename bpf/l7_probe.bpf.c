@@ -125,6 +125,17 @@ struct {
 	__type(value, __s32); /* fd */
 } gt_l7_sslfd SEC(".maps");
 
+/* When the thread's TCP send in progress began (tcp_sendmsg_locked's first pass, before any
+ * byte is queued), 0 when none is: sock_send_length, at the send's end, takes it. A client's
+ * request starts there: on loopback the send itself runs the receiver's TCP path, so the end
+ * of the send is already well into the server's handling. */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u64);
+} gt_l7_send_t0 SEC(".maps");
+
 /* One record under construction per CPU: the data part is twice the capture limit so that
  * copies at a bounded offset of a bounded size stay inside. Sized to the CPUs by user space. */
 struct l7_scratch {
@@ -615,7 +626,8 @@ static __always_inline void flush_pending(__u32 tid)
  * user sockaddr), or will be in peer_later (a received datagram's source: the record is held
  * until the thread's next socket call) when either is given. tp is the TCP socket when the
  * caller has it (else its segment counters are read through c->sk); cnt the counters. */
-static __always_inline void emit_data(void *ctx, __u64 start_ns, __u32 tgid, int fd, struct conn *c,
+static __always_inline void emit_data(void *ctx, __u64 start_ns, __u64 end_ns, __u32 tgid, int fd,
+				      struct conn *c,
 				      __u8 dir, __u64 len, __u8 kind, __u64 buf, __u32 n,
 				      __u64 uaddr, __u64 peer_later, __u32 flags,
 				      struct tcp_sock *tp, struct l7_counters *cnt)
@@ -668,7 +680,7 @@ static __always_inline void emit_data(void *ctx, __u64 start_ns, __u32 tgid, int
 	e->tgid = tgid;
 	e->tid = (__u32)bpf_get_current_pid_tgid();
 	e->fd = fd;
-	e->ts_ns = flags & L7_EVF_SSL ? bpf_ktime_get_ns() : start_ns;
+	e->ts_ns = end_ns ? end_ns : bpf_ktime_get_ns();
 	e->start_ns = start_ns;
 	e->gen = c->gen;
 	e->len = len;
@@ -716,7 +728,7 @@ static __always_inline void emit_data(void *ctx, __u64 start_ns, __u32 tgid, int
  * number and arguments in the task's registers say where the bytes are. */
 static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir)
 {
-	__u64 id = bpf_get_current_pid_tgid(), now, buf, addr = 0, later = 0;
+	__u64 id = bpf_get_current_pid_tgid(), now, t0 = 0, buf, addr = 0, later = 0;
 	__u32 tgid = id >> 32, tid = (__u32)id, n = 0;
 	struct ssl_args *ssl = NULL;
 	struct l7_counters *cnt;
@@ -727,7 +739,18 @@ static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir
 	long nr;
 	int fd;
 
-	if (ret <= 0 || !current_passes(tgid, tid))
+	if (!current_passes(tgid, tid))
+		return 0;
+	if (dir == 0) {
+		/* Taken whatever the send's outcome, so that none is left for the next. */
+		__u64 *begun = bpf_task_storage_get(&gt_l7_send_t0, bpf_get_current_task_btf(), 0, 0);
+
+		if (begun) {
+			t0 = *begun;
+			*begun = 0;
+		}
+	}
+	if (ret <= 0)
 		return 0;
 	flush_pending(tid);
 	/* Direct loads (no helper call per field): regs is a kernel pointer the verifier knows. */
@@ -792,12 +815,14 @@ static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir
 		later = c->udp && !c->rport && !c->af_unix ? addr : 0;
 		addr = 0;
 	}
-	/* The call's end is the one moment seen: a send's first byte left within it. */
+	/* The call's end; a TCP send's beginning is t0 (a Unix-domain or UDP send's: its end). */
 	now = bpf_ktime_get_ns();
+	if (!t0 || t0 > now)
+		t0 = now;
 	switch (kind) {
 	case K_BUF:
 	case K_IOV:
-		emit_data(ctx, now, tgid, fd, c, dir, ret, kind, buf, n, addr, later, 0, tp, cnt);
+		emit_data(ctx, t0, now, tgid, fd, c, dir, ret, kind, buf, n, addr, later, 0, tp, cnt);
 		break;
 	case K_MSG: {
 		struct user_msghdr m;
@@ -805,7 +830,7 @@ static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir
 		if (bpf_probe_read_user(&m, sizeof(m), (const void *)buf))
 			break;
 		addr = (__u64)m.msg_name;
-		emit_data(ctx, now, tgid, fd, c, dir, ret, K_IOV, (__u64)m.msg_iov,
+		emit_data(ctx, t0, now, tgid, fd, c, dir, ret, K_IOV, (__u64)m.msg_iov,
 			  (__u32)m.msg_iovlen, dir ? 0 : addr,
 			  dir && c->udp && !c->rport && !c->af_unix ? addr : 0,
 			  0, tp, cnt);
@@ -814,10 +839,26 @@ static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir
 	default:
 		/* sendfile moves file pages; of a sendmmsg/recvmmsg the registers do not say which
 		 * message this is: bytes counted, none copied. */
-		emit_data(ctx, now, tgid, fd, c, dir, ret, K_SENDFILE, 0, 0, 0, 0, L7_EVF_SENDFILE, tp,
+		emit_data(ctx, t0, now, tgid, fd, c, dir, ret, K_SENDFILE, 0, 0, 0, 0, L7_EVF_SENDFILE, tp,
 			  cnt);
 		break;
 	}
+	return 0;
+}
+
+/* A TCP send's first pass: the start of the send, kept until its sock_send_length. Later
+ * passes of the same send (one per segment-sized chunk) find it set. */
+SEC("tp_btf/tcp_sendmsg_locked")
+int BPF_PROG(gt_l7_send_begin, struct sock *sk, struct msghdr *msg, struct sk_buff *skb, int size_goal)
+{
+	__u64 id = bpf_get_current_pid_tgid(), *begun;
+
+	if (!current_passes(id >> 32, (__u32)id))
+		return 0;
+	begun = bpf_task_storage_get(&gt_l7_send_t0, bpf_get_current_task_btf(), 0,
+				     BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (begun && !*begun)
+		*begun = bpf_ktime_get_ns();
 	return 0;
 }
 
@@ -864,7 +905,12 @@ int BPF_PROG(gt_l7_state, struct sock *sk, int oldstate, int newstate)
 		c = bpf_map_lookup_elem(&gt_l7_conns, &key);
 		if (c && c->sk == skey) {
 			emit_close((__u32)(key >> 32), (int)(__u32)key, c);
-			bpf_map_delete_elem(&gt_l7_conns, &key);
+			/* Ended in place, not deleted: by now the process may have closed the fd
+			 * and given it to a new socket on another CPU, whose entry a delete by key
+			 * would remove (its messages then lost, or split from their requests).
+			 * The next socket on this fd replaces the entry. */
+			c->sk = 0;
+			c->state = CONN_IGNORED;
 		}
 	}
 	bpf_map_delete_elem(&gt_l7_socks, &skey);
@@ -899,7 +945,7 @@ static __always_inline void tls_plain(void *ctx, __u64 start_ns, __u32 tgid, int
 		c->state = CONN_UNDECIDED;
 		c->tries = 0;
 	}
-	emit_data(ctx, start_ns, tgid, fd, c, dir, len, K_BUF, buf, 0, 0, 0, L7_EVF_SSL, NULL,
+	emit_data(ctx, start_ns, 0, tgid, fd, c, dir, len, K_BUF, buf, 0, 0, 0, L7_EVF_SSL, NULL,
 		  counters());
 }
 
