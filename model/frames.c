@@ -203,7 +203,10 @@ enum frame_kind frame_kind_guess(const char *s, size_t len)
 
 uint32_t frames__intern_name(struct frames *ft, const char *name, size_t len)
 {
-	return frames__intern_name_hashed(ft, name, len, strtab__hash(name, len));
+	struct strtab_key key = { name, len, strtab__hash(name, len) };
+	uint32_t id;
+
+	return frames__intern_names(ft, &key, 1, &id) ? UINT32_MAX : id;
 }
 
 void frames__prefetch_name(const struct frames *ft, uint32_t h)
@@ -211,14 +214,12 @@ void frames__prefetch_name(const struct frames *ft, uint32_t h)
 	strtab__prefetch(ft->st, h);
 }
 
-uint32_t frames__intern_name_hashed(struct frames *ft, const char *name, size_t len, uint32_t h)
+/* The frame of frames__intern_name for the name name[0..len) whose strtab id is name_id. */
+static uint32_t frame_of_name(struct frames *ft, uint32_t name_id, const char *name, size_t len)
 {
-	struct frame f = { 0 };
+	struct frame f = { .name = name_id };
 	uint32_t id;
 
-	f.name = strtab__intern_hashed(ft->st, name, len, h);
-	if (f.name == UINT32_MAX)
-		return UINT32_MAX;
 	if (f.name < ft->by_name_cap && ft->by_name[f.name] != EMPTY_SLOT)
 		return ft->by_name[f.name];
 	f.kind = frame_kind_guess(name, len);
@@ -236,6 +237,19 @@ uint32_t frames__intern_name_hashed(struct frames *ft, const char *name, size_t 
 	}
 	ft->by_name[f.name] = id;
 	return id;
+}
+
+int frames__intern_names(struct frames *ft, const struct strtab_key *keys, size_t n,
+			 uint32_t *ids)
+{
+	if (strtab__intern_batch(ft->st, keys, n, ids))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		ids[i] = frame_of_name(ft, ids[i], keys[i].s, keys[i].len);
+		if (ids[i] == UINT32_MAX)
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 const struct frame *frames__get(const struct frames *ft, uint32_t id)

@@ -309,6 +309,26 @@ uint32_t strtab__intern_hashed(struct strtab *st, const char *s, size_t len, uin
 	return id;
 }
 
+int strtab__intern_batch(struct strtab *st, const struct strtab_key *keys, size_t n,
+			 uint32_t *ids)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct strtab_key *k = &keys[i];
+		uint32_t slot, id = EMPTY_SLOT;
+
+		if (k->len <= UINT32_MAX - 1)
+			id = lookup(st, k->s, k->len, k->hash, &slot);
+		if (id == EMPTY_SLOT) /* new (or too long: refused there) */
+			id = strtab__intern_hashed(st, k->s, k->len, k->hash);
+		if (id == UINT32_MAX)
+			err = -ENOMEM;
+		ids[i] = id;
+	}
+	return err;
+}
+
 const char *strtab__str(const struct strtab *st, uint32_t id)
 {
 	return id < st->count ? st->ents[id].str : "";
