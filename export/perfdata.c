@@ -465,9 +465,10 @@ static bool pname_is_comm(const char *stack, size_t len, const char *comm)
 	return len == n || stack[n] == ';' || stack[n] == '-';
 }
 
-/* Builds the key of a sample in pd->key: what its collapsed stack depends on. */
+/* Builds the key of a sample in pd->key: what its collapsed stack depends on (with the user
+ * frames unwound from its stack copy, upcs[0..nu)). */
 static int seen_key(struct pd *pd, const struct pd_attr *a, const struct pd_sample *s,
-		    uint16_t misc)
+		    uint16_t misc, const uint64_t *upcs, size_t nu)
 {
 	struct pd_proc *p = s->pid >= 0 ? pd_proc_get(pd, s->pid) : NULL;
 	const char *comm = s->comm;
@@ -482,6 +483,9 @@ static int seen_key(struct pd *pd, const struct pd_attr *a, const struct pd_samp
 		return -ENOMEM;
 	pd->klen = 0;
 	if (key_put(pd, head, sizeof(head)) || key_put(pd, comm, strlen(comm) + 1))
+		return -ENOMEM;
+	if (nu && (key_put(pd, &s->nchain, sizeof(s->nchain)) ||
+		   key_put(pd, upcs, nu * sizeof(*upcs))))
 		return -ENOMEM;
 	if (s->chain)
 		return key_put(pd, s->chain, s->nchain * 8);
@@ -555,9 +559,10 @@ static int on_sample(struct pd *pd, const unsigned char *r, size_t size, uint16_
 {
 	struct pd_sample s;
 	const struct pd_attr *a = sample_parse(pd, r, size, &s);
-	struct pd_seen *seen = NULL;
-	uint64_t h = 0;
+	struct pd_seen *seen;
+	uint64_t h;
 	bool kernel = (misc & MISC_CPUMODE_MASK) == MISC_KERNEL;
+	size_t nu = 0;
 	int err;
 
 	if (!a)
@@ -566,21 +571,24 @@ static int on_sample(struct pd *pd, const unsigned char *r, size_t size, uint16_
 		s.pid = s.tid = -1;
 	s.comm = pd_comm_of(pd, s.tid);
 	pd->st.samples++;
-	if (!(a->sample_type & S_STACK_USER)) {
-		/* a user stack copy differs at every sample: those are never seen before */
-		err = seen_key(pd, a, &s, misc);
-		if (err)
-			return err;
-		h = hash_bytes(pd->key, pd->klen) | 1;
-		seen = seen_slot(pd, h);
-		if (!seen)
+	if ((a->sample_type & S_STACK_USER) && s.pid > 0) {
+		/* the stack copy differs at every sample, the frames unwound from it do not */
+		if (!pd->upcs && !(pd->upcs = malloc(MAX_FRAMES * sizeof(*pd->upcs))))
 			return -ENOMEM;
-		if (seen->hash && seen->filtered)
-			return 0;
-		if (seen->hash)
-			return pd->fn(pd->ctx, pd->arena + seen->stack, seen->stack_len,
-				      pd->o->count_samples || !s.period ? 1 : s.period);
+		nu = pd_unwind_user(pd, a, &s, pd->upcs, MAX_FRAMES);
 	}
+	err = seen_key(pd, a, &s, misc, pd->upcs, nu);
+	if (err)
+		return err;
+	h = hash_bytes(pd->key, pd->klen) | 1;
+	seen = seen_slot(pd, h);
+	if (!seen)
+		return -ENOMEM;
+	if (seen->hash && seen->filtered)
+		return 0;
+	if (seen->hash)
+		return pd->fn(pd->ctx, pd->arena + seen->stack, seen->stack_len,
+			      pd->o->count_samples || !s.period ? 1 : s.period);
 	err = pd_put_header(pd, a, &s);
 	if (!err && s.chain) {
 		for (uint64_t i = 0; !err && i < s.nchain; i++) {
@@ -595,13 +603,13 @@ static int on_sample(struct pd *pd, const unsigned char *r, size_t size, uint16_
 	} else if (!err && (a->sample_type & S_IP)) {
 		err = pd_frame(pd, s.pid, s.ip, kernel);
 	}
-	if (!err && (a->sample_type & S_STACK_USER) && s.pid > 0)
-		err = pd_unwind_user(pd, a, &s);
+	for (size_t i = 0; !err && i < nu; i++)
+		err = pd_frame(pd, s.pid, pd->upcs[i], false);
 	if (!err && pd_text_reserve(pd, 1) == 0)
 		pd->text[pd->tlen++] = '\n';
 	else if (!err)
 		err = -ENOMEM;
-	if (!err && seen) {
+	if (!err) {
 		pd->passed = false;
 		err = flush_text(pd);
 		if (!err)
@@ -615,8 +623,6 @@ static int on_sample(struct pd *pd, const unsigned char *r, size_t size, uint16_
 			seen->stack_len = pd->passed_len;
 			pd->nseen++;
 		}
-	} else if (!err && pd->tlen >= (1u << 20)) {
-		err = flush_text(pd);
 	}
 	return err;
 }
@@ -929,6 +935,7 @@ out:
 	free(pd.seen);
 	free(pd.arena);
 	free(pd.key);
+	free(pd.upcs);
 	free(pd.kset);
 	perfscript__free(pd.ps);
 	unwinder__free(pd.uw);

@@ -196,6 +196,7 @@ struct pd {
 	size_t nseen, seen_cap;
 	char *arena; /* keys and stacks of seen samples */
 	size_t alen, acap;
+	uint64_t *upcs; /* the user stack unwound from a sample's stack copy */
 	char *key;   /* the key being built */
 	size_t klen, kcap;
 	bool passed; /* the parser passed the sample on (else the filter dropped it) */
@@ -265,8 +266,10 @@ int pd_on_ksymbol(struct pd *pd, const unsigned char *r, size_t size);
 int pd_text_reserve(struct pd *pd, size_t n);
 /* Appends the callchain line perf script prints for addr of pid (kernel: a kernel address). */
 int pd_frame(struct pd *pd, int pid, uint64_t addr, bool kernel);
-/* Appends the frames of the sample's user stack, unwound from its registers and stack copy. */
-int pd_unwind_user(struct pd *pd, const struct pd_attr *a, const struct pd_sample *s);
+/* Unwinds the sample's user stack from its registers and stack copy into pcs[0..max): how
+ * many frames (0 when it cannot be unwound). */
+size_t pd_unwind_user(struct pd *pd, const struct pd_attr *a, const struct pd_sample *s,
+		      uint64_t *pcs, size_t max);
 /* The comm of tid, or perf's name for a thread it never saw (":TID", in a static buffer). */
 const char *pd_comm_of(struct pd *pd, int tid);
 /* Appends the sample header line perf script prints for s. */

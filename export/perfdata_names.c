@@ -458,13 +458,12 @@ static bool sample_reg(const struct pd_attr *a, const struct pd_sample *s, int r
 	return true;
 }
 
-int pd_unwind_user(struct pd *pd, const struct pd_attr *a, const struct pd_sample *s)
+size_t pd_unwind_user(struct pd *pd, const struct pd_attr *a, const struct pd_sample *s,
+		      uint64_t *pcs, size_t max)
 {
 	struct unwind_sample us = { .pid = s->pid, .tid = s->tid };
-	uint64_t pcs[MAX_FRAMES];
 	enum unwind_status status;
 	size_t n;
-	int err;
 
 	if (!sample_reg(a, s, REG_IP, &us.ip) || !sample_reg(a, s, REG_SP, &us.sp) ||
 	    !sample_reg(a, s, REG_BP, &us.bp) || !s->stack_dyn)
@@ -474,14 +473,9 @@ int pd_unwind_user(struct pd *pd, const struct pd_attr *a, const struct pd_sampl
 	us.stack = s->stack;
 	us.stack_len = s->stack_dyn;
 	us.stack_full = s->stack_dyn >= s->stack_size;
-	n = unwinder__unwind(pd->uw, &us, pcs, MAX_FRAMES, &status);
+	n = unwinder__unwind(pd->uw, &us, pcs, max, &status);
 	pd->st.unwound++;
-	for (size_t i = 0; i < n; i++) {
-		err = pd_frame(pd, s->pid, pcs[i], false);
-		if (err)
-			return err;
-	}
-	return 0;
+	return n;
 }
 
 /* The comm of tid, or perf's name for a thread it never saw: "swapper" for the idle task (perf

@@ -63,7 +63,7 @@ static const unsigned char hex_digit[256] = {
 /* Appends the 8 hex digits at s to *v (v << 32 | their value) when all 8 are hex digits, a
  * word at a time: each byte's range checks as carries into its top bit, the letters' +9 from
  * their 0x40 bit, then nibbles gathered pairwise. */
-static bool hex8(const unsigned char *s, uint64_t *v)
+static inline __attribute__((always_inline)) bool hex8(const unsigned char *s, uint64_t *v)
 {
 	const uint64_t ones = 0x0101010101010101ULL, top = ones << 7;
 	uint64_t w, l, digit, alpha, x;
