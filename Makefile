@@ -86,8 +86,9 @@ DEB_PKGS += libmicrohttpd-dev prometheus systemd
 # Servers and clients the L7 tests run on loopback (tests/record/test_l7.sh, tests/bench/l7.sh).
 DEB_PKGS += nginx redis-server redis-tools postgresql mariadb-server mariadb-client dnsmasq socat \
 	dnsutils apache2-utils wrk curl openssl
-# HTTP/2 and gRPC (model/l7/http2.c decodes HPACK with libnghttp2; tests/record/test_l7_h2.sh).
-DEB_PKGS += libnghttp2-dev nghttp2-server nghttp2-client python3-grpcio
+# HTTP/2 and gRPC (model/l7/http2.c decodes HPACK with libnghttp2; tests/record/test_l7_h2.sh;
+# gRPC-Go over Go's TLS in tests/record/test_l7_gotls.sh, built offline from Debian's sources).
+DEB_PKGS += libnghttp2-dev nghttp2-server nghttp2-client python3-grpcio golang-google-grpc-dev
 # The agent's sinks: libcurl (Pyroscope), librdkafka (Kafka); kcat reads the events back from
 # librdkafka's mock cluster (tests/agent/).
 DEB_PKGS += libcurl4-openssl-dev librdkafka-dev kcat
