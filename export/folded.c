@@ -348,12 +348,9 @@ static int add_line(void *vctx, const char *stack, size_t len, double count, dou
 	}
 	if (ARRAY_GROW(c->path, c->path_cap, keep + (size_t)n))
 		return -ENOMEM;
-	for (long i = 0; i < n; i++) {
-		node = profile__child(c->p, node, c->frames[i]);
-		if (node == PROFILE_NONE)
-			return -ENOMEM;
-		c->path[keep + (size_t)i] = node;
-	}
+	node = profile__child_path(c->p, node, c->frames, (size_t)n, c->path + keep);
+	if (node == PROFILE_NONE)
+		return -ENOMEM;
 	c->path_len = keep + (size_t)n;
 	if (!c->reverse) {
 		if (ARRAY_GROW(c->prev, c->prev_cap, len))
