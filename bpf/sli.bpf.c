@@ -252,19 +252,47 @@ static __always_inline void charge(__u32 tid, __u32 tgid, __u64 cgroup_id, const
 		c->events++;
 }
 
+/* What flush_row needs of its flush. */
+struct flush_ctx {
+	struct tstate *s;
+	struct gt_sli_counters *c;
+	__u32 tgid;
+};
+
+/* bpf_loop's callback: moves pending row i of a task into its process's histogram. (A loop of
+ * its own: the verifier checks it once, not once per row.) */
+static long flush_row(__u64 i, void *arg)
+{
+	struct flush_ctx *f = arg;
+	struct tstate *s = f->s;
+	struct gt_sli_hrow *v;
+
+	if (i >= PENDING)
+		return 1;
+	v = hist_row_of(f->tgid, s->key[i] >> 16, s->key[i] & 0xffff, f->c);
+	for (int j = 0; j < GT_SLI_HSUB; j++) {
+		if (!s->n[i][j])
+			continue;
+		if (v)
+			__sync_fetch_and_add(&v->n[j], s->n[i][j]);
+		s->n[i][j] = 0;
+	}
+	return 0;
+}
+
 /* Moves task t's pending delays into the maps; now (sched_now) times the next flush. */
 static __noinline void flush(struct task_struct *t, struct tstate *s, __u64 now)
 {
-	struct gt_sli_counters *c = counters();
-	__u32 tgid = t->tgid, events = 0;
+	struct flush_ctx f = { .s = s, .c = counters(), .tgid = t->tgid };
 	struct gt_sli_thread *th;
+	__u32 events = 0;
 
 	s->flush_ts = now;
-	th = thread_of(t->pid, tgid, t->comm);
+	th = thread_of(t->pid, f.tgid, t->comm);
 	if (!th) {
 		/* Kept for the next flush; the delays that find no room are lost then. */
-		if (c)
-			c->drops++;
+		if (f.c)
+			f.c->drops++;
 		return;
 	}
 	th->cgroup_id = task_cgroup_id(t);
@@ -275,26 +303,13 @@ static __noinline void flush(struct task_struct *t, struct tstate *s, __u64 now)
 		__sync_fetch_and_add(&th->count[i], s->count[i]);
 		events += s->count[i];
 	}
-	for (int i = 0; i < PENDING; i++) {
-		struct gt_sli_hrow *v;
-
-		if (i >= s->npend)
-			break;
-		v = hist_row_of(tgid, s->key[i] >> 16, s->key[i] & 0xffff, c);
-		for (int j = 0; j < GT_SLI_HSUB; j++) {
-			if (!s->n[i][j])
-				continue;
-			if (v)
-				__sync_fetch_and_add(&v->n[j], s->n[i][j]);
-			s->n[i][j] = 0;
-		}
-	}
+	bpf_loop(s->npend < PENDING ? s->npend : PENDING, flush_row, &f, 0);
 	__builtin_memset(s->ns, 0, sizeof(s->ns));
 	__builtin_memset(s->count, 0, sizeof(s->count));
 	s->npend = 0;
 	s->full = 0;
-	if (c)
-		c->events += events;
+	if (f.c)
+		f.c->events += events;
 }
 
 /* Adds one delay of ns to a task's pending delays (s): a total and a count in a histogram row.
