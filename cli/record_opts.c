@@ -36,7 +36,9 @@ const char cmd_record_help[] =
 	"Probes:\n"
 	"  --type T[,T]      oncpu (default), offcpu (time blocked, microseconds), mem (user\n"
 	"                    page faults), leak (bytes allocated and not freed, by stack:\n"
-	"                    docs/leak.md), threads (thread timeline: docs/threads.md);\n"
+	"                    docs/leak.md), growth (anonymous memory mapped and not\n"
+	"                    unmapped, by stack: brk/mmap/munmap), threads (thread\n"
+	"                    timeline: docs/threads.md);\n"
 	"                    l7 (request tables, see below)\n"
 	"  --leak-sample B   leak: mean bytes allocated between two sampled allocations\n"
 	"                    (default 524288; 1 = every allocation)\n"
@@ -218,7 +220,7 @@ static const struct {
 	const char *names;  /* as --type says them */
 	const char *writes; /* the formats it writes */
 } families[] = {
-	{ RECORD_FAMILY_STACKS, "oncpu, offcpu, mem or leak",
+	{ RECORD_FAMILY_STACKS, "oncpu, offcpu, mem, leak or growth",
 	  ".folded, .svg, .pb.gz (pprof), .speedscope.json or .gtop" },
 	{ RECORD_FAMILY_THREADS, "threads", ".json (Chrome trace), .jsonl or .gtop" },
 	{ RECORD_FAMILY_SLI, "sli", ".json, .prom or .gtop" },
