@@ -15,6 +15,6 @@ calls_per_s() { "$TOOLS/tl_work" syscalls "$SECS" "$SPIN" | awk -v s="$SECS" '{ 
 cost_header
 cost_row threads "tl_work syscalls (2 threads)" "--type threads --comm tl_work -o $CT/tl.jsonl" \
 	calls_per_s
-cost_row threads "tl_work syscalls, --all-syscalls" \
+cost_row threads "tl_work --all-syscalls" \
 	"--type threads --all-syscalls --comm tl_work -o $CT/tl.jsonl" calls_per_s
 [ -n "${COST_TABLE_HEADER_DONE:-}" ] || cost_footer
