@@ -264,17 +264,17 @@ long folded_split(struct frames *ft, const char *stack, size_t len, uint32_t **f
 		len--;
 	if (len == 0)
 		return 0;
-	/* In batches: the names' slots are prefetched together, then interned by one call. Each
-	 * name is found, hashed and checked in one pass. */
+	/* In batches: the names split off (each found, hashed and checked in one pass) and their
+	 * slots prefetched by one call, then interned by another. */
 	while (start <= len) {
-		for (k = 0, all = true; k < BATCH && start <= len; k++) {
-			keys[k].s = stack + start;
-			keys[k].len = strtab__hash_field(stack + start, len - start, ';',
-							 &keys[k].hash, &printable[k]);
-			frames__prefetch_name(ft, keys[k].hash);
-			all &= printable[k];
-			start += keys[k].len + 1;
-		}
+		size_t used;
+
+		k = frames__split_names(ft, stack + start, len - start, ';', keys, printable, BATCH,
+					&used);
+		start += used;
+		all = true;
+		for (size_t j = 0; j < k; j++)
+			all &= printable[j];
 		if (array_grow(frames, cap, n + k, sizeof(**frames)))
 			return -ENOMEM;
 		if (all) {
@@ -348,12 +348,9 @@ static int add_line(void *vctx, const char *stack, size_t len, double count, dou
 	}
 	if (ARRAY_GROW(c->path, c->path_cap, keep + (size_t)n))
 		return -ENOMEM;
-	for (long i = 0; i < n; i++) {
-		node = profile__child(c->p, node, c->frames[i]);
-		if (node == PROFILE_NONE)
-			return -ENOMEM;
-		c->path[keep + (size_t)i] = node;
-	}
+	node = profile__child_path(c->p, node, c->frames, (size_t)n, c->path + keep);
+	if (node == PROFILE_NONE)
+		return -ENOMEM;
 	c->path_len = keep + (size_t)n;
 	if (!c->reverse) {
 		if (ARRAY_GROW(c->prev, c->prev_cap, len))
