@@ -10,6 +10,8 @@
 #define GT_NR_READ 0
 #define GT_NR_WRITE 1
 #define GT_NR_OPEN 2
+#define GT_NR_PREAD64 17
+#define GT_NR_PWRITE64 18
 #define GT_NR_READV 19
 #define GT_NR_WRITEV 20
 #define GT_NR_SENDFILE 40

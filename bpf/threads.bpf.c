@@ -33,6 +33,9 @@ const volatile __u64 wakeup_bytes = 0;
 /* True: system calls from sys_enter to sys_exit (all of them, the tracepoint floor); false:
  * blocking system calls only, from sched_switch. */
 const volatile bool syscall_hooks = false;
+/* Blocking mode's sampler (gt_tl_sample, a CPU clock per CPU): its period; it sees the calls
+ * that run long without blocking. */
+const volatile __u64 sample_period_ns = 1000000000 / 199;
 /* The oncpu class: on-CPU, run-queue and D-state intervals are sent. */
 const volatile bool sched_states = true;
 
@@ -531,7 +534,8 @@ static __always_inline struct tl_rec_buf *stash_entry(__u32 tid)
 #define GT_ARG_TRUSTED __attribute__((btf_decl_tag("arg:trusted")))
 
 /* A call a thread was preempted in goes on when the thread blocks in it (same call, same user
- * stack pointer) within this long of getting its CPU back. */
+ * stack pointer) within this long of getting its CPU back (any time for a read or write call,
+ * told from the next by the task's counts of them). */
 #define PREEMPT_RUN_NS 1000000
 
 /* Blocking mode: ends thread entry s's call (of task t) at end: sent from the thread's stash
@@ -567,72 +571,76 @@ out:
 	s->ts = 0;
 }
 
-/* Blocking mode, at the switch-out of the current task (not exiting): when it is inside a
- * traced system call, the call starts now (or goes on, below) and its record is built in the
- * thread's stash; it ends at the switch back in. A task is in a system call when its user
- * registers say so: orig_ax the call, ax still -ENOSYS (set at entry, replaced by the result
- * at exit) and the instruction before ip a `syscall` (an exception from user mode also fills
- * orig_ax, with its error code). A call the thread is preempted in (runnable) does not end at
- * the switch back in: it goes on if the thread blocks in it soon after, else it ended then. */
-__noinline int tl_block_begin(void *ctx GT_ARG_CTX, __u64 now, int preempted)
+/* Whether user registers regs are those of a traced system call in progress (its number in
+ * *id, its class plus one in *k): orig_ax the call, ax still -ENOSYS (set at entry, replaced by
+ * the result at exit) and the instruction before ip a `syscall` (an exception from user mode
+ * also fills orig_ax, with its error code). */
+static __always_inline bool in_call(struct pt_regs *regs, long *id, __u8 *k)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	__u16 insn = 0;
+
+	*id = regs->orig_ax;
+	*k = 0;
+	if (*id < 0 || *id >= TL_SYSCALL_MAX)
+		return false;
+	*k = sys_kind[*id];
+	return *k && regs->ax == (unsigned long)-GT_ENOSYS &&
+	       !bpf_probe_read_user(&insn, sizeof(insn), (void *)(regs->ip - 2)) && insn == 0x050f;
+}
+
+/* What tells two calls from the same place apart: the task's read and write call counts (the
+ * kernel adds one as each ends) and its user time (grows when a tick finds it in user space). */
+static __always_inline __u64 call_key(struct task_struct *t)
+{
+	__u64 key = BPF_CORE_READ(t, utime);
+
+	if (bpf_core_field_exists(t->ioac))
+		key += (BPF_CORE_READ(t, ioac.syscr) + BPF_CORE_READ(t, ioac.syscw)) << 48;
+	return key;
+}
+
+/* Whether the kernel counts call id in the task's read or write calls as it ends: call_key then
+ * tells each call of it from the next. */
+static __always_inline bool counted_call(long id)
+{
+	return id == GT_NR_READ || id == GT_NR_WRITE || id == GT_NR_PREAD64 ||
+	       id == GT_NR_PWRITE64 || id == GT_NR_READV || id == GT_NR_WRITEV;
+}
+
+/* Whether thread entry sp's call is the one regs and key show (call id, same user stack). */
+static __always_inline bool same_call(const struct tl_start *sp, bool call, long id,
+				      struct pt_regs *regs, __u64 key)
+{
+	return call && sp->nr == id && sp->call_sp == regs->sp && sp->call_key == key;
+}
+
+/* Opens call id (class k plus one) of the current task at now in its thread entry, in state
+ * state with flags extra, and builds its record in the thread's stash: the fd's socket or file
+ * path, the futex owner, the user stack, read in the thread's own context. */
+static __always_inline void call_open(void *ctx, struct task_struct *task, struct pt_regs *regs,
+				      long id, __u8 k, __u64 now, __u32 state, __u8 extra)
+{
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tgid = pid_tgid >> 32, tid = pid_tgid, kind;
-	long id = regs->orig_ax;
-	bool call = false, same = false;
 	struct tl_rec_buf *b;
 	struct tl_start *sp;
 	struct tl_rec *r;
 	struct file *f;
-	__u16 insn = 0;
-	__u8 k = 0;
 
-	if (!current_passes(tgid, tid))
-		return 0;
-	if (id >= 0 && id < TL_SYSCALL_MAX) {
-		k = sys_kind[id];
-		call = k && regs->ax == (unsigned long)-GT_ENOSYS &&
-		       !bpf_probe_read_user(&insn, sizeof(insn), (void *)(regs->ip - 2)) &&
-		       insn == 0x050f;
-	}
-	sp = bpf_map_lookup_elem(&gt_tl_start, &tid);
-	if (sp && sp->ts && !(sp->state & TLS_RESUMED)) {
-		/* Its switch back in was not seen (it happens): it came back when its time on a
-		 * CPU since then began. */
-		__u64 ran = BPF_CORE_READ(task, se.sum_exec_runtime) -
-			    BPF_CORE_READ(task, se.prev_sum_exec_runtime);
-
-		sp->last_in = ran < now - sp->ts ? now - ran : sp->ts;
-		if (sp->state & TLS_PREEMPTED)
-			sp->state = TLS_RESUMED;
-		else
-			block_finish(sp, task, tid, sp->last_in);
-	}
-	if (sp && sp->ts && (sp->state & TLS_RESUMED)) {
-		same = call && sp->nr == id && sp->call_sp == regs->sp &&
-		       now - sp->last_in < PREEMPT_RUN_NS;
-		if (!same)
-			block_finish(sp, task, tid, sp->last_in);
-	}
-	if (!call)
-		return 0;
-	if (same) {
-		sp->state = preempted ? TLS_PREEMPTED : 0;
-		return 0;
-	}
 	sp = thread_entry(tid, tgid);
 	if (!sp)
-		return 0;
+		return;
 	call_begin(ctx, sp, tgid, id, k, regs, now);
+	sp->flags |= extra;
 	sp->call_sp = regs->sp;
-	sp->state = preempted ? TLS_PREEMPTED : 0;
+	sp->call_key = call_key(task);
+	sp->last_in = now;
+	sp->state = state;
 	kind = k - 1;
 	b = stash_entry(tid);
 	if (!b) {
 		sp->flags |= TLF_NOSTASH;
-		return 0;
+		return;
 	}
 	r = &b->r;
 	rec_init(r, tgid, tid, kind, now, now);
@@ -649,12 +657,141 @@ __noinline int tl_block_begin(void *ctx GT_ARG_CTX, __u64 now, int preempted)
 	}
 	if (kind == TLK_FILE && !keep_file) {
 		sp->ts = 0;
-		return 0;
+		return;
 	}
 	r->kind = sp->kind = kind;
 	bpf_get_current_comm(r->comm, sizeof(r->comm));
 	rec_ustack(ctx, r);
+}
+
+/* Ends thread entry s's sampled call, which was not running any more at end: it ended after
+ * its last sight, within a sampling period of it. Seen once, it is counted as short. */
+static __always_inline void sampled_finish(struct tl_start *s, struct task_struct *t, __u32 tid,
+					   __u64 end)
+{
+	if (s->last_in == s->ts)
+		end = s->ts;
+	else if (end > s->last_in + sample_period_ns)
+		end = s->last_in + sample_period_ns;
+	block_finish(s, t, tid, end);
+}
+
+/* Ends thread entry s's call it was preempted in and got its CPU back at s->last_in: it ended
+ * then, or, seen running by the sampler, by now (within a sampling period of its last sight). */
+static __always_inline void resumed_finish(struct tl_start *s, struct task_struct *t, __u32 tid,
+					   __u64 now)
+{
+	if (s->flags & TLF_SAMPLED)
+		sampled_finish(s, t, tid, now);
+	else
+		block_finish(s, t, tid, s->last_in);
+}
+
+/* Blocking mode, at the switch-out of the current task (not exiting): when it is inside a
+ * traced system call, the call starts now (or goes on, below) and its record is built in the
+ * thread's stash; it ends at the switch back in. A call the thread is preempted in (runnable)
+ * does not end at the switch back in: it goes on if the thread blocks in it soon after, else it
+ * ended then. One the sampler saw it run in goes on if it is the same call, else it ended. */
+__noinline int tl_block_begin(void *ctx GT_ARG_CTX, __u64 now, int preempted)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	__u64 pid_tgid = bpf_get_current_pid_tgid(), key = 0;
+	__u32 tgid = pid_tgid >> 32, tid = pid_tgid;
+	bool call, same = false;
+	struct tl_start *sp;
+	long id;
+	__u8 k;
+
+	if (!current_passes(tgid, tid))
+		return 0;
+	call = in_call(regs, &id, &k);
+	if (call)
+		key = call_key(task);
+	sp = bpf_map_lookup_elem(&gt_tl_start, &tid);
+	if (sp && sp->ts && (sp->state & TLS_SAMPLED)) {
+		if (same_call(sp, call, id, regs, key)) {
+			sp->state = preempted ? TLS_PREEMPTED : 0; /* it blocks in it */
+			return 0;
+		}
+		sampled_finish(sp, task, tid, now);
+	}
+	if (sp && sp->ts && !(sp->state & TLS_RESUMED)) {
+		/* Its switch back in was not seen (it happens): it came back when its time on a
+		 * CPU since then began. */
+		__u64 ran = BPF_CORE_READ(task, se.sum_exec_runtime) -
+			    BPF_CORE_READ(task, se.prev_sum_exec_runtime);
+
+		sp->last_in = ran < now - sp->ts ? now - ran : sp->ts;
+		if (sp->state & TLS_PREEMPTED)
+			sp->state = TLS_RESUMED;
+		else
+			block_finish(sp, task, tid, sp->last_in);
+	}
+	if (sp && sp->ts && (sp->state & TLS_RESUMED)) {
+		same = same_call(sp, call, id, regs, key) &&
+		       (now - sp->last_in < PREEMPT_RUN_NS || counted_call(id));
+		if (!same)
+			resumed_finish(sp, task, tid, now);
+	}
+	if (!call)
+		return 0;
+	if (same) {
+		sp->state = preempted ? TLS_PREEMPTED : 0;
+		return 0;
+	}
+	call_open(ctx, task, regs, id, k, now, preempted ? TLS_PREEMPTED : 0, 0);
 	return 0;
+}
+
+/* Blocking mode, at a sample of the current task (in kernel mode when kernel): a call it runs
+ * in without blocking opens at its first sight and goes on while the samples find it in the
+ * same call; it ends at the first sample that does not, or at the thread's switch-out. A call
+ * it was preempted in and runs again in goes on the same way. */
+__noinline int tl_sample(void *ctx GT_ARG_CTX, __u64 now, int kernel)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	__u64 pid_tgid = bpf_get_current_pid_tgid(), key = 0;
+	__u32 tgid = pid_tgid >> 32, tid = pid_tgid;
+	bool call = false;
+	struct tl_start *sp;
+	long id = -1;
+	__u8 k = 0;
+
+	if (!tid || (BPF_CORE_READ(task, flags) & GT_PF_KTHREAD) || !current_passes(tgid, tid))
+		return 0;
+	if (kernel)
+		call = in_call(regs, &id, &k);
+	if (call)
+		key = call_key(task);
+	sp = bpf_map_lookup_elem(&gt_tl_start, &tid);
+	if (sp && sp->ts) {
+		if (!(sp->state & (TLS_SAMPLED | TLS_RESUMED)))
+			return 0; /* blocked, its switch back in unseen: for its switch-out */
+		if (same_call(sp, call, id, regs, key)) {
+			sp->state = TLS_SAMPLED;
+			sp->last_in = now;
+			return 0;
+		}
+		if (sp->state & TLS_SAMPLED)
+			sampled_finish(sp, task, tid, now);
+		else
+			resumed_finish(sp, task, tid, now);
+	}
+	if (call)
+		call_open(ctx, task, regs, id, k, now, TLS_SAMPLED, TLF_SAMPLED);
+	return 0;
+}
+
+SEC("perf_event")
+int gt_tl_sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 cs = *(volatile __u64 *)&ctx->regs.cs; /* the context is read whole words */
+
+	if (syscall_hooks)
+		return 0;
+	return tl_sample(ctx, bpf_ktime_get_ns(), !(cs & 3)); /* ring 0: the kernel */
 }
 
 /* Blocking mode, at the switch-in of task t: its blocked call (if any) ends now; one it was
@@ -743,9 +880,11 @@ int BPF_PROG(gt_tl_switch, bool preempt, struct task_struct *prev, struct task_s
 		__u32 state = task_state(prev);
 
 		/* Blocking, yielding the CPU (sched_yield), or preempted (also on its way to
-		 * sleep: it may then block right after it is back) */
+		 * sleep: it may then block right after it is back); runnable counts as
+		 * preempted (a switch inside a running call, e.g. cond_resched, is not flagged
+		 * preempt) */
 		if (!syscall_hooks && !(state & GT_TASK_DEAD))
-			tl_block_begin(ctx, now, preempt);
+			tl_block_begin(ctx, now, preempt || !state);
 		tid = BPF_CORE_READ(prev, pid);
 		t = sched_states ? bpf_map_lookup_elem(&gt_tl_task, &tid) : NULL;
 		if (t) {

@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 
 #include <linux/futex.h>
+#include <linux/perf_event.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -70,6 +71,10 @@ static const struct {
 #define NSYSCALLS (sizeof(syscalls) / sizeof(syscalls[0]))
 
 /* The numbers bpf/threads.bpf.c names through bpf/kabi.h are the system's. */
+_Static_assert(GT_NR_READ == SYS_read && GT_NR_WRITE == SYS_write && GT_NR_PREAD64 == SYS_pread64 &&
+		       GT_NR_PWRITE64 == SYS_pwrite64 && GT_NR_READV == SYS_readv &&
+		       GT_NR_WRITEV == SYS_writev,
+	       "bpf/kabi.h read/write call numbers");
 _Static_assert(GT_NR_OPEN == SYS_open && GT_NR_CREAT == SYS_creat && GT_NR_OPENAT == SYS_openat &&
 		       GT_NR_SYNC == SYS_sync && GT_NR_ACCEPT == SYS_accept &&
 		       GT_NR_ACCEPT4 == SYS_accept4 && GT_NR_FUTEX == SYS_futex,
@@ -98,6 +103,8 @@ struct tl_probes {
 	struct drain *rb;
 	struct bpf_link *links[10];
 	size_t nlinks;
+	struct bpf_link **cpu_links; /* the sampler's, one per CPU */
+	size_t ncpu_links;
 	tl_record_fn fn;
 	void *ctx;
 	bool pid_filter;
@@ -231,6 +238,9 @@ struct tl_probes *tl_probes__open(const struct tl_probe_opts *o, tl_record_fn fn
 		ret = ret ?: bpf_program__set_autoload(p->skel->progs.gt_tl_wakeup, false);
 		ret = ret ?: bpf_program__set_autoload(p->skel->progs.gt_tl_wakeup_new, false);
 	}
+	p->skel->rodata->sample_period_ns = 1000000000ull / TL_SAMPLE_HZ;
+	if (o->all_syscalls || !(classes & ~TL_PROBE_ONCPU))
+		ret = ret ?: bpf_program__set_autoload(p->skel->progs.gt_tl_sample, false);
 	if (!(classes & ~TL_PROBE_ONCPU) || !o->all_syscalls) {
 		ret = ret ?: bpf_program__set_autoload(p->skel->progs.gt_tl_sys_enter, false);
 		ret = ret ?: bpf_program__set_autoload(p->skel->progs.gt_tl_sys_exit, false);
@@ -240,7 +250,9 @@ struct tl_probes *tl_probes__open(const struct tl_probe_opts *o, tl_record_fn fn
 		ret = ret ?: bpf_map__set_max_entries(p->skel->maps.gt_tl_stash, 1);
 	ret = ret ?: gt_threads__load(p->skel);
 	if (ret) {
-		snprintf(err, errlen, "cannot load the thread probes: %s", strerror(-ret));
+		snprintf(err, errlen, "cannot load the thread probes: %s%s%s%s", strerror(-ret),
+			 loadlog_reason()[0] ? " (libbpf: " : "", loadlog_reason(),
+			 loadlog_reason()[0] ? ")" : "");
 		goto fail;
 	}
 	if (t && targets_fill(p->skel->obj, t)) {
@@ -258,6 +270,20 @@ struct tl_probes *tl_probes__open(const struct tl_probe_opts *o, tl_record_fn fn
 	if ((classes & TL_PROBE_ONCPU) || ((classes & ~TL_PROBE_ONCPU) && !o->all_syscalls)) {
 		if (!attach(p, p->skel->progs.gt_tl_switch, "sched_switch"))
 			attached++;
+	}
+	if ((classes & ~TL_PROBE_ONCPU) && !o->all_syscalls) {
+		/* Calls that run long without blocking, sampled on each CPU. */
+		struct perf_event_attr attr = {
+		    .type = PERF_TYPE_SOFTWARE,
+		    .config = PERF_COUNT_SW_CPU_CLOCK,
+		    .size = sizeof(attr),
+		    .sample_period = 1000000000ull / TL_SAMPLE_HZ,
+		};
+		int e = probe_attach_cpu_events(p->skel->progs.gt_tl_sample, &attr, NULL, 0,
+						&p->cpu_links, &p->ncpu_links, NULL);
+
+		if (e)
+			warn(p, "the system call sampler (cpu-clock)", -e);
 	}
 	if (classes & TL_PROBE_ONCPU) {
 		attach(p, p->skel->progs.gt_tl_wakeup, "sched_wakeup");
@@ -426,6 +452,9 @@ void tl_probes__free(struct tl_probes *p)
 	drain__free(p->rb);
 	for (size_t i = 0; i < p->nlinks; i++)
 		bpf_link__destroy(p->links[i]);
+	for (size_t i = 0; i < p->ncpu_links; i++)
+		bpf_link__destroy(p->cpu_links[i]);
+	free(p->cpu_links);
 	gt_threads__destroy(p->skel);
 	free(p);
 }

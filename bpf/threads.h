@@ -37,6 +37,10 @@ struct tl_probe_opts {
 					   * sched_switch to the switch back in */
 };
 
+/* Blocking mode: the rate (per CPU) of the sampler that sees calls running long without
+ * blocking. */
+#define TL_SAMPLE_HZ 199
+
 struct tl_probe_stats {
 	uint64_t events, drops, shorter, lost_user;
 };

@@ -35,6 +35,8 @@ enum tl_rec_type {
 #define TLF_SEEDED 16u	    /* entered before the probes attached: user space seeded the entry */
 #define TLF_PATH 32u	    /* TLR_EVENT: path holds the file of the call's fd (or an open's name) */
 #define TLF_NOSTASH 64u	    /* blocking mode: the call's record could not be stashed */
+#define TLF_SAMPLED 128u    /* blocking mode: first seen running by the sampler, start (and end
+			     * unless it blocked) known to one sampling period */
 
 /* One interval. A user stack (frame addresses, innermost first) may follow in stk: its
  * kstack_len is 0 and ustack_len frames are sent. */
@@ -88,11 +90,15 @@ struct tl_start {
 	__u64 call_sp;
 	__u32 state;
 	__u32 pad;
+	/* The thread's read and write call counts and user time when its call was seen: a
+	 * change says a later sight is another call from the same place. */
+	__u64 call_key;
 };
 
 /* tl_start.state */
 #define TLS_PREEMPTED 1u /* preempted in the call: it does not end at the switch back in */
 #define TLS_RESUMED 2u	 /* and back on a CPU: whether the call goes on is not known yet */
+#define TLS_SAMPLED 4u	 /* running in the call, seen by the sampler (last_in: its last sight) */
 
 /* Per-CPU counters of the family. */
 struct tl_counters {

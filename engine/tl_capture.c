@@ -308,6 +308,8 @@ static void on_record(void *ctx, const struct tl_rec *r)
 		ev.attr = r->ret >= 0 ? fd_path(c, r->pid, r->ret) : 0;
 	else if (r->nr != TL_NR_NONE)
 		fill_attrs(c, &ev, r);
+	if (r->flags & TLF_SAMPLED)
+		ev.flags |= TL_EV_SAMPLED;
 	ev.stack = stack_of(c, &r->stk);
 	if (!ev.stack && (r->flags & TLF_SEEDED))
 		ev.stack = seed_stack_of(c, r->tid);
@@ -592,6 +594,7 @@ struct tl_capture *tl_capture__open(struct session *s, char *err, size_t errlen)
 	}
 	/* After the seeding of the calls in progress, which have no duration yet. */
 	timeline__set_min_dur(c->tl, c->min_dur_ns);
+	timeline__set_syscall_mode(c->tl, s->o->all_syscalls ? TL_SYSCALLS_ALL : TL_SYSCALLS_BLOCKING);
 	timeline__set_wall_offset(c->tl, clock_wall_s() - clock_mono_s());
 	timeline__set_now(c->tl, clock_mono_ns());
 	return c;

@@ -42,6 +42,8 @@ static void args(FILE *f, const struct timeline *tl, const struct tl_event *e)
 	}
 	if (e->flags & TL_EV_OPEN)
 		fputs(",\"in_progress\":true", f);
+	if (e->flags & TL_EV_SAMPLED)
+		fputs(",\"sampled\":true", f);
 }
 
 /* Writes the slices of one track, oldest first; a slice that starts before the previous one

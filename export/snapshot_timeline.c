@@ -40,6 +40,8 @@ void snapshot_timeline_write(struct json_out *o, const struct timeline *tl)
 	json_out__num(o, timeline__wall_offset(tl) > 0 ? timeline__wall_offset(tl) : 0);
 	json_out__lit(o, ",\"min_dur\":");
 	json_out__u64(o, timeline__min_dur(tl));
+	json_out__lit(o, ",\"syscalls\":");
+	json_out__u64(o, timeline__syscall_mode(tl));
 	json_out__lit(o, ",\"dropped\":");
 	json_out__u64(o, ts.dropped);
 	json_out__lit(o, ",\"strings\":[");
@@ -324,7 +326,7 @@ int snapshot_timeline_read(struct json_in *s, struct timeline **out)
 	bool first = true;
 	const char *key;
 	size_t klen;
-	uint64_t now = 0, min_dur = 0, dropped = 0;
+	uint64_t now = 0, min_dur = 0, dropped = 0, mode = 0;
 	double wall = 0;
 	int more, ret = 0;
 
@@ -339,6 +341,8 @@ int snapshot_timeline_read(struct json_in *s, struct timeline **out)
 			ret = json_in__value(s, &wall);
 		else if (json_key_is(key, klen, "min_dur"))
 			ret = json_in__uint(s, UINT64_MAX, &min_dur);
+		else if (json_key_is(key, klen, "syscalls"))
+			ret = json_in__uint(s, TL_SYSCALLS_ALL, &mode);
 		else if (json_key_is(key, klen, "dropped"))
 			ret = json_in__uint(s, UINT64_MAX, &dropped);
 		else if (json_key_is(key, klen, "strings"))
@@ -370,6 +374,7 @@ int snapshot_timeline_read(struct json_in *s, struct timeline **out)
 	timeline__set_now(r.tl, now);
 	timeline__set_wall_offset(r.tl, wall);
 	timeline__set_min_dur(r.tl, min_dur);
+	timeline__set_syscall_mode(r.tl, (enum tl_syscall_mode)mode);
 	timeline__add_dropped(r.tl, dropped);
 	*out = r.tl;
 	return 0;

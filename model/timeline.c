@@ -30,6 +30,7 @@ struct timeline {
 	size_t nopen, ocap;
 	size_t mem_cap, held;
 	uint64_t dropped, now, min_dur;
+	enum tl_syscall_mode syscall_mode;
 	double wall_offset;
 };
 
@@ -405,6 +406,23 @@ void timeline__set_min_dur(struct timeline *tl, uint64_t ns)
 uint64_t timeline__min_dur(const struct timeline *tl)
 {
 	return tl->min_dur;
+}
+
+void timeline__set_syscall_mode(struct timeline *tl, enum tl_syscall_mode m)
+{
+	tl->syscall_mode = m;
+}
+
+enum tl_syscall_mode timeline__syscall_mode(const struct timeline *tl)
+{
+	return tl->syscall_mode;
+}
+
+const char *tl_syscall_mode_str(enum tl_syscall_mode m)
+{
+	return m == TL_SYSCALLS_BLOCKING ? "blocking + sampled"
+	       : m == TL_SYSCALLS_ALL	 ? "all (--all-syscalls)"
+					 : "";
 }
 
 const struct tl_event *timeline__lane(const struct timeline *tl, size_t i, size_t *n)

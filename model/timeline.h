@@ -18,6 +18,7 @@ enum tl_kind { TL_ONCPU = 0, TL_RUNQ, TL_FILE, TL_NET, TL_LOCK, TL_SCHED, TL_DST
 #define TL_EV_OPEN 1u  /* still in progress: end is the timeline's now */
 #define TL_EV_OWNER 2u /* owner holds the lock's owner tid, read from the lock word */
 #define TL_EV_LOCKWAIT 4u /* a lock wait (contended lock word, PI futex), not a condition wait */
+#define TL_EV_SAMPLED 8u  /* a call seen running by the sampler: start and end to its period */
 
 #define TL_DEFAULT_MEM (64ul << 20)
 
@@ -112,6 +113,16 @@ double timeline__wall_offset(const struct timeline *tl);
 /* The minimum duration the source used (ns), kept for exports; 0 = unknown. */
 void timeline__set_min_dur(struct timeline *tl, uint64_t ns);
 uint64_t timeline__min_dur(const struct timeline *tl);
+/* Which system calls the source saw (shown by the Threads pane), kept for exports. */
+enum tl_syscall_mode {
+	TL_SYSCALLS_UNKNOWN = 0,
+	TL_SYSCALLS_BLOCKING, /* those that block (at sched_switch) and those sampled running long */
+	TL_SYSCALLS_ALL,      /* every call from sys_enter to sys_exit (--all-syscalls) */
+};
+void timeline__set_syscall_mode(struct timeline *tl, enum tl_syscall_mode m);
+enum tl_syscall_mode timeline__syscall_mode(const struct timeline *tl);
+/* A few words for mode m ("" when unknown). */
+const char *tl_syscall_mode_str(enum tl_syscall_mode m);
 
 /* Thread i's lane: its n intervals, oldest first (sorted by start); valid until the next add. */
 const struct tl_event *timeline__lane(const struct timeline *tl, size_t i, size_t *n);

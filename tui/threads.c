@@ -502,6 +502,9 @@ static void draw_legend(struct threads *t, struct tui_app *a, WINDOW *w, int y)
 	duration_format((double)(t->slot), dur, sizeof(dur));
 	tui_role_on(w, ROLE_DIM);
 	used += tui_printf(w, a->cols - used, "slot %s, sort %s", dur, sort_names[t->sort]);
+	if (timeline__syscall_mode(t->tl) && used < a->cols)
+		used += tui_printf(w, a->cols - used, ", calls: %s",
+				   tl_syscall_mode_str(timeline__syscall_mode(t->tl)));
 	tui_role_on(w, ROLE_NORMAL);
 	tui_pad(w, a->cols - used);
 }
@@ -647,9 +650,10 @@ static void draw_inspector(struct threads *t, struct tui_app *a, WINDOW *w, int 
 				 e->flags & TL_EV_OWNER ? e->owner : 0);
 		else if (e->attr)
 			snprintf(extra, sizeof(extra), "%s", strtab__str(st, e->attr));
-		snprintf(lines[nl++], sizeof(lines[0]), "  %-7s %-16s %10s  x%-4u %s%s",
+		snprintf(lines[nl++], sizeof(lines[0]), "  %-7s %-16s %10s  x%-4u %s%s%s",
 			 tl_kind_str(e->kind), strtab__str(st, e->name), d, e->count, extra,
-			 e->flags & TL_EV_OPEN ? "  (in progress)" : "");
+			 e->flags & TL_EV_OPEN ? "  (in progress)" : "",
+			 e->flags & TL_EV_SAMPLED ? "  (sampled)" : "");
 	}
 	if (n > 0 && ev[longest].stack) {
 		const char *s = strtab__str(st, ev[longest].stack), *end = s + strlen(s);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The thread timeline on workloads of known behaviour (tests/tools/tl_work.c): a lock-order
 # deadlock and a holder/waiter pair get hints naming the threads; write+fsync shows the file's
-# path (the writes only with --all-syscalls); a loopback TCP writer shows its connection's
+# path (the writes only with --all-syscalls); a 256 MiB write to tmpfs (no blocking) is
+# sampled, its time within a sampling period of the program's own, short writes are not; a loopback TCP writer shows its connection's
 # port; nanosleep counts and durations, pipe reads and mutex waits match the program's own
 # timing; the Chrome trace has no overlapping slices per track; nothing is left
 # loaded; exits fold the ended processes. Ports 20150-20159.
@@ -91,6 +92,24 @@ check "--all-syscalls: write shows file.path" test "$paths" = 1
 set -- $($CHECK_TRACE stats "$TMP/fa.json" write FileThd)
 check "--all-syscalls: one write interval per write ($1 = 20)" test "$1" = 20
 check "--all-syscalls: the system call programs ran" grep -q 'gt_tl_sys_enter' "$TMP/fileall.err"
+
+# 4b. A long call that does not block: BigThd writes 256 MiB to a tmpfs file in one write(2)
+# (page cache only), timed by itself, then 20000 writes of 64 bytes. The sampler sees the big
+# write run (without any system call tracepoint): one sampled write interval on the file, its
+# duration within one sampling period (1/199 s) + 10% of the program's own; none of the short
+# writes is sampled into one (each is told from the next).
+BIG=/dev/shm/gt_tl_big.$$
+own=$(rec big -o "$TMP/big.json" -- "$W" bigwrite "$BIG" 256 20000)
+rm -f "$BIG"
+sampled=$(jq -c '[.traceEvents[] | select(.ph == "X" and .name == "write" and .args.sampled)]' "$TMP/big.json")
+check "bigwrite: one sampled write interval ($(echo "$sampled" | jq length))" test "$(echo "$sampled" | jq length)" = 1
+dur=$(echo "$sampled" | jq '.[0].dur // 0 | floor')
+check "bigwrite: sampled write $dur us within 1/199 s + 10% of the program's ${own:-?} us" \
+	near "$dur" "${own:-0}" "$((5025 + ${own:-0} / 10))"
+paths=$(echo "$sampled" | jq -r '.[0].args["file.path"]')
+check "bigwrite: sampled write names $BIG ($paths)" test "$paths" = "$BIG"
+check "bigwrite: no system call tracepoint" sh -c "! grep -q 'gt_tl_sys_e' '$TMP/big.err'"
+check "bigwrite: the sampler ran" grep -q 'gt_tl_sample' "$TMP/big.err"
 
 # 5. A loopback TCP writer blocked on a slow reader: sock.conn with the server's port.
 rec tcp -o "$TMP/n.json" -- "$W" tcp $PORT 40 >/dev/null

@@ -12,6 +12,9 @@
  *                               thread writing one MS ms after the last, once the reader
  *                               blocks; prints N and the reads' total time in microseconds,
  *                               timed around each read
+ *   tl_work bigwrite PATH MIB N BigThd writes MIB MiB to PATH (tmpfs: the page cache, no
+ *                               blocking) in one write(2), then N writes of 64 bytes; prints
+ *                               the big write's time in microseconds, timed around the call
  *   tl_work hold N MS           HoldThd takes a mutex N times and holds it MS ms once
  *                               WaitThd blocks waiting for it; prints N and WaitThd's total
  *                               wait in pthread_mutex_lock in microseconds
@@ -111,6 +114,36 @@ __attribute__((noinline)) void write_sync(int fd, const char *buf, size_t n)
 	if (write(fd, buf, n) != (ssize_t)n)
 		perror("write");
 	fsync(fd);
+}
+
+__attribute__((noinline)) void big_write(int fd, const char *buf, size_t n, double *took)
+{
+	double t0 = now_s();
+
+	if (write(fd, buf, n) != (ssize_t)n)
+		perror("write");
+	*took = now_s() - t0;
+}
+
+static void *big_thd(void *arg)
+{
+	size_t n = (size_t)count << 20;
+	char *buf = malloc(n);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	pthread_setname_np(pthread_self(), "BigThd");
+	if (!buf || fd < 0) {
+		perror(path);
+		exit(1);
+	}
+	memset(buf, 'x', n); /* its pages exist before the call */
+	big_write(fd, buf, n, arg);
+	for (int i = 0; i < ms; i++)
+		if (write(fd, buf, 64) != 64)
+			perror("write");
+	close(fd);
+	free(buf);
+	return NULL;
 }
 
 static void *file_thd(void *arg)
@@ -346,6 +379,18 @@ int main(int argc, char **argv)
 		pthread_create(&t1, NULL, file_thd, NULL);
 		printf("ready\n");
 		pthread_join(t1, NULL);
+		return 0;
+	}
+	if (!strcmp(argv[1], "bigwrite") && argc > 4) {
+		double took = 0;
+
+		path = argv[2];
+		count = atoi(argv[3]);
+		ms = atoi(argv[4]);
+		nap_ms(300);
+		pthread_create(&t1, NULL, big_thd, &took);
+		pthread_join(t1, NULL);
+		printf("%.0f\n", took * 1e6);
 		return 0;
 	}
 	if (!strcmp(argv[1], "tcp") && argc > 3) {
