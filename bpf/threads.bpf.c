@@ -770,6 +770,15 @@ __noinline int tl_sample(void *ctx GT_ARG_CTX, __u64 now, int kernel)
 		if (!(sp->state & (TLS_SAMPLED | TLS_RESUMED)))
 			return 0; /* blocked, its switch back in unseen: for its switch-out */
 		if (same_call(sp, call, id, regs, key)) {
+			if (!(sp->flags & TLF_SAMPLED)) {
+				/* One it was preempted in: seen running now, it ends as a
+				 * sampled call */
+				struct tl_rec_buf *b = bpf_map_lookup_elem(&gt_tl_stash, &tid);
+
+				sp->flags |= TLF_SAMPLED;
+				if (b && b->r.start == sp->ts)
+					b->r.flags |= TLF_SAMPLED;
+			}
 			sp->state = TLS_SAMPLED;
 			sp->last_in = now;
 			return 0;
