@@ -157,7 +157,7 @@ static int read_sid(struct tl_reader *r, uint32_t *id)
 static int read_event(struct tl_reader *r, struct tl_event *e, bool with_tid)
 {
 	static const uint64_t max[E_MAX] = { UINT64_MAX, UINT64_MAX, TL_KIND_MAX - 1, 0, 0, 0,
-					     UINT32_MAX, UINT64_MAX, UINT32_MAX, UINT32_MAX, 7 };
+					     UINT32_MAX, UINT64_MAX, UINT32_MAX, UINT32_MAX, TL_EV_ALL };
 	uint64_t v[E_MAX];
 	uint32_t ids[3];
 

@@ -19,6 +19,7 @@ enum tl_kind { TL_ONCPU = 0, TL_RUNQ, TL_FILE, TL_NET, TL_LOCK, TL_SCHED, TL_DST
 #define TL_EV_OWNER 2u /* owner holds the lock's owner tid, read from the lock word */
 #define TL_EV_LOCKWAIT 4u /* a lock wait (contended lock word, PI futex), not a condition wait */
 #define TL_EV_SAMPLED 8u  /* a call seen running by the sampler: start and end to its period */
+#define TL_EV_ALL 15u	  /* every flag above */
 
 #define TL_DEFAULT_MEM (64ul << 20)
 
