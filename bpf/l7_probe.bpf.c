@@ -150,7 +150,28 @@ struct {
 	__type(value, struct l7_scratch);
 } gt_l7_pending SEC(".maps");
 
+/* Where a thread's sendmmsg/recvmmsg is in its vector: the kernel sends or receives the messages
+ * one by one, in order, each firing the tracepoint; the registers name the vector only. The
+ * position restarts at 0 for another call: another vector, fd or system call, past its length
+ * (the entry is dropped after the last message), or after a failed message (which ends the call;
+ * mmsg_n, approximate, spares the lookup while no thread has one). */
+struct mmsg_pos {
+	__u64 vec;
+	__s32 fd;
+	__u32 nr;
+	__u32 vlen;
+	__u32 next;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32); /* tid */
+	__type(value, struct mmsg_pos);
+} gt_l7_mmsg SEC(".maps");
+
 __u64 pending_n = 0;
+__u64 mmsg_n = 0;
 /* OpenSSL calls in progress (approximate): while none is, socket calls skip gt_l7_ssl. */
 __u64 ssl_inflight = 0;
 
@@ -690,6 +711,40 @@ static __always_inline void emit_data(void *ctx, __u64 start_ns, __u32 tgid, int
 	output(s, got, cnt);
 }
 
+/* The index in its vector of the message a sendmmsg/recvmmsg (system call nr) of thread tid on
+ * fd is at. */
+static __always_inline __u32 mmsg_index(__u32 tid, long nr, int fd, __u64 vec, __u32 vlen)
+{
+	struct mmsg_pos *p = bpf_map_lookup_elem(&gt_l7_mmsg, &tid), n = {};
+	__u32 i;
+
+	if (p && p->vec == vec && p->fd == fd && p->nr == (__u32)nr && p->next < p->vlen) {
+		i = p->next++;
+		if (p->next >= p->vlen && !bpf_map_delete_elem(&gt_l7_mmsg, &tid))
+			__sync_fetch_and_add(&mmsg_n, -1);
+		return i;
+	}
+	if (vlen > 1) {
+		n.vec = vec;
+		n.fd = fd;
+		n.nr = (__u32)nr;
+		n.vlen = vlen;
+		n.next = 1;
+		if (!bpf_map_update_elem(&gt_l7_mmsg, &tid, &n, p ? BPF_EXIST : BPF_NOEXIST) && !p)
+			__sync_fetch_and_add(&mmsg_n, 1);
+	} else if (p && !bpf_map_delete_elem(&gt_l7_mmsg, &tid)) {
+		__sync_fetch_and_add(&mmsg_n, -1);
+	}
+	return 0;
+}
+
+/* A failed socket call of thread tid: a sendmmsg/recvmmsg in progress on it ends there. */
+static __always_inline void mmsg_fail(__u32 tid)
+{
+	if (mmsg_n && !bpf_map_delete_elem(&gt_l7_mmsg, &tid))
+		__sync_fetch_and_add(&mmsg_n, -1);
+}
+
 /* A socket call of ret bytes on sk has moved its data (dir 0 send, 1 recv): the system call
  * number and arguments in the task's registers say where the bytes are. */
 static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir)
@@ -705,7 +760,11 @@ static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir
 	long nr;
 	int fd;
 
-	if (ret <= 0 || !current_passes(tgid, tid))
+	if (ret <= 0) {
+		mmsg_fail(tid);
+		return 0;
+	}
+	if (!current_passes(tgid, tid))
 		return 0;
 	flush_pending(tid);
 	/* Direct loads (no helper call per field): regs is a kernel pointer the verifier knows. */
@@ -777,9 +836,15 @@ static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir
 	case K_IOV:
 		emit_data(ctx, now, tgid, fd, c, dir, ret, kind, buf, n, addr, later, 0, tp, cnt);
 		break;
+	case K_MMSG:
 	case K_MSG: {
 		struct user_msghdr m;
 
+		/* sendmmsg/recvmmsg: the vector's message this one is (vlen in the third
+		 * argument), each a struct mmsghdr, a msghdr with the count after it. */
+		if (kind == K_MMSG)
+			buf += (__u64)mmsg_index(tid, nr, fd, buf, (__u32)regs->dx) *
+			       sizeof(struct mmsghdr);
 		if (bpf_probe_read_user(&m, sizeof(m), (const void *)buf))
 			break;
 		addr = (__u64)m.msg_name;
@@ -790,8 +855,7 @@ static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir
 		break;
 	}
 	default:
-		/* sendfile moves file pages; of a sendmmsg/recvmmsg the registers do not say which
-		 * message this is: bytes counted, none copied. */
+		/* sendfile moves file pages: bytes counted, none copied. */
 		emit_data(ctx, now, tgid, fd, c, dir, ret, K_SENDFILE, 0, 0, 0, 0, L7_EVF_SENDFILE, tp,
 			  cnt);
 		break;
