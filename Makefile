@@ -81,7 +81,7 @@ DEB_PKGS += heaptrack libjemalloc2
 # check its exposition with promtool (in prometheus) and its unit with systemd-analyze.
 DEB_PKGS += libmicrohttpd-dev prometheus systemd
 # Servers and clients the L7 tests run on loopback (tests/record/test_l7.sh, tests/bench/l7.sh).
-DEB_PKGS += nginx redis-server redis-tools postgresql mariadb-server mariadb-client dnsmasq \
+DEB_PKGS += nginx redis-server redis-tools postgresql mariadb-server mariadb-client dnsmasq socat \
 	dnsutils apache2-utils wrk curl openssl
 # HTTP/2 and gRPC (model/l7/http2.c decodes HPACK with libnghttp2; tests/record/test_l7_h2.sh).
 DEB_PKGS += libnghttp2-dev nghttp2-server nghttp2-client python3-grpcio

@@ -125,6 +125,17 @@ struct {
 	__type(value, __s32); /* fd */
 } gt_l7_sslfd SEC(".maps");
 
+/* When the thread's TCP send in progress began (tcp_sendmsg_locked's first pass, before any
+ * byte is queued), 0 when none is: sock_send_length, at the send's end, takes it. A client's
+ * request starts there: on loopback the send itself runs the receiver's TCP path, so the end
+ * of the send is already well into the server's handling. */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u64);
+} gt_l7_send_t0 SEC(".maps");
+
 /* One record under construction per CPU: the data part is twice the capture limit so that
  * copies at a bounded offset of a bounded size stay inside. Sized to the CPUs by user space. */
 struct l7_scratch {
@@ -251,17 +262,25 @@ static __always_inline void emit_close(__u32 tgid, int fd, const struct conn *c)
 }
 
 /* Reports the peer of a Unix-domain connection: the path the two sides meet at (the peer's
- * bound address, else the socket's own: a client's peer is the accepted socket, which carries
- * the listener's path) and the peer's pid as SO_PEERCRED has it. */
-static __always_inline void emit_peer(__u32 tgid, int fd, const struct conn *c)
+ * bound address; else the path the call at hand sends to, uaddr, a user sockaddr, when it
+ * names one: an unconnected datagram client; else the socket's own: a client's peer is the
+ * accepted socket, which carries the listener's path) and the peer's pid as SO_PEERCRED has
+ * it. */
+static __always_inline void emit_peer(__u32 tgid, int fd, const struct conn *c, __u64 uaddr)
 {
 	struct sock *sk = (struct sock *)c->sk;
 	struct unix_address *ua = unix_addr(BPF_CORE_READ((struct unix_sock *)sk, peer));
 	struct l7_event *e;
 	struct pid *pp;
+	__u8 to[3] = {};
 	int len;
 
-	if (!ua)
+	/* A path (not an abstract name, whose length only the call's addrlen says): user
+	 * space ends it at its NUL. */
+	if (ua || !uaddr || bpf_probe_read_user(to, sizeof(to), (const void *)uaddr) ||
+	    (to[0] | to[1] << 8) != GT_AF_UNIX || !to[2])
+		uaddr = 0;
+	if (!ua && !uaddr)
 		ua = unix_addr(sk);
 	e = conn_record(L7_EV_PEER, tgid, fd, c, L7_UNIX_PATH_MAX);
 	if (!e)
@@ -270,6 +289,13 @@ static __always_inline void emit_peer(__u32 tgid, int fd, const struct conn *c)
 	pp = BPF_CORE_READ(sk, sk_peer_pid);
 	if (pp)
 		e->peer_pid = BPF_CORE_READ(pp, numbers[0].nr);
+	if (uaddr) {
+		e->cap = bpf_probe_read_user(e + 1, L7_UNIX_PATH_MAX, (const void *)(uaddr + 2))
+				 ? 0
+				 : L7_UNIX_PATH_MAX;
+		bpf_ringbuf_submit(e, 0);
+		return;
+	}
 	len = ua ? BPF_CORE_READ(ua, len) - (int)sizeof(__u16) : 0;
 	if (len < 0)
 		len = 0;
@@ -311,12 +337,18 @@ static __always_inline struct conn *conn_get(__u32 tgid, int fd, struct sock *sk
 	} else if (family == GT_AF_UNIX) {
 		/* No addresses: the path and the peer's pid go in an L7_EV_PEER record. An
 		 * accepted socket carries its listener's path, a client's has none: that is the
-		 * role (no TCP state tells it). No close either: the entry ends when the fd
-		 * holds another socket, or idle (user space). */
+		 * role (no TCP state tells it). A datagram client needs an address of its own
+		 * for the answers: one connected to a bound socket is a client, the others
+		 * (unconnected, or a socketpair) are left to the first message's kind. No close
+		 * either: the entry ends when the fd holds another socket, or idle (user space). */
 		n.af_unix = 1;
 		n.role = unix_addr(sk) ? L7_KROLE_SERVER : L7_KROLE_CLIENT;
 		n.state = CONN_UNDECIDED;
 		n.udp = BPF_CORE_READ(sk, sk_type) == GT_SOCK_DGRAM;
+		if (n.udp)
+			n.role = unix_addr(BPF_CORE_READ((struct unix_sock *)sk, peer))
+					 ? L7_KROLE_CLIENT
+					 : L7_KROLE_UNKNOWN;
 	} else {
 		n.state = CONN_IGNORED;
 	}
@@ -408,14 +440,15 @@ static __always_inline bool h2_start(const __u8 *d, __u32 cap, __u64 len)
 
 /* The protocol the first bytes of a message look like (L7_KPROTO_*), 0 if none, 0xff for a
  * TLS record (ciphertext: never parsed). A loose first filter so that unrelated traffic is
- * not copied; user space confirms with the parsers' l7_infer. */
-static __always_inline __u8 kinfer(const __u8 *d, __u32 cap, __u64 len, bool udp)
+ * not copied; user space confirms with the parsers' l7_infer. An inet datagram carries DNS
+ * only; a Unix-domain one (uds) any protocol, a message per datagram, DNS after the others. */
+static __always_inline __u8 kinfer(const __u8 *d, __u32 cap, __u64 len, bool udp, bool uds)
 {
 	__u32 mlen;
 
 	if (cap < 12)
 		return 0;
-	if (udp)
+	if (udp && !uds)
 		return dns_header(d) ? L7_KPROTO_DNS : 0;
 	if (d[0] == 0x16 && d[1] == 3 && d[2] <= 4)
 		return 0xff;
@@ -481,7 +514,7 @@ static __always_inline __u8 kinfer(const __u8 *d, __u32 cap, __u64 len, bool udp
 	}
 	if (h2_start(d, cap, len))
 		return L7_KPROTO_HTTP2;
-	return 0;
+	return udp && dns_header(d) ? L7_KPROTO_DNS : 0;
 }
 
 static __always_inline struct l7_scratch *scratch(void)
@@ -614,7 +647,8 @@ static __always_inline void flush_pending(__u32 tid)
  * user sockaddr), or will be in peer_later (a received datagram's source: the record is held
  * until the thread's next socket call) when either is given. tp is the TCP socket when the
  * caller has it (else its segment counters are read through c->sk); cnt the counters. */
-static __always_inline void emit_data(void *ctx, __u64 start_ns, __u32 tgid, int fd, struct conn *c,
+static __always_inline void emit_data(void *ctx, __u64 start_ns, __u64 end_ns, __u32 tgid, int fd,
+				      struct conn *c,
 				      __u8 dir, __u64 len, __u8 kind, __u64 buf, __u32 n,
 				      __u64 uaddr, __u64 peer_later, __u32 flags,
 				      struct tcp_sock *tp, struct l7_counters *cnt)
@@ -640,7 +674,7 @@ static __always_inline void emit_data(void *ctx, __u64 start_ns, __u32 tgid, int
 	if (c->state == CONN_UNDECIDED) {
 		if (kind == K_SENDFILE)
 			return;
-		guess = kinfer(s->data, got, len, c->udp);
+		guess = kinfer(s->data, got, len, c->udp, c->af_unix);
 		if (guess == 0xff) {
 			c->state = CONN_IGNORED;
 		} else if (guess && (proto_mask & (1u << guess))) {
@@ -655,7 +689,7 @@ static __always_inline void emit_data(void *ctx, __u64 start_ns, __u32 tgid, int
 			return;
 		}
 		if (c->af_unix)
-			emit_peer(tgid, fd, c);
+			emit_peer(tgid, fd, c, dir == 0 && c->udp ? uaddr : 0);
 	} else if (c->state != CONN_TRACED) {
 		if (cnt)
 			cnt->skipped++;
@@ -667,7 +701,7 @@ static __always_inline void emit_data(void *ctx, __u64 start_ns, __u32 tgid, int
 	e->tgid = tgid;
 	e->tid = (__u32)bpf_get_current_pid_tgid();
 	e->fd = fd;
-	e->ts_ns = flags & L7_EVF_SSL ? bpf_ktime_get_ns() : start_ns;
+	e->ts_ns = end_ns ? end_ns : bpf_ktime_get_ns();
 	e->start_ns = start_ns;
 	e->gen = c->gen;
 	e->len = len;
@@ -749,7 +783,7 @@ static __always_inline void mmsg_fail(__u32 tid)
  * number and arguments in the task's registers say where the bytes are. */
 static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir)
 {
-	__u64 id = bpf_get_current_pid_tgid(), now, buf, addr = 0, later = 0;
+	__u64 id = bpf_get_current_pid_tgid(), now, t0 = 0, buf, addr = 0, later = 0;
 	__u32 tgid = id >> 32, tid = (__u32)id, n = 0;
 	struct ssl_args *ssl = NULL;
 	struct l7_counters *cnt;
@@ -760,11 +794,20 @@ static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir
 	long nr;
 	int fd;
 
-	if (ret <= 0) {
+	if (ret <= 0)
 		mmsg_fail(tid);
-		return 0;
-	}
 	if (!current_passes(tgid, tid))
+		return 0;
+	if (dir == 0) {
+		/* Taken whatever the send's outcome, so that none is left for the next. */
+		__u64 *begun = bpf_task_storage_get(&gt_l7_send_t0, bpf_get_current_task_btf(), 0, 0);
+
+		if (begun) {
+			t0 = *begun;
+			*begun = 0;
+		}
+	}
+	if (ret <= 0)
 		return 0;
 	flush_pending(tid);
 	/* Direct loads (no helper call per field): regs is a kernel pointer the verifier knows. */
@@ -829,12 +872,14 @@ static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir
 		later = c->udp && !c->rport && !c->af_unix ? addr : 0;
 		addr = 0;
 	}
-	/* The call's end is the one moment seen: a send's first byte left within it. */
+	/* The call's end; a TCP send's beginning is t0 (a Unix-domain or UDP send's: its end). */
 	now = bpf_ktime_get_ns();
+	if (!t0 || t0 > now)
+		t0 = now;
 	switch (kind) {
 	case K_BUF:
 	case K_IOV:
-		emit_data(ctx, now, tgid, fd, c, dir, ret, kind, buf, n, addr, later, 0, tp, cnt);
+		emit_data(ctx, t0, now, tgid, fd, c, dir, ret, kind, buf, n, addr, later, 0, tp, cnt);
 		break;
 	case K_MMSG:
 	case K_MSG: {
@@ -848,7 +893,7 @@ static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir
 		if (bpf_probe_read_user(&m, sizeof(m), (const void *)buf))
 			break;
 		addr = (__u64)m.msg_name;
-		emit_data(ctx, now, tgid, fd, c, dir, ret, K_IOV, (__u64)m.msg_iov,
+		emit_data(ctx, t0, now, tgid, fd, c, dir, ret, K_IOV, (__u64)m.msg_iov,
 			  (__u32)m.msg_iovlen, dir ? 0 : addr,
 			  dir && c->udp && !c->rport && !c->af_unix ? addr : 0,
 			  0, tp, cnt);
@@ -856,10 +901,26 @@ static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir
 	}
 	default:
 		/* sendfile moves file pages: bytes counted, none copied. */
-		emit_data(ctx, now, tgid, fd, c, dir, ret, K_SENDFILE, 0, 0, 0, 0, L7_EVF_SENDFILE, tp,
+		emit_data(ctx, t0, now, tgid, fd, c, dir, ret, K_SENDFILE, 0, 0, 0, 0, L7_EVF_SENDFILE, tp,
 			  cnt);
 		break;
 	}
+	return 0;
+}
+
+/* A TCP send's first pass: the start of the send, kept until its sock_send_length. Later
+ * passes of the same send (one per segment-sized chunk) find it set. */
+SEC("tp_btf/tcp_sendmsg_locked")
+int BPF_PROG(gt_l7_send_begin, struct sock *sk, struct msghdr *msg, struct sk_buff *skb, int size_goal)
+{
+	__u64 id = bpf_get_current_pid_tgid(), *begun;
+
+	if (!current_passes(id >> 32, (__u32)id))
+		return 0;
+	begun = bpf_task_storage_get(&gt_l7_send_t0, bpf_get_current_task_btf(), 0,
+				     BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (begun && !*begun)
+		*begun = bpf_ktime_get_ns();
 	return 0;
 }
 
@@ -906,7 +967,12 @@ int BPF_PROG(gt_l7_state, struct sock *sk, int oldstate, int newstate)
 		c = bpf_map_lookup_elem(&gt_l7_conns, &key);
 		if (c && c->sk == skey) {
 			emit_close((__u32)(key >> 32), (int)(__u32)key, c);
-			bpf_map_delete_elem(&gt_l7_conns, &key);
+			/* Ended in place, not deleted: by now the process may have closed the fd
+			 * and given it to a new socket on another CPU, whose entry a delete by key
+			 * would remove (its messages then lost, or split from their requests).
+			 * The next socket on this fd replaces the entry. */
+			c->sk = 0;
+			c->state = CONN_IGNORED;
 		}
 	}
 	bpf_map_delete_elem(&gt_l7_socks, &skey);
@@ -941,7 +1007,7 @@ static __always_inline void tls_plain(void *ctx, __u64 start_ns, __u32 tgid, int
 		c->state = CONN_UNDECIDED;
 		c->tries = 0;
 	}
-	emit_data(ctx, start_ns, tgid, fd, c, dir, len, K_BUF, buf, 0, 0, 0, L7_EVF_SSL, NULL,
+	emit_data(ctx, start_ns, 0, tgid, fd, c, dir, len, K_BUF, buf, 0, 0, 0, L7_EVF_SSL, NULL,
 		  counters());
 }
 

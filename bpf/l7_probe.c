@@ -276,6 +276,10 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 	p->skel->rodata->wakeup_bytes = rbsize / 8;
 	p->skel->rodata->follow_children = t->follow_children;
 	rc = t->follow_children ? 0 : bpf_program__set_autoload(p->skel->progs.gt_l7_fork, false);
+	/* Kernels before 6.10 have no tcp:tcp_sendmsg_locked: a client's request then starts when
+	 * its send returns (a loopback round trip looks shorter by the send's own time). */
+	if (libbpf_find_vmlinux_btf_id("tcp_sendmsg_locked", BPF_TRACE_RAW_TP) < 0)
+		rc = rc ?: bpf_program__set_autoload(p->skel->progs.gt_l7_send_begin, false);
 	if (!o->no_tls) {
 		p->tls = tls_new(p->skel);
 		p->gotls = go_tls_new(p->skel);

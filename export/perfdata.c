@@ -310,9 +310,12 @@ int pd_table_room(void *tab, size_t *cap, size_t n, size_t esize, size_t first)
 
 	if (n * 2 < *cap)
 		return 0;
-	new = calloc(ncap, esize);
+	/* written whole now: calloc's fresh pages would each fault twice, on the first read
+	 * (the zero page) and the first write */
+	new = ncap <= SIZE_MAX / esize ? malloc(ncap * esize) : NULL;
 	if (!new)
 		return -ENOMEM;
+	memset(new, 0, ncap * esize);
 	memcpy(&old, tab, sizeof(old));
 	for (size_t j = 0; j < *cap; j++) {
 		uint64_t h;
@@ -462,9 +465,10 @@ static bool pname_is_comm(const char *stack, size_t len, const char *comm)
 	return len == n || stack[n] == ';' || stack[n] == '-';
 }
 
-/* Builds the key of a sample in pd->key: what its collapsed stack depends on. */
+/* Builds the key of a sample in pd->key: what its collapsed stack depends on (with the user
+ * frames unwound from its stack copy, upcs[0..nu)). */
 static int seen_key(struct pd *pd, const struct pd_attr *a, const struct pd_sample *s,
-		    uint16_t misc)
+		    uint16_t misc, const uint64_t *upcs, size_t nu)
 {
 	struct pd_proc *p = s->pid >= 0 ? pd_proc_get(pd, s->pid) : NULL;
 	const char *comm = s->comm;
@@ -480,53 +484,111 @@ static int seen_key(struct pd *pd, const struct pd_attr *a, const struct pd_samp
 	pd->klen = 0;
 	if (key_put(pd, head, sizeof(head)) || key_put(pd, comm, strlen(comm) + 1))
 		return -ENOMEM;
+	if (nu && (key_put(pd, &s->nchain, sizeof(s->nchain)) ||
+		   key_put(pd, upcs, nu * sizeof(*upcs))))
+		return -ENOMEM;
 	if (s->chain)
 		return key_put(pd, s->chain, s->nchain * 8);
 	return key_put(pd, &s->ip, sizeof(s->ip));
 }
 
-static int on_sample(struct pd *pd, const unsigned char *r, size_t size, uint16_t misc)
+/* The attribute of sample record r (size bytes) and its fields in *s; NULL when it has no
+ * known attribute or its fields overrun it. */
+static const struct pd_attr *sample_parse(struct pd *pd, const unsigned char *r, size_t size,
+					  struct pd_sample *s)
 {
 	const struct pd_attr *a;
-	struct pd_seen *seen = NULL;
-	struct pd_sample s;
-	uint64_t h = 0;
-	bool kernel = (misc & MISC_CPUMODE_MASK) == MISC_KERNEL;
 	uint64_t id = 0;
-	int err;
 
-	if (pd->nattrs > 1 && pd->nattrs) {
+	if (pd->nattrs > 1) {
 		uint64_t t = pd->attrs[0].sample_type;
 		size_t at = t & S_IDENTIFIER ? 8
 			    : 8 + 8 * (!!(t & S_IP) + !!(t & S_TID) + !!(t & S_TIME) +
 				       !!(t & S_ADDR));
 
 		if (!(t & (S_IDENTIFIER | S_ID)) || at + 8 > size)
-			return 1;
+			return NULL;
 		id = rd64(r + at);
 	}
 	a = attr_of(pd, id);
-	if (!a || !parse_sample(a, r + 8, r + size, &s))
+	return a && parse_sample(a, r + 8, r + size, s) ? a : NULL;
+}
+
+/* Adds kernel address addr to the set named ahead of the replay. 0 or -ENOMEM. */
+static int kaddr_add(struct pd *pd, uint64_t addr)
+{
+	uint64_t h = hash_mix(addr) | 1;
+	size_t mask, i;
+
+	if (pd_table_room(&pd->kset, &pd->kset_cap, pd->nkset, sizeof(*pd->kset), 1024))
+		return -ENOMEM;
+	mask = pd->kset_cap - 1;
+	for (i = h & mask; pd->kset[i].hash; i = (i + 1) & mask)
+		if (pd->kset[i].addr == addr)
+			return 0;
+	pd->kset[i].hash = h;
+	pd->kset[i].addr = addr;
+	pd->nkset++;
+	return 0;
+}
+
+/* Adds the kernel addresses of sample record r to the set named ahead. 0 or -ENOMEM. */
+static int sample_kaddrs(struct pd *pd, const unsigned char *r, size_t size, uint16_t misc)
+{
+	bool kernel = (misc & MISC_CPUMODE_MASK) == MISC_KERNEL;
+	struct pd_sample s;
+	const struct pd_attr *a = sample_parse(pd, r, size, &s);
+	int err = 0;
+
+	if (!a)
+		return 0;
+	if (!s.chain)
+		return kernel && (a->sample_type & S_IP) ? kaddr_add(pd, s.ip) : 0;
+	for (uint64_t i = 0; !err && i < s.nchain; i++) {
+		uint64_t ip = rd64(s.chain + 8 * i);
+
+		if (ip >= CONTEXT_MAX)
+			kernel = ip == CONTEXT_KERNEL || ip == CONTEXT_HV;
+		else if (kernel)
+			err = kaddr_add(pd, ip);
+	}
+	return err;
+}
+
+static int on_sample(struct pd *pd, const unsigned char *r, size_t size, uint16_t misc)
+{
+	struct pd_sample s;
+	const struct pd_attr *a = sample_parse(pd, r, size, &s);
+	struct pd_seen *seen;
+	uint64_t h;
+	bool kernel = (misc & MISC_CPUMODE_MASK) == MISC_KERNEL;
+	size_t nu = 0;
+	int err;
+
+	if (!a)
 		return 1;
 	if (!(a->sample_type & S_TID))
 		s.pid = s.tid = -1;
 	s.comm = pd_comm_of(pd, s.tid);
 	pd->st.samples++;
-	if (!(a->sample_type & S_STACK_USER)) {
-		/* a user stack copy differs at every sample: those are never seen before */
-		err = seen_key(pd, a, &s, misc);
-		if (err)
-			return err;
-		h = hash_bytes(pd->key, pd->klen) | 1;
-		seen = seen_slot(pd, h);
-		if (!seen)
+	if ((a->sample_type & S_STACK_USER) && s.pid > 0) {
+		/* the stack copy differs at every sample, the frames unwound from it do not */
+		if (!pd->upcs && !(pd->upcs = malloc(MAX_FRAMES * sizeof(*pd->upcs))))
 			return -ENOMEM;
-		if (seen->hash && seen->filtered)
-			return 0;
-		if (seen->hash)
-			return pd->fn(pd->ctx, pd->arena + seen->stack, seen->stack_len,
-				      pd->o->count_samples || !s.period ? 1 : s.period);
+		nu = pd_unwind_user(pd, a, &s, pd->upcs, MAX_FRAMES);
 	}
+	err = seen_key(pd, a, &s, misc, pd->upcs, nu);
+	if (err)
+		return err;
+	h = hash_bytes(pd->key, pd->klen) | 1;
+	seen = seen_slot(pd, h);
+	if (!seen)
+		return -ENOMEM;
+	if (seen->hash && seen->filtered)
+		return 0;
+	if (seen->hash)
+		return pd->fn(pd->ctx, pd->arena + seen->stack, seen->stack_len,
+			      pd->o->count_samples || !s.period ? 1 : s.period);
 	err = pd_put_header(pd, a, &s);
 	if (!err && s.chain) {
 		for (uint64_t i = 0; !err && i < s.nchain; i++) {
@@ -541,13 +603,13 @@ static int on_sample(struct pd *pd, const unsigned char *r, size_t size, uint16_
 	} else if (!err && (a->sample_type & S_IP)) {
 		err = pd_frame(pd, s.pid, s.ip, kernel);
 	}
-	if (!err && (a->sample_type & S_STACK_USER) && s.pid > 0)
-		err = pd_unwind_user(pd, a, &s);
+	for (size_t i = 0; !err && i < nu; i++)
+		err = pd_frame(pd, s.pid, pd->upcs[i], false);
 	if (!err && pd_text_reserve(pd, 1) == 0)
 		pd->text[pd->tlen++] = '\n';
 	else if (!err)
 		err = -ENOMEM;
-	if (!err && seen) {
+	if (!err) {
 		pd->passed = false;
 		err = flush_text(pd);
 		if (!err)
@@ -561,8 +623,6 @@ static int on_sample(struct pd *pd, const unsigned char *r, size_t size, uint16_
 			seen->stack_len = pd->passed_len;
 			pd->nseen++;
 		}
-	} else if (!err && pd->tlen >= (1u << 20)) {
-		err = flush_text(pd);
 	}
 	return err;
 }
@@ -656,10 +716,45 @@ static int list_records(struct pd *pd, size_t at, size_t end)
 			prev = rec_time(pd, r, size, prev);
 			pd->recs[pd->nrecs].time = prev;
 			pd->recs[pd->nrecs++].off = at;
+			if (type == REC_SAMPLE && pd->kprefetch &&
+			    sample_kaddrs(pd, r, size, rd16(r + 4)))
+				return -ENOMEM;
 		}
 		at += size + extra;
 	}
 	return 0;
+}
+
+/* Names the kernel addresses of the samples ahead of the replay, by one pass over perf's copy
+ * of kallsyms (pipe mode: the samples are listed before the build-ids say which copy, so they
+ * are listed again). 0 or -ENOMEM; any other failure leaves the naming to lookups. */
+static int kernel_prefetch(struct pd *pd)
+{
+	uint64_t *addrs;
+	size_t n = 0;
+	int err = 0;
+
+	if (pd->pipe) {
+		for (size_t i = 0; i < pd->nrecs && !err; i++) {
+			const unsigned char *r = pd->buf + pd->recs[i].off;
+
+			if (rd32(r) == REC_SAMPLE)
+				err = sample_kaddrs(pd, r, rd16(r + 6), rd16(r + 4));
+		}
+		if (err)
+			return err;
+	}
+	if (!pd->nkset)
+		return 0;
+	addrs = malloc(pd->nkset * sizeof(*addrs));
+	if (!addrs)
+		return -ENOMEM;
+	for (size_t i = 0; i < pd->kset_cap; i++)
+		if (pd->kset[i].hash)
+			addrs[n++] = pd->kset[i].addr;
+	err = sym_cache__kernel_prefetch(pd->sc, addrs, n);
+	free(addrs);
+	return err == -ENOMEM ? err : 0;
 }
 
 static int replay(struct pd *pd)
@@ -803,6 +898,8 @@ int perfdata_collapse(const void *buf, size_t len, const char *label, struct sym
 		ret = fail(&pd, "truncated perf.data: the stream ends before its event attributes");
 	if (!ret && pd.own_sc && pd.pipe)
 		ret = pd_choose_kallsyms(&pd);
+	if (!ret && pd.kprefetch)
+		ret = kernel_prefetch(&pd);
 	if (!ret)
 		ret = replay(&pd);
 	if (!ret)
@@ -833,10 +930,13 @@ out:
 	free(pd.ids);
 	free(pd.recs);
 	free(pd.syms);
+	free(pd.sym_slots);
 	free(pd.text);
 	free(pd.seen);
 	free(pd.arena);
 	free(pd.key);
+	free(pd.upcs);
+	free(pd.kset);
 	perfscript__free(pd.ps);
 	unwinder__free(pd.uw);
 	sym_cache__free(pd.own_sc);

@@ -116,15 +116,27 @@ struct pd_proc {
 	uint32_t gen; /* bumped when its mappings change: cached names are then stale */
 };
 
-/* One named address: the strings belong to the symbol cache. */
+/* One named address, as perf script prints it: the strings belong to the symbol cache. */
 struct pd_sym {
-	uint64_t hash;		/* of (pid_gen, addr), never 0; 0: a free slot */
-	uint64_t pid_gen, addr; /* pids are stored + 1 */
 	const char *name, *module;
 	uint32_t name_len, module_len;
 	uint64_t pc; /* what perf prints: map-relative for files, the address otherwise */
 	uint64_t off;
 	bool known;
+};
+
+/* A slot of the table of named addresses: (pid_gen, addr) -> pd->syms[idx]. Small, so that
+ * the table of a busy machine's capture (tens of thousands of addresses) stays in cache. */
+struct pd_sym_slot {
+	uint64_t hash;		/* of (pid_gen, addr), never 0; 0: a free slot */
+	uint64_t pid_gen, addr; /* pids are stored + 2, the kernel has the top bit */
+	uint64_t idx;
+};
+
+/* A kernel address of the samples, named ahead of the replay. */
+struct pd_kaddr {
+	uint64_t hash; /* 0: a free slot */
+	uint64_t addr;
 };
 
 /* A sample seen before: the same event, process image, comm and call chain collapse to the
@@ -160,6 +172,8 @@ struct pd {
 	struct hmap *comms; /* tid -> malloc'ed comm */
 	struct hmap *procs; /* pid -> struct pd_proc */
 	struct hmap *files; /* host path -> resolved path (or "" for none) */
+	struct pd_sym_slot *sym_slots;
+	size_t nsym_slots, sym_slots_cap;
 	struct pd_sym *syms;
 	size_t nsyms, syms_cap;
 
@@ -182,9 +196,13 @@ struct pd {
 	size_t nseen, seen_cap;
 	char *arena; /* keys and stacks of seen samples */
 	size_t alen, acap;
+	uint64_t *upcs; /* the user stack unwound from a sample's stack copy */
 	char *key;   /* the key being built */
 	size_t klen, kcap;
 	bool passed; /* the parser passed the sample on (else the filter dropped it) */
+	bool kprefetch; /* kernel frames named ahead from perf's copy of kallsyms */
+	struct pd_kaddr *kset; /* the samples' kernel addresses */
+	size_t nkset, kset_cap;
 	size_t passed_at, passed_len; /* its stack, in the arena */
 };
 
@@ -248,13 +266,17 @@ int pd_on_ksymbol(struct pd *pd, const unsigned char *r, size_t size);
 int pd_text_reserve(struct pd *pd, size_t n);
 /* Appends the callchain line perf script prints for addr of pid (kernel: a kernel address). */
 int pd_frame(struct pd *pd, int pid, uint64_t addr, bool kernel);
-/* Appends the frames of the sample's user stack, unwound from its registers and stack copy. */
-int pd_unwind_user(struct pd *pd, const struct pd_attr *a, const struct pd_sample *s);
+/* Unwinds the sample's user stack from its registers and stack copy into pcs[0..max): how
+ * many frames (0 when it cannot be unwound). */
+size_t pd_unwind_user(struct pd *pd, const struct pd_attr *a, const struct pd_sample *s,
+		      uint64_t *pcs, size_t max);
 /* The comm of tid, or perf's name for a thread it never saw (":TID", in a static buffer). */
 const char *pd_comm_of(struct pd *pd, int tid);
 /* Appends the sample header line perf script prints for s. */
 int pd_put_header(struct pd *pd, const struct pd_attr *a, const struct pd_sample *s);
-/* Chooses the kallsyms of the recorded kernel and starts reading it. 0 or -ENOMEM. */
+/* Chooses the kallsyms of the recorded kernel: perf's copy of it is then read once the
+ * samples' kernel addresses are known (pd->kprefetch), the running kernel's is read now on a
+ * thread. 0 or -ENOMEM. */
 int pd_choose_kallsyms(struct pd *pd);
 
 #endif

@@ -159,17 +159,33 @@ static void cache_dir(char *buf, size_t len)
 		snprintf(buf, len, "%s/.debug", home && *home ? home : "/root");
 }
 
-/* The file to read for a mapping of path whose build-id perf recorded as b: path itself when
- * it still is that file, else perf's cached copy, else "" (gone: frames stay unknown). */
-static const char *file_for(struct pd *pd, const char *path, const struct pd_bid *b)
+/* What a mapped path stands for: the file to read, and its (dev, inode) now. */
+struct pd_file {
+	bool recorded;	/* perf's build-id table has path */
+	bool found;	/* the file to read was found (stat) */
+	dev_t dev;
+	ino_t ino;
+	char path[]; /* the file to read, "" when none */
+};
+
+/* The file to read for a mapping of path whose build-id is own (from the record) or else the
+ * one perf's table recorded: path itself when it still is that file, else perf's cached copy,
+ * else "" (gone: frames stay unknown). Looked up once per path (a busy machine's capture maps
+ * the same libraries thousands of times). NULL on ENOMEM. */
+static const struct pd_file *file_for(struct pd *pd, const char *path, const struct pd_bid *own)
 {
 	char dir[PATH_MAX], cached[PATH_MAX + 128];
+	const struct pd_bid *b;
+	struct pd_file *f;
 	const char *r;
+	struct stat st;
+	size_t len = strlen(path);
 	int n;
 
-	r = hmap__get(pd->files, path, strlen(path));
-	if (r)
-		return r;
+	f = hmap__get(pd->files, path, len);
+	if (f)
+		return f;
+	b = own ? own : bid_find(pd, path);
 	if (!b || file_has_bid(path, b->id, b->len)) {
 		r = path;
 	} else {
@@ -181,12 +197,19 @@ static const char *file_for(struct pd *pd, const char *path, const struct pd_bid
 			strcat(cached, "/elf");
 		r = file_has_bid(cached, b->id, b->len) ? cached : "";
 	}
-	r = strdup(r);
-	if (!r || !hmap__put(pd->files, path, strlen(path), (void *)r)) {
-		free((void *)r);
+	f = malloc(sizeof(*f) + strlen(r) + 1);
+	if (!f)
+		return NULL;
+	strcpy(f->path, r);
+	f->recorded = b && b != own;
+	f->found = r[0] && !stat(r, &st);
+	f->dev = f->found ? st.st_dev : 0;
+	f->ino = f->found ? st.st_ino : 0;
+	if (!hmap__put(pd->files, path, len, f)) {
+		free(f);
 		return NULL;
 	}
-	return r;
+	return f;
 }
 
 int pd_on_mmap(struct pd *pd, const unsigned char *r, size_t size, uint16_t misc, bool v2)
@@ -195,9 +218,8 @@ int pd_on_mmap(struct pd *pd, const unsigned char *r, size_t size, uint16_t misc
 	struct proc_map m = { 0 };
 	const struct pd_bid *b = NULL;
 	struct pd_bid own;
+	const struct pd_file *file;
 	struct pd_proc *p;
-	struct stat st;
-	const char *file;
 	char *path;
 	int pid, err;
 
@@ -226,23 +248,17 @@ int pd_on_mmap(struct pd *pd, const unsigned char *r, size_t size, uint16_t misc
 		m.inode = rd64(r + 48);
 	}
 	if (path[0] == '/') {
-		if (!b)
-			b = bid_find(pd, path);
 		file = file_for(pd, path, b);
 		if (!file) {
 			free(path);
 			return -ENOMEM;
 		}
 		/* the file galatop reads, by the (dev, inode) it has now */
-		if (file[0] && !stat(file, &st) && (b || !m.inode || !v2)) {
-			m.dev = st.st_dev;
-			m.inode = st.st_ino;
+		if (file->found && (b || file->recorded || !m.inode || !v2)) {
+			m.dev = file->dev;
+			m.inode = file->ino;
 		}
-		if (file[0] && file != path && strcmp(file, path)) {
-			m.path = (char *)file;
-		} else {
-			m.path = path;
-		}
+		m.path = file->path[0] && strcmp(file->path, path) ? (char *)file->path : path;
 	} else if (!strncmp(path, "//anon", 6) || !strncmp(path, "/memfd:", 7) ||
 		   path[0] == '\0') {
 		m.path = (char *)"";
@@ -257,19 +273,19 @@ int pd_on_mmap(struct pd *pd, const unsigned char *r, size_t size, uint16_t misc
 	return err;
 }
 
-/* The slot of (pid_gen, addr): its name, or a free slot the caller fills. NULL on ENOMEM. */
-static struct pd_sym *sym_slot(struct pd *pd, uint64_t pid_gen, uint64_t addr)
+/* The slot of (pid_gen, addr): its name's, or a free slot the caller fills. NULL on ENOMEM. */
+static struct pd_sym_slot *sym_slot(struct pd *pd, uint64_t pid_gen, uint64_t addr, uint64_t h)
 {
-	uint64_t h = hash_mix(pid_gen * 31 + addr) | 1;
 	size_t mask, i;
 
-	if (pd_table_room(&pd->syms, &pd->syms_cap, pd->nsyms, sizeof(*pd->syms), 4096))
+	if (pd_table_room(&pd->sym_slots, &pd->sym_slots_cap, pd->nsym_slots,
+			  sizeof(*pd->sym_slots), 4096))
 		return NULL;
-	mask = pd->syms_cap - 1;
-	for (i = h & mask; pd->syms[i].hash; i = (i + 1) & mask)
-		if (pd->syms[i].pid_gen == pid_gen && pd->syms[i].addr == addr)
-			return &pd->syms[i];
-	return &pd->syms[i];
+	mask = pd->sym_slots_cap - 1;
+	for (i = h & mask; pd->sym_slots[i].hash; i = (i + 1) & mask)
+		if (pd->sym_slots[i].addr == addr && pd->sym_slots[i].pid_gen == pid_gen)
+			return &pd->sym_slots[i];
+	return &pd->sym_slots[i];
 }
 
 int pd_on_ksymbol(struct pd *pd, const unsigned char *r, size_t size)
@@ -312,37 +328,37 @@ static const struct pd_sym *name_of(struct pd *pd, int pid, uint64_t addr)
 	struct pd_proc *p = pid >= 0 ? pd_proc_get(pd, pid) : NULL;
 	uint64_t key = pid < 0 ? 1ull << 63 | pd->kgen
 			       : ((uint64_t)(uint32_t)pid + 2) << 32 | (p ? p->gen : 0);
+	uint64_t h = hash_mix(key * 31 + addr) | 1;
+	struct pd_sym_slot *slot;
 	struct pd_sym *s;
 	struct sym_info si;
 	int err;
 
 	if (pid >= 0 && !p)
 		return NULL;
-	s = sym_slot(pd, key, addr);
-	if (!s)
+	slot = sym_slot(pd, key, addr, h);
+	if (!slot)
 		return NULL;
-	if (s->hash)
-		return s;
+	if (slot->hash)
+		return &pd->syms[slot->idx];
+	if (ARRAY_GROW(pd->syms, pd->syms_cap, pd->nsyms + 1))
+		return NULL;
+	s = &pd->syms[pd->nsyms];
 	for (size_t i = 0; pid < 0 && i < pd->nksyms; i++) {
 		const struct pd_ksym *k = &pd->ksyms[i];
 
 		if (addr >= k->start && addr < k->end) {
-			*s = (struct pd_sym){ .hash = hash_mix(key * 31 + addr) | 1,
-					      .pid_gen = key, .addr = addr, .name = k->name,
-					      .module = k->name, .pc = addr, .off = addr - k->start,
-					      .known = true, .name_len = (uint32_t)strlen(k->name) };
+			*s = (struct pd_sym){ .name = k->name, .module = k->name, .pc = addr,
+					      .off = addr - k->start, .known = true,
+					      .name_len = (uint32_t)strlen(k->name) };
 			s->module_len = s->name_len;
-			pd->nsyms++;
-			return s;
+			goto named;
 		}
 	}
 	err = pid < 0 ? sym_cache__kernel(pd->sc, addr, &si)
 		      : sym_cache__user(pd->sc, pid, addr, &si);
 	if (err == -ENOMEM)
 		return NULL;
-	s->hash = hash_mix(key * 31 + addr) | 1;
-	s->pid_gen = key;
-	s->addr = addr;
 	s->known = !err;
 	s->name = si.name;
 	s->off = si.offset;
@@ -362,8 +378,10 @@ static const struct pd_sym *name_of(struct pd *pd, int pid, uint64_t addr)
 	}
 	s->name_len = (uint32_t)strlen(s->known ? s->name : "[unknown]");
 	s->module_len = s->module ? (uint32_t)strlen(s->module) : 0;
-	pd->nsyms++;
-	return s;
+named:
+	*slot = (struct pd_sym_slot){ .hash = h, .pid_gen = key, .addr = addr, .idx = pd->nsyms };
+	pd->nsym_slots++;
+	return &pd->syms[pd->nsyms++];
 }
 
 int pd_text_reserve(struct pd *pd, size_t n)
@@ -440,13 +458,12 @@ static bool sample_reg(const struct pd_attr *a, const struct pd_sample *s, int r
 	return true;
 }
 
-int pd_unwind_user(struct pd *pd, const struct pd_attr *a, const struct pd_sample *s)
+size_t pd_unwind_user(struct pd *pd, const struct pd_attr *a, const struct pd_sample *s,
+		      uint64_t *pcs, size_t max)
 {
 	struct unwind_sample us = { .pid = s->pid, .tid = s->tid };
-	uint64_t pcs[MAX_FRAMES];
 	enum unwind_status status;
 	size_t n;
-	int err;
 
 	if (!sample_reg(a, s, REG_IP, &us.ip) || !sample_reg(a, s, REG_SP, &us.sp) ||
 	    !sample_reg(a, s, REG_BP, &us.bp) || !s->stack_dyn)
@@ -456,14 +473,9 @@ int pd_unwind_user(struct pd *pd, const struct pd_attr *a, const struct pd_sampl
 	us.stack = s->stack;
 	us.stack_len = s->stack_dyn;
 	us.stack_full = s->stack_dyn >= s->stack_size;
-	n = unwinder__unwind(pd->uw, &us, pcs, MAX_FRAMES, &status);
+	n = unwinder__unwind(pd->uw, &us, pcs, max, &status);
 	pd->st.unwound++;
-	for (size_t i = 0; i < n; i++) {
-		err = pd_frame(pd, s->pid, pcs[i], false);
-		if (err)
-			return err;
-	}
-	return 0;
+	return n;
 }
 
 /* The comm of tid, or perf's name for a thread it never saw: "swapper" for the idle task (perf
@@ -535,13 +547,16 @@ static size_t running_kernel_bid(unsigned char *id)
 }
 
 /* Names kernel frames from the recorded kernel: perf's copy of its kallsyms, taken when the
- * recording ended (a file: read in a few ms, where /proc/kallsyms costs 100+ ms of kernel
- * time, and it has the modules loaded then), else the running kernel's when the build-ids
- * agree (or nothing says). Starts reading it on a thread while the records are listed. */
+ * recording ended (a file with the modules loaded then; read in one pass for the samples'
+ * addresses only, once they are listed), else the running kernel's when the build-ids agree
+ * (or nothing says): /proc/kallsyms costs 100+ ms of kernel time, so its reading starts now on
+ * a thread, while the records are listed. */
 int pd_choose_kallsyms(struct pd *pd)
 {
 	const struct pd_bid *b = bid_find(pd, "[kernel.kallsyms]");
 	char dir[PATH_MAX], path[PATH_MAX + 128];
+	unsigned char run[20];
+	size_t rlen;
 	int n, err;
 
 	err = b ? 0 : sym_cache__kernel_preload(pd->sc);
@@ -555,14 +570,12 @@ int pd_choose_kallsyms(struct pd *pd)
 		return 0;
 	strcat(path, "/kallsyms");
 	if (!access(path, R_OK)) {
-		err = sym_cache__set_kallsyms_path(pd->sc, path);
-	} else {
-		unsigned char run[20];
-		size_t rlen = running_kernel_bid(run);
-
-		if (rlen && (rlen != b->len || memcmp(run, b->id, rlen)))
-			pd->st.other_kernel = true;
+		pd->kprefetch = true;
+		return sym_cache__set_kallsyms_path(pd->sc, path);
 	}
+	rlen = running_kernel_bid(run);
+	if (rlen && (rlen != b->len || memcmp(run, b->id, rlen)))
+		pd->st.other_kernel = true;
 	if (!err)
 		err = sym_cache__kernel_preload(pd->sc);
 	return err == -ENOMEM ? err : 0;

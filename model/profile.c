@@ -70,17 +70,30 @@ static int rehash(struct profile *p, uint32_t nsize)
 	return 0;
 }
 
-/* Grows the node arrays (and the second column's) by one shared capacity; ids stay below
- * PROFILE_NONE. */
+/* Sizes the node arrays (and the second column's) to one shared capacity ncap. */
+static int resize_nodes(struct profile *p, size_t ncap)
+{
+	if (ARRAY_RESIZE(p->nodes, ncap) || ARRAY_RESIZE(p->indexed, ncap) ||
+	    (p->total2 && (ARRAY_RESIZE(p->total2, ncap) || ARRAY_RESIZE(p->self2, ncap))))
+		return -ENOMEM;
+	p->cap = (uint32_t)ncap;
+	array_advise_huge(p->nodes, ncap * sizeof(*p->nodes));
+	return 0;
+}
+
+/* Grows the node arrays by doubling; ids stay below PROFILE_NONE. */
 static int grow_nodes(struct profile *p)
 {
 	size_t ncap = grow_cap(p->cap, (size_t)p->count + 1, 256, PROFILE_NONE);
 
-	if (!ncap || ARRAY_RESIZE(p->nodes, ncap) || ARRAY_RESIZE(p->indexed, ncap) ||
-	    (p->total2 && (ARRAY_RESIZE(p->total2, ncap) || ARRAY_RESIZE(p->self2, ncap))))
-		return -ENOMEM;
-	p->cap = (uint32_t)ncap;
-	return 0;
+	return ncap ? resize_nodes(p, ncap) : -ENOMEM;
+}
+
+int profile__reserve(struct profile *p, size_t nodes)
+{
+	if (nodes <= p->cap)
+		return 0;
+	return nodes < PROFILE_NONE ? resize_nodes(p, nodes) : -ENOMEM;
 }
 
 static void init_root(struct profile *p)

@@ -51,6 +51,10 @@ void profile__free(struct profile *p);
 /* Removes every node but the root, keeping allocations for reuse. */
 void profile__clear(struct profile *p);
 
+/* Makes room for nodes nodes before a bulk load whose size is known roughly (a file's), so
+ * that the tree is allocated once and, when large, in huge pages rather than grown by
+ * doubling. Only memory that nodes are added to is touched. 0 or -ENOMEM. */
+int profile__reserve(struct profile *p, size_t nodes);
 /* Adds value to the stack frames[0..n) (root-first frame ids). 0 or -ENOMEM. */
 int profile__add_stack(struct profile *p, const uint32_t *frames, size_t n, double value);
 /* As profile__add_stack with a second value column (differential profiles: value is "before",

@@ -129,21 +129,28 @@ void strtab__free(struct strtab *st)
 }
 
 /* Whether a[0..len) and b[0..len) hold the same bytes: inline, a word at a time, since a
- * frame name's hit is confirmed here and a call to memcmp costs more than the compare. */
+ * frame name's hit is confirmed here and a call to memcmp costs more than the compare. The
+ * last word overlaps the one before it rather than ending in a byte loop, whose exit, at a
+ * different length for every name, the processor would mispredict. */
 static inline bool same_bytes(const char *a, const char *b, size_t len)
 {
 	uint64_t x, y;
 
-	for (; len >= 8; a += 8, b += 8, len -= 8) {
-		memcpy(&x, a, 8);
-		memcpy(&y, b, 8);
+	if (len < 8) {
+		for (; len; a++, b++, len--)
+			if (*a != *b)
+				return false;
+		return true;
+	}
+	for (size_t i = 0; i < len - 8; i += 8) {
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
 		if (x != y)
 			return false;
 	}
-	for (; len; a++, b++, len--)
-		if (*a != *b)
-			return false;
-	return true;
+	memcpy(&x, a + len - 8, 8);
+	memcpy(&y, b + len - 8, 8);
+	return x == y;
 }
 
 static uint32_t lookup(const struct strtab *st, const char *s, size_t len, uint32_t h,

@@ -12,6 +12,7 @@
 
 #include "kallsyms.h"
 #include "symtab.h"
+#include "util/file.h"
 #include "util/grow.h"
 #include "util/word.h"
 
@@ -62,7 +63,7 @@ static const unsigned char hex_digit[256] = {
 /* Appends the 8 hex digits at s to *v (v << 32 | their value) when all 8 are hex digits, a
  * word at a time: each byte's range checks as carries into its top bit, the letters' +9 from
  * their 0x40 bit, then nibbles gathered pairwise. */
-static bool hex8(const unsigned char *s, uint64_t *v)
+static inline __attribute__((always_inline)) bool hex8(const unsigned char *s, uint64_t *v)
 {
 	const uint64_t ones = 0x0101010101010101ULL, top = ones << 7;
 	uint64_t w, l, digit, alpha, x;
@@ -107,47 +108,65 @@ static uint64_t hex_prefix(const char *s, const char *end, const char **stop)
 	return v;
 }
 
-/* Parses one line, line[0..end) without its newline, whose first tab is at tab (NULL: none);
- * 0 (skipped or added) or -ENOMEM. */
-static int parse_line(struct kallsyms *ks, const char *line, const char *end, const char *tab,
-		      size_t *nonzero)
-{
-	const char *p, *name, *name_end = tab ? tab : end;
+/* The fields of one text symbol line of kallsyms. */
+struct ksym_line {
 	uint64_t addr;
-	long tag = 0;
+	const char *name, *mod; /* mod: "[ext4]" as listed, NULL for the core kernel */
+	size_t name_len, mod_len;
+};
+
+/* Parses line[0..end) without its newline, whose first tab is at tab (NULL: none): true for a
+ * text symbol (types t, T, w, W) with a name, its fields in *l. */
+static bool parse_fields(const char *line, const char *end, const char *tab, struct ksym_line *l)
+{
+	const char *p, *name_end = tab ? tab : end;
 	char type;
 
-	addr = hex_prefix(line, end, &p);
+	l->addr = hex_prefix(line, end, &p);
 	if (p == line || end - p < 3 || p[0] != ' ' || p[2] != ' ')
-		return 0;
+		return false;
 	type = p[1];
 	if (type != 't' && type != 'T' && type != 'w' && type != 'W')
-		return 0;
-	name = p + 3;
-	if (name > name_end)
-		return 0; /* a tab before the name */
+		return false;
+	l->name = p + 3;
+	if (l->name >= name_end)
+		return false; /* no name, or a tab before it */
+	l->name_len = (size_t)(name_end - l->name);
+	l->mod = NULL;
+	l->mod_len = 0;
 	if (tab) {
 		const char *mod = tab + 1;
 		size_t mlen = (size_t)(end - mod);
 
 		if (mlen > 2 && mod[0] == '[' && mod[mlen - 1] == ']') {
-			/* "[ext4]" is stored as is: it is the module name shown */
-			tag = module_tag(ks, mod, mlen);
-			if (tag < 0)
-				return -ENOMEM;
+			l->mod = mod;
+			l->mod_len = mlen;
 		}
 	}
-	if (name_end == name)
-		return 0;
-	if (addr)
-		(*nonzero)++;
+	return true;
+}
+
+/* Adds the symbol of one line to ks's table; 0 or -ENOMEM. */
+static int add_line(void *arg, const struct ksym_line *l)
+{
+	struct kallsyms *ks = arg;
+	long tag = 0;
+
+	if (l->mod) {
+		/* "[ext4]" is stored as is: it is the module name shown */
+		tag = module_tag(ks, l->mod, l->mod_len);
+		if (tag < 0)
+			return -ENOMEM;
+	}
 	/* Of several names at one address, the core kernel's beats a module's, then the last
 	 * one listed wins, as in perf (whose other names there are left with no size):
 	 * __x64_sys_read over __do_sys_read and __ia32_sys_read, __pi_memcpy over memcpy. */
-	return sym_table__add(ks->tab, addr, 0, name, (size_t)(name_end - name), tag,
+	return sym_table__add(ks->tab, l->addr, 0, l->name, l->name_len, tag,
 			      (tag == 0 ? 1u << 31 : 0) |
 				      (uint32_t)(sym_table__count(ks->tab) & 0x7fffffff));
 }
+
+typedef int (*line_fn)(void *arg, const struct ksym_line *l);
 
 /* The first byte below 0x0b (a tab, a newline, or rarer controls) in p[0..end), or end: a
  * word at a time, since it ends nearly every line's name. */
@@ -168,11 +187,14 @@ static const char *find_control(const char *p, const char *end)
 	return p;
 }
 
-/* Parses the whole lines of buf[0..len); returns how many bytes they took (the rest is a
- * partial line), or -ENOMEM. */
-static long parse_block(struct kallsyms *ks, const char *buf, size_t len, size_t *nonzero)
+/* Calls fn(arg, ...) for each text symbol among the whole lines of buf[0..len), counting
+ * those at a non-zero address in *nonzero; returns how many bytes the lines took (the rest is
+ * a partial line), or fn's error. */
+static long parse_block(const char *buf, size_t len, line_fn fn, void *arg, size_t *nonzero)
 {
 	const char *p = buf, *end = buf + len, *nl, *tab;
+	struct ksym_line l;
+	int err;
 
 	while (p < end) {
 		const char *c = find_control(p, end);
@@ -188,23 +210,50 @@ static long parse_block(struct kallsyms *ks, const char *buf, size_t len, size_t
 				break;
 			tab = memchr(p, '\t', (size_t)(nl - p));
 		}
-		if (parse_line(ks, p, nl, tab, nonzero))
-			return -ENOMEM;
+		if (parse_fields(p, nl, tab, &l)) {
+			*nonzero += l.addr != 0;
+			err = fn(arg, &l);
+			if (err)
+				return err;
+		}
 		p = nl + 1;
 	}
 	return p - buf;
 }
 
 #define READ_BLOCK (256 * 1024)
+#define KSYMS_TEXT_MAX (1ul << 30) /* kallsyms read whole: 5 MB on a distribution kernel */
+
+/* Calls fn for each text symbol of text[0..len), whole in memory, as parse_block does; a last
+ * line without a newline is parsed from a copy, left in *tail (the caller frees it after the
+ * last use of what fn was given). 0 or fn's error (-ENOMEM). */
+static int parse_text(const char *text, size_t len, line_fn fn, void *arg, size_t *nonzero,
+		      char **tail)
+{
+	long used = parse_block(text, len, fn, arg, nonzero);
+	size_t n;
+
+	*tail = NULL;
+	if (used < 0)
+		return (int)used;
+	if ((size_t)used == len)
+		return 0;
+	n = len - (size_t)used;
+	*tail = malloc(n + 1);
+	if (!*tail)
+		return -ENOMEM;
+	memcpy(*tail, text + used, n);
+	(*tail)[n] = '\n';
+	used = parse_block(*tail, n + 1, fn, arg, nonzero);
+	return used < 0 ? (int)used : 0;
+}
 
 /* Parses a regular file (perf's build-id cache copy of kallsyms) mapped whole: no copy, and
  * the table sized once from the file's size (its lines take ~44 bytes, a name half of it). */
 static int load_mapped(struct kallsyms *ks, int fd, size_t size, size_t *nonzero)
 {
-	char *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-	const char *last;
-	long used;
-	int err = 0;
+	char *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0), *tail;
+	int err;
 
 	if (map == MAP_FAILED)
 		return -errno;
@@ -212,20 +261,8 @@ static int load_mapped(struct kallsyms *ks, int fd, size_t size, size_t *nonzero
 		munmap(map, size);
 		return -ENOMEM;
 	}
-	used = parse_block(ks, map, size, nonzero);
-	last = map + used;
-	if (used < 0) {
-		err = -ENOMEM;
-	} else if ((size_t)used < size) {
-		/* the last line, without a newline */
-		size_t n = size - (size_t)used;
-		char *line = malloc(n + 1);
-
-		if (!line || (memcpy(line, last, n), line[n] = '\n', parse_block(ks, line, n + 1,
-									   nonzero) < 0))
-			err = -ENOMEM;
-		free(line);
-	}
+	err = parse_text(map, size, add_line, ks, nonzero, &tail);
+	free(tail);
 	munmap(map, size);
 	return err;
 }
@@ -270,9 +307,9 @@ static int load_read(struct kallsyms *ks, int fd, size_t *nonzero)
 			if (cap - fill >= 4096)
 				continue; /* fill the buffer before parsing it */
 		}
-		used = parse_block(ks, buf, fill, nonzero);
+		used = parse_block(buf, fill, add_line, ks, nonzero);
 		if (used < 0) {
-			err = -ENOMEM;
+			err = (int)used;
 			break;
 		}
 		memmove(buf, buf + used, fill - (size_t)used);
@@ -344,4 +381,139 @@ size_t kallsyms__mem(const struct kallsyms *ks)
 	for (size_t i = 0; i < ks->nmodules; i++)
 		n += strlen(ks->modules[i]) + 1;
 	return n;
+}
+
+/* ---- naming a few addresses by one pass ---- */
+
+/* The best symbol seen so far among those starting in (addrs[i - 1], addrs[i]]. */
+struct ksym_best {
+	uint64_t start;
+	uint64_t prio; /* as add_line ranks aliases: the core kernel's, then the last listed */
+	const char *name, *mod;
+	uint32_t name_len, mod_len;
+	bool set;
+};
+
+struct resolve {
+	const uint64_t *addrs;
+	size_t n;
+	struct ksym_best *best;
+	size_t cur;   /* the bucket of the last symbol: kallsyms is nearly in address order */
+	uint64_t seq; /* symbols seen */
+};
+
+/* Keeps the symbol of one line when it is the best so far of its bucket: the addresses it can
+ * name are the ones from the first at or above it up to the next symbol, and only the last
+ * start at or below each address counts, so each bucket keeps its highest start. */
+static int resolve_line(void *arg, const struct ksym_line *l)
+{
+	struct resolve *r = arg;
+	uint64_t prio = (l->mod ? 0 : 1ull << 63) | r->seq++;
+	struct ksym_best *b;
+	size_t i = r->cur, lo, hi;
+
+	if (l->addr > r->addrs[r->n - 1])
+		return 0;
+	if (!(l->addr <= r->addrs[i] && (i == 0 || l->addr > r->addrs[i - 1]))) {
+		for (lo = 0, hi = r->n - 1; lo < hi;) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (r->addrs[mid] < l->addr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		r->cur = i = lo;
+	}
+	b = &r->best[i];
+	if (b->set && (l->addr < b->start || (l->addr == b->start && prio < b->prio)))
+		return 0;
+	*b = (struct ksym_best){ .start = l->addr, .prio = prio, .name = l->name, .mod = l->mod,
+				 .name_len = (uint32_t)l->name_len,
+				 .mod_len = (uint32_t)l->mod_len, .set = true };
+	return 0;
+}
+
+/* Fills hits from the buckets: each address takes the best symbol of its own bucket or, when
+ * empty, of the closest one below, within the gap bound of kallsyms__find. */
+static int resolve_fill(const struct resolve *r, struct kallsyms_hit *hits, char **arena)
+{
+	const struct ksym_best *cur = NULL;
+	const char *name = NULL, *mod = NULL;
+	size_t bytes = 0, at = 0;
+	char *a;
+
+	for (size_t i = 0; i < r->n; i++)
+		if (r->best[i].set)
+			bytes += r->best[i].name_len + r->best[i].mod_len + 2;
+	a = *arena = malloc(bytes ? bytes : 1);
+	if (!a)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct ksym_best *b = &r->best[i];
+
+		if (b->set) {
+			cur = b;
+			name = a + at;
+			memcpy(a + at, b->name, b->name_len);
+			a[at + b->name_len] = '\0';
+			at += b->name_len + 1;
+			mod = "[kernel.kallsyms]";
+			if (b->mod) {
+				mod = a + at;
+				memcpy(a + at, b->mod, b->mod_len);
+				a[at + b->mod_len] = '\0';
+				at += b->mod_len + 1;
+			}
+		}
+		if (cur && r->addrs[i] - cur->start < KSYM_MAX_GAP)
+			hits[i] = (struct kallsyms_hit){ .name = name, .module = mod,
+							 .off = r->addrs[i] - cur->start };
+		else
+			hits[i] = (struct kallsyms_hit){ 0 };
+	}
+	return 0;
+}
+
+int kallsyms__resolve(const char *path, const uint64_t *addrs, size_t n,
+		      struct kallsyms_hit *hits, char **arena)
+{
+	struct resolve r = { .addrs = addrs, .n = n };
+	size_t len = 0, nonzero = 0;
+	char *text = NULL, *tail = NULL;
+	bool mapped = false;
+	struct stat st;
+	int fd, err;
+
+	*arena = NULL;
+	if (!n)
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size < SIZE_MAX / 2) {
+		len = (size_t)st.st_size;
+		text = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+		err = text == MAP_FAILED ? -errno : 0;
+		mapped = !err;
+	} else {
+		err = file_read_fd(fd, KSYMS_TEXT_MAX, &text, &len);
+	}
+	close(fd);
+	if (err)
+		return err;
+	r.best = calloc(n, sizeof(*r.best));
+	err = r.best ? parse_text(text, len, resolve_line, &r, &nonzero, &tail) : -ENOMEM;
+	if (!err && !nonzero)
+		err = -ENODATA;
+	if (!err)
+		err = resolve_fill(&r, hits, arena);
+	free(tail);
+	free(r.best);
+	if (mapped)
+		munmap(text, len);
+	else
+		free(text);
+	return err;
 }

@@ -590,11 +590,82 @@ static void kernel_load(struct sym_cache *sc)
 	sc->ks = ks;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void kernel_prefetch_free(struct sym_cache *sc)
+{
+	free(sc->kaddrs);
+	free(sc->khits);
+	free(sc->karena);
+	sc->kaddrs = NULL;
+	sc->khits = NULL;
+	sc->karena = NULL;
+	sc->nkaddrs = 0;
+}
+
+int sym_cache__kernel_prefetch(struct sym_cache *sc, uint64_t *addrs, size_t n)
+{
+	size_t u = 0;
+	int err;
+
+	kernel_prefetch_free(sc);
+	if (!n)
+		return 0;
+	qsort(addrs, n, sizeof(*addrs), cmp_u64);
+	for (size_t i = 0; i < n; i++)
+		if (!u || addrs[i] != addrs[u - 1])
+			addrs[u++] = addrs[i];
+	sc->kaddrs = malloc(u * sizeof(*sc->kaddrs));
+	sc->khits = malloc(u * sizeof(*sc->khits));
+	if (!sc->kaddrs || !sc->khits) {
+		kernel_prefetch_free(sc);
+		return -ENOMEM;
+	}
+	memcpy(sc->kaddrs, addrs, u * sizeof(*addrs));
+	kernel_join(sc); /* kallsyms_path is stable from here */
+	err = kallsyms__resolve(kallsyms_file(sc), sc->kaddrs, u, sc->khits, &sc->karena);
+	if (err) {
+		kernel_prefetch_free(sc);
+		return err;
+	}
+	sc->nkaddrs = u;
+	return 0;
+}
+
+/* The prefetched name of addr: 1 when addr was named ahead (*name NULL: unknown), else 0. */
+static int kernel_prefetched(const struct sym_cache *sc, uint64_t addr, const char **name,
+			     const char **module, uint64_t *off)
+{
+	size_t lo = 0, hi = sc->nkaddrs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sc->kaddrs[mid] < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == sc->nkaddrs || sc->kaddrs[lo] != addr)
+		return 0;
+	*name = sc->khits[lo].name;
+	*module = sc->khits[lo].module;
+	*off = sc->khits[lo].off;
+	return 1;
+}
+
 int sym_cache__kernel(struct sym_cache *sc, uint64_t addr, struct sym_info *out)
 {
 	const char *name = NULL, *module = NULL;
 	uint64_t off = 0;
 
+	if (kernel_prefetched(sc, addr, &name, &module, &off))
+		goto named;
 	kernel_join(sc);
 	if (!sc->ks_tried || (!sc->ks && clock_mono_ns() - sc->ks_ns >= KSYMS_RELOAD_NS))
 		kernel_load(sc);
@@ -605,6 +676,7 @@ int sym_cache__kernel(struct sym_cache *sc, uint64_t addr, struct sym_info *out)
 		kernel_load(sc);
 		name = kallsyms__find(sc->ks, addr, &off, &module);
 	}
+named:
 	if (name) {
 		name = display_name(sc, name);
 		module = intern(sc, module);
@@ -640,8 +712,10 @@ int sym_cache__set_kallsyms_path(struct sym_cache *sc, const char *path)
 	kernel_join(sc);
 	err = set_path(&sc->kallsyms_path, path);
 
-	if (!err)
+	if (!err) {
 		sc->ks_tried = 0; /* read the new file at the next lookup */
+		kernel_prefetch_free(sc);
+	}
 	return err;
 }
 
@@ -736,6 +810,7 @@ void sym_cache__free(struct sym_cache *sc)
 	free(sc->objs);
 	kernel_join(sc);
 	kallsyms__free(sc->ks);
+	kernel_prefetch_free(sc);
 	hmap__free(sc->procs);
 	hmap__free(sc->files);
 	hmap__free(sc->names);

@@ -59,6 +59,12 @@ int sym_cache__kernel(struct sym_cache *sc, uint64_t addr, struct sym_info *out)
  * first sym_cache__kernel only waits for what is left of it. No-op once loaded or started.
  * 0 or -errno (nothing started; the first lookup reads it then). */
 int sym_cache__kernel_preload(struct sym_cache *sc);
+/* Names the kernel addresses addrs[0..n) now (any order, repeats allowed; sorted in place) by
+ * one pass over kallsyms that keeps only what names them: a fraction of the time of loading
+ * its table when a few thousand addresses are asked (a perf.data file's). sym_cache__kernel
+ * answers them from these names from then on, others from the table as before. Replaces an
+ * earlier prefetch. 0 or -errno (nothing kept). */
+int sym_cache__kernel_prefetch(struct sym_cache *sc, uint64_t *addrs, size_t n);
 /* Resolves a user address of pid through its mappings (read on first use, re-read at most every
  * 200 ms when addr is in no known mapping). 0, or -ENOENT when unknown (out still filled with
  * "module+0xOFF" or "[unknown]"); -ENOMEM. */

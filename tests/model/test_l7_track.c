@@ -233,6 +233,48 @@ TEST_CASE(unix_sockets_carry_path_and_peer_pid)
 	l7_table__free(t);
 }
 
+/* A Unix-domain datagram socket that is not connected to a bound one has no role from the
+ * kernel: the first message decides. The one that sends a request first is the client, the
+ * one that receives it the server; both count the exchanges. */
+TEST_CASE(unix_datagram_role_from_the_first_message)
+{
+	static const uint8_t path[] = "/run/dgram.sock";
+	struct l7_table *t = l7_table__new();
+	struct l7_track *tk = l7_track__new(t, 0);
+
+	for (int fd = 6; fd <= 7; fd++) {
+		/* fd 6 sends requests (a client), fd 7 receives them (a server) */
+		enum l7_dir rq = fd == 6 ? L7_DIR_SEND : L7_DIR_RECV;
+		struct l7_msg m = msg(60, fd, 1, rq, 1000, sizeof(path));
+
+		m.type = L7_MSG_PEER;
+		m.uds = m.udp = true;
+		m.role = L7_ROLE_UNKNOWN;
+		l7_track__msg(tk, &m, path);
+		for (int i = 0; i < 3; i++) {
+			m = msg(60, fd, 1, rq, 2000 + i * 10000, strlen(req));
+			m.uds = m.udp = true;
+			m.role = L7_ROLE_UNKNOWN;
+			l7_track__msg(tk, &m, (const uint8_t *)req);
+			m = msg(60, fd, 1, !rq, 3000 + i * 10000, strlen(resp));
+			m.uds = m.udp = true;
+			m.role = L7_ROLE_UNKNOWN;
+			l7_track__msg(tk, &m, (const uint8_t *)resp);
+		}
+	}
+	CHECK(l7_table__nsessions(t) == 2);
+	for (size_t i = 0; i < 2; i++) {
+		const struct l7_session *s = l7_table__get_session(t, i);
+
+		CHECK(s->key.l4_role == L7_L4_UNIX_DGRAM);
+		CHECK(s->key.l7_role == (i == 0 ? L7_ROLE_CLIENT : L7_ROLE_SERVER));
+		CHECK_STR(s->key.path, "/run/dgram.sock");
+		CHECK(s->st.req_count == 3 && s->st.resp_count == 3);
+	}
+	l7_track__free(tk);
+	l7_table__free(t);
+}
+
 TEST_CASE(grpc_names_its_session_after_the_first_messages)
 {
 	const unsigned masks[] = { 0, 1u << L7_GRPC, 1u << L7_HTTP2 };
@@ -286,6 +328,7 @@ int main(void)
 	RUN(tls_plaintext_is_its_own_session);
 	RUN(protocol_mask_and_unknown_bytes);
 	RUN(unix_sockets_carry_path_and_peer_pid);
+	RUN(unix_datagram_role_from_the_first_message);
 	RUN(grpc_names_its_session_after_the_first_messages);
 	HARNESS_EXIT();
 }

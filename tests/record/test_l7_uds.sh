@@ -7,7 +7,7 @@
 . tests/lib.sh
 . tests/record/l7_lib.sh
 need_root_bpf l7_uds || exit 0
-for c in jq nginx redis-server redis-benchmark redis-cli pgbench mariadbd mariadb; do
+for c in jq socat nginx redis-server redis-benchmark redis-cli pgbench mariadbd mariadb; do
 	command -v $c >/dev/null 2>&1 || PATH=$PATH:/usr/sbin
 	command -v $c >/dev/null 2>&1 || { skip l7_uds "$c is missing (make deps installs it)"; exit 0; }
 done
@@ -136,4 +136,57 @@ if wait_for curl -sf --unix-socket "$NSOCK" http://l7/ok; then
 else
 	fail uds_nginx_start "nginx did not answer"; cat "$TMP/nginx/error.log" "$TMP/nginx/out.log"
 fi
+# --- HTTP over datagram and seqpacket sockets ------------------------------------------------
+# No Debian server speaks these protocols over a datagram or seqpacket socket: the test's own
+# server (tests/record/l7/uds_http_server.py: a request per message, its answer to the
+# sender) against httpclient (a connected socket) and socat (an unconnected datagram socket
+# bound to a path of its own, sendto: one request per run), each counting its own.
+for kind in dgram seqpacket; do
+	S=$TMP/http_$kind.sock
+	/usr/bin/python3 tests/record/l7/uds_http_server.py $kind "$S" "$TMP/srv_$kind.counts" \
+		>"$TMP/srv_$kind.log" 2>&1 &
+	SRV=$!
+	PIDS="$PIDS $SRV"
+	if ! wait_for grep -q ready "$TMP/srv_$kind.log"; then
+		fail "uds_${kind}_start" "$(cat "$TMP/srv_$kind.log")"; continue
+	fi
+	l4=unix; [ $kind = dgram ] && l4=unix_dgram
+	rec_bg "$TMP/srv_$kind.json" -p $SRV
+	mode=unixseq; [ $kind = dgram ] && mode=unixdgram
+	"$GALATOP" record --type l7 -o "$TMP/hc_$kind.json" -- taskset -c 0 \
+		"$TOOLS/httpclient" "$mode:$S" 0 /ok 5000 >"$TMP/hc_$kind.txt" 2>&1
+	"$GALATOP" record --type l7 -o "$TMP/hc404_$kind.json" -- \
+		"$TOOLS/httpclient" "$mode:$S" 0 /missing 40 >/dev/null 2>&1
+	if [ $kind = dgram ]; then
+		S=$S TMP=$TMP "$GALATOP" record --type l7 -o "$TMP/socat.json" -- sh -c '
+			for i in 1 2 3 4 5 6 7 8 9 10; do
+				printf "GET /ok HTTP/1.1\r\nHost: l7\r\n\r\n" |
+					socat -t 0.5 - "UNIX-SENDTO:$S,bind=$TMP/socat$i.sock"
+			done' >"$TMP/socat.txt" 2>"$TMP/socat.err"
+		eq uds_dgram_socat_count "$(ep "$TMP/socat.json" http client '^GET /ok$' resp_count)" \
+			"$(grep -c '^HTTP/1.1 200' "$TMP/socat.txt")" "socat's answers"
+		# Its peer is the path it sent to, not its own.
+		eq uds_dgram_socat_session "$(jq -r '[.sessions[] | "\(.l4_role) \(.l7_role) \(.path)"] | unique | join(",")' "$TMP/socat.json")" \
+			"unix_dgram client $S"
+	fi
+	rec_stop
+	hc() { awk -v k="$1" '$1 == k { print $2 }' "$TMP/hc_$kind.txt"; }
+	F=$TMP/hc_$kind.json
+	eq "uds_${kind}_client_count" "$(ep "$F" http client '^GET /ok$' req_count)" "$(hc requests)" \
+		"httpclient's count"
+	eq "uds_${kind}_client_404" "$(ep "$TMP/hc404_$kind.json" http client '^GET /missing$' err_4xx)" 40
+	client_p50 "uds_${kind}_client_p50" "$F" http client '^GET /ok$' "$(hc p50_ns)" 0 \
+		"$(hc nivcsw)" "$(hc requests)" "$(awk -v c="$(hc cpu_ns)" -v n="$(hc requests)" 'BEGIN { printf "%d", c / n }')"
+	# A connected datagram socket has no SO_PEERCRED: its peer pid is 0.
+	peer=$SRV; [ $kind = dgram ] && peer=0
+	got=$(jq -r '[.sessions[] | select(.protocol == "http")][0] | "\(.l4_role) \(.l7_role) \(.path) \(.peer_pid)"' "$F")
+	eq "uds_${kind}_client_session" "$got" "$l4 client $S $peer"
+	kill $SRV; wait $SRV 2>/dev/null
+	sc() { awk -v k="$1" '$1 == k { print $2 }' "$TMP/srv_$kind.counts"; }
+	F=$TMP/srv_$kind.json
+	eq "uds_${kind}_server_count" "$(ep "$F" http server . req_count)" "$(sc requests)" "the server's count"
+	eq "uds_${kind}_server_404" "$(ep "$F" http server '^GET /missing$' err_4xx)" "$(sc errors)"
+	got=$(jq -r '[.sessions[] | select(.protocol == "http")] | map("\(.l4_role) \(.l7_role) \(.path)") | unique | join(",")' "$F")
+	eq "uds_${kind}_server_session" "$got" "$l4 server $S"
+done
 if no_gt_progs; then pass l7_uds_no_leftover_programs; else fail l7_uds_no_leftover_programs; fi

@@ -8,6 +8,10 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "symbols/kallsyms.h"
 #include "symbols/proc_maps.h"
 #include "symbols/symbols.h"
 #include "symbols/symtab.h"
@@ -258,6 +262,169 @@ TEST_CASE(kernel_file_last_line)
 	sym_cache__free(sc);
 }
 
+/* sym_cache__kernel_prefetch names addrs[0..n) as the whole table does, address by address:
+ * name, module, offset and return. */
+static void check_prefetch_same(const char *path, const uint64_t *addrs, size_t n)
+{
+	struct sym_cache *table = sym_cache__new(), *ahead = sym_cache__new();
+	uint64_t *copy = malloc((n ? n : 1) * sizeof(*copy));
+	size_t differ = 0, known = 0;
+
+	CHECK(table && ahead && copy);
+	if (!table || !ahead || !copy)
+		goto out;
+	memcpy(copy, addrs, n * sizeof(*copy));
+	if (path) {
+		CHECK(!sym_cache__set_kallsyms_path(table, path));
+		CHECK(!sym_cache__set_kallsyms_path(ahead, path));
+	}
+	CHECK(!sym_cache__kernel_prefetch(ahead, copy, n));
+	for (size_t i = 0; i < n; i++) {
+		struct sym_info a, b;
+		int ra = sym_cache__kernel(table, addrs[i], &a);
+		int rb = sym_cache__kernel(ahead, addrs[i], &b);
+
+		known += !ra;
+		if (ra != rb || strcmp(a.name, b.name) || strcmp(a.module, b.module) ||
+		    (!ra && a.offset != b.offset)) {
+			if (differ++ < 5)
+				fprintf(stderr, "  %#" PRIx64 ": table %d %s %s +%#" PRIx64 ", ahead "
+					"%d %s %s +%#" PRIx64 "\n", addrs[i], ra, a.name, a.module,
+					a.offset, rb, b.name, b.module, b.offset);
+		}
+	}
+	CHECK(differ == 0);
+	CHECK(known > 0);
+out:
+	free(copy);
+	sym_cache__free(table);
+	sym_cache__free(ahead);
+}
+
+TEST_CASE(kernel_prefetch_synthetic)
+{
+	/* out of order lines, aliases (core over module, then the last listed), data symbols,
+	 * a gap past the bound, a last line without a newline */
+	char *path = write_tmp("ffffffff81001000 T second\n"
+			       "ffffffff81000000 T first\n"
+			       "ffffffff81000000 t first_alias\n"
+			       "ffffffff81000800 D some_data\n"
+			       "ffffffff81002000 t _ZN2ns3Foo3barEi\n"
+			       "ffffffff81002000 t mod_alias\t[ext4]\n"
+			       "ffffffff81003000 T far\n"
+			       "ffffffff81100000 T after_gap\n"
+			       "ffffffffc0000100 t ext4_other\t[ext4]\n"
+			       "ffffffffc0000000 t ext4_thing\t[ext4]\n"
+			       "ffffffffc0000000 t ext4_thing2\t[ext4]");
+	uint64_t addrs[] = { 0x1000, 0xffffffff80ffffff, 0xffffffff81000000, 0xffffffff81000900,
+			     0xffffffff81001000, 0xffffffff81000fff, 0xffffffff81002010,
+			     0xffffffff81003000, 0xffffffff81043000, 0xffffffff81042fff,
+			     0xffffffff810fffff, 0xffffffff81100004, 0xffffffffc0000010,
+			     0xffffffffc0000104, 0xffffffffc0000104, 0xffffffffd0000000 };
+	struct sym_cache *sc = sym_cache__new();
+	struct sym_info si;
+
+	CHECK(path);
+	if (!path)
+		return;
+	check_prefetch_same(path, addrs, sizeof(addrs) / sizeof(addrs[0]));
+	/* the names themselves, asked alone */
+	CHECK(sc && !sym_cache__set_kallsyms_path(sc, path));
+	CHECK(!sym_cache__kernel_prefetch(sc, (uint64_t[]){ 0xffffffffc0000010 }, 1));
+	CHECK(sym_cache__kernel(sc, 0xffffffffc0000010, &si) == 0);
+	CHECK_STR(si.name, "ext4_thing2");
+	CHECK_STR(si.module, "[ext4]");
+	CHECK(si.offset == 0x10);
+	sym_cache__free(sc);
+	unlink(path);
+}
+
+/* A kallsyms that is not a regular file (/proc/kallsyms is read, not mapped): a FIFO. */
+TEST_CASE(kernel_resolve_fifo)
+{
+	char dir[] = "/tmp/galatop-ksyms-fifo.XXXXXX", path[64];
+	uint64_t addrs[] = { 0xffffffff81000010, 0xffffffff81001000, 0xffffffffc0000004 };
+	struct kallsyms_hit hits[3];
+	char *arena = NULL;
+	pid_t child;
+	int status;
+
+	CHECK(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	CHECK(!mkfifo(path, 0600));
+	child = fork();
+	if (child == 0) {
+		FILE *f = fopen(path, "w");
+
+		if (f)
+			fputs("ffffffff81000000 T first\nffffffff81001000 t second\n"
+			      "ffffffffc0000000 t mod_fn\t[mod]", f);
+		_exit(f && !fclose(f) ? 0 : 1);
+	}
+	CHECK(child > 0);
+	CHECK(!kallsyms__resolve(path, addrs, 3, hits, &arena));
+	CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) && !WEXITSTATUS(status));
+	CHECK(hits[0].name && !strcmp(hits[0].name, "first") && hits[0].off == 0x10);
+	CHECK(hits[1].name && !strcmp(hits[1].name, "second") && hits[1].off == 0);
+	CHECK(hits[2].name && !strcmp(hits[2].name, "mod_fn") && hits[2].off == 4);
+	CHECK(hits[2].module && !strcmp(hits[2].module, "[mod]"));
+	CHECK_STR(hits[0].module, "[kernel.kallsyms]");
+	free(arena);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* Addresses over the live kallsyms (a copy: BPF programs come and go between two reads of
+ * /proc/kallsyms): each text symbol's start, inside it and just before it, and some far from
+ * any. */
+TEST_CASE(kernel_prefetch_live)
+{
+	FILE *f = fopen("/proc/kallsyms", "r"), *copy;
+	char path[] = "/tmp/galatop-ksyms-live.XXXXXX";
+	int fd = mkstemp(path);
+	uint64_t *addrs = NULL;
+	size_t n = 0, cap = 0, line = 0;
+	char buf[512];
+
+	copy = fd >= 0 ? fdopen(fd, "w+") : NULL;
+	CHECK(f && copy);
+	if (!f || !copy)
+		goto out;
+	while (fgets(buf, sizeof(buf), f))
+		fputs(buf, copy);
+	rewind(copy);
+	while (fgets(buf, sizeof(buf), copy)) {
+		unsigned long long a;
+		char t;
+
+		if (line++ % 23 || sscanf(buf, "%llx %c", &a, &t) != 2 || !a)
+			continue;
+		if (n + 4 > cap) {
+			cap = cap ? cap * 2 : 4096;
+			addrs = realloc(addrs, cap * sizeof(*addrs));
+			if (!addrs)
+				break;
+		}
+		addrs[n++] = a;
+		addrs[n++] = a + 3;
+		addrs[n++] = a - 1;
+		addrs[n++] = a + (1u << 20) * (line % 3);
+	}
+	fflush(copy);
+	CHECK(addrs && n > 1000);
+	if (addrs)
+		check_prefetch_same(path, addrs, n);
+out:
+	if (f)
+		fclose(f);
+	if (copy)
+		fclose(copy);
+	else if (fd >= 0)
+		close(fd);
+	unlink(path);
+	free(addrs);
+}
+
 TEST_CASE(maps_parse)
 {
 	const char *text =
@@ -292,6 +459,7 @@ int main(void)
 
 	if (find_ksym("schedule", 0, &a, n, m)) {
 		RUN(kernel_schedule);
+		RUN(kernel_prefetch_live);
 		if (find_ksym(NULL, 1, &a, n, m))
 			RUN(kernel_module_symbol);
 		else
@@ -299,9 +467,12 @@ int main(void)
 	} else {
 		harness_skip("kernel_schedule", "/proc/kallsyms hides addresses (needs root)");
 		harness_skip("kernel_module_symbol", "/proc/kallsyms hides addresses (needs root)");
+		harness_skip("kernel_prefetch_live", "/proc/kallsyms hides addresses (needs root)");
 	}
 	RUN(kernel_synthetic_file);
 	RUN(kernel_hidden_addresses);
+	RUN(kernel_prefetch_synthetic);
+	RUN(kernel_resolve_fifo);
 	RUN(symtab_sizes_and_aliases);
 	RUN(symtab_sort_any_order);
 	RUN(kernel_file_last_line);

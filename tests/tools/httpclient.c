@@ -4,8 +4,10 @@
  * the response), and prints the median and the count: the client's own figures the L7 tests
  * compare galatop's with; then its CPU time (ns) and how often it was preempted (involuntary
  * context switches), which bound the time around the calls that galatop cannot see.
- * Usage: httpclient HOST PORT PATH N; HOST unix:SOCKET connects to a Unix-domain socket (PORT
- * ignored). Responses need Content-Length. */
+ * Usage: httpclient HOST PORT PATH N; HOST unix:SOCKET connects to a Unix-domain stream socket,
+ * unixseq:SOCKET to a seqpacket one, unixdgram:SOCKET to a datagram one (a request per datagram,
+ * from an address the kernel picks: an abstract name the server answers to); PORT is ignored
+ * then. Responses need Content-Length. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -53,7 +55,14 @@ int main(int argc, char **argv)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	struct sockaddr_un su = { .sun_family = AF_UNIX };
-	bool uds;
+	static const struct {
+		const char *prefix;
+		int type;
+	} unix_kinds[] = { { "unix:", SOCK_STREAM }, { "unixseq:", SOCK_SEQPACKET },
+			   { "unixdgram:", SOCK_DGRAM } };
+	bool uds = false;
+	int type = SOCK_STREAM;
+	const char *host = argv[1];
 	char req[512], buf[65536];
 	int fd, one = 1, n;
 	uint64_t *lat;
@@ -63,11 +72,22 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	lat = calloc((size_t)n, sizeof(*lat));
-	uds = !strncmp(argv[1], "unix:", 5);
+	for (size_t k = 0; k < sizeof(unix_kinds) / sizeof(unix_kinds[0]); k++)
+		if (!strncmp(host, unix_kinds[k].prefix, strlen(unix_kinds[k].prefix))) {
+			uds = true;
+			type = unix_kinds[k].type;
+			host += strlen(unix_kinds[k].prefix);
+		}
 	sa.sin_port = htons((uint16_t)atoi(argv[2]));
-	inet_pton(AF_INET, argv[1], &sa.sin_addr);
-	snprintf(su.sun_path, sizeof(su.sun_path), "%s", argv[1] + (uds ? 5 : 0));
-	fd = socket(uds ? AF_UNIX : AF_INET, SOCK_STREAM, 0);
+	inet_pton(AF_INET, host, &sa.sin_addr);
+	snprintf(su.sun_path, sizeof(su.sun_path), "%s", host);
+	fd = socket(uds ? AF_UNIX : AF_INET, type, 0);
+	/* A datagram socket needs an address of its own for the answers: autobind (the family
+	 * alone) gives it an abstract one. */
+	if (fd >= 0 && type == SOCK_DGRAM && bind(fd, (struct sockaddr *)&su, sizeof(sa_family_t))) {
+		perror("httpclient: bind");
+		return 1;
+	}
 	if (!lat || fd < 0 ||
 	    (uds ? connect(fd, (struct sockaddr *)&su, sizeof(su))
 		 : connect(fd, (struct sockaddr *)&sa, sizeof(sa)))) {
@@ -77,7 +97,7 @@ int main(int argc, char **argv)
 	if (!uds)
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", argv[3],
-		 uds ? "localhost" : argv[1]);
+		 uds ? "localhost" : host);
 	for (int i = 0; i < n; i++) {
 		uint64_t t0 = now_ns();
 
