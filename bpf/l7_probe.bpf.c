@@ -550,28 +550,34 @@ struct iov_walk {
 	__u32 cnt, cap, off;
 };
 
-/* One iovec entry of copy_iov: 1 stops the walk. */
+/* Two iovec entries of copy_iov (i-th pair), read with one copy: 1 stops the walk. */
 static long iov_step(__u64 i, void *ctx)
 {
 	struct iov_walk *w = ctx;
-	struct iovec v;
+	struct iovec v[2];
+	__u32 size = i * 2 + 1 < w->cnt ? sizeof(v) : sizeof(v[0]);
 
+	i *= 2;
 	if (i >= w->cnt || w->off >= w->cap)
 		return 1;
-	if (bpf_probe_read_user(&v, sizeof(v), (const void *)(w->iov + i * sizeof(v))))
+	if (bpf_probe_read_user(v, size, (const void *)(w->iov + i * sizeof(v[0]))))
 		return 1;
-	w->off += copy_at(w->s, w->off, (__u64)v.iov_base,
-			  v.iov_len < w->cap - w->off ? v.iov_len : w->cap - w->off);
+	w->off += copy_at(w->s, w->off, (__u64)v[0].iov_base,
+			  v[0].iov_len < w->cap - w->off ? v[0].iov_len : w->cap - w->off);
+	if (size == sizeof(v) && w->off < w->cap)
+		w->off += copy_at(w->s, w->off, (__u64)v[1].iov_base,
+				  v[1].iov_len < w->cap - w->off ? v[1].iov_len : w->cap - w->off);
 	return 0;
 }
 
-/* Copies the first `cap` bytes spread over an iovec array. A bpf_loop rather than an unrolled
- * loop: gRPC writes a frame's header and payload as two entries, a batch of frames in many. */
+/* Copies the first `cap` bytes spread over an iovec array, two entries per step (a server's
+ * header and body, a frame's header and payload take one read of the array): a bpf_loop rather
+ * than an unrolled loop, as gRPC writes a batch of frames in many entries. */
 static __always_inline __u32 copy_iov(struct l7_scratch *s, __u64 iov, __u32 cnt, __u32 cap)
 {
 	struct iov_walk w = { .s = s, .iov = iov, .cnt = cnt, .cap = cap };
 
-	bpf_loop(L7_MAX_IOV, iov_step, &w, 0);
+	bpf_loop((L7_MAX_IOV + 1) / 2, iov_step, &w, 0);
 	return w.off < cap ? w.off : cap;
 }
 
