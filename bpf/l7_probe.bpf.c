@@ -517,6 +517,14 @@ static __always_inline __u8 kinfer(const __u8 *d, __u32 cap, __u64 len, bool udp
 	return udp && dns_header(d) ? L7_KPROTO_DNS : 0;
 }
 
+/* kinfer on the record under construction in s: a global function, so that the verifier
+ * checks the guess once rather than on every path that leads to it (which doubled the socket
+ * programs' verification, close to its limit). */
+__noinline int gt_kinfer(struct l7_scratch *s, __u32 cap, __u64 len, int udp, int uds)
+{
+	return s ? kinfer(s->data, cap, len, udp, uds) : 0;
+}
+
 static __always_inline struct l7_scratch *scratch(void)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
@@ -680,7 +688,7 @@ static __always_inline void emit_data(void *ctx, __u64 start_ns, __u64 end_ns, _
 	if (c->state == CONN_UNDECIDED) {
 		if (kind == K_SENDFILE)
 			return;
-		guess = kinfer(s->data, got, len, c->udp, c->af_unix);
+		guess = gt_kinfer(s, got, len, c->udp, c->af_unix);
 		if (guess == 0xff) {
 			c->state = CONN_IGNORED;
 		} else if (guess && (proto_mask & (1u << guess))) {
@@ -790,7 +798,7 @@ static __always_inline void mmsg_fail(__u32 tid)
 static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir)
 {
 	__u64 id = bpf_get_current_pid_tgid(), now, t0 = 0, buf, addr = 0, later = 0;
-	__u32 tgid = id >> 32, tid = (__u32)id, n = 0;
+	__u32 tgid = id >> 32, tid = (__u32)id, n = 0, flags = 0;
 	struct ssl_args *ssl = NULL;
 	struct l7_counters *cnt;
 	struct tcp_sock *tp;
@@ -882,13 +890,8 @@ static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir
 	now = bpf_ktime_get_ns();
 	if (!t0 || t0 > now)
 		t0 = now;
-	switch (kind) {
-	case K_BUF:
-	case K_IOV:
-		emit_data(ctx, t0, now, tgid, fd, c, dir, ret, kind, buf, n, addr, later, 0, tp, cnt);
-		break;
-	case K_MMSG:
-	case K_MSG: {
+	/* One emit_data for every kind: each inlined copy would be verified on its own. */
+	if (kind == K_MSG || kind == K_MMSG) {
 		struct user_msghdr m;
 
 		/* sendmmsg/recvmmsg: the vector's message this one is (vlen in the third
@@ -897,20 +900,19 @@ static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir
 			buf += (__u64)mmsg_index(tid, nr, fd, buf, (__u32)regs->dx) *
 			       sizeof(struct mmsghdr);
 		if (bpf_probe_read_user(&m, sizeof(m), (const void *)buf))
-			break;
-		addr = (__u64)m.msg_name;
-		emit_data(ctx, t0, now, tgid, fd, c, dir, ret, K_IOV, (__u64)m.msg_iov,
-			  (__u32)m.msg_iovlen, dir ? 0 : addr,
-			  dir && c->udp && !c->rport && !c->af_unix ? addr : 0,
-			  0, tp, cnt);
-		break;
-	}
-	default:
+			return 0;
+		kind = K_IOV;
+		buf = (__u64)m.msg_iov;
+		n = (__u32)m.msg_iovlen;
+		addr = dir ? 0 : (__u64)m.msg_name;
+		later = dir && c->udp && !c->rport && !c->af_unix ? (__u64)m.msg_name : 0;
+	} else if (kind == K_SENDFILE) {
 		/* sendfile moves file pages: bytes counted, none copied. */
-		emit_data(ctx, t0, now, tgid, fd, c, dir, ret, K_SENDFILE, 0, 0, 0, 0, L7_EVF_SENDFILE, tp,
-			  cnt);
-		break;
+		buf = addr = later = 0;
+		n = 0;
+		flags = L7_EVF_SENDFILE;
 	}
+	emit_data(ctx, t0, now, tgid, fd, c, dir, ret, kind, buf, n, addr, later, flags, tp, cnt);
 	return 0;
 }
 
