@@ -23,6 +23,10 @@ enum gt_event_type {
 			   * user stack taken at the allocator's return */
 	GT_EV_FREE = 7,	  /* a sampled allocation freed (or moved by realloc); no stacks;
 			   * aux: its address */
+	GT_EV_GROWTH = 8, /* anonymous memory mapped (private mmap, brk up): value: bytes;
+			   * aux: start address; user stack at the syscall's return */
+	GT_EV_UNMAP = 9,  /* anonymous memory given back (munmap, brk down): value: bytes;
+			   * aux: start address; no stacks */
 };
 
 /* One ring-buffer record. Records are variable length: only the first
@@ -136,10 +140,13 @@ struct gt_counters {
 	__u64 leak_sampled;
 	__u64 leak_frees;
 	__u64 leak_drops;
+	/* The growth probe (bpf/growth.bpf.h): mappings and unmaps of targets recorded. */
+	__u64 growth_maps;
+	__u64 growth_unmaps;
 };
 
 /* Event-sampling slots (oncpu, sampled at a frequency, has none). */
-enum { GT_RATE_ONCPU = -1, GT_RATE_OFFCPU, GT_RATE_MEM, GT_RATE_LEAK = -1 };
+enum { GT_RATE_ONCPU = -1, GT_RATE_OFFCPU, GT_RATE_MEM, GT_RATE_LEAK = -1, GT_RATE_GROWTH = -1 };
 
 /* The leak probe's live set (gt_leak_live): one entry per sampled allocation not freed yet. */
 struct gt_leak_key {

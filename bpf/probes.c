@@ -148,10 +148,24 @@ static uint64_t leak_mean(const struct probe_opts *o)
 	return o->leak_sample ? o->leak_sample : LEAK_SAMPLE_DEFAULT;
 }
 
+/* The growth probe's programs (bpf/growth.bpf.h): the exits of brk, mmap, munmap, then their
+ * entries (attached in this order, so that few calls begin without their exit seen). */
+#define GROWTH_PROGS 6
+static void growth_progs(struct gt_profile *s, struct bpf_program *out[GROWTH_PROGS])
+{
+	out[0] = s->progs.gt_gmmap_ret;
+	out[1] = s->progs.gt_gmunmap_ret;
+	out[2] = s->progs.gt_gbrk_ret;
+	out[3] = s->progs.gt_gmmap;
+	out[4] = s->progs.gt_gmunmap;
+	out[5] = s->progs.gt_gbrk;
+}
+
 /* Opens and loads the skeleton with the programs of `types` only; NULL on failure (with
  * a libbpf reason caught, see loadlog.h). */
 static struct gt_profile *load_skel(const struct probe_opts *o, unsigned types, bool mem_btf)
 {
+	struct bpf_program *growth[GROWTH_PROGS];
 	struct gt_profile *skel;
 	size_t extra_pids = PID_HEADROOM + (o->follow_children ? FOLLOW_HEADROOM : 0);
 	unsigned ustack = o->user_stacks ? ustack_bytes(o->ustack_copy) : 0;
@@ -170,6 +184,9 @@ static struct gt_profile *load_skel(const struct probe_opts *o, unsigned types, 
 					       (types & PROBE_MEM) && !mem_btf);
 	err = err ?: bpf_program__set_autoload(skel->progs.gt_leak_entry, types & PROBE_LEAK);
 	err = err ?: bpf_program__set_autoload(skel->progs.gt_leak_ret, types & PROBE_LEAK);
+	growth_progs(skel, growth);
+	for (int i = 0; i < GROWTH_PROGS; i++)
+		err = err ?: bpf_program__set_autoload(growth[i], types & PROBE_GROWTH);
 	err = err ?: bpf_program__set_autoload(skel->progs.gt_proc_exec, types & PROBE_PROC);
 	err = err ?: bpf_program__set_autoload(skel->progs.gt_proc_exit, types & PROBE_PROC);
 	err = err ?: bpf_program__set_autoload(skel->progs.gt_proc_fork,
@@ -468,7 +485,7 @@ static int attach_leak(struct probes *p)
 	return 0;
 }
 
-/* Attaches the loaded program of one probe type (PROBE_ONCPU, _OFFCPU or _MEM) and adds it to
+/* Attaches the loaded programs of one probe type (PROBE_ONCPU, _OFFCPU, ...) and adds it to
  * p->types; 0, or -errno with a warning line naming it. */
 static int attach_type(struct probes *p, unsigned type)
 {
@@ -499,6 +516,18 @@ static int attach_type(struct probes *p, unsigned type)
 	case PROBE_LEAK:
 		err = attach_leak(p);
 		break;
+	case PROBE_GROWTH: {
+		struct bpf_program *g[GROWTH_PROGS];
+
+		growth_progs(s, g);
+		err = 0;
+		for (int i = 0; i < GROWTH_PROGS && !err; i++)
+			err = attach_prog(p, g[i]);
+		if (err)
+			add_warning(p, "growth: cannot attach the brk/mmap/munmap syscall tracepoints: %s",
+				    strerror(-err));
+		break;
+	}
 	default:
 		return -EINVAL;
 	}
@@ -596,6 +625,8 @@ struct probes *probes__open(const struct probe_opts *o, probe_event_fn fn, void 
 		if (!mem_btf)
 			tracefs_ensure();
 	}
+	if (loadable & PROBE_GROWTH)
+		tracefs_ensure(); /* classic tracepoints are found there */
 
 	p->lazy = loadable & ~wanted;
 	p->loaded = loadable | PROBE_PROC;
@@ -829,6 +860,8 @@ void probes__stats(const struct probes *p, struct probe_stats *st)
 			st->leak_sampled += c[i].leak_sampled;
 			st->leak_frees += c[i].leak_frees;
 			st->leak_drops += c[i].leak_drops;
+			st->growth_maps += c[i].growth_maps;
+			st->growth_unmaps += c[i].growth_unmaps;
 			for (int k = 0; k < 2; k++) {
 				st->skipped[k] += c[i].skipped[k];
 				if (c[i].period[k] > st->period[k])

@@ -18,6 +18,8 @@ enum probe_type {
 	PROBE_MEM = 4,	  /* user page faults, user stacks */
 	PROBE_THREADS = 8, /* the thread timeline family (bpf/threads.h), opened by the session */
 	PROBE_LEAK = 16,   /* allocations not freed: uprobes on the allocators (bpf/leak.h) */
+	PROBE_GROWTH = 32, /* anonymous memory mapped and not unmapped: brk/mmap/munmap syscall
+			    * tracepoints (bpf/growth.bpf.h) */
 };
 
 /* Off-CPU state_filter bits (the kernel's task states). */
@@ -85,6 +87,8 @@ struct probe_stats {
 	/* leak: allocation calls of targets, allocations sampled, frees of sampled ones,
 	 * sampled ones lost (live set or ring buffer full); allocator files probed. */
 	uint64_t leak_calls, leak_sampled, leak_frees, leak_drops, leak_files;
+	/* growth: mappings and unmaps of anonymous memory recorded. */
+	uint64_t growth_maps, growth_unmaps;
 	uint64_t period_rearms;	 /* oncpu: randomized period restarts so far (0: fixed period) */
 	uint64_t period_refused; /* oncpu: period changes the kernel refused */
 };

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* galatop's kernel side: on-CPU sampling, off-CPU blocking, user page faults, allocations not
- * freed (leak.bpf.h) and process exec/exit, all filtered in the kernel before any stack is taken, all writing variable-length
+ * freed (leak.bpf.h), anonymous memory mapped (growth.bpf.h) and process exec/exit, all filtered in the kernel before any stack is taken, all writing variable-length
  * struct gt_event records into one ring buffer. User space (bpf/probes.c) picks the programs
  * to load with autoload and sets the const volatile knobs below before load; the CPU set
  * (gt_cpus) is a map it may change while the probes run. */
@@ -63,7 +63,7 @@ struct gt_record_buf {
 
 /* One record under construction per CPU and per program kind: a CPU-clock sample can interrupt
  * a tp_btf program on the same CPU, so they must not share a slot. */
-enum { SLOT_ONCPU, SLOT_OFFCPU, SLOT_MEM, SLOT_LEAK, NR_SLOTS };
+enum { SLOT_ONCPU, SLOT_OFFCPU, SLOT_MEM, SLOT_LEAK, SLOT_GROWTH, NR_SLOTS };
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, NR_SLOTS);
@@ -463,5 +463,6 @@ int BPF_PROG(gt_proc_fork, struct task_struct *parent, struct task_struct *child
 }
 
 #include "leak.bpf.h"
+#include "growth.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";

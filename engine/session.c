@@ -13,6 +13,7 @@
 
 #include "bpf/drain.h"
 #include "bpf/sli.h"
+#include "model/growth.h"
 #include "model/renew.h"
 #include "symbols/java_attach.h"
 #include "util/clock.h"
@@ -985,6 +986,15 @@ void session__summary(struct session *s, double secs)
 			"(--max-stacks %zu)", (unsigned long long)cs.folded, s->o->max_stacks);
 	if (s->o->types & PROBE_LEAK)
 		leak_summary(s, &ps);
+	if (s->o->types & PROBE_GROWTH) {
+		struct growth_stats gs;
+
+		growth_set__stats(collector__growth(s->col), &gs);
+		msg_list__add(s->msgs, MSG_NOTE, "growth: %llu anonymous mappings and %llu unmaps "
+			      "recorded; %llu regions, %llu bytes held (mapped, not unmapped)",
+			      (unsigned long long)ps.growth_maps, (unsigned long long)ps.growth_unmaps,
+			      (unsigned long long)gs.regions, (unsigned long long)gs.bytes);
+	}
 	session__sampling(s, false, sampling, sizeof(sampling));
 	if (sampling[0])
 		msg_list__add(s->msgs, MSG_NOTE, "sampled in the kernel past %u events/s per CPU "

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "model/growth.h"
 #include "model/hash.h"
 #include "model/sanitize.h"
 #include "model/stack_cap.h"
@@ -59,6 +60,8 @@ struct collector {
 	struct collector_opts o;
 	struct profile *profiles[NTYPES];
 	struct leak_set *leak; /* the sampled allocations not freed yet */
+	uint64_t leak_ts_ns;   /* the time of the record being handled: when a block leaves */
+	struct growth_set *growth; /* the anonymous memory mapped and not unmapped yet */
 	struct stack_cap caps[NTYPES];
 	struct collector_tick *ticks[NTYPES]; /* since the last clear */
 	size_t nticks[NTYPES], ticks_cap[NTYPES];
@@ -117,6 +120,8 @@ static struct addr_table *table_of(struct collector *c, uint32_t pid)
 	return t;
 }
 
+static void leak_tick(void *ctx, const struct leak_block *b, double bytes);
+
 struct collector *collector__new(struct frames *ft, struct sym_cache *sc, struct ident_cache *ic,
 				 const struct collector_opts *o)
 {
@@ -145,9 +150,11 @@ struct collector *collector__new(struct frames *ft, struct sym_cache *sc, struct
 	if (!c->o.leak_sample)
 		c->o.leak_sample = 512u << 10;
 	c->leak = leak_set__new();
+	c->growth = growth_set__new();
 	c->tables = hmap__new();
-	if (!c->tables || !c->leak)
+	if (!c->tables || !c->leak || !c->growth)
 		goto fail;
+	leak_set__observe(c->leak, leak_tick, c);
 	return c;
 fail:
 	collector__free(c);
@@ -164,6 +171,7 @@ void collector__free(struct collector *c)
 		free(c->ticks[i]);
 	}
 	leak_set__free(c->leak);
+	growth_set__free(c->growth);
 	unwinder__free(c->uw);
 	py_names__free(c->pn);
 	if (c->tables) {
@@ -864,6 +872,15 @@ static void add_tick(struct collector *c, int ti, uint64_t ts_ns, double value)
 	c->nticks[ti]++;
 }
 
+/* The leak profile's heat: a block's bytes count when it reached the minimum age, and leave
+ * at the record that freed (or replaced, or forgot) it. */
+static void leak_tick(void *ctx, const struct leak_block *b, double bytes)
+{
+	struct collector *c = ctx;
+
+	add_tick(c, STACK_LEAK, bytes > 0 ? b->ts_ns + c->o.leak_min_age_ns : c->leak_ts_ns, bytes);
+}
+
 void collector__event(struct collector *c, const struct gt_event *ev)
 {
 	uint32_t frames[MAX_FRAMES];
@@ -872,14 +889,28 @@ void collector__event(struct collector *c, const struct gt_event *ev)
 	double value;
 	unsigned klen = ev->kstack_len, ulen = ev->ustack_len;
 
+	c->leak_ts_ns = ev->ts_ns;
+	if (ev->type == GT_EV_UNMAP) {
+		double taken = growth_set__unmap(c->growth, ev->pid, ev->aux, ev->value,
+						 c->profiles[STACK_GROWTH]);
+
+		if (taken > 0)
+			add_tick(c, STACK_GROWTH, ev->ts_ns, -taken);
+		return;
+	}
 	if (ev->type == GT_EV_FREE) {
 		leak_set__release(c->leak, ev->pid, ev->aux, c->profiles[STACK_LEAK]);
 		return;
 	}
 	if (ev->type == GT_EV_EXEC || ev->type == GT_EV_EXIT) {
 		/* Its heap is gone: so are its blocks. */
+		double gone;
+
 		leak_set__forget_pid(c->leak, ev->pid, c->profiles[STACK_LEAK], c->o.leak_forget_fn,
 				     c->o.leak_ctx);
+		gone = growth_set__forget_pid(c->growth, ev->pid, c->profiles[STACK_GROWTH]);
+		if (gone > 0)
+			add_tick(c, STACK_GROWTH, ev->ts_ns, -gone);
 	}
 	if (ev->type == GT_EV_EXEC) {
 		/* A new program in the same pid: new name, new mappings. */
@@ -917,6 +948,15 @@ void collector__event(struct collector *c, const struct gt_event *ev)
 				c->profiles[STACK_LEAK]);
 		return;
 	}
+	if (ti == STACK_GROWTH) {
+		/* What it mapped over (MAP_FIXED) went first. */
+		double taken = growth_set__map(c->growth, ev->pid, ev->aux, ev->value, frames, n,
+					       c->profiles[STACK_GROWTH]);
+
+		if (taken >= 0)
+			add_tick(c, STACK_GROWTH, ev->ts_ns, (double)ev->value - taken);
+		return;
+	}
 	value = (double)ev->value;
 	if (ev->type == GT_EV_MEM && c->o.mem_bytes)
 		value *= (double)c->page_size;
@@ -950,6 +990,11 @@ const struct leak_set *collector__leak(const struct collector *c)
 	return c->leak;
 }
 
+const struct growth_set *collector__growth(const struct collector *c)
+{
+	return c->growth;
+}
+
 void collector__clear(struct collector *c)
 {
 	for (int i = 0; i < NTYPES; i++) {
@@ -971,7 +1016,8 @@ int collector__set_frames(struct collector *c, struct frames *ft)
 			return -ENOMEM;
 		}
 	}
-	if (leak_set__move_frames(c->leak, ft, c->ft)) {
+	if (leak_set__move_frames(c->leak, ft, c->ft) ||
+	    growth_set__move_frames(c->growth, ft, c->ft)) {
 		for (int i = 0; i < NTYPES; i++)
 			profile__free(fresh[i]);
 		return -ENOMEM;

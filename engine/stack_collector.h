@@ -84,6 +84,10 @@ void collector__event(struct collector *c, const struct gt_event *ev);
 void collector__leak_age(struct collector *c, uint64_t now_ns);
 /* leak: the live set of sampled allocations (model/leak.h); owned by the collector. */
 const struct leak_set *collector__leak(const struct collector *c);
+/* growth: the anonymous regions mapped and not unmapped yet (model/growth.h); owned by the
+ * collector. */
+struct growth_set;
+const struct growth_set *collector__growth(const struct collector *c);
 /* Names the stacks of ev (user frames, then kernel frames; unwound from the stack copy with
  * GT_EVF_UREGS; CPython's frames in place of its interpreter loop) as frames of the
  * collector's table, root first, into out (room for COLLECTOR_MAX_FRAMES); a frame is

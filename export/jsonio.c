@@ -401,8 +401,8 @@ int json_in__uint(struct json_in *s, uint64_t max, uint64_t *v)
 	return 0;
 }
 
-/* Reads a finite non-negative number: every value of a snapshot is a count or a time. */
-int json_in__value(struct json_in *s, double *v)
+/* Reads a finite number, negative ones too when neg. */
+static int read_double(struct json_in *s, double *v, bool neg)
 {
 	const char *tok;
 	size_t len;
@@ -423,11 +423,22 @@ int json_in__value(struct json_in *s, double *v)
 	memcpy(s->sbuf, tok, len);
 	s->sbuf[len] = '\0';
 	*v = strtod(s->sbuf, NULL);
-	if (!isfinite(*v) || *v < 0 || (*v == 0 && tok[0] == '-')) {
+	if (!isfinite(*v) || (!neg && (*v < 0 || (*v == 0 && tok[0] == '-')))) {
 		s->p = tok;
-		return json_in__fail(s, "expected a finite number >= 0");
+		return json_in__fail(s, neg ? "expected a finite number" : "expected a finite number >= 0");
 	}
 	return 0;
+}
+
+/* Every value of a snapshot is a count or a time, or a change of one. */
+int json_in__value(struct json_in *s, double *v)
+{
+	return read_double(s, v, false);
+}
+
+int json_in__signed(struct json_in *s, double *v)
+{
+	return read_double(s, v, true);
 }
 
 bool json_in__word(struct json_in *s, const char *w)

@@ -94,6 +94,8 @@ int json_in__number(struct json_in *s, const char **tok, size_t *len, bool *plai
 int json_in__uint(struct json_in *s, uint64_t max, uint64_t *v);
 /* Reads a finite number >= 0 (-0 and overflow to infinity are refused). */
 int json_in__value(struct json_in *s, double *v);
+/* Reads a finite number, negative ones too. */
+int json_in__signed(struct json_in *s, double *v);
 /* Consumes the bare word w (true, false, null) if it comes next. */
 bool json_in__word(struct json_in *s, const char *w);
 int json_in__bool(struct json_in *s, bool *v);

@@ -13,6 +13,7 @@
 
 #include "../model/sanitize.h"
 #include "../model/slices.h"
+#include "../model/stack_type.h"
 #include "../util/file.h"
 #include "jsonio.h"
 #include "snapshot_format.h"
@@ -309,6 +310,7 @@ struct pdesc {
 	size_t len[COL_MAX];
 	unsigned seen;	      /* bit per member, to refuse duplicates and missing ones */
 	double t0, t1;	      /* a slice's time range */
+	bool signed_self;     /* a slice of a type whose values go down: negative selfs too */
 	struct slices *hist;  /* a profile's history, once read */
 };
 
@@ -351,7 +353,8 @@ static int read_column(struct reader *r, struct pdesc *d, enum column c)
 			return oom(r);
 		json_in__where(&r->s, 1, column_names[c], n);
 		if (c >= COL_SELF) {
-			if (json_in__value(&r->s, (double *)d->col[c] + n))
+			if ((d->signed_self ? json_in__signed : json_in__value)(&r->s,
+										  (double *)d->col[c] + n))
 				return -EINVAL;
 		} else if (json_in__uint(&r->s, UINT32_MAX, &u)) {
 			return -EINVAL;
@@ -383,7 +386,7 @@ static int read_profile_member(struct reader *r, struct pdesc *d, int k)
 	case 5:
 		return json_in__uint(&r->s, UINT32_MAX - 1, &d->nodes);
 	case 6:
-		return json_in__value(&r->s, &d->root_self);
+		return (d->signed_self ? json_in__signed : json_in__value)(&r->s, &d->root_self);
 	case 7:
 		return json_in__value(&r->s, &d->root_self2);
 	case 12:
@@ -528,10 +531,11 @@ struct hist_read {
 	double *heat;
 	size_t nheat, heat_cap;
 	uint64_t heat_first;
+	double heat_base;
 	unsigned seen;
 };
 
-static int read_heat(struct reader *r, struct hist_read *h)
+static int read_heat(struct reader *r, struct hist_read *h, bool down)
 {
 	bool first = true;
 	int more;
@@ -541,20 +545,20 @@ static int read_heat(struct reader *r, struct hist_read *h)
 			return json_in__fail(&r->s, "more than %u heat buckets", SLICES_HEAT_MAX);
 		if (ARRAY_GROW(h->heat, h->heat_cap, h->nheat + 1))
 			return oom(r);
-		if (json_in__value(&r->s, &h->heat[h->nheat]))
+		if ((down ? json_in__signed : json_in__value)(&r->s, &h->heat[h->nheat]))
 			return -EINVAL;
 		h->nheat++;
 	}
 	return more;
 }
 
-static int read_slices(struct reader *r, struct hist_read *h, int kind)
+static int read_slices(struct reader *r, struct hist_read *h, int kind, bool down)
 {
 	bool first = true;
 	int more;
 
 	while ((more = json_in__arr_next(&r->s, &first)) == 1) {
-		struct pdesc d = {.kind = kind};
+		struct pdesc d = {.kind = kind, .signed_self = down};
 		double prev = h->n ? h->v[h->n - 1].t1 : 0;
 		int ret;
 
@@ -580,11 +584,14 @@ static int read_slices(struct reader *r, struct hist_read *h, int kind)
 	return more;
 }
 
-/* The "history" member of a profile: {"bucket_s", "heat_first", "heat", "slices"}. */
+/* The "history" member of a profile: {"bucket_s", "heat_first", "heat", "slices", "heat_base"}. */
 static int read_history(struct reader *r, struct pdesc *d)
 {
-	static const char *const keys[] = {"bucket_s", "heat_first", "heat", "slices"};
+	static const char *const keys[] = {"bucket_s", "heat_first", "heat", "slices", "heat_base"};
 	struct hist_read h = {0};
+	/* A stack type whose values go down keeps changes, negative ones too, in its history. */
+	int t = d->type ? stack_type_parse(d->type) : -1;
+	bool down = t >= 0 && stack_types[t].can_go_down;
 	const char *key;
 	size_t klen;
 	bool first = true;
@@ -596,13 +603,13 @@ static int read_history(struct reader *r, struct pdesc *d)
 		int k = 0;
 		double bs;
 
-		while (k < 4 && !json_key_is(key, klen, keys[k]))
+		while (k < 5 && !json_key_is(key, klen, keys[k]))
 			k++;
-		if (k < 4 && h.seen & 1u << k) {
+		if (k < 5 && h.seen & 1u << k) {
 			ret = json_in__fail(&r->s, "duplicate member %s", keys[k]);
 			break;
 		}
-		h.seen |= k < 4 ? 1u << k : 0;
+		h.seen |= k < 5 ? 1u << k : 0;
 		switch (k) {
 		case 0:
 			ret = json_in__value(&r->s, &bs);
@@ -614,10 +621,13 @@ static int read_history(struct reader *r, struct pdesc *d)
 			ret = json_in__uint(&r->s, 1ull << 40, &h.heat_first);
 			break;
 		case 2:
-			ret = read_heat(r, &h);
+			ret = read_heat(r, &h, down);
 			break;
 		case 3:
-			ret = read_slices(r, &h, d->kind);
+			ret = read_slices(r, &h, d->kind, down);
+			break;
+		case 4:
+			ret = json_in__signed(&r->s, &h.heat_base);
 			break;
 		default:
 			ret = json_in__skip(&r->s);
@@ -630,8 +640,11 @@ static int read_history(struct reader *r, struct pdesc *d)
 		for (size_t i = 0; !ret && i < h.n; i++)
 			if (slices__push(d->hist, h.v[i].t0, h.v[i].t1, h.v[i].p))
 				ret = oom(r);
+		if (!ret)
+			slices__heat_add_base(d->hist, h.heat_base);
+		/* Buckets of a type whose values go down hold changes, negative ones too. */
 		for (size_t i = 0; !ret && i < h.nheat; i++)
-			if (h.heat[i] > 0 &&
+			if (h.heat[i] != 0 &&
 			    slices__heat_add(d->hist,
 					     ((double)(h.heat_first + i) + 0.5) * SLICES_BUCKET_S,
 					     h.heat[i]) == -ENOMEM)

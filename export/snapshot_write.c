@@ -13,6 +13,7 @@
 
 #include "../model/sanitize.h"
 #include "../model/slices.h"
+#include "../model/stack_type.h"
 #include "jsonio.h"
 #include "snapshot_timeline.h"
 #include "snapshot_format.h"
@@ -250,7 +251,12 @@ static void out_history(struct json_out *o, const struct slices *h, uint32_t *co
 			json_out__raw(o, ",", 1);
 		json_out__num(o, heat[i]);
 	}
-	json_out__lit(o, "],\"slices\":[");
+	json_out__lit(o, "]");
+	if (slices__heat_base(h) != 0) {
+		json_out__lit(o, ",\"heat_base\":");
+		json_out__num(o, slices__heat_base(h));
+	}
+	json_out__lit(o, ",\"slices\":[");
 	for (size_t k = 0; k < slices__count(h); k++) {
 		const struct slice *sl = slices__get(h, k);
 
@@ -283,9 +289,9 @@ static void out_profile(struct json_out *o, const struct snapshot_profile *sp,
 	json_out__raw(o, "}", 1);
 }
 
-/* Parents come before children and values are finite and non-negative, or the file could not
- * be read back. */
-static int check_tree(struct json_err *e, size_t i, const struct profile *p)
+/* Parents come before children and values are finite and non-negative (negative ones too
+ * with neg: a slice of a type whose values go down), or the file could not be read back. */
+static int check_tree(struct json_err *e, size_t i, const struct profile *p, bool neg)
 {
 	bool two;
 
@@ -297,7 +303,7 @@ static int check_tree(struct json_err *e, size_t i, const struct profile *p)
 		if (id && nd->parent >= id)
 			return json_err_set(e, -EINVAL,
 					    "profile %zu node %u comes before its parent", i, id);
-		if (!isfinite(nd->self) || nd->self < 0 || !isfinite(s2) || s2 < 0)
+		if (!isfinite(nd->self) || (!neg && nd->self < 0) || !isfinite(s2) || s2 < 0)
 			return json_err_set(
 			    e, -EINVAL, "profile %zu node %u has a negative or non-finite value", i,
 			    id);
@@ -309,11 +315,12 @@ static int check_profile(struct json_err *e, size_t i, const struct snapshot_pro
 {
 	const struct slices *h = sp->history;
 	double prev = 0;
-	int ret;
+	int ret, t = sp->type ? stack_type_parse(sp->type) : -1;
+	bool down = t >= 0 && stack_types[t].can_go_down;
 
 	if (!sp->p || !sp->name || !sp->type || !*sp->type)
 		return json_err_set(e, -EINVAL, "profile %zu has no name, type or tree", i);
-	ret = check_tree(e, i, sp->p);
+	ret = check_tree(e, i, sp->p, false);
 	if (ret || !h)
 		return ret;
 	if (slices__count(h) > SNAPSHOT_MAX_SLICES)
@@ -329,7 +336,7 @@ static int check_profile(struct json_err *e, size_t i, const struct snapshot_pro
 		if (profile__kind(sl->p) != profile__kind(sp->p) || profile__two_column(sl->p))
 			return json_err_set(e, -EINVAL, "profile %zu slice %zu: another kind", i,
 					    k);
-		ret = check_tree(e, i, sl->p);
+		ret = check_tree(e, i, sl->p, down);
 		if (ret)
 			return ret;
 		prev = sl->t1;

@@ -34,6 +34,8 @@ struct leak_set {
 	struct young *fifo; /* ring of blocks not shown yet */
 	size_t fifo_head, fifo_len, fifo_cap;
 	struct leak_set_stats st;
+	void (*observer)(void *ctx, const struct leak_block *b, double bytes);
+	void *observer_ctx;
 };
 
 double leak_weight(uint64_t size, uint64_t mean)
@@ -134,10 +136,23 @@ static void index_remove(struct leak_set *s, size_t i)
 	s->used--;
 }
 
-static void show(struct profile *p, const struct leak_block *b, double sign)
+void leak_set__observe(struct leak_set *s,
+		       void (*fn)(void *ctx, const struct leak_block *b, double bytes), void *ctx)
 {
-	if (p)
-		profile__add_stack(p, b->frames, b->nframes, sign * (double)b->size * b->weight);
+	s->observer = fn;
+	s->observer_ctx = ctx;
+}
+
+/* The block's bytes, times sign, join p and are told to the observer. 0 or -ENOMEM. */
+static int show(struct leak_set *s, struct profile *p, const struct leak_block *b, double sign)
+{
+	double bytes = sign * (double)b->size * b->weight;
+
+	if (p && profile__add_stack(p, b->frames, b->nframes, bytes))
+		return -ENOMEM;
+	if (s->observer)
+		s->observer(s->observer_ctx, b, bytes);
+	return 0;
 }
 
 /* Drops the block at index position i (taken out of p if shown). */
@@ -147,7 +162,7 @@ static void drop(struct leak_set *s, size_t i, struct profile *p)
 	struct slot *sl = &s->slots[k];
 
 	if (sl->b.shown)
-		show(p, &sl->b, -1.0);
+		show(s, p, &sl->b, -1.0);
 	s->st.blocks--;
 	s->st.bytes -= (double)sl->b.size * sl->b.weight;
 	free(sl->b.frames);
@@ -252,8 +267,7 @@ int leak_set__age(struct leak_set *s, uint64_t until_ns, struct profile *p)
 		if (sl->gen == y.gen && sl->used && !sl->b.shown) {
 			if (sl->b.ts_ns > until_ns)
 				break;
-			if (p && profile__add_stack(p, sl->b.frames, sl->b.nframes,
-						    (double)sl->b.size * sl->b.weight))
+			if (show(s, p, &sl->b, 1.0))
 				return -ENOMEM;
 			sl->b.shown = true;
 			n++;

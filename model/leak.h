@@ -46,6 +46,12 @@ struct leak_set *leak_set__new(void);
 /* Frees the set; NULL is a no-op. */
 void leak_set__free(struct leak_set *s);
 
+/* Has fn told of every change of the shown bytes, after the profile took it: bytes > 0 when b
+ * joins (leak_set__age), < 0 when it leaves (freed, replaced, forgotten); NULL: nobody. For
+ * the heat map, which needs each change's time. */
+void leak_set__observe(struct leak_set *s,
+		       void (*fn)(void *ctx, const struct leak_block *b, double bytes), void *ctx);
+
 /* A sampled allocation of size bytes standing for weight allocations, at addr of process
  * tgid, allocated at ts_ns with the stack frames[0..n) (copied). A block already at that
  * address is replaced (taken out of p if shown). 0 or -ENOMEM. */

@@ -22,6 +22,7 @@ struct slices {
 	double *heat;	 /* heat buckets heat_first .. heat_first + heat_n - 1 */
 	size_t heat_n, heat_cap;
 	int64_t heat_first;
+	double heat_base; /* sum of the buckets dropped (the level before the first) */
 };
 
 struct slices *slices__new(struct frames *ft, enum value_kind kind, size_t max_slices,
@@ -57,6 +58,7 @@ struct slices *slices__copy(const struct slices *s, struct frames *ft)
 	c->avg_mem = s->avg_mem;
 	c->dropped = s->dropped;
 	c->keep_s = s->keep_s;
+	c->heat_base = s->heat_base;
 	if (s->heat_n) {
 		if (ARRAY_GROW(c->heat, c->heat_cap, s->heat_n)) {
 			slices__free(c);
@@ -85,6 +87,7 @@ void slices__clear(struct slices *s)
 		profile__free(s->v[i].p);
 	s->n = 0;
 	s->heat_n = 0;
+	s->heat_base = 0;
 }
 
 void slices__free(struct slices *s)
@@ -125,9 +128,35 @@ static void heat_trim(struct slices *s, int64_t b)
 	if (!s->heat_n || b <= s->heat_first)
 		return;
 	drop = b - s->heat_first >= (int64_t)s->heat_n ? s->heat_n : (size_t)(b - s->heat_first);
+	for (size_t i = 0; i < drop; i++)
+		s->heat_base += s->heat[i];
 	memmove(s->heat, s->heat + drop, (s->heat_n - drop) * sizeof(*s->heat));
 	s->heat_n -= drop;
 	s->heat_first = b;
+}
+
+double slices__heat_base(const struct slices *s)
+{
+	return s->heat_base;
+}
+
+void slices__heat_add_base(struct slices *s, double value)
+{
+	if (isfinite(value))
+		s->heat_base += value;
+}
+
+int slices__heat_levels(const struct slices *s, double **lv, size_t *cap)
+{
+	double sum = s->heat_base;
+
+	if (s->heat_n && ARRAY_GROW(*lv, *cap, s->heat_n))
+		return -ENOMEM;
+	for (size_t i = 0; i < s->heat_n; i++) {
+		sum += s->heat[i];
+		(*lv)[i] = sum;
+	}
+	return 0;
 }
 
 int slices__heat_add(struct slices *s, double t, double value)

@@ -79,6 +79,16 @@ int slices__heat_add(struct slices *s, double t, double value);
 /* Buckets first .. first + *n - 1 of the heat map (NULL and *n = 0 when empty); valid until
  * the next change. */
 const double *slices__heat(const struct slices *s, int64_t *first, size_t *n);
+/* Sum of the buckets dropped so far (by --history or the bucket cap): for a type whose values
+ * can go down (model/stack_type.h), the buckets hold changes and this is the level before the
+ * first bucket kept. */
+double slices__heat_base(const struct slices *s);
+/* Adds value to that sum (a snapshot's, read back). */
+void slices__heat_add_base(struct slices *s, double value);
+/* For those types: fills (*lv)[i] with the level at the end of bucket first + i (the base plus
+ * the buckets up to it), for the buckets slices__heat returns; *lv (*cap entries) is grown as
+ * needed and owned by the caller. 0 or -ENOMEM. */
+int slices__heat_levels(const struct slices *s, double **lv, size_t *cap);
 /* Sum of the heat buckets in [from, to) seconds (a bucket counts when its start is inside). */
 double slices__heat_sum(const struct slices *s, double from, double to);
 

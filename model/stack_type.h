@@ -29,7 +29,9 @@
 	X(MEM, "mem", 3, 4, 1, VALUE_FAULTS, false, "page_fault_user", "Page Fault Flame Graph",  \
 	  "mem")                                                                                   \
 	X(LEAK, "leak", 6, 16, -1, VALUE_BYTES, true, "malloc/free uprobes",                      \
-	  "Memory Leak Flame Graph", "mem")
+	  "Memory Leak Flame Graph", "mem")                                                        \
+	X(GROWTH, "growth", 8, 32, -1, VALUE_BYTES, true, "brk/mmap/munmap",                      \
+	  "Anonymous Memory Growth Flame Graph", "mem")
 
 #define STACK_TYPE_ENUM(id, ...) STACK_##id,
 enum stack_type { STACK_TYPE_TABLE(STACK_TYPE_ENUM) STACK_TYPES };

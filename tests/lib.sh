@@ -78,6 +78,24 @@ share() {
 # Totals of saved files, to check that a save holds what the view showed:
 # folded_total FILE: the sum of the counts of a folded file ('-': standard input).
 folded_total() { awk '!/^#/ { s += $NF } END { printf "%d\n", s }' "$1"; }
+# frame_bytes FOLDED NAME: the sum of the counts of the stacks through frame NAME.
+frame_bytes() {
+	awk -v f="$2" '!/^#/ { n = $NF; $NF = ""; if (index(";" $0 ";", ";" f ";")) s += n }
+		END { printf "%.0f\n", s }' "$1"
+}
+# heat_levels GTOP TYPE: for a type whose values go down (leak, growth), "T LEVEL" at the end
+# of each heat bucket of the snapshot's TYPE profile (seconds from its start): the running sum
+# of the buckets' changes from heat_base.
+heat_levels() {
+	/usr/bin/python3 -c '
+import gzip, json, sys
+d = json.load(gzip.open(sys.argv[1]))
+h = [p for p in d["profiles"] if p["type"] == sys.argv[2]][0]["history"]
+lv = h.get("heat_base", 0)
+for i, v in enumerate(h["heat"]):
+    lv += v
+    print("%.2f %.0f" % ((h["heat_first"] + i + 1) * h["bucket_s"], lv))' "$1" "$2"
+}
 # svg_total FILE: the count in a flame graph's root title ("all (1,234 samples, 100%)").
 svg_total() { sed -n 's/.*<title>all (\([0-9,.]*\) .*/\1/p' "$1" | head -n 1 | tr -d ,; }
 # gtop_total FILE [TYPE]: the total of a snapshot's profile, as `galatop fold` reads it back.

@@ -67,7 +67,7 @@ static const struct tui_key global_keys[] = {
 	{ { 'C' }, G_COMM, "filter by command name (comm); empty clears", NULL },
 	{ { 'z' }, G_FREEZE, "freeze the display; collection goes on", "Freeze" },
 	{ { 'm' }, G_MODE, "cycle update mode: accumulate, sliding window, decay", NULL },
-	{ { 'o' }, G_PTYPE, "profile type: oncpu, offcpu, mem, leak", NULL },
+	{ { 'o' }, G_PTYPE, "type: oncpu, offcpu, mem, leak, growth", NULL },
 	{ { 'u' }, G_CPUS, "cycle the CPUs shown: all, CPU 0, CPU 1, ... (kernel filter; restarts "
 			   "the profiles)", NULL },
 	{ { 's' }, G_SAVE, "save what is shown (zoom and filters) to files", "Save" },

@@ -5,6 +5,7 @@
  * moments a --trigger fired are marked under their seconds. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "app.h"
@@ -57,6 +58,11 @@ struct heat {
 	const double *heat;
 	int64_t hfirst;
 	size_t hn;
+	/* A type whose values go down (leak): the buckets hold changes and the cells show the
+	 * level, lv[i] at the end of bucket hfirst + i, base before the first. */
+	bool level;
+	double *lv, base;
+	size_t lv_cap;
 	double max;	   /* the largest cell at k buckets a row */
 };
 
@@ -70,11 +76,16 @@ static bool span(const struct heat *h, long *lo, long *hi)
 	return true;
 }
 
-/* Samples in row r (of k buckets) of second s. */
+/* Samples in row r (of k buckets) of second s; for a level, the level at its end. */
 static double cell(const struct heat *h, long s, long r)
 {
 	double v = 0;
 
+	if (h->level) {
+		int64_t b = (int64_t)s * BUCKETS_PER_S + (r + 1) * h->k - 1 - h->hfirst;
+
+		return b < 0 ? h->base : h->heat[b < (int64_t)h->hn ? b : (int64_t)h->hn - 1];
+	}
 	for (int i = 0; i < h->k; i++) {
 		int64_t b = (int64_t)s * BUCKETS_PER_S + r * h->k + i - h->hfirst;
 
@@ -89,6 +100,11 @@ static void fetch(struct heat *h, struct tui_app *a)
 	const struct slices *hs = app_history(a, a->ptype);
 
 	h->heat = hs ? slices__heat(hs, &h->hfirst, &h->hn) : NULL;
+	h->level = stack_types[a->ptype].can_go_down;
+	if (h->heat && h->level) {
+		h->base = slices__heat_base(hs);
+		h->heat = slices__heat_levels(hs, &h->lv, &h->lv_cap) ? NULL : h->lv;
+	}
 	if (!h->heat)
 		h->hn = 0;
 }
@@ -187,8 +203,9 @@ static void draw_legend(struct heat *h, struct tui_app *a, WINDOW *w, int y, boo
 
 	wmove(w, y, 0);
 	tui_role_on(w, ROLE_DIM);
-	used = tui_printf(w, a->cols, "%s per %d ms cell, up to:", stack_type_name(a->ptype),
-			  h->k * 50);
+	used = tui_printf(w, a->cols, h->level ? "%s outstanding at each %d ms cell's end, up to:"
+						: "%s per %d ms cell, up to:",
+			  stack_type_name(a->ptype), h->k * 50);
 	for (int l = 1; l <= n && used < a->cols; l++) {
 		tui_fmt_value(profile__kind(a->base), h->max * l / n, val, sizeof(val));
 		tui_role_on(w, ROLE_DIM);
@@ -447,7 +464,8 @@ static void heat_detail(struct view *v, struct tui_app *a, WINDOW *w, int y)
 	tui_fmt_value(profile__kind(a->base), cell(h, h->sec, h->row), val, sizeof(val));
 	n = snprintf(line, sizeof(line), "%.2f-%.2f s%s  %s %s", cursor_time(h, false),
 		     cursor_time(h, true), when, val,
-		     profile__kind(a->base) == VALUE_SAMPLES ? "samples" : "");
+		     h->level ? "outstanding"
+			      : profile__kind(a->base) == VALUE_SAMPLES ? "samples" : "");
 	if (h->marking)
 		n += snprintf(line + n, sizeof(line) - (size_t)n, "  start marked at %.2f s", h->mark);
 	if (a->travel.range_on) {
@@ -466,6 +484,13 @@ static void heat_changed(struct view *v, struct tui_app *a)
 	fetch(h, a);
 }
 
+static void heat_free(struct view *v)
+{
+	if (v)
+		free(((struct heat *)v->state)->lv);
+	view__free(v);
+}
+
 struct view *heat_view_new(void)
 {
 	static const struct view tmpl = {
@@ -478,7 +503,7 @@ struct view *heat_view_new(void)
 		.mouse = heat_mouse,
 		.detail = heat_detail,
 		.changed = heat_changed,
-		.free = view__free,
+		.free = heat_free,
 	};
 	struct view *v = view__new(&tmpl, sizeof(struct heat));
 

@@ -8,9 +8,6 @@
 . tests/bench/cost.lib
 . tests/bench/servers.lib
 cost_header
-COST_SRV=$RS
 cost_row l7 "redis-benchmark GET -c 16" "--type l7 -p $RS -o $CT/l7.json" redis_rps
-COST_SRV=$NGW
 cost_row l7 "wrk nginx keep-alive -c 8" "--type l7 -p $NG,$NGW -o $CT/l7.json" wrk_rps
-COST_SRV=
 [ -n "${COST_TABLE_HEADER_DONE:-}" ] || cost_footer

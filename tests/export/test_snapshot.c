@@ -665,6 +665,72 @@ TEST_CASE(history_round_trips)
 	fixture_fini(&fx);
 }
 
+/* A type whose values go down (leak, growth) keeps changes in its history: slices and heat
+ * buckets with negative values, and the level before the buckets kept, come back; other
+ * types' negative slices are refused. */
+TEST_CASE(history_of_values_that_go_down_round_trips)
+{
+	struct fixture fx;
+	struct session r;
+	struct snapshot got;
+	struct slices *h;
+	const char *type;
+	char err[256] = "";
+	uint32_t f[2];
+	double *lv = NULL;
+	size_t cap = 0;
+
+	fixture_init(&fx);
+	session_init(&r);
+	type = fx.profiles[0].type;
+	h = slices__new(fx.a.ft, VALUE_SAMPLES, 8, 0);
+	f[0] = frame(&fx.a, "main", "/usr/sbin/nginx", FRAME_USER, "src/core/nginx.c", 291);
+	f[1] = frame(&fx.a, "grow", "/x", FRAME_USER, "", 0);
+	for (int i = 0; i < 2; i++) {
+		struct profile *p = profile__new(fx.a.ft, VALUE_SAMPLES, false);
+
+		CHECK(profile__add_stack(p, f, 2, i ? -4096 : 16384) == 0);
+		CHECK(slices__push(h, i, i + 1, p) == 0);
+		profile__free(p);
+	}
+	CHECK(slices__heat_add(h, 0.02, 16384) == 0);
+	CHECK(slices__heat_add(h, 1.51, -4096) == 0);
+	slices__heat_add_base(h, 100);
+	fx.profiles[0].history = h;
+	fx.profiles[0].type = "leak";
+	CHECK(snapshot_write(tmp_path("down"), &fx.snap, err, sizeof(err)) == 0);
+	CHECK_STR(err, "");
+	CHECK(snapshot_read(tmp_path("down"), r.ft, &got, err, sizeof(err)) == 0);
+	CHECK_STR(err, "");
+	if (got.nprofiles >= 1 && got.profiles[0].history) {
+		const struct slices *g = got.profiles[0].history;
+		int64_t first;
+		size_t n;
+
+		CHECK(slices__count(g) == 2);
+		CHECK_NUM(profile__total(slices__get(g, 1)->p), -4096);
+		CHECK_NUM(slices__heat_base(g), 100);
+		CHECK(slices__heat_levels(g, &lv, &cap) == 0);
+		slices__heat(g, &first, &n);
+		CHECK(first == 0 && n == 31);
+		CHECK_NUM(lv[0], 16484);
+		CHECK_NUM(lv[30], 12388);
+	} else {
+		CHECK(!"leak history read back");
+	}
+	snapshot_release(&got);
+	/* The same slices on a type whose values only grow cannot be written. */
+	fx.profiles[0].type = type;
+	CHECK(snapshot_write(tmp_path("down"), &fx.snap, err, sizeof(err)) == -EINVAL);
+	CHECK(strstr(err, "negative") != NULL);
+	fx.profiles[0].history = NULL;
+	free(lv);
+	slices__free(h);
+	unlink(tmp_path("down"));
+	session_fini(&r);
+	fixture_fini(&fx);
+}
+
 TEST_CASE(hand_made_history_is_read_or_refused)
 {
 	struct session r;
@@ -723,6 +789,7 @@ int main(void)
 	RUN(writer_refuses_what_cannot_be_read_back);
 	RUN(sniff_tells_snapshots_apart);
 	RUN(history_round_trips);
+	RUN(history_of_values_that_go_down_round_trips);
 	RUN(hand_made_history_is_read_or_refused);
 	HARNESS_EXIT();
 }

@@ -87,6 +87,53 @@ TEST_CASE(leak_set_shows_blocks_past_the_minimum_age_until_freed)
 	leak_set__free(s);
 }
 
+/* What the observer is told: the changes of the shown bytes, each with its block. */
+static double told_sum, told_join, told_leave;
+static uint64_t told_last_ts;
+
+static void on_change(void *ctx, const struct leak_block *b, double bytes)
+{
+	told_sum += bytes;
+	if (bytes > 0)
+		told_join += bytes;
+	else
+		told_leave += bytes;
+	told_last_ts = b->ts_ns;
+}
+
+TEST_CASE(leak_set_observer_sees_every_change_of_the_shown_bytes)
+{
+	struct leak_set *s = leak_set__new();
+	struct profile *p = profile__new(ft, VALUE_BYTES, false);
+	uint32_t f[2];
+	size_t n;
+
+	CHECK(s && p);
+	leak_set__observe(s, on_change, NULL);
+	n = stack_of("a", f);
+	CHECK(leak_set__alloc(s, 1, 0x10, 1 * SEC, 100, 1, f, n, p) == 0);
+	CHECK(leak_set__alloc(s, 1, 0x20, 2 * SEC, 40, 2, f, n, p) == 0);
+	CHECK(leak_set__alloc(s, 1, 0x30, 5 * SEC, 7, 1, f, n, p) == 0);
+	CHECK_NUM(told_sum, 0); /* nothing shown yet */
+	CHECK(leak_set__release(s, 1, 0x30, p) == 1);
+	CHECK_NUM(told_sum, 0); /* freed before it was shown: no change */
+	CHECK(leak_set__age(s, 3 * SEC, p) == 2);
+	CHECK_NUM(told_join, 180);
+	CHECK(told_last_ts == 2 * SEC);
+	CHECK(leak_set__release(s, 1, 0x10, p) == 1);
+	CHECK_NUM(told_leave, -100);
+	/* Replaced at its address, then its process gone: each takes its bytes back. */
+	CHECK(leak_set__alloc(s, 1, 0x20, 6 * SEC, 1, 1, f, n, p) == 0);
+	CHECK_NUM(told_sum, 0);
+	CHECK(leak_set__age(s, 7 * SEC, p) == 1);
+	CHECK(leak_set__forget_pid(s, 1, p, NULL, NULL) == 1);
+	CHECK_NUM(told_sum, 0);
+	CHECK_NUM(told_join, 181);
+	CHECK_NUM(profile__total(p), told_sum);
+	profile__free(p);
+	leak_set__free(s);
+}
+
 TEST_CASE(leak_set_replaces_and_forgets_whole_processes)
 {
 	struct leak_set *s = leak_set__new();
@@ -180,6 +227,7 @@ int main(void)
 	ft = frames__new(st);
 	RUN(leak_weight_is_one_over_the_sampling_probability);
 	RUN(leak_set_shows_blocks_past_the_minimum_age_until_freed);
+	RUN(leak_set_observer_sees_every_change_of_the_shown_bytes);
 	RUN(leak_set_replaces_and_forgets_whole_processes);
 	RUN(leak_set_moves_its_stacks_to_a_renewed_frame_table);
 	RUN(leak_set_by_name_counts_and_ages);

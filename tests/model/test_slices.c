@@ -369,6 +369,59 @@ TEST_CASE(slices_heat_map_buckets_and_trim)
 
 /* The live view's history: an hour of 1 s slices, 10 minutes kept, 30 distinct stacks a
  * second (so merged slices cannot share everything), under a 2 MiB cap. */
+/* A type whose values go down (leak) keeps changes in its buckets: the levels are their running
+ * sum, from the sum of what --history dropped, so trimming does not move them. */
+TEST_CASE(slices_heat_levels_keep_the_dropped_buckets_sum)
+{
+	struct fixture fx;
+	struct slices *r;
+	double *lv = NULL;
+	size_t cap = 0, n;
+	int64_t first;
+
+	fx_init(&fx, false);
+	r = slices__new(fx.ft, VALUE_BYTES, 8, 0);
+	CHECK(slices__heat_levels(r, &lv, &cap) == 0);
+	CHECK(slices__heat_add(r, 0.01, 100) == 0); /* bucket 0 */
+	CHECK(slices__heat_add(r, 1.01, 50) == 0);  /* bucket 20 */
+	CHECK(slices__heat_add(r, 2.01, -30) == 0); /* bucket 40: freed */
+	CHECK(slices__heat_add(r, 3.01, 5) == 0);   /* bucket 60 */
+	CHECK(slices__heat_levels(r, &lv, &cap) == 0);
+	slices__heat(r, &first, &n);
+	CHECK(first == 0 && n == 61 && cap >= 61);
+	CHECK_NUM(lv[0], 100);
+	CHECK_NUM(lv[19], 100);
+	CHECK_NUM(lv[20], 150);
+	CHECK_NUM(lv[40], 120);
+	CHECK_NUM(lv[60], 125);
+	CHECK_NUM(slices__heat_base(r), 0);
+	/* Keeping 2 s: the push ending at 3.5 drops the buckets before 1.5 s (100 and 50). */
+	slices__set_keep(r, 2);
+	CHECK(slices__push(r, 0, 1, fx.p) == 0);
+	CHECK(slices__push(r, 1, 2, fx.p) == 0);
+	CHECK(slices__push(r, 2, 3.5, fx.p) == 0);
+	slices__heat(r, &first, &n);
+	CHECK(first == 30 && n == 31);
+	CHECK_NUM(slices__heat_base(r), 150);
+	CHECK(slices__heat_levels(r, &lv, &cap) == 0);
+	CHECK_NUM(lv[0], 150);
+	CHECK_NUM(lv[10], 120);
+	CHECK_NUM(lv[30], 125);
+	/* A copy (a snapshot's) keeps the base. */
+	{
+		struct slices *c = slices__copy(r, fx.ft);
+
+		CHECK(c);
+		CHECK_NUM(slices__heat_base(c), 150);
+		slices__free(c);
+	}
+	slices__clear(r);
+	CHECK_NUM(slices__heat_base(r), 0);
+	free(lv);
+	slices__free(r);
+	fx_free(&fx);
+}
+
 TEST_CASE(slices_long_history_stays_under_cap)
 {
 	struct fixture fx;
@@ -426,6 +479,7 @@ int main(void)
 	RUN(slices_budget_drops_oldest_churn);
 	RUN(fold_accumulate_window_decay);
 	RUN(slices_heat_map_buckets_and_trim);
+	RUN(slices_heat_levels_keep_the_dropped_buckets_sum);
 	RUN(slices_long_history_stays_under_cap);
 	HARNESS_EXIT();
 }

@@ -35,15 +35,18 @@ TEST_CASE(stack_types_are_the_ones_recorded_so_far)
 	CHECK_STR(stack_type_name(STACK_OFFCPU), "offcpu");
 	CHECK_STR(stack_type_name(STACK_MEM), "mem");
 	CHECK_STR(stack_type_name(STACK_LEAK), "leak");
+	CHECK_STR(stack_type_name(STACK_GROWTH), "growth");
 	CHECK(stack_types[STACK_ONCPU].kind == VALUE_SAMPLES);
 	CHECK(stack_types[STACK_OFFCPU].kind == VALUE_MICROSECONDS);
 	CHECK(stack_types[STACK_MEM].kind == VALUE_FAULTS);
 	CHECK(stack_types[STACK_LEAK].kind == VALUE_BYTES);
-	/* Only the leak type's values go down: a free takes back its allocation. */
+	CHECK(stack_types[STACK_GROWTH].kind == VALUE_BYTES);
+	/* Only the memory held types' values go down: a free (an unmap) takes back its
+	 * allocation (mapping). */
 	for_each_stack_type(t)
-		CHECK(stack_types[t].can_go_down == (t == STACK_LEAK));
+		CHECK(stack_types[t].can_go_down == (t == STACK_LEAK || t == STACK_GROWTH));
 	/* Event sampling (--event-rate) has a slot for each type not sampled at a frequency or
-	 * by a sampler of its own (leak: by bytes). */
+	 * by a sampler of its own (leak: by bytes) or taking every event (growth). */
 	for_each_stack_type(t)
 		CHECK((stack_types[t].rate_slot < 0) ==
 		      (stack_types[t].kind == VALUE_SAMPLES || stack_types[t].can_go_down));
@@ -57,7 +60,7 @@ TEST_CASE(stack_type_list_names_them_all_in_order)
 		snprintf(want + strlen(want), sizeof(want) - strlen(want), "%s%s", t ? ", " : "",
 			 stack_types[t].name);
 	CHECK_STR(stack_type_list(), want);
-	CHECK_STR(stack_type_list(), "oncpu, offcpu, mem, leak");
+	CHECK_STR(stack_type_list(), "oncpu, offcpu, mem, leak, growth");
 }
 
 int main(void)

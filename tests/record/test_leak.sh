@@ -152,6 +152,65 @@ else
 	skip leak_heaptrack "heaptrack is missing (make deps)"
 fi
 
+# --- History: the heat map's level and ranges show what grew when ----------------------------
+# grower leaks 1 MiB from leak_early, then 4 s later 3 MiB from leak_late (every allocation
+# taken): the heat map's level (the running sum of its changes) ends at the outstanding total
+# and sits at leak_early's MiB between the phases; a range of each phase holds its function's
+# growth alone, and diff between the two moments shows leak_late's.
+"$GALATOP" record --type leak --leak-sample 1 --unwind fp -o "$TMP/g.gtop" -o "$TMP/g.folded" \
+	-- "$TOOLS/grower" 4 >"$TMP/g.out" 2>"$TMP/g.err" &
+g=$!
+wait_until 600 grep -q ready "$TMP/g.out"
+sleep 1.5
+kill -INT $g
+wait $g
+heat_levels "$TMP/g.gtop" leak >"$TMP/g.levels" 2>"$TMP/g.perr"
+total=$(folded_total "$TMP/g.folded")
+early=$(awk '$1 == "truth" && $2 == "leak_early" { print $3 }' "$TMP/g.out")
+late=$(awk '$1 == "truth" && $2 == "leak_late" { print $3 }' "$TMP/g.out")
+# When the level first holds leak_early's bytes, and leak_late's too.
+t_e=$(awk -v b="$early" '$2 >= b { print $1; exit }' "$TMP/g.levels")
+t_l=$(awk -v b="$((early + late))" '$2 >= b { print $1; exit }' "$TMP/g.levels")
+mid=$(awk -v a="$t_e" -v b="$t_l" 'BEGIN { printf "%.2f", (a + b) / 2 }')
+mid_lv=$(awk -v m="$mid" '$1 <= m { v = $2 } END { print v + 0 }' "$TMP/g.levels")
+end_lv=$(tail -1 "$TMP/g.levels" | awk '{ print $2 }')
+# Between the phases the level is leak_early's plus what else the process holds (stdio's
+# buffers: a few KiB); at the end the folded file's total.
+if [ -n "$t_e" ] && [ -n "$t_l" ] && near "$(awk -v a="$t_l" -v b="$t_e" 'BEGIN { print a - b }')" 4 1 &&
+	[ "$mid_lv" -ge "$early" ] && [ "$mid_lv" -lt $((early + 65536)) ] && [ "$end_lv" = "$total" ]; then
+	pass leak_heat_level
+else
+	fail leak_heat_level "early at ${t_e}s late at ${t_l}s, level $mid_lv at ${mid}s (early $early), $end_lv at the end (total $total) $(head -2 "$TMP/g.perr")"
+fi
+end=$(awk -v t="$t_l" 'BEGIN { printf "%.2f", t + 10 }')
+"$GALATOP" fold --type leak --range "0-$mid" "$TMP/g.gtop" 2>"$TMP/g.rerr" | grep -v '^#' >"$TMP/g1.folded"
+"$GALATOP" fold --type leak --range "$mid-$end" "$TMP/g.gtop" 2>>"$TMP/g.rerr" | grep -v '^#' >"$TMP/g2.folded"
+r1e=$(frame_bytes "$TMP/g1.folded" leak_early)
+r1l=$(frame_bytes "$TMP/g1.folded" leak_late)
+r2e=$(frame_bytes "$TMP/g2.folded" leak_early)
+r2l=$(frame_bytes "$TMP/g2.folded" leak_late)
+if [ "$r1e" = "$early" ] && [ "$r1l" = 0 ] && [ "$r2l" = "$late" ] && [ "$r2e" = 0 ]; then
+	pass leak_history_ranges
+else
+	fail leak_history_ranges "0-$mid: leak_early $r1e leak_late $r1l; $mid-$end: leak_early $r2e leak_late $r2l (truth $early, $late) $(head -2 "$TMP/g.rerr")"
+fi
+# diff FILE@A-B FILE@B-C: leak_late's growth is the second moment's only.
+"$GALATOP" diff --type leak "$TMP/g.gtop@0-$mid" "$TMP/g.gtop@$mid-$end" >"$TMP/gd.folded" 2>"$TMP/gd.err"
+if awk -v e="$early" -v l="$late" '/leak_late/ { b2 += $(NF-1); a2 += $NF } /leak_early/ { b1 += $(NF-1); a1 += $NF }
+	END { exit !(b2 == 0 && a2 == l && b1 == e && a1 == 0) }' "$TMP/gd.folded"; then
+	pass leak_history_diff
+else
+	fail leak_history_diff "$(grep leak_ "$TMP/gd.folded" | head -3; head -1 "$TMP/gd.err")"
+fi
+# The heatmap pane draws the level and says so.
+"$GALATOP" view --type leak --dump --size 150x30 --keys '6' "$TMP/g.gtop" >"$TMP/gv.txt" 2>"$TMP/gv.err"
+if grep -q "^leak outstanding at each 50 ms cell's end, up to:" "$TMP/gv.txt" &&
+	grep -q "outstanding" "$TMP/gv.txt"; then
+	pass leak_heatmap_pane
+else
+	fail leak_heatmap_pane "$(tail -3 "$TMP/gv.txt"; head -1 "$TMP/gv.err")"
+fi
+
 # --- A process already running (-p) ----------------------------------------------------------
 # leaky churns from its start and leaks once told (SIGUSR1), after galatop has attached.
 "$TOOLS/leaky" 300 2 -1 50 >"$TMP/p.out" &

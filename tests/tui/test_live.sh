@@ -120,7 +120,8 @@ check live_no_bpf_left_after_sigterm no_gt_progs
 
 # o: the off-CPU and page-fault probes, loaded at start, attach at the first `o` that reaches
 # them, which the status line says; a thread sleeping 300 ms in sleep_long and 100 ms in
-# sleep_short shows both, sleep_long the wider, within a few seconds; o goes on to mem and back.
+# sleep_short shows both, sleep_long the wider, within a few seconds; o goes on to mem, growth
+# and back.
 if [ -x "$TOOLS/sleeper" ]; then
 	"$TOOLS/sleeper" 60 >/dev/null & W3=$!
 	rm -f "$TMP/rc"
@@ -159,6 +160,9 @@ if [ -x "$TOOLS/sleeper" ]; then
 	pane_wait lv3 "profile: mem (probe attached now" 60 && pass live_o_attaches_mem ||
 		fail live_o_attaches_mem "$(sed -n 2p "$TMP/screen"; tail -1 "$TMP/screen")"
 	tm send-keys -t lv3 o
+	pane_wait lv3 "profile: growth (probe attached now" 60 && pass live_o_attaches_growth ||
+		fail live_o_attaches_growth "$(sed -n 2p "$TMP/screen"; tail -1 "$TMP/screen")"
+	tm send-keys -t lv3 o
 	pane_wait lv3 "profile: oncpu" 60 && pass live_o_cycles_back ||
 		fail live_o_cycles_back "$(sed -n 2p "$TMP/screen")"
 	tm send-keys -t lv3 q
@@ -168,7 +172,8 @@ if [ -x "$TOOLS/sleeper" ]; then
 	kill $W3 2>/dev/null
 else
 	for c in live_starts_oncpu_only live_o_attaches_offcpu live_offcpu_shows_sleeper \
-		live_offcpu_sleep_long_wider live_o_attaches_mem live_o_cycles_back live_o_q_exits_0 \
+		live_offcpu_sleep_long_wider live_o_attaches_mem live_o_attaches_growth \
+		live_o_cycles_back live_o_q_exits_0 \
 		live_o_no_bpf_left; do
 		fail "$c" "tests/tools/sleeper not built (make tools)"
 	done
