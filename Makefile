@@ -18,11 +18,14 @@ msg = @printf '  %-8s %s\n' '$(1)' '$(2)';
 endif
 
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1)
-LIBS_PC := libbpf libelf libdw ncursesw jansson zlib libnghttp2 capstone libbson-1.0
+LIBS_PC := libbpf libelf libdw ncursesw jansson zlib libnghttp2 libbson-1.0
+# Headers only: symbols/go_tls.c loads capstone when it first disassembles (its relocations
+# would cost every start a millisecond).
+DLOPEN_PC := capstone
 # Only the node agent's library (libgalatop-agent.so) links these: other commands start
 # without them and their dozens of dependencies.
 AGENT_PC := libmicrohttpd libcurl rdkafka
-PC_CFLAGS := $(shell pkg-config --cflags $(LIBS_PC) $(AGENT_PC) 2>/dev/null)
+PC_CFLAGS := $(shell pkg-config --cflags $(LIBS_PC) $(DLOPEN_PC) $(AGENT_PC) 2>/dev/null)
 PC_LIBS   := $(shell pkg-config --libs $(LIBS_PC) 2>/dev/null)
 AGENT_LIBS := $(shell pkg-config --libs $(AGENT_PC) 2>/dev/null)
 LDLIBS    := $(PC_LIBS) -liberty -lm -lpthread -ldl
