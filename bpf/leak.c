@@ -126,7 +126,7 @@ struct leak_set_of {
 };
 
 struct leak_probes {
-	struct bpf_program *entry, *ret;
+	struct bpf_program *entry, *ret, *session;
 	bool per_pid;
 	struct leak_set_of **sets;
 	size_t nsets, sets_cap;
@@ -184,7 +184,7 @@ static void place(void *ctx, const char *file, const struct uprobe_lib_probe *pr
 		return;
 	for (size_t i = 0; i < n; i++)
 		names[i] = pr[i].func;
-	if (elf_func_code(file, names, n, found, code) <= 0)
+	if (elf_func_code(file, names, n, found, code, NULL) <= 0)
 		return;
 	for (size_t i = 0; i < n; i++) {
 		unsigned skip = found[i] && !insn_emulated(code[i]) ? insn_harmless(code[i]) : 0;
@@ -221,7 +221,8 @@ static struct leak_set_of *set_new(struct leak_probes *l, int pid)
 	for (int k = 0; k < NKITS; k++) {
 		struct uprobe_lib_probe pr[MAX_PROBES];
 		struct uprobe_lib_opts o = { .prefix = kits[k].prefix, .probes = pr,
-					     .offsets = place, .pid = pid > 0 ? pid : 0 };
+					     .offsets = place, .pid = pid > 0 ? pid : 0,
+					     .session = l->session != NULL };
 		size_t n = 0;
 
 		if (!kits[k].prefix) {
@@ -231,6 +232,11 @@ static struct leak_set_of *set_new(struct leak_probes *l, int pid)
 			o.ctx = ls;
 		}
 		for (const struct leak_fn_name *f = kits[k].fns; f->name && n + 2 <= MAX_PROBES; f++) {
+			if (l->session) {
+				pr[n++] = (struct uprobe_lib_probe){ f->name, l->session, false,
+								     f->cookie };
+				continue;
+			}
 			pr[n++] = (struct uprobe_lib_probe){ f->name, l->entry, false, f->cookie };
 			if ((f->cookie & LEAK_FN_MASK) != LEAK_FN_FREE)
 				pr[n++] = (struct uprobe_lib_probe){ f->name, l->ret, true, f->cookie };
@@ -246,7 +252,7 @@ static struct leak_set_of *set_new(struct leak_probes *l, int pid)
 }
 
 struct leak_probes *leak_probes__new(struct bpf_program *entry, struct bpf_program *ret,
-				     bool per_pid)
+				     struct bpf_program *session, bool per_pid)
 {
 	struct leak_probes *l = calloc(1, sizeof(*l));
 
@@ -254,6 +260,7 @@ struct leak_probes *leak_probes__new(struct bpf_program *entry, struct bpf_progr
 		return NULL;
 	l->entry = entry;
 	l->ret = ret;
+	l->session = session;
 	l->per_pid = per_pid;
 	return l;
 }
