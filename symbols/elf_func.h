@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ELF_FUNC_CODE 16 /* first code bytes read per function */
+#define ELF_FUNC_CODE 64 /* first code bytes read per function */
 
 /* The file offset of len bytes at link-time address vaddr of elf (a PT_LOAD holds them), or -1. */
 int64_t elf_vaddr_to_off(Elf *elf, uint64_t vaddr, size_t len);

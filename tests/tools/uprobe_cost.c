@@ -21,36 +21,12 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "pairs.h"
 
 #define SESSION_ATTACH_TYPE 57 /* BPF_TRACE_UPROBE_SESSION, Linux 6.10 */
 #define MAX_FDS 8
-
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-static double pairs_ns(size_t size, double secs)
-{
-	double t0 = now(), t1 = t0;
-	unsigned long pairs = 0;
-
-	while (t1 - t0 < secs) {
-		for (int i = 0; i < 1000; i++) {
-			char *volatile p = malloc(size);
-
-			free(p);
-		}
-		pairs += 1000;
-		t1 = now();
-	}
-	return (t1 - t0) * 1e9 / (double)pairs;
-}
 
 /* A program returning ret, of type kprobe, with expected attach type eat. fd or -errno. */
 static int prog_load(int ret, unsigned eat)
@@ -197,7 +173,7 @@ int main(int argc, char **argv)
 		if (err)
 			printf("%s unsupported: %s\n", ways[w], strerror(-err));
 		else
-			printf("%s ns_per_pair %.1f\n", ways[w], pairs_ns(size, secs));
+			printf("%s ns_per_pair %.1f\n", ways[w], pairs_run(size, secs, NULL));
 		while (nfd > 0)
 			close(fds[--nfd]);
 		if (prog >= 0)
