@@ -18,11 +18,14 @@ msg = @printf '  %-8s %s\n' '$(1)' '$(2)';
 endif
 
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1)
-LIBS_PC := libbpf libelf libdw ncursesw jansson zlib libnghttp2 capstone libbson-1.0
+LIBS_PC := libbpf libelf libdw ncursesw jansson zlib libnghttp2 libbson-1.0
+# Headers only: symbols/go_tls.c loads capstone when it first disassembles (its relocations
+# would cost every start a millisecond).
+DLOPEN_PC := capstone
 # Only the node agent's library (libgalatop-agent.so) links these: other commands start
 # without them and their dozens of dependencies.
 AGENT_PC := libmicrohttpd libcurl rdkafka
-PC_CFLAGS := $(shell pkg-config --cflags $(LIBS_PC) $(AGENT_PC) 2>/dev/null)
+PC_CFLAGS := $(shell pkg-config --cflags $(LIBS_PC) $(DLOPEN_PC) $(AGENT_PC) 2>/dev/null)
 PC_LIBS   := $(shell pkg-config --libs $(LIBS_PC) 2>/dev/null)
 AGENT_LIBS := $(shell pkg-config --libs $(AGENT_PC) 2>/dev/null)
 LDLIBS    := $(PC_LIBS) -liberty -lm -lpthread -ldl
@@ -83,8 +86,9 @@ DEB_PKGS += libmicrohttpd-dev prometheus systemd
 # Servers and clients the L7 tests run on loopback (tests/record/test_l7.sh, tests/bench/l7.sh).
 DEB_PKGS += nginx redis-server redis-tools postgresql mariadb-server mariadb-client dnsmasq socat \
 	dnsutils apache2-utils wrk curl openssl
-# HTTP/2 and gRPC (model/l7/http2.c decodes HPACK with libnghttp2; tests/record/test_l7_h2.sh).
-DEB_PKGS += libnghttp2-dev nghttp2-server nghttp2-client python3-grpcio
+# HTTP/2 and gRPC (model/l7/http2.c decodes HPACK with libnghttp2; tests/record/test_l7_h2.sh;
+# gRPC-Go over Go's TLS in tests/record/test_l7_gotls.sh, built offline from Debian's sources).
+DEB_PKGS += libnghttp2-dev nghttp2-server nghttp2-client python3-grpcio golang-google-grpc-dev
 # The agent's sinks: libcurl (Pyroscope), librdkafka (Kafka); kcat reads the events back from
 # librdkafka's mock cluster (tests/agent/).
 DEB_PKGS += libcurl4-openssl-dev librdkafka-dev kcat

@@ -54,6 +54,10 @@
 #define GT_TCP_SYN_RECV 3
 #define GT_TCP_CLOSE 7
 #define GT_EINPROGRESS 115
+#define GT_ENOSYS 38 /* pt_regs->ax of a task inside a system call (set at entry) */
+/* Super block magics of pseudo file systems (their files have no path). */
+#define GT_PIPEFS_MAGIC 0x50495045
+#define GT_ANON_INODE_FS_MAGIC 0x09041934
 #define GT_S_IFMT 00170000
 #define GT_S_IFSOCK 0140000
 

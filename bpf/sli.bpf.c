@@ -24,28 +24,27 @@ enum { OFF_NONE, OFF_SLEEP, OFF_BLOCK, OFF_IOWAIT };
 #define FLUSH_NS 100000000ull	   /* a task's delays reach the maps within 100 ms */
 #define PENDING_FULL 0xfff0	   /* a pending count this high is flushed before it overflows */
 
-/* One histogram row (struct gt_sli_hkey) of a task's delays not yet in the maps. */
-struct pending {
-	__u16 sli, row;
-	__u16 n[GT_SLI_HSUB];
-};
+/* A pending histogram row's key: its SLI and row (struct gt_sli_hkey). */
+#define PEND_KEY(sli, row) ((__u32)(sli) << 16 | (row))
 
 /* Per-task timing state and delays not yet in the maps; freed with the task. What every
- * context switch touches comes first. */
+ * context switch touches comes first, and the keys of the pending histogram rows apart from
+ * their counts, so that finding a row reads one cache line. */
 struct tstate {
 	__u64 off_ts;	   /* switched out asleep */
-	__u64 rundelay;	   /* sched_info.run_delay at the last switch-out */
-	__u64 swapin;	   /* delays->swapin_delay at the last switch-out */
+	__u64 rundelay;	   /* sched_info.run_delay after the last switch-in */
+	__u64 swapin;	   /* delays->swapin_delay at the last switch-in */
+	__u64 flush_ts;	   /* the last flush, in sched_now's clock */
 	__u64 sys_ts;	   /* entry of the system call it left the CPU in (see sys_slot) */
 	__u64 sys_jiffies;
-	__u64 flush_ts;	   /* the last flush, in sched_now's clock */
 	__u32 off_kind;	   /* OFF_* of off_ts */
 	__u32 seen;	   /* rundelay and swapin hold a baseline */
-	__u32 npend;
+	__u32 npend;	   /* pending histogram rows */
 	__u32 full;	   /* a pending count reached PENDING_FULL */
+	__u32 key[PENDING];	   /* PEND_KEY of each pending row */
 	__u64 ns[GT_SLI_MAX];	   /* pending totals */
 	__u32 count[GT_SLI_MAX];
-	struct pending pend[PENDING];
+	__u16 n[PENDING][GT_SLI_HSUB]; /* pending counts of each row's buckets */
 	__u64 reclaim_ts;  /* direct or memcg reclaim entry */
 	__u64 compact_ts;  /* compaction entry */
 	__u64 fault_ts;	   /* page fault entry (swapin_faults) */
@@ -253,19 +252,47 @@ static __always_inline void charge(__u32 tid, __u32 tgid, __u64 cgroup_id, const
 		c->events++;
 }
 
-/* Moves task t's pending delays into the maps; now (sched_now) times the next flush. */
-static __always_inline void flush(struct task_struct *t, struct tstate *s, __u64 now)
+/* What flush_row needs of its flush. */
+struct flush_ctx {
+	struct tstate *s;
+	struct gt_sli_counters *c;
+	__u32 tgid;
+};
+
+/* bpf_loop's callback: moves pending row i of a task into its process's histogram. (A loop of
+ * its own: the verifier checks it once, not once per row.) */
+static long flush_row(__u64 i, void *arg)
 {
-	struct gt_sli_counters *c = counters();
-	__u32 tgid = t->tgid, events = 0;
+	struct flush_ctx *f = arg;
+	struct tstate *s = f->s;
+	struct gt_sli_hrow *v;
+
+	if (i >= PENDING)
+		return 1;
+	v = hist_row_of(f->tgid, s->key[i] >> 16, s->key[i] & 0xffff, f->c);
+	for (int j = 0; j < GT_SLI_HSUB; j++) {
+		if (!s->n[i][j])
+			continue;
+		if (v)
+			__sync_fetch_and_add(&v->n[j], s->n[i][j]);
+		s->n[i][j] = 0;
+	}
+	return 0;
+}
+
+/* Moves task t's pending delays into the maps; now (sched_now) times the next flush. */
+static __noinline void flush(struct task_struct *t, struct tstate *s, __u64 now)
+{
+	struct flush_ctx f = { .s = s, .c = counters(), .tgid = t->tgid };
 	struct gt_sli_thread *th;
+	__u32 events = 0;
 
 	s->flush_ts = now;
-	th = thread_of(t->pid, tgid, t->comm);
+	th = thread_of(t->pid, f.tgid, t->comm);
 	if (!th) {
 		/* Kept for the next flush; the delays that find no room are lost then. */
-		if (c)
-			c->drops++;
+		if (f.c)
+			f.c->drops++;
 		return;
 	}
 	th->cgroup_id = task_cgroup_id(t);
@@ -276,54 +303,39 @@ static __always_inline void flush(struct task_struct *t, struct tstate *s, __u64
 		__sync_fetch_and_add(&th->count[i], s->count[i]);
 		events += s->count[i];
 	}
-	for (int i = 0; i < PENDING; i++) {
-		struct pending *p = &s->pend[i];
-		struct gt_sli_hrow *v;
-
-		if (i >= s->npend)
-			break;
-		v = hist_row_of(tgid, p->sli, p->row, c);
-		for (int j = 0; j < GT_SLI_HSUB; j++) {
-			if (!p->n[j])
-				continue;
-			if (v)
-				__sync_fetch_and_add(&v->n[j], p->n[j]);
-			p->n[j] = 0;
-		}
-	}
+	bpf_loop(s->npend < PENDING ? s->npend : PENDING, flush_row, &f, 0);
 	__builtin_memset(s->ns, 0, sizeof(s->ns));
 	__builtin_memset(s->count, 0, sizeof(s->count));
 	s->npend = 0;
 	s->full = 0;
-	if (c)
-		c->events += events;
+	if (f.c)
+		f.c->events += events;
 }
 
 /* Adds one delay of ns to a task's pending delays (s): a total and a count in a histogram row.
- * Every program that charges a task ends with settle(), which keeps room in s->pend for the two
- * charges one program run makes at most per task. */
+ * Every program that charges a task ends with settle(), which keeps room in s->key for the
+ * three charges one program run makes at most per task. */
 static __always_inline void charge_task(struct tstate *s, __u32 sli, __u64 ns)
 {
-	__u32 sub, row = hist_row(ns, &sub), i;
-	struct pending *p;
+	__u32 sub, row = hist_row(ns, &sub), key = PEND_KEY(sli, row), i;
 
 	if (sli >= GT_SLI_MAX)
 		return;
 	s->ns[sli] += ns;
 	s->count[sli]++;
 	for (i = 0; i < PENDING; i++) {
-		if (i >= s->npend || (s->pend[i].sli == sli && s->pend[i].row == row))
+		if (i >= s->npend || s->key[i] == key)
 			break;
 	}
 	if (i >= PENDING)
 		return; /* settle() leaves room: not reached */
-	p = &s->pend[i];
+	/* i, not s->npend, indexes below (the verifier knows the bound of i only). */
+	asm volatile("" : "+r"(i));
 	if (i >= s->npend) { /* a new row: its counts were zeroed by the last flush */
-		p->sli = (__u16)sli;
-		p->row = (__u16)row;
+		s->key[i] = key;
 		s->npend = i + 1;
 	}
-	if (++p->n[sub & (GT_SLI_HSUB - 1)] >= PENDING_FULL)
+	if (++s->n[i][sub & (GT_SLI_HSUB - 1)] >= PENDING_FULL)
 		s->full = 1;
 }
 
@@ -332,7 +344,7 @@ static __always_inline void charge_task(struct tstate *s, __u32 sli, __u64 ns)
  * sooner when the next run's charges might not fit. now: sched_now(t). */
 static __always_inline void settle(struct task_struct *t, struct tstate *s, __u64 now)
 {
-	if (s->npend > PENDING - 2 || s->full || now - s->flush_ts >= FLUSH_NS)
+	if (s->npend > PENDING - 3 || s->full || now - s->flush_ts >= FLUSH_NS)
 		flush(t, s, now);
 }
 
@@ -348,6 +360,17 @@ static __always_inline __u32 off_sli(__u32 kind)
 				    : GT_SLI_CPU_BLOCK;
 }
 
+/* Whether a task that leaves the CPU in state prev_state (preempt: by preemption) starts an
+ * off-CPU stretch its switch-in will charge (sleep, block, iowait): not when it stays runnable,
+ * nor for idle kernel threads (D with TASK_NOLOAD), stopped, traced or dead tasks. */
+static __always_inline bool goes_to_sleep(bool preempt, unsigned int prev_state)
+{
+	if (preempt)
+		return false;
+	return (prev_state & GT_TASK_INTERRUPTIBLE) ||
+	       ((prev_state & GT_TASK_UNINTERRUPTIBLE) && !(prev_state & GT_TASK_NOLOAD));
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(gt_sli_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
@@ -359,13 +382,13 @@ int BPF_PROG(gt_sli_switch, bool preempt, struct task_struct *prev, struct task_
 	if (!now)
 		return 0;
 
-	/* Switch-out of prev (not its last one: its exit flushed what it had). */
-	if (prev->pid && !(prev_state & GT_TASK_DEAD) && sli_passes(prev)) {
+	/* Switch-out of prev: only a task that goes to sleep (or leaves in a system call, when
+	 * cpu_longsys runs) has anything to note; a preempted task's wait is read at its
+	 * switch-in like every other, so preemptions cost no task storage lookup here. */
+	if (prev->pid && (goes_to_sleep(preempt, prev_state) || (c && c->tid == prev->pid)) &&
+	    sli_passes(prev)) {
 		s = state_of(prev);
 		if (s) {
-			__u64 rd = prev->sched_info.run_delay;
-			__u64 sw = 0;
-
 			if (c && c->tid == prev->pid) { /* leaves in a system call: park it */
 				s->sys_ts = c->ts;
 				s->sys_jiffies = c->jiffies;
@@ -373,61 +396,58 @@ int BPF_PROG(gt_sli_switch, bool preempt, struct task_struct *prev, struct task_
 			} else {
 				s->sys_ts = 0;
 			}
-
-			if (swapin_delayacct) {
-				struct task_delay_info *d = prev->delays;
-
-				if (d)
-					sw = d->swapin_delay;
-			}
-			if (s->seen) {
-				if (rd > s->rundelay)
-					charge_task(s, GT_SLI_CPU_RUNDELAY, rd - s->rundelay);
-				if (sw > s->swapin)
-					charge_task(s, GT_SLI_MEM_SWAPIN, sw - s->swapin);
-			}
-			s->rundelay = rd;
-			s->swapin = sw;
-			s->seen = 1;
-			if (preempt || prev_state == GT_TASK_RUNNING) {
-				s->off_ts = 0;
-			} else if (prev_state & GT_TASK_INTERRUPTIBLE) {
+			if (goes_to_sleep(preempt, prev_state)) {
 				s->off_ts = now;
-				s->off_kind = OFF_SLEEP;
-			} else if ((prev_state & GT_TASK_UNINTERRUPTIBLE) && !(prev_state & GT_TASK_NOLOAD)) {
-				s->off_ts = now;
-				s->off_kind = BPF_CORE_READ_BITFIELD(prev, in_iowait) ? OFF_IOWAIT
-											   : OFF_BLOCK;
-			} else {
-				s->off_ts = 0; /* idle kernel threads, stopped, traced, dead */
+				s->off_kind = (prev_state & GT_TASK_INTERRUPTIBLE) ? OFF_SLEEP
+					      : BPF_CORE_READ_BITFIELD(prev, in_iowait) ? OFF_IOWAIT
+											 : OFF_BLOCK;
 			}
-			settle(prev, s, now);
+			if (!s->seen) { /* new: the baselines its switch-in reads against */
+				s->rundelay = prev->sched_info.run_delay;
+				s->swapin = swapin_delayacct && prev->delays ? prev->delays->swapin_delay : 0;
+				s->seen = 1;
+			}
 		}
 	}
 
 	/* Switch-in of next: its wait for a CPU ends. The scheduler noted when the task became
 	 * runnable (sched_info.last_queued: its wakeup, or its preemption) and adds the wait to
 	 * run_delay just after this tracepoint, with this same clock: the wait is run_delay's
-	 * growth since the switch-out, this last stretch included (so a task migrated while it
-	 * waited counts both run queues), and a sleep ends where its wait began. No wakeup hook:
-	 * two programs less per context switch. */
+	 * growth since the last switch-in, this last stretch included (so a task migrated while
+	 * it waited counts both run queues), and a sleep ends where its wait began. No wakeup
+	 * hook: two programs less per context switch. cpu_rundelay is the same growth (user space
+	 * reports it from cpu_wait's figures), and the swap-in delay that delay accounting added
+	 * since the last switch-in is read here too, so that nothing is read at switch-out. */
 	if (next->pid && sli_passes(next)) {
-		s = bpf_task_storage_get(&gt_sli_state, next, NULL, 0);
+		s = state_of(next);
 		if (s) {
 			__u64 q = next->sched_info.last_queued;
 			__u64 rd = next->sched_info.run_delay + (q && q < now ? now - q : 0);
-			__u64 wait = s->seen && rd > s->rundelay ? rd - s->rundelay : 0;
+			__u64 wait = rd > s->rundelay ? rd - s->rundelay : 0;
+			__u64 sw = 0;
 
+			if (swapin_delayacct) {
+				struct task_delay_info *d = next->delays;
+
+				if (d)
+					sw = d->swapin_delay;
+			}
 			if (c && s->sys_ts) { /* back in its system call */
 				c->ts = s->sys_ts;
 				c->jiffies = s->sys_jiffies;
 				c->tid = next->pid;
 				s->sys_ts = 0;
 			}
-			if (s->off_ts && now - s->off_ts > wait)
-				charge_task(s, off_sli(s->off_kind), now - s->off_ts - wait);
-			if (s->seen)
+			if (s->seen) {
+				if (s->off_ts && now - s->off_ts > wait)
+					charge_task(s, off_sli(s->off_kind), now - s->off_ts - wait);
 				charge_task(s, GT_SLI_CPU_WAIT, wait);
+				if (sw > s->swapin)
+					charge_task(s, GT_SLI_MEM_SWAPIN, sw - s->swapin);
+			}
+			s->rundelay = rd;
+			s->swapin = sw;
+			s->seen = 1;
 			s->off_ts = 0;
 			settle(next, s, now);
 		}

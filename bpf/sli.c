@@ -376,6 +376,17 @@ struct read_ctx {
 	int err;
 };
 
+/* cpu_rundelay is the growth of sched_info.run_delay, which the scheduler adds each wait to at
+ * the switch-in that ends it, where the probe reads cpu_wait: the same waits, so the kernel
+ * charges them once and they are reported under both names. */
+static void same_as_wait(const struct sli_probes *p, __u64 *ns, __u64 *count)
+{
+	if (!(p->have & 1u << GT_SLI_CPU_RUNDELAY))
+		return;
+	ns[GT_SLI_CPU_RUNDELAY] = ns[GT_SLI_CPU_WAIT];
+	count[GT_SLI_CPU_RUNDELAY] = count[GT_SLI_CPU_WAIT];
+}
+
 static void on_thread(void *arg, const void *key, const void *val)
 {
 	struct read_ctx *c = arg;
@@ -398,6 +409,7 @@ static void on_thread(void *arg, const void *key, const void *val)
 		d.count[i] = now->count[i] - prev->count[i];
 		grew |= d.count[i] > 0;
 	}
+	same_as_wait(c->p, d.ns, d.count);
 	*prev = *now;
 	if ((grew || now->dead) && c->ops->thread)
 		c->ops->thread(c->ctx, tid, &d, now->dead);
@@ -443,9 +455,13 @@ static void on_row(void *arg, const void *key, const void *val)
 		}
 	}
 	for (unsigned i = 0; i < GT_SLI_HSUB; i++) {
-		if (now->n[i] > prev->n[i] && c->ops->bucket)
+		if (now->n[i] > prev->n[i] && c->ops->bucket) {
 			c->ops->bucket(c->ctx, k->tgid, k->sli, k->row * GT_SLI_HSUB + i,
 				       now->n[i] - prev->n[i]);
+			if (k->sli == GT_SLI_CPU_WAIT && (c->p->have & 1u << GT_SLI_CPU_RUNDELAY))
+				c->ops->bucket(c->ctx, k->tgid, GT_SLI_CPU_RUNDELAY,
+					       k->row * GT_SLI_HSUB + i, now->n[i] - prev->n[i]);
+		}
 		prev->n[i] = now->n[i];
 	}
 	if (tgid_gone(c, k->tgid)) {

@@ -11,7 +11,7 @@
 /* The delays measured, in the order of model/sli.h's enum sli_kind. */
 enum gt_sli_kind {
 	GT_SLI_CPU_WAIT = 0,  /* wakeup or preemption -> switch-in */
-	GT_SLI_CPU_RUNDELAY,  /* growth of sched_info.run_delay, read at switch-out */
+	GT_SLI_CPU_RUNDELAY,  /* growth of sched_info.run_delay: cpu_wait's figures (bpf/sli.c) */
 	GT_SLI_CPU_SLEEP,     /* switch-out in S -> wakeup */
 	GT_SLI_CPU_BLOCK,     /* switch-out in D, not in_iowait -> wakeup */
 	GT_SLI_CPU_IOWAIT,    /* switch-out in D with in_iowait -> wakeup */

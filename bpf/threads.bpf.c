@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The thread timeline's kernel side: system calls of the traced classes (file, net, lock,
- * sched) from entry to exit, on-CPU intervals and run-queue waits from the scheduler, D-state
- * sleeps, and the file names of opens. Filtered in the kernel by the shared targets and a
- * minimum duration; shorter intervals are counted per thread in gt_tl_start. User space
- * (bpf/threads.c) sets the knobs below before load. */
+ * sched), on-CPU intervals and run-queue waits from the scheduler, D-state sleeps. By default
+ * a system call is seen only when it blocks: at sched_switch, from the task's user registers
+ * (orig_ax is the call, di.. its arguments), until the task is switched in again; no system
+ * call tracepoint is on, so calls that do not block cost nothing. With syscall_hooks (the
+ * opt-in --all-syscalls) every traced call is followed from sys_enter to sys_exit instead, at
+ * the cost of the kernel's system call tracepoints. Filtered in the kernel by the shared
+ * targets and a minimum duration; shorter intervals are counted per thread in gt_tl_start.
+ * User space (bpf/threads.c) sets the knobs below before load. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -26,6 +30,11 @@ const volatile __u32 ustack_bytes = 0;
 const volatile bool keep_file = true;
 /* Records wake the reader only once this much waits (as in profile.bpf.c). */
 const volatile __u64 wakeup_bytes = 0;
+/* True: system calls from sys_enter to sys_exit (all of them, the tracepoint floor); false:
+ * blocking system calls only, from sched_switch. */
+const volatile bool syscall_hooks = false;
+/* The oncpu class: on-CPU, run-queue and D-state intervals are sent. */
+const volatile bool sched_states = true;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -84,6 +93,18 @@ struct {
 	__type(value, struct tl_counters);
 } gt_tl_counters SEC(".maps");
 
+/* Blocking mode: each thread's record of its blocked call, built when it blocks (in its own
+ * context, where its user stack and memory can be read) and sent when it is switched in again
+ * if it lasted the minimum duration. Entries are reused call after call and go with the
+ * thread; user space sizes the map. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct tl_rec_buf);
+} gt_tl_stash SEC(".maps");
+
 struct task_struct___old {
 	long state;
 } __attribute__((preserve_access_index));
@@ -140,8 +161,10 @@ static __always_inline void count_short(struct tl_start *s, __u32 kind, __u64 du
 	__sync_fetch_and_add(&s->shorts.ns[kind], dur);
 }
 
-static __always_inline void emit(struct tl_rec *r, __u32 nu)
+/* Sends record r with its r->stk.ustack_len user frames (and the stack copy after them). */
+static __always_inline void emit(struct tl_rec *r)
 {
+	__u32 nu = r->stk.ustack_len;
 	__u64 len;
 
 	if (nu > GT_MAX_STACK)
@@ -190,27 +213,30 @@ static __always_inline void rec_init(struct tl_rec *r, __u32 pid, __u32 tid, __u
 	r->stk.type = 0;
 }
 
-/* Fills the socket fields of r when fd of the current task is a socket. */
-static __always_inline bool sock_of_fd(struct tl_rec *r, __u64 fd)
+/* The file of the current task's descriptor fd, NULL if none. */
+static __always_inline struct file *file_of_fd(__u64 fd)
 {
 	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
 	struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
 	struct file **arr;
 	struct file *f = NULL;
+
+	if (!fdt || fd >= BPF_CORE_READ(fdt, max_fds))
+		return NULL;
+	arr = BPF_CORE_READ(fdt, fd);
+	if (bpf_probe_read_kernel(&f, sizeof(f), &arr[fd]))
+		return NULL;
+	return f;
+}
+
+/* Fills the socket fields of r when file f is a socket. */
+static __always_inline bool sock_of_file(struct tl_rec *r, struct file *f)
+{
 	struct socket *so;
 	struct sock *sk;
-	unsigned int max;
 	__u16 family;
 
-	if (!fdt)
-		return false;
-	max = BPF_CORE_READ(fdt, max_fds);
-	if (fd >= max)
-		return false;
-	arr = BPF_CORE_READ(fdt, fd);
-	if (bpf_probe_read_kernel(&f, sizeof(f), &arr[fd]) || !f)
-		return false;
-	if ((BPF_CORE_READ(f, f_inode, i_mode) & GT_S_IFMT) != GT_S_IFSOCK)
+	if (!f || (BPF_CORE_READ(f, f_inode, i_mode) & GT_S_IFMT) != GT_S_IFSOCK)
 		return false;
 	r->flags |= TLF_SOCK;
 	so = (struct socket *)BPF_CORE_READ(f, private_data);
@@ -232,28 +258,104 @@ static __always_inline bool sock_of_fd(struct tl_rec *r, __u64 fd)
 	return true;
 }
 
+#define PATH_STEPS 24 /* dentries and mount crossings walked from a file up */
+
+/* Puts the path of file f into r->path (TLF_PATH): its names up to the root of the task's
+ * file system, across mounts; pipes as "pipe:[inode]" and anonymous inodes as
+ * "anon_inode:NAME", as /proc/PID/fd shows them. Read in the kernel while the descriptor is
+ * certainly open: the file may be closed by the time user space sees the record. The tail of
+ * b (where the stack copy goes later) holds the path being put together (each name read with
+ * room for a whole one), the dentries walked and the length so far: in map memory, the verifier
+ * does not follow each value through the loops. A function of its own, verified once. */
+__noinline int tl_path_of_file(struct tl_rec_buf *b, __u64 file)
+{
+	struct file *f = (struct file *)file;
+	struct dentry *d = BPF_CORE_READ(f, f_path.dentry), *up;
+	struct vfsmount *vm = BPF_CORE_READ(f, f_path.mnt);
+	struct mount *m = container_of(vm, struct mount, mnt), *pm;
+	struct tl_rec *r;
+	volatile __u64 *names;
+	volatile __u32 *offp;
+	__u32 off;
+	char *tmp;
+	long got;
+
+	if (!b || !d)
+		return 0;
+	r = &b->r;
+	tmp = (char *)b->tail;
+	names = (volatile __u64 *)(tmp + 2 * TL_PATH_LEN);
+	offp = (volatile __u32 *)(names + PATH_STEPS);
+	if (BPF_CORE_READ(d, d_op, d_dname)) {
+		unsigned long magic = BPF_CORE_READ(d, d_sb, s_magic);
+		__u64 arg = BPF_CORE_READ(f, f_inode, i_ino);
+
+		if (magic == GT_PIPEFS_MAGIC)
+			got = bpf_snprintf(r->path, sizeof(r->path), "pipe:[%lu]", &arg, sizeof(arg));
+		else if (magic == GT_ANON_INODE_FS_MAGIC) {
+			arg = (__u64)BPF_CORE_READ(d, d_name.name);
+			got = bpf_snprintf(r->path, sizeof(r->path), "anon_inode:%s", &arg, sizeof(arg));
+		} else
+			return 0;
+		if (got > 0)
+			r->flags |= TLF_PATH;
+		return 0;
+	}
+	for (int i = 0; i < PATH_STEPS; i++)
+		names[i] = 0;
+	for (int i = 0; i < PATH_STEPS; i++) {
+		if (d == BPF_CORE_READ(m, mnt.mnt_root)) {
+			pm = BPF_CORE_READ(m, mnt_parent);
+			if (!pm || pm == m)
+				break;
+			d = BPF_CORE_READ(m, mnt_mountpoint);
+			m = pm;
+			continue;
+		}
+		up = BPF_CORE_READ(d, d_parent);
+		if (!up || up == d)
+			break;
+		names[i] = (__u64)d;
+		d = up;
+	}
+	*offp = 0;
+	for (int j = PATH_STEPS - 1; j >= 0; j--) {
+		if (!names[j])
+			continue;
+		off = *offp;
+		if (off > TL_PATH_LEN - 2)
+			break;
+		tmp[off & (TL_PATH_LEN - 1)] = '/';
+		off++;
+		got = bpf_probe_read_kernel_str(&tmp[off & (TL_PATH_LEN - 1)], TL_PATH_LEN,
+						BPF_CORE_READ((struct dentry *)names[j], d_name.name));
+		if (got <= 1)
+			break;
+		*offp = off + got - 1;
+	}
+	off = *offp;
+	if (off) {
+		if (off > TL_PATH_LEN - 1)
+			off = TL_PATH_LEN - 1;
+		barrier_var(off);
+		tmp[off & (TL_PATH_LEN - 1)] = 0;
+		bpf_probe_read_kernel(r->path, sizeof(r->path), tmp);
+		r->flags |= TLF_PATH;
+	}
+	return 0;
+}
+
 static __always_inline bool is_wait_cmd(__u32 cmd)
 {
 	return cmd == GT_FUTEX_WAIT || cmd == GT_FUTEX_WAIT_BITSET || cmd == GT_FUTEX_LOCK_PI ||
 	       cmd == GT_FUTEX_LOCK_PI2;
 }
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(gt_tl_sys_enter, struct pt_regs *regs, long id)
+/* Starts thread entry sp's call nr of class k at ts, with its arguments from the task's user
+ * registers (the current task's: futex owners and stacks are read from its memory). */
+static __always_inline void call_begin(void *ctx, struct tl_start *sp, __u32 tgid, long id, __u8 k,
+				       struct pt_regs *regs, __u64 ts)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tgid = pid_tgid >> 32, tid = pid_tgid;
-	struct tl_start *sp;
-	__u8 k;
-
-	if (id < 0 || id >= TL_SYSCALL_MAX)
-		return 0;
-	k = sys_kind[id];
-	if (!k || !current_passes(tgid, tid))
-		return 0;
-	sp = thread_entry(tid, tgid);
-	if (!sp)
-		return 0;
 	sp->pid = tgid;
 	sp->nr = id;
 	sp->kind = k - 1;
@@ -290,7 +392,55 @@ int BPF_PROG(gt_tl_sys_enter, struct pt_regs *regs, long id)
 		if (user_stacks && is_wait_cmd(cmd))
 			sp->stackid = bpf_get_stackid(ctx, &gt_tl_stacks, BPF_F_USER_STACK);
 	}
-	sp->ts = bpf_ktime_get_ns();
+	sp->ts = ts;
+}
+
+/* Copies the fields of thread entry s into record r (built with rec_init). */
+static __always_inline void rec_from_entry(struct tl_rec *r, const struct tl_start *s)
+{
+	r->nr = s->nr;
+	r->arg0 = s->arg0;
+	r->flags = s->flags;
+	r->futex_op = s->futex_op;
+	r->owner = s->owner;
+	r->futex_val = s->futex_val;
+}
+
+/* The current task's user stack into r (frames, or registers and a stack copy). */
+static __always_inline void rec_ustack(void *ctx, struct tl_rec *r)
+{
+	long n;
+
+	if (!user_stacks)
+		return;
+	if (ustack_bytes) {
+		copy_ustack(&r->stk, 0, ustack_bytes, 2 * GT_MAX_STACK);
+		return;
+	}
+	n = bpf_get_stack(ctx, r->stk.stack, GT_MAX_STACK * sizeof(__u64), BPF_F_USER_STACK);
+	if (n < 0)
+		r->stk.flags |= GT_EVF_USTACK_FAIL;
+	else
+		r->stk.ustack_len = n / sizeof(__u64) > GT_MAX_STACK ? GT_MAX_STACK
+								     : n / sizeof(__u64);
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(gt_tl_sys_enter, struct pt_regs *regs, long id)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32, tid = pid_tgid;
+	struct tl_start *sp;
+	__u8 k;
+
+	if (id < 0 || id >= TL_SYSCALL_MAX)
+		return 0;
+	k = sys_kind[id];
+	if (!k || !current_passes(tgid, tid))
+		return 0;
+	sp = thread_entry(tid, tgid);
+	if (sp)
+		call_begin(ctx, sp, tgid, id, k, regs, bpf_ktime_get_ns());
 	return 0;
 }
 
@@ -298,12 +448,11 @@ SEC("tp_btf/sys_exit")
 int BPF_PROG(gt_tl_sys_exit, struct pt_regs *regs, long ret)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), now;
-	__u32 tgid = pid_tgid >> 32, tid = pid_tgid, nu = 0;
+	__u32 tgid = pid_tgid >> 32, tid = pid_tgid;
 	struct tl_start *s = bpf_map_lookup_elem(&gt_tl_start, &tid);
 	struct tl_rec *r;
 	__u64 dur;
 	__u32 kind;
-	long n;
 
 	if (!s || !s->ts)
 		return 0;
@@ -323,13 +472,8 @@ int BPF_PROG(gt_tl_sys_exit, struct pt_regs *regs, long ret)
 			COUNT(drops);
 	}
 	rec_init(r, tgid, tid, kind, s->ts, now);
-	r->nr = s->nr;
+	rec_from_entry(r, s);
 	r->ret = ret;
-	r->arg0 = s->arg0;
-	r->flags = s->flags;
-	r->futex_op = s->futex_op;
-	r->owner = s->owner;
-	r->futex_val = s->futex_val;
 	dur = now - s->ts;
 	if (kind == TLK_FILE && s->nr != GT_NR_SYNC) {
 		/* Short calls on the same fd as the last check take its answer: a loop of small
@@ -338,14 +482,16 @@ int BPF_PROG(gt_tl_sys_exit, struct pt_regs *regs, long ret)
 			if (s->sock_is)
 				kind = TLK_NET;
 		} else {
-			s->sock_is = sock_of_fd(r, s->arg0);
+			s->sock_is = sock_of_file(r, file_of_fd(s->arg0));
 			s->sock_fd = (__s32)s->arg0;
 			if (s->sock_is)
 				kind = TLK_NET;
 		}
 	} else if (kind == TLK_NET)
-		sock_of_fd(r, (s->nr == GT_NR_ACCEPT || s->nr == GT_NR_ACCEPT4) && ret >= 0 ? ret
-										   : s->arg0);
+		sock_of_file(r, file_of_fd((s->nr == GT_NR_ACCEPT || s->nr == GT_NR_ACCEPT4) &&
+						   ret >= 0
+					       ? ret
+					       : s->arg0));
 	r->kind = kind;
 	if (kind == TLK_FILE && !keep_file)
 		goto out;
@@ -354,21 +500,179 @@ int BPF_PROG(gt_tl_sys_exit, struct pt_regs *regs, long ret)
 		goto out;
 	}
 	bpf_get_current_comm(r->comm, sizeof(r->comm));
-	if (user_stacks && ustack_bytes) {
-		copy_ustack(&r->stk, 0, ustack_bytes, 2 * GT_MAX_STACK);
-	} else if (user_stacks) {
-		n = bpf_get_stack(ctx, r->stk.stack, GT_MAX_STACK * sizeof(__u64), BPF_F_USER_STACK);
-		if (n < 0)
-			r->stk.flags |= GT_EVF_USTACK_FAIL;
-		else
-			nu = n / sizeof(__u64);
-	}
-	if (nu > GT_MAX_STACK)
-		nu = GT_MAX_STACK;
-	r->stk.ustack_len = nu;
-	emit(r, nu);
+	rec_ustack(ctx, r);
+	emit(r);
 out:
 	s->ts = 0;
+	return 0;
+}
+
+/* The record stash of thread tid (created if new); NULL when the map is full. */
+static __always_inline struct tl_rec_buf *stash_entry(__u32 tid)
+{
+	struct tl_rec_buf *b = bpf_map_lookup_elem(&gt_tl_stash, &tid);
+	struct tl_rec *any;
+
+	if (b)
+		return b;
+	any = scratch(SLOT_SCHED); /* any value will do: every field is set before use */
+	if (!any)
+		return NULL;
+	bpf_map_update_elem(&gt_tl_stash, &tid, any, BPF_NOEXIST);
+	b = bpf_map_lookup_elem(&gt_tl_stash, &tid);
+	if (!b)
+		COUNT(drops);
+	return b;
+}
+
+/* Global functions (verified once each, not with every path of their callers) take the
+ * program's context and trusted kernel pointers when their arguments are tagged so. */
+#define GT_ARG_CTX __attribute__((btf_decl_tag("arg:ctx")))
+#define GT_ARG_TRUSTED __attribute__((btf_decl_tag("arg:trusted")))
+
+/* A call a thread was preempted in goes on when the thread blocks in it (same call, same user
+ * stack pointer) within this long of getting its CPU back. */
+#define PREEMPT_RUN_NS 1000000
+
+/* Blocking mode: ends thread entry s's call (of task t) at end: sent from the thread's stash
+ * (or, seeded from /proc or without a stash, from its entry) when it lasted long enough. */
+static __always_inline void block_finish(struct tl_start *s, struct task_struct *t, __u32 tid,
+					 __u64 end)
+{
+	struct tl_rec_buf *b;
+	struct tl_rec *r;
+	__u64 dur = end - s->ts;
+
+	s->state = 0;
+	if (dur < min_dur_ns) {
+		count_short(s, s->kind, dur);
+		goto out;
+	}
+	b = s->flags & (TLF_SEEDED | TLF_NOSTASH) ? NULL : bpf_map_lookup_elem(&gt_tl_stash, &tid);
+
+	if (b && b->r.start == s->ts) {
+
+		b->r.end = end;
+		emit(&b->r);
+		goto out;
+	}
+	r = scratch(SLOT_SCHED);
+	if (!r)
+		goto out;
+	rec_init(r, s->pid, tid, s->kind, s->ts, end);
+	rec_from_entry(r, s);
+	BPF_CORE_READ_STR_INTO(&r->comm, t, comm);
+	emit(r);
+out:
+	s->ts = 0;
+}
+
+/* Blocking mode, at the switch-out of the current task (not exiting): when it is inside a
+ * traced system call, the call starts now (or goes on, below) and its record is built in the
+ * thread's stash; it ends at the switch back in. A task is in a system call when its user
+ * registers say so: orig_ax the call, ax still -ENOSYS (set at entry, replaced by the result
+ * at exit) and the instruction before ip a `syscall` (an exception from user mode also fills
+ * orig_ax, with its error code). A call the thread is preempted in (runnable) does not end at
+ * the switch back in: it goes on if the thread blocks in it soon after, else it ended then. */
+__noinline int tl_block_begin(void *ctx GT_ARG_CTX, __u64 now, int preempted)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32, tid = pid_tgid, kind;
+	long id = regs->orig_ax;
+	struct tl_start *sp = bpf_map_lookup_elem(&gt_tl_start, &tid);
+	bool call = false, same = false;
+	struct tl_rec_buf *b;
+	struct tl_rec *r;
+	struct file *f;
+	__u16 insn = 0;
+	__u8 k = 0;
+
+	if (id >= 0 && id < TL_SYSCALL_MAX) {
+		k = sys_kind[id];
+		call = k && regs->ax == (unsigned long)-GT_ENOSYS &&
+		       !bpf_probe_read_user(&insn, sizeof(insn), (void *)(regs->ip - 2)) &&
+		       insn == 0x050f;
+	}
+	if (sp && sp->ts && !(sp->state & TLS_RESUMED)) {
+		/* Its switch back in was not seen (it happens): it came back when its time on a
+		 * CPU since then began. */
+		__u64 ran = BPF_CORE_READ(task, se.sum_exec_runtime) -
+			    BPF_CORE_READ(task, se.prev_sum_exec_runtime);
+
+		sp->last_in = ran < now - sp->ts ? now - ran : sp->ts;
+		if (sp->state & TLS_PREEMPTED)
+			sp->state = TLS_RESUMED;
+		else
+			block_finish(sp, task, tid, sp->last_in);
+	}
+	if (sp && sp->ts && (sp->state & TLS_RESUMED)) {
+		same = call && sp->nr == id && sp->call_sp == regs->sp &&
+		       now - sp->last_in < PREEMPT_RUN_NS;
+		if (!same)
+			block_finish(sp, task, tid, sp->last_in);
+	}
+	if (!call)
+		return 0;
+	if (same) {
+		sp->state = preempted ? TLS_PREEMPTED : 0;
+		return 0;
+	}
+	if (!current_passes(tgid, tid))
+		return 0;
+	sp = thread_entry(tid, tgid);
+	if (!sp)
+		return 0;
+	call_begin(ctx, sp, tgid, id, k, regs, now);
+	sp->call_sp = regs->sp;
+	sp->state = preempted ? TLS_PREEMPTED : 0;
+	kind = k - 1;
+	b = stash_entry(tid);
+	if (!b) {
+		sp->flags |= TLF_NOSTASH;
+		return 0;
+	}
+	r = &b->r;
+	rec_init(r, tgid, tid, kind, now, now);
+	rec_from_entry(r, sp);
+	if (kind == TLK_FILE || kind == TLK_NET) {
+		f = id == GT_NR_SYNC ? NULL : file_of_fd(sp->arg0);
+		if (sock_of_file(r, f))
+			kind = TLK_NET;
+		else if (f)
+			tl_path_of_file(b, (__u64)f);
+		else if (sp->path_ptr &&
+			 bpf_probe_read_user_str(r->path, sizeof(r->path), (void *)sp->path_ptr) > 0)
+			r->flags |= TLF_PATH; /* an open: the name it was given */
+	}
+	if (kind == TLK_FILE && !keep_file) {
+		sp->ts = 0;
+		return 0;
+	}
+	r->kind = sp->kind = kind;
+	bpf_get_current_comm(r->comm, sizeof(r->comm));
+	rec_ustack(ctx, r);
+	return 0;
+}
+
+/* Blocking mode, at the switch-in of task t: its blocked call (if any) ends now; one it was
+ * preempted in is left to its next switch-out. */
+__noinline int tl_block_end(struct task_struct *t GT_ARG_TRUSTED, __u64 now)
+{
+	__u32 tid = BPF_CORE_READ(t, pid);
+	struct tl_start *s = bpf_map_lookup_elem(&gt_tl_start, &tid);
+
+	if (!s)
+		return 0;
+	s->last_in = now;
+	if (!s->ts)
+		return 0;
+
+	if (s->state & TLS_PREEMPTED)
+		s->state = TLS_RESUMED;
+	else
+		block_finish(s, t, tid, now);
 	return 0;
 }
 
@@ -386,6 +690,8 @@ int BPF_PROG(gt_tl_exit, struct task_struct *p)
 	struct tl_rec *r;
 
 	bpf_map_delete_elem(&gt_tl_start, &tid);
+	if (!syscall_hooks)
+		bpf_map_delete_elem(&gt_tl_stash, &tid);
 	if (!traced_task(p) || !task_passes(p))
 		return 0;
 	r = scratch(SLOT_SYS);
@@ -422,7 +728,7 @@ static __always_inline void sched_interval(struct task_struct *t, __u32 kind, __
 		return;
 	rec_init(r, tgid, tid, kind, start, end);
 	BPF_CORE_READ_STR_INTO(&r->comm, t, comm);
-	emit(r, 0);
+	emit(r);
 }
 
 SEC("tp_btf/sched_switch")
@@ -433,11 +739,15 @@ int BPF_PROG(gt_tl_switch, bool preempt, struct task_struct *prev, struct task_s
 	__u32 tid;
 
 	if (traced_task(prev)) {
-		tid = BPF_CORE_READ(prev, pid);
-		t = bpf_map_lookup_elem(&gt_tl_task, &tid);
-		if (t) {
-			__u32 state = task_state(prev);
+		__u32 state = task_state(prev);
 
+		/* Blocking, yielding the CPU (sched_yield), or preempted (also on its way to
+		 * sleep: it may then block right after it is back) */
+		if (!syscall_hooks && !(state & GT_TASK_DEAD))
+			tl_block_begin(ctx, now, preempt);
+		tid = BPF_CORE_READ(prev, pid);
+		t = sched_states ? bpf_map_lookup_elem(&gt_tl_task, &tid) : NULL;
+		if (t) {
 			if (t->oncpu)
 				sched_interval(prev, TLK_ONCPU, t->oncpu, now);
 			t->oncpu = 0;
@@ -450,6 +760,10 @@ int BPF_PROG(gt_tl_switch, bool preempt, struct task_struct *prev, struct task_s
 		}
 	}
 	if (!traced_task(next) || !task_passes(next))
+		return 0;
+	if (!syscall_hooks)
+		tl_block_end(next, now);
+	if (!sched_states)
 		return 0;
 	tid = BPF_CORE_READ(next, pid);
 	t = bpf_map_lookup_elem(&gt_tl_task, &tid);

@@ -82,7 +82,8 @@ _Static_assert(GT_FUTEX_WAIT == FUTEX_WAIT && GT_FUTEX_LOCK_PI == FUTEX_LOCK_PI 
 	       "bpf/kabi.h futex operations");
 _Static_assert(GT_S_IFMT == S_IFMT && GT_S_IFSOCK == S_IFSOCK && GT_AF_INET == AF_INET &&
 		       GT_AF_INET6 == AF_INET6 && GT_AF_UNIX == AF_UNIX && GT_SOCK_DGRAM == SOCK_DGRAM &&
-		       GT_MSG_PEEK == MSG_PEEK && GT_EINPROGRESS == EINPROGRESS,
+		       GT_MSG_PEEK == MSG_PEEK && GT_EINPROGRESS == EINPROGRESS &&
+		       GT_ENOSYS == ENOSYS,
 	       "bpf/kabi.h socket and file constants");
 
 /* Calls of the read/write family (traced when file or net is on: the fd decides). */
@@ -220,15 +221,23 @@ struct tl_probes *tl_probes__open(const struct tl_probe_opts *o, tl_record_fn fn
 	ret = bpf_map__set_max_entries(p->skel->maps.gt_tl_events, rbsize);
 	if (!ret && t)
 		ret = targets_size(p->skel->obj, t, PID_HEADROOM + (t->follow_children ? FOLLOW_HEADROOM : 0));
-	if (!(classes & TL_PROBE_ONCPU)) {
+	p->skel->rodata->syscall_hooks = o->all_syscalls;
+	p->skel->rodata->sched_states = classes & TL_PROBE_ONCPU;
+	/* sched_switch: the oncpu class, and the blocking calls unless the system call hooks
+	 * follow every call; the wakeups only for the oncpu class. */
+	if (!(classes & TL_PROBE_ONCPU) && (o->all_syscalls || !(classes & ~TL_PROBE_ONCPU)))
 		ret = ret ?: bpf_program__set_autoload(p->skel->progs.gt_tl_switch, false);
+	if (!(classes & TL_PROBE_ONCPU)) {
 		ret = ret ?: bpf_program__set_autoload(p->skel->progs.gt_tl_wakeup, false);
 		ret = ret ?: bpf_program__set_autoload(p->skel->progs.gt_tl_wakeup_new, false);
 	}
-	if (!(classes & ~TL_PROBE_ONCPU)) {
+	if (!(classes & ~TL_PROBE_ONCPU) || !o->all_syscalls) {
 		ret = ret ?: bpf_program__set_autoload(p->skel->progs.gt_tl_sys_enter, false);
 		ret = ret ?: bpf_program__set_autoload(p->skel->progs.gt_tl_sys_exit, false);
 	}
+	/* The stash is used in blocking mode only (a map cannot have 0 entries). */
+	if (o->all_syscalls || !(classes & ~TL_PROBE_ONCPU))
+		ret = ret ?: bpf_map__set_max_entries(p->skel->maps.gt_tl_stash, 1);
 	ret = ret ?: gt_threads__load(p->skel);
 	if (ret) {
 		snprintf(err, errlen, "cannot load the thread probes: %s", strerror(-ret));
@@ -238,16 +247,19 @@ struct tl_probes *tl_probes__open(const struct tl_probe_opts *o, tl_record_fn fn
 		snprintf(err, errlen, "cannot fill the target maps: %s", strerror(errno));
 		goto fail;
 	}
-	if (classes & ~TL_PROBE_ONCPU) {
+	if ((classes & ~TL_PROBE_ONCPU) && o->all_syscalls) {
 		/* Exit first, so no entry is left behind by an exit that was not yet watched. */
 		if (!attach(p, p->skel->progs.gt_tl_sys_exit, "sys_exit") &&
 		    !attach(p, p->skel->progs.gt_tl_sys_enter, "sys_enter"))
 			attached++;
-		attach(p, p->skel->progs.gt_tl_exit, "sched_process_exit");
 	}
-	if (classes & TL_PROBE_ONCPU) {
+	if (classes & ~TL_PROBE_ONCPU)
+		attach(p, p->skel->progs.gt_tl_exit, "sched_process_exit");
+	if ((classes & TL_PROBE_ONCPU) || ((classes & ~TL_PROBE_ONCPU) && !o->all_syscalls)) {
 		if (!attach(p, p->skel->progs.gt_tl_switch, "sched_switch"))
 			attached++;
+	}
+	if (classes & TL_PROBE_ONCPU) {
 		attach(p, p->skel->progs.gt_tl_wakeup, "sched_wakeup");
 		attach(p, p->skel->progs.gt_tl_wakeup_new, "sched_wakeup_new");
 	}

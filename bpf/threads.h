@@ -1,5 +1,6 @@
-/* Loader of bpf/threads.bpf.c, the thread timeline probes: system calls by class, on-CPU
- * intervals, run-queue waits and D-state sleeps of the targets, delivered as struct tl_rec
+/* Loader of bpf/threads.bpf.c, the thread timeline probes: system calls by class (those that
+ * block, seen at sched_switch; or, with all_syscalls, every call from sys_enter to sys_exit),
+ * on-CPU intervals, run-queue waits and D-state sleeps of the targets, delivered as struct tl_rec
  * records; calls in progress and short-call counts are read from the kernel's maps on demand.
  * Nothing is pinned: everything goes away when the process exits. */
 #ifndef GALATOP_BPF_THREADS_H
@@ -30,6 +31,10 @@ struct tl_probe_opts {
 	unsigned ustack_copy;		  /* DWARF mode: user registers + this many stack bytes
 					   * (8..GT_USTACK_MAX) per call; 0 = frame pointers */
 	size_t ringbuf_bytes;		  /* 0 = 8 MiB (32 MiB with ustack_copy) */
+	bool all_syscalls;		  /* every traced call from sys_enter to sys_exit (the
+					   * kernel's system call tracepoints: a cost on every call
+					   * of the machine); false: the calls that block, from
+					   * sched_switch to the switch back in */
 };
 
 struct tl_probe_stats {

@@ -33,6 +33,8 @@ enum tl_rec_type {
 #define TLF_OWNER_PI 4u	    /* owner read from a PI futex value (FUTEX_TID_MASK) */
 #define TLF_OPEN 8u	    /* still in progress (user space builds these from gt_tl_start) */
 #define TLF_SEEDED 16u	    /* entered before the probes attached: user space seeded the entry */
+#define TLF_PATH 32u	    /* TLR_EVENT: path holds the file of the call's fd (or an open's name) */
+#define TLF_NOSTASH 64u	    /* blocking mode: the call's record could not be stashed */
 
 /* One interval. A user stack (frame addresses, innermost first) may follow in stk: its
  * kstack_len is 0 and ustack_len frames are sent. */
@@ -53,7 +55,7 @@ struct tl_rec {
 	__u16 sport, dport;	      /* host byte order */
 	__u8 saddr[16], daddr[16];    /* IPv4 in the first 4 bytes */
 	char comm[GT_COMM_LEN];
-	char path[TL_PATH_LEN]; /* TLR_OPENAT: the file name as passed */
+	char path[TL_PATH_LEN]; /* TLR_OPENAT: the file name as passed; TLF_PATH: see there */
 	struct gt_event stk;	/* header fields pid/tid/flags/ustack_len + user frames */
 };
 
@@ -80,7 +82,17 @@ struct tl_start {
 		__u64 count[TLK_MAX];
 		__u64 ns[TLK_MAX];
 	} shorts;
+	/* Blocking mode: the thread's last switch-in, the user stack pointer of its call and
+	 * whether the call is one it was preempted in (TLS_*). */
+	__u64 last_in;
+	__u64 call_sp;
+	__u32 state;
+	__u32 pad;
 };
+
+/* tl_start.state */
+#define TLS_PREEMPTED 1u /* preempted in the call: it does not end at the switch back in */
+#define TLS_RESUMED 2u	 /* and back on a CPU: whether the call goes on is not known yet */
 
 /* Per-CPU counters of the family. */
 struct tl_counters {

@@ -39,6 +39,8 @@ const char cmd_live_help[] =
 	"                    Threads pane, key 3, first opens); l7 opens the L7 pane (key 4)\n"
 	"                    at start, capture running;\n"
 	"                    sli starts on the Containers pane (`5`) with the SLI probes on\n"
+	"  --all-syscalls    threads: every file, net, lock and sleep call from entry to exit,\n"
+	"                    not only those that block (slows every system call down)\n"
 	"  --longsys MS|on|off  sli: system calls of at least MS ms (on: 10) count as cpu_longsys\n"
 	"                    (off by default: its hooks slow every system call down)\n"
 	"  --cgroup PATH     a cgroup target (v2 path, or a v1 controller path)\n"

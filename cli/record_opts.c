@@ -46,6 +46,10 @@ const char cmd_record_help[] =
 	"  --leak-uretprobe  leak: a uretprobe on every allocation call, even where the kernel\n"
 	"                    has uprobe.session (which skips the return of unsampled calls)\n"
 	"  --min-dur US      threads: shorter calls are only counted (default 10)\n"
+	"  --all-syscalls    threads: every file, net, lock and sleep system call from entry to\n"
+	"                    exit, also those that do not block (by default only the calls\n"
+	"                    that block are seen, at no cost to the others; this one puts\n"
+	"                    every system call of the machine on the kernel's slow path)\n"
 	"  --min-aggr-dur MS threads: .jsonl aggregation window (default 100)\n"
 	"  --timeline-mem MB threads: memory for intervals, oldest dropped (default 64)\n"
 	"  -F, --freq HZ     oncpu samples per second per CPU (default 99, 1..10000); max =\n"
@@ -379,7 +383,7 @@ enum {
 	OPT_PROTOCOLS, OPT_NO_TLS, OPT_L7_CAPTURE, OPT_NO_JAVA_AGENT, OPT_GROUP, OPT_CALL_GRAPH,
 	OPT_TRIGGER, OPT_TRIGGER_BEFORE, OPT_TRIGGER_AFTER, OPT_TRIGGER_COOLDOWN,
 	OPT_JAVA_NATIVE, OPT_NO_JAVA_NATIVE, OPT_HISTORY, OPT_FIXED_PERIOD, OPT_LEAK_SAMPLE,
-	OPT_LEAK_MIN_AGE, OPT_LEAK_URETPROBE,
+	OPT_LEAK_MIN_AGE, OPT_LEAK_URETPROBE, OPT_ALL_SYSCALLS,
 };
 
 static int parse_args(int argc, char **argv, struct record_opts *o, const char *cmd,
@@ -462,6 +466,7 @@ int record_parse_args_extra(int argc, char **argv, struct record_opts *o, const 
 		{ "no-color", no_argument, NULL, OPT_NO_COLOR },
 		{ "ascii", no_argument, NULL, OPT_ASCII },
 		{ "min-dur", required_argument, NULL, OPT_MIN_DUR },
+		{ "all-syscalls", no_argument, NULL, OPT_ALL_SYSCALLS },
 		{ "min-aggr-dur", required_argument, NULL, OPT_MIN_AGGR },
 		{ "timeline-mem", required_argument, NULL, OPT_TIMELINE_MEM },
 		{ "longsys", required_argument, NULL, OPT_LONGSYS },
@@ -510,6 +515,9 @@ static int parse_args(int argc, char **argv, struct record_opts *o, const char *
 			if (cli_parse_long(cmd, "--min-dur", optarg, 1, 10000000, &l))
 				return EXIT_USAGE;
 			o->min_dur_us = (uint64_t)l;
+			break;
+		case OPT_ALL_SYSCALLS:
+			o->all_syscalls = true;
 			break;
 		case OPT_MIN_AGGR:
 			if (cli_parse_long(cmd, "--min-aggr-dur", optarg, 1, 3600000, &l))

@@ -96,6 +96,8 @@ struct record_opts {
 	uint64_t min_aggr_ms;	 /* --min-aggr-dur: .jsonl aggregation window (0 = 100) */
 	size_t timeline_mem;	 /* --timeline-mem: bytes of intervals kept (0 = 64 MiB) */
 	unsigned tl_classes;	 /* TL_PROBE_* from --config's tprofiling probes; 0 = all */
+	bool all_syscalls;	 /* --all-syscalls: every traced call from sys_enter to sys_exit,
+				  * not only the blocking ones (docs/threads.md) */
 	/* SLI (--type sli): */
 	bool sli;		 /* record (or, live, attach at start) the SLI probes */
 	unsigned sli_families;	 /* from --config cmd.probe: RECORD_SLI_* mask, 0 = all */

@@ -131,15 +131,15 @@ static uint32_t fd_path(struct tl_capture *c, uint32_t pid, int64_t fd)
 	return sl->path;
 }
 
-/* Remembers the file an open returned: absolute, or made so with the process's cwd. */
-static void fd_opened(struct tl_capture *c, const struct tl_rec *r)
+/* The path in record r, interned: absolute, or made so with the process's cwd. */
+static uint32_t rec_path(struct tl_capture *c, const struct tl_rec *r)
 {
 	char path[TL_PATH_LEN + 1], full[4096 + TL_PATH_LEN + 2], cwd[4096], link[64];
 	ssize_t n;
 
 	memcpy(path, r->path, TL_PATH_LEN);
 	path[TL_PATH_LEN] = 0;
-	if (path[0] == '/' || r->ret > INT32_MAX) {
+	if (path[0] == '/' || strchr(path, ':')) { /* absolute, or pipe:[N], anon_inode:... */
 		snprintf(full, sizeof(full), "%s", path);
 	} else {
 		snprintf(link, sizeof(link), "/proc/%u/cwd", r->pid);
@@ -147,7 +147,15 @@ static void fd_opened(struct tl_capture *c, const struct tl_rec *r)
 		cwd[n > 0 ? n : 0] = 0;
 		snprintf(full, sizeof(full), "%s/%s", cwd, path);
 	}
-	*fd_slot(c, r->pid, (int)r->ret) = (struct fd_slot){ r->pid, (int)r->ret, intern(c, full) };
+	return intern(c, full);
+}
+
+/* Remembers the file an open returned. */
+static void fd_opened(struct tl_capture *c, const struct tl_rec *r)
+{
+	if (r->ret > INT32_MAX)
+		return;
+	*fd_slot(c, r->pid, (int)r->ret) = (struct fd_slot){ r->pid, (int)r->ret, rec_path(c, r) };
 }
 
 static void addr_str(int family, const uint8_t *a, uint16_t port, char *buf, size_t n)
@@ -246,6 +254,8 @@ static void fill_attrs(struct tl_capture *c, struct tl_event *ev, const struct t
 {
 	if (r->flags & TLF_SOCK)
 		ev->attr = sock_conn(c, r);
+	else if (r->flags & TLF_PATH) /* named in the kernel when the call blocked */
+		ev->attr = rec_path(c, r);
 	else if (r->kind == TLK_FILE && r->nr != GT_NR_SYNC)
 		ev->attr = fd_path(c, r->pid, (int64_t)r->arg0);
 	if (r->kind == TLK_LOCK) {
@@ -258,6 +268,15 @@ static void fill_attrs(struct tl_capture *c, struct tl_event *ev, const struct t
 			ev->flags |= TL_EV_OWNER;
 		}
 	}
+}
+
+/* The stack found in /proc for the seeded call of thread tid, 0 if none. */
+static uint32_t seed_stack_of(const struct tl_capture *c, uint32_t tid)
+{
+	for (size_t k = 0; k < c->nseeds; k++)
+		if (c->seeds[k].tid == tid)
+			return c->seeds[k].stack;
+	return 0;
 }
 
 static void on_record(void *ctx, const struct tl_rec *r)
@@ -284,11 +303,14 @@ static void on_record(void *ctx, const struct tl_rec *r)
 	ev.kind = r->kind;
 	ev.name = name_of(c, r->nr, r->kind);
 	ev.count = 1;
-	if (r->nr == GT_NR_OPEN || r->nr == GT_NR_CREAT || r->nr == GT_NR_OPENAT) /* opened */
+	if ((r->nr == GT_NR_OPEN || r->nr == GT_NR_CREAT || r->nr == GT_NR_OPENAT) &&
+	    !(r->flags & TLF_PATH)) /* opened (the result is known from sys_exit) */
 		ev.attr = r->ret >= 0 ? fd_path(c, r->pid, r->ret) : 0;
 	else if (r->nr != TL_NR_NONE)
 		fill_attrs(c, &ev, r);
 	ev.stack = stack_of(c, &r->stk);
+	if (!ev.stack && (r->flags & TLF_SEEDED))
+		ev.stack = seed_stack_of(c, r->tid);
 	timeline__add(c->tl, (size_t)ti, &ev);
 }
 
@@ -330,7 +352,9 @@ static void on_open(void *ctx, uint32_t tid, const struct tl_start *s)
 	char link[64], target[64];
 	ssize_t n;
 
-	if (s->ts > now || now - s->ts < c->min_dur_ns || s->kind >= TLK_MAX)
+	/* A call the thread was preempted in, with the thread back on a CPU: it may have ended. */
+	if (s->ts > now || now - s->ts < c->min_dur_ns || s->kind >= TLK_MAX ||
+	    (s->state & TLS_RESUMED))
 		return;
 	ti = thread_known(c, s->pid, tid);
 	if (ti < 0)
@@ -356,9 +380,8 @@ static void on_open(void *ctx, uint32_t tid, const struct tl_start *s)
 			ev.flags |= TL_EV_OWNER;
 		}
 	}
-	for (size_t k = 0; (s->flags & TLF_SEEDED) && k < c->nseeds; k++)
-		if (c->seeds[k].tid == tid)
-			ev.stack = c->seeds[k].stack;
+	if (s->flags & TLF_SEEDED)
+		ev.stack = seed_stack_of(c, tid);
 	if (s->stackid >= 0) {
 		stk = calloc(1, sizeof(*stk));
 		if (stk) {
@@ -586,6 +609,7 @@ int tl_capture__attach(struct tl_capture *c, char *err, size_t errlen)
 	o.targets = &po;
 	o.classes = s->o->tl_classes;
 	o.min_dur_ns = c->min_dur_ns;
+	o.all_syscalls = s->o->all_syscalls;
 	o.user_stacks = !s->o->kernel_only;
 	if (s->o->unwind != RECORD_UNWIND_FP)
 		o.ustack_copy = s->o->stack_size ? s->o->stack_size : RECORD_STACK_SIZE;

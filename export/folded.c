@@ -234,58 +234,58 @@ int folded_parse(FILE *f, const char *name, const struct folded_opts *o, folded_
 	return parse(&r, name, o, fn, ctx, stats);
 }
 
-/* Interns frame s[0..len) (h: its strtab__hash; printable: all its bytes printable ASCII) as
- * frame n of *frames. */
-static int push_frame(struct frames *ft, const char *s, size_t len, uint32_t h, bool printable,
-		      uint32_t **frames, size_t *cap, size_t n)
+/* Interns the frame key (printable: all its bytes printable ASCII) into *id, sanitized when it
+ * needs to be. 0 or -ENOMEM. */
+static int intern_frame(struct frames *ft, const struct strtab_key *key, bool printable,
+			uint32_t *id)
 {
-	uint32_t id;
+	char *clean;
 
-	if (array_grow(frames, cap, n + 1, sizeof(**frames)))
+	if (printable || sanitize_is_clean(key->s, key->len))
+		return frames__intern_names(ft, key, 1, id);
+	clean = malloc(SANITIZE_MAX(key->len) + 1);
+	if (!clean)
 		return -ENOMEM;
-	if (printable || sanitize_is_clean(s, len)) {
-		id = frames__intern_name_hashed(ft, s, len, h);
-	} else {
-		char *clean = malloc(SANITIZE_MAX(len) + 1);
-
-		if (!clean)
-			return -ENOMEM;
-		id = frames__intern_name(ft, clean, sanitize_text(s, len, clean));
-		free(clean);
-	}
-	if (id == UINT32_MAX)
-		return -ENOMEM;
-	(*frames)[n] = id;
-	return 0;
+	*id = frames__intern_name(ft, clean, sanitize_text(key->s, key->len, clean));
+	free(clean);
+	return *id == UINT32_MAX ? -ENOMEM : 0;
 }
 
 long folded_split(struct frames *ft, const char *stack, size_t len, uint32_t **frames,
 		  size_t *cap)
 {
 	enum { BATCH = 16 };
-	size_t n = 0, start = 0, k, at[BATCH], lens[BATCH];
-	uint32_t hs[BATCH];
-	bool printable[BATCH];
+	size_t n = 0, start = 0, k;
+	struct strtab_key keys[BATCH];
+	bool printable[BATCH], all;
 
 	/* Like perl's split: empty fields are kept except trailing ones. */
 	while (len > 0 && stack[len - 1] == ';')
 		len--;
 	if (len == 0)
 		return 0;
-	/* In batches: the names' slots are prefetched together, then interned. Each name is
-	 * found, hashed and checked in one pass. */
+	/* In batches: the names' slots are prefetched together, then interned by one call. Each
+	 * name is found, hashed and checked in one pass. */
 	while (start <= len) {
-		for (k = 0; k < BATCH && start <= len; k++) {
-			at[k] = start;
-			lens[k] = strtab__hash_field(stack + start, len - start, ';', &hs[k],
-						     &printable[k]);
-			frames__prefetch_name(ft, hs[k]);
-			start += lens[k] + 1;
+		for (k = 0, all = true; k < BATCH && start <= len; k++) {
+			keys[k].s = stack + start;
+			keys[k].len = strtab__hash_field(stack + start, len - start, ';',
+							 &keys[k].hash, &printable[k]);
+			frames__prefetch_name(ft, keys[k].hash);
+			all &= printable[k];
+			start += keys[k].len + 1;
 		}
-		for (size_t j = 0; j < k; j++, n++)
-			if (push_frame(ft, stack + at[j], lens[j], hs[j], printable[j], frames, cap,
-				       n))
+		if (array_grow(frames, cap, n + k, sizeof(**frames)))
+			return -ENOMEM;
+		if (all) {
+			if (frames__intern_names(ft, keys, k, *frames + n))
 				return -ENOMEM;
+		} else {
+			for (size_t j = 0; j < k; j++)
+				if (intern_frame(ft, &keys[j], printable[j], *frames + n + j))
+					return -ENOMEM;
+		}
+		n += k;
 	}
 	return (long)n;
 }

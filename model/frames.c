@@ -9,12 +9,14 @@
 #include "util/grow.h"
 
 #define EMPTY_SLOT UINT32_MAX
+#define EMPTY_SLOT64 UINT64_MAX /* id UINT32_MAX is never given */
 
 struct frames {
 	struct strtab *st;
 	struct frame *v;
 	uint32_t count, cap;
-	uint32_t *slots;
+	uint64_t *slots; /* open addressing: hash << 32 | id, or EMPTY_SLOT64: a probe compares
+			  * the hash before it reads a frame (a new frame's probes read none) */
 	uint32_t mask;
 	/* name id -> frame of frames__intern_name, whose kind follows from the name alone: a
 	 * second hash lookup per frame saved on the folded-reading hot path. */
@@ -39,17 +41,17 @@ static bool frame_eq(const struct frame *a, const struct frame *b)
 static int grow_slots(struct frames *ft)
 {
 	uint32_t nsize = ft->slots ? (ft->mask + 1) * 2 : 1024;
-	uint32_t *slots = malloc((size_t)nsize * sizeof(*slots));
+	uint64_t *slots = malloc((size_t)nsize * sizeof(*slots));
 
 	if (!slots)
 		return -ENOMEM;
 	memset(slots, 0xff, (size_t)nsize * sizeof(*slots));
 	for (uint32_t id = 0; id < ft->count; id++) {
-		uint32_t i = frame_hash(&ft->v[id]) & (nsize - 1);
+		uint32_t h = frame_hash(&ft->v[id]), i = h & (nsize - 1);
 
-		while (slots[i] != EMPTY_SLOT)
+		while (slots[i] != EMPTY_SLOT64)
 			i = (i + 1) & (nsize - 1);
-		slots[i] = id;
+		slots[i] = (uint64_t)h << 32 | id;
 	}
 	free(ft->slots);
 	ft->slots = slots;
@@ -82,17 +84,28 @@ void frames__free(struct frames *ft)
 	free(ft);
 }
 
+/* The id of frame f (whose frame_hash is h), or EMPTY_SLOT with *slot the empty slot where
+ * it would go. */
+static uint32_t lookup(const struct frames *ft, const struct frame *f, uint32_t h,
+		       uint32_t *slot)
+{
+	for (uint32_t i = h & ft->mask;; i = (i + 1) & ft->mask) {
+		uint64_t v = ft->slots[i];
+
+		if (v == EMPTY_SLOT64) {
+			*slot = i;
+			return EMPTY_SLOT;
+		}
+		if ((uint32_t)(v >> 32) == h && frame_eq(&ft->v[(uint32_t)v], f))
+			return (uint32_t)v;
+	}
+}
+
 uint32_t frames__find(const struct frames *ft, const struct frame *f)
 {
-	uint32_t i = frame_hash(f) & ft->mask;
+	uint32_t slot;
 
-	for (;;) {
-		uint32_t id = ft->slots[i];
-
-		if (id == EMPTY_SLOT || frame_eq(&ft->v[id], f))
-			return id;
-		i = (i + 1) & ft->mask;
-	}
+	return lookup(ft, f, frame_hash(f), &slot);
 }
 
 /* The id in to of string id of from, or EMPTY_SLOT. */
@@ -135,17 +148,10 @@ uint32_t frames__intern_from(struct frames *ft, const struct frames *from, uint3
 
 uint32_t frames__intern(struct frames *ft, const struct frame *f)
 {
-	uint32_t h = frame_hash(f), i = h & ft->mask;
+	uint32_t h = frame_hash(f), i, id = lookup(ft, f, h, &i);
 
-	for (;;) {
-		uint32_t id = ft->slots[i];
-
-		if (id == EMPTY_SLOT)
-			break;
-		if (frame_eq(&ft->v[id], f))
-			return id;
-		i = (i + 1) & ft->mask;
-	}
+	if (id != EMPTY_SLOT)
+		return id;
 	if (ft->count == ft->cap) {
 		size_t ncap = grow_cap(ft->cap, (size_t)ft->count + 1, 1024, UINT32_MAX);
 
@@ -156,12 +162,10 @@ uint32_t frames__intern(struct frames *ft, const struct frame *f)
 	if ((uint64_t)(ft->count + 1) * 4 > (uint64_t)(ft->mask + 1) * 3) {
 		if (grow_slots(ft))
 			return UINT32_MAX;
-		i = h & ft->mask;
-		while (ft->slots[i] != EMPTY_SLOT)
-			i = (i + 1) & ft->mask;
+		lookup(ft, f, h, &i);
 	}
 	ft->v[ft->count] = *f;
-	ft->slots[i] = ft->count;
+	ft->slots[i] = (uint64_t)h << 32 | ft->count;
 	return ft->count++;
 }
 
@@ -199,7 +203,10 @@ enum frame_kind frame_kind_guess(const char *s, size_t len)
 
 uint32_t frames__intern_name(struct frames *ft, const char *name, size_t len)
 {
-	return frames__intern_name_hashed(ft, name, len, strtab__hash(name, len));
+	struct strtab_key key = { name, len, strtab__hash(name, len) };
+	uint32_t id;
+
+	return frames__intern_names(ft, &key, 1, &id) ? UINT32_MAX : id;
 }
 
 void frames__prefetch_name(const struct frames *ft, uint32_t h)
@@ -207,14 +214,12 @@ void frames__prefetch_name(const struct frames *ft, uint32_t h)
 	strtab__prefetch(ft->st, h);
 }
 
-uint32_t frames__intern_name_hashed(struct frames *ft, const char *name, size_t len, uint32_t h)
+/* The frame of frames__intern_name for the name name[0..len) whose strtab id is name_id. */
+static uint32_t frame_of_name(struct frames *ft, uint32_t name_id, const char *name, size_t len)
 {
-	struct frame f = { 0 };
+	struct frame f = { .name = name_id };
 	uint32_t id;
 
-	f.name = strtab__intern_hashed(ft->st, name, len, h);
-	if (f.name == UINT32_MAX)
-		return UINT32_MAX;
 	if (f.name < ft->by_name_cap && ft->by_name[f.name] != EMPTY_SLOT)
 		return ft->by_name[f.name];
 	f.kind = frame_kind_guess(name, len);
@@ -232,6 +237,19 @@ uint32_t frames__intern_name_hashed(struct frames *ft, const char *name, size_t 
 	}
 	ft->by_name[f.name] = id;
 	return id;
+}
+
+int frames__intern_names(struct frames *ft, const struct strtab_key *keys, size_t n,
+			 uint32_t *ids)
+{
+	if (strtab__intern_batch(ft->st, keys, n, ids))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		ids[i] = frame_of_name(ft, ids[i], keys[i].s, keys[i].len);
+		if (ids[i] == UINT32_MAX)
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 const struct frame *frames__get(const struct frames *ft, uint32_t id)

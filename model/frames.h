@@ -50,9 +50,12 @@ uint32_t frames__intern_from(struct frames *ft, const struct frames *from, uint3
 /* Interns name[0..len) as a frame whose kind is guessed from its text the way folded files
  * mark it (suffixes _[k] _[j] _[i], prefixes [Pod] [Con] [PID]); (uint32_t)-1 on ENOMEM. */
 uint32_t frames__intern_name(struct frames *ft, const char *name, size_t len);
-/* frames__intern_name of a name whose strtab__hash is h. */
-uint32_t frames__intern_name_hashed(struct frames *ft, const char *name, size_t len, uint32_t h);
-/* strtab__prefetch in the table of names: before a batch of frames__intern_name_hashed. */
+/* frames__intern_name of the names keys[0..n) (their strtab__hash known), their frame ids into
+ * ids[0..n): one call for a batch. 0 or -ENOMEM. */
+int frames__intern_names(struct frames *ft, const struct strtab_key *keys, size_t n,
+			 uint32_t *ids);
+/* strtab__prefetch in the table of names: for each name of a batch as soon as its hash is
+ * known, before frames__intern_names. */
 void frames__prefetch_name(const struct frames *ft, uint32_t h);
 /* The frame for id; valid until the next intern call. */
 const struct frame *frames__get(const struct frames *ft, uint32_t id);

@@ -49,24 +49,29 @@ static uint32_t empty_slot(const struct profile *p, uint64_t h)
 	return i;
 }
 
+/* Moves the index into nsize slots: the entries of the old slots (a fraction of the nodes),
+ * rather than every node whose parent is indexed. */
 static int rehash(struct profile *p, uint32_t nsize)
 {
-	uint64_t *slots = malloc((size_t)nsize * sizeof(*slots));
+	uint64_t *old = p->slots, *slots = malloc((size_t)nsize * sizeof(*slots));
+	uint32_t nold = old ? p->mask + 1 : 0;
 
 	if (!slots)
 		return -ENOMEM;
 	memset(slots, 0xff, (size_t)nsize * sizeof(*slots));
-	free(p->slots);
 	p->slots = slots;
 	p->mask = nsize - 1;
-	for (uint32_t id = 1; id < p->count; id++) {
+	for (uint32_t i = 0; i < nold; i++) {
+		uint32_t id = (uint32_t)old[i];
 		uint64_t h;
 
-		if (!p->indexed[p->nodes[id].parent])
+		/* a slot left by an undone new_child may name no node, or one elsewhere now */
+		if (old[i] == EMPTY_SLOT || id >= p->count || !p->indexed[p->nodes[id].parent])
 			continue;
 		h = key_hash(p->nodes[id].parent, p->nodes[id].frame);
 		slots[empty_slot(p, h)] = slot_entry(h, id);
 	}
+	free(old);
 	return 0;
 }
 

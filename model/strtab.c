@@ -11,9 +11,11 @@
 
 #define CHUNK_SIZE (256u * 1024)
 #define EMPTY_SLOT UINT32_MAX
-#define EMPTY_SLOT64 UINT64_MAX /* id UINT32_MAX is never given */
+#define ID_BYTES sizeof(uint32_t)
 
-/* Strings are copied into large chunks so that millions of names cost one malloc per chunk. */
+/* Strings are copied into large chunks so that millions of names cost one malloc per chunk;
+ * each is preceded by its id (ID_BYTES, native order), so that a lookup that finds the string
+ * finds its id in the same cache line. */
 struct chunk {
 	struct chunk *next;
 	size_t used, size;
@@ -26,23 +28,32 @@ struct entry {
 	uint32_t hash; /* low 32 bits of its hash, for cheap compares and rehash */
 };
 
+/* A slot of the open-addressing table: a probe compares hash and length in the slot itself,
+ * and a hit reads the string (and the id before it) next: two cache lines in all. */
+struct slot {
+	uint32_t hash;
+	uint32_t len;
+	const char *str; /* NULL: empty */
+};
+
 struct strtab {
-	struct entry *ents; /* id -> string, length and hash: one cache line for a lookup's hit */
+	struct entry *ents; /* id -> string, length and hash */
 	uint32_t count, cap;
-	uint64_t *slots; /* open addressing: hash << 32 | id, or EMPTY_SLOT64: a probe compares
-			  * the hash without touching the id's arrays */
+	struct slot *slots;
 	uint32_t mask;
 	struct chunk *chunks;
 	size_t mem;
 };
 
-static char *arena_copy(struct strtab *st, const char *s, size_t len)
+/* Copies s[0..len) with a NUL after it and id before it into the arena; the copy. */
+static char *arena_copy(struct strtab *st, const char *s, size_t len, uint32_t id)
 {
 	struct chunk *c = st->chunks;
+	size_t need = ID_BYTES + len + 1;
 	char *p;
 
-	if (!c || c->size - c->used < len + 1) {
-		size_t size = len + 1 > CHUNK_SIZE / 4 ? len + 1 : CHUNK_SIZE;
+	if (!c || c->size - c->used < need) {
+		size_t size = need > CHUNK_SIZE / 4 ? need : CHUNK_SIZE;
 
 		c = malloc(sizeof(*c) + size);
 		if (!c)
@@ -60,26 +71,28 @@ static char *arena_copy(struct strtab *st, const char *s, size_t len)
 		st->mem += sizeof(*c) + size;
 	}
 	p = c->data + c->used;
+	memcpy(p, &id, ID_BYTES);
+	p += ID_BYTES;
 	memcpy(p, s, len);
 	p[len] = '\0';
-	c->used += len + 1;
+	c->used += need;
 	return p;
 }
 
 static int grow_slots(struct strtab *st)
 {
 	uint32_t nsize = st->slots ? (st->mask + 1) * 2 : 1024;
-	uint64_t *slots = malloc((size_t)nsize * sizeof(*slots));
+	struct slot *slots = calloc(nsize, sizeof(*slots));
 
 	if (!slots)
 		return -ENOMEM;
-	memset(slots, 0xff, (size_t)nsize * sizeof(*slots));
 	for (uint32_t id = 0; id < st->count; id++) {
-		uint32_t i = st->ents[id].hash & (nsize - 1);
+		const struct entry *e = &st->ents[id];
+		uint32_t i = e->hash & (nsize - 1);
 
-		while (slots[i] != EMPTY_SLOT64)
+		while (slots[i].str)
 			i = (i + 1) & (nsize - 1);
-		slots[i] = (uint64_t)st->ents[id].hash << 32 | id;
+		slots[i] = (struct slot){ e->hash, e->len, e->str };
 	}
 	st->mem += (size_t)(nsize - (st->slots ? st->mask + 1 : 0)) * sizeof(*slots);
 	free(st->slots);
@@ -159,16 +172,18 @@ static uint32_t lookup(const struct strtab *st, const char *s, size_t len, uint3
 	uint32_t i = h & st->mask;
 
 	for (;;) {
-		uint64_t v = st->slots[i];
-		uint32_t id = (uint32_t)v;
+		const struct slot *sl = &st->slots[i];
 
-		if (v == EMPTY_SLOT64) {
+		if (!sl->str) {
 			*slot = i;
 			return EMPTY_SLOT;
 		}
-		if ((uint32_t)(v >> 32) == h && st->ents[id].len == len &&
-		    same_bytes(st->ents[id].str, s, len))
+		if (sl->hash == h && sl->len == len && same_bytes(sl->str, s, len)) {
+			uint32_t id;
+
+			memcpy(&id, sl->str - ID_BYTES, ID_BYTES);
 			return id;
+		}
 		i = (i + 1) & st->mask;
 	}
 }
@@ -285,13 +300,33 @@ uint32_t strtab__intern_hashed(struct strtab *st, const char *s, size_t len, uin
 			return UINT32_MAX;
 		lookup(st, s, len, h, &slot);
 	}
-	copy = arena_copy(st, s, len);
+	copy = arena_copy(st, s, len, st->count);
 	if (!copy)
 		return UINT32_MAX;
 	id = st->count++;
 	st->ents[id] = (struct entry){ copy, (uint32_t)len, h };
-	st->slots[slot] = (uint64_t)h << 32 | id;
+	st->slots[slot] = (struct slot){ h, (uint32_t)len, copy };
 	return id;
+}
+
+int strtab__intern_batch(struct strtab *st, const struct strtab_key *keys, size_t n,
+			 uint32_t *ids)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct strtab_key *k = &keys[i];
+		uint32_t slot, id = EMPTY_SLOT;
+
+		if (k->len <= UINT32_MAX - 1)
+			id = lookup(st, k->s, k->len, k->hash, &slot);
+		if (id == EMPTY_SLOT) /* new (or too long: refused there) */
+			id = strtab__intern_hashed(st, k->s, k->len, k->hash);
+		if (id == UINT32_MAX)
+			err = -ENOMEM;
+		ids[i] = id;
+	}
+	return err;
 }
 
 const char *strtab__str(const struct strtab *st, uint32_t id)

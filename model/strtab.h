@@ -23,6 +23,17 @@ uint32_t strtab__hash(const char *s, size_t len);
 size_t strtab__hash_field(const char *s, size_t max, char sep, uint32_t *h, bool *printable);
 /* strtab__intern of s[0..len) whose strtab__hash is h. */
 uint32_t strtab__intern_hashed(struct strtab *st, const char *s, size_t len, uint32_t h);
+/* A string to intern in a batch: its bytes and their strtab__hash. */
+struct strtab_key {
+	const char *s;
+	size_t len;
+	uint32_t hash;
+};
+/* strtab__intern_hashed of keys[0..n), their ids into ids[0..n): one call for a batch (a
+ * frame name costs less than a call's overhead to find). 0, or -ENOMEM (ids[i] is then
+ * (uint32_t)-1 for the strings not interned). */
+int strtab__intern_batch(struct strtab *st, const struct strtab_key *keys, size_t n,
+			 uint32_t *ids);
 /* Starts loading the slot a string of hash h probes first: a batch of interns prefetched
  * first waits for memory once, not once per string. */
 void strtab__prefetch(const struct strtab *st, uint32_t h);

@@ -1,6 +1,5 @@
 #include "go_tls.h"
 
-#include <capstone/capstone.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
@@ -8,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "symbols/capstone_dl.h"
 #include "symbols/elf_syms.h"
 #include "symbols/gopclntab.h"
 
@@ -86,23 +86,25 @@ static void build_version(Elf *elf, const char *raw, size_t size, char *buf, siz
 }
 
 #define PROLOGUE_INSNS 8 /* the stack check is among a function's first instructions */
-
 /* Disassembles the function code[0..len) at file offset off: *body gets the offset of the
  * instruction after its stack check (a goroutine whose stack must grow branches from there to
  * runtime.morestack, which copies the stack and restarts the function at its entry: a probe
  * on the entry would fire twice for one call; past the check, once), and rets, when not NULL,
- * every RET. 0 or -ENOMEM. */
+ * every RET. 0, -ENOENT (capstone cannot be loaded) or -ENOMEM. */
 static int disasm(const uint8_t *code, size_t len, uint64_t off, uint64_t *body,
 		  struct go_tls_info *rets)
 {
+	const struct capstone_fns *cs_fn = capstone_dl();
 	csh cs;
 	cs_insn *insn;
 	size_t n;
 
 	*body = off;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+	if (!cs_fn)
+		return -ENOENT;
+	if (cs_fn->open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
 		return -ENOMEM;
-	n = cs_disasm(cs, code, len, off, rets ? 0 : PROLOGUE_INSNS, &insn);
+	n = cs_fn->disasm(cs, code, len, off, rets ? 0 : PROLOGUE_INSNS, &insn);
 	for (size_t i = 0; i + 1 < n && i < PROLOGUE_INSNS; i++)
 		if (insn[i].id == X86_INS_JBE) {
 			*body = insn[i + 1].address;
@@ -112,8 +114,8 @@ static int disasm(const uint8_t *code, size_t len, uint64_t off, uint64_t *body,
 		if (insn[i].id == X86_INS_RET)
 			rets->read_rets[rets->nread_rets++] = insn[i].address;
 	if (n)
-		cs_free(insn, n);
-	cs_close(&cs);
+		cs_fn->free(insn, n);
+	cs_fn->close(&cs);
 	return 0;
 }
 

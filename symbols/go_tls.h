@@ -34,8 +34,8 @@ struct go_tls_info {
 };
 
 /* Inspects the ELF file open at fd (borrowed, not closed). 0; -ENOENT when it is no Go
- * x86_64 binary of 1.18 or later linking crypto/tls; -ENOEXEC when it is no ELF file;
- * -ENOMEM. */
+ * x86_64 binary of 1.18 or later linking crypto/tls (or capstone, loaded on first use, is
+ * missing); -ENOEXEC when it is no ELF file; -ENOMEM. */
 int go_tls_inspect(int fd, struct go_tls_info *out);
 
 #endif

@@ -12,11 +12,11 @@
 
 #include "kallsyms.h"
 #include "symtab.h"
-#include "util/file.h"
 #include "util/grow.h"
 #include "util/word.h"
 
 #define KSYM_MAX_GAP (256 * 1024)
+#define KSYM_LINE_BYTES 44 /* an average kallsyms line */
 
 struct kallsyms {
 	struct sym_table *tab;
@@ -222,7 +222,6 @@ static long parse_block(const char *buf, size_t len, line_fn fn, void *arg, size
 }
 
 #define READ_BLOCK (256 * 1024)
-#define KSYMS_TEXT_MAX (1ul << 30) /* kallsyms read whole: 5 MB on a distribution kernel */
 
 /* Calls fn for each text symbol of text[0..len), whole in memory, as parse_block does; a last
  * line without a newline is parsed from a copy, left in *tail (the caller frees it after the
@@ -267,10 +266,12 @@ static int load_mapped(struct kallsyms *ks, int fd, size_t size, size_t *nonzero
 	return err;
 }
 
-/* Reads fd to its end, parsing as it goes (/proc/kallsyms, whose size is unknown and which
- * gives at most a page per read): whole lines straight from the buffer, which grows for a
- * line longer than itself. */
-static int load_read(struct kallsyms *ks, int fd, size_t *nonzero)
+/* Reads fd to its end, calling fn for each text symbol as parse_block does, block by block
+ * (/proc/kallsyms, whose size is unknown and which gives at most a page per read): whole lines
+ * straight from the buffer, which grows for a line longer than itself. keep(arg), when not
+ * NULL, is called after each block's lines, before the buffer is reused: what fn was given
+ * stays valid until then. 0, -errno of read(), or fn's or keep's error (-ENOMEM). */
+static int load_read(int fd, line_fn fn, int (*keep)(void *arg), void *arg, size_t *nonzero)
 {
 	size_t cap = READ_BLOCK, fill = 0;
 	char *buf = malloc(cap);
@@ -307,9 +308,11 @@ static int load_read(struct kallsyms *ks, int fd, size_t *nonzero)
 			if (cap - fill >= 4096)
 				continue; /* fill the buffer before parsing it */
 		}
-		used = parse_block(buf, fill, add_line, ks, nonzero);
-		if (used < 0) {
-			err = (int)used;
+		used = parse_block(buf, fill, fn, arg, nonzero);
+		if (used >= 0 && keep)
+			err = keep(arg);
+		if (used < 0 || err) {
+			err = err ? err : (int)used;
 			break;
 		}
 		memmove(buf, buf + used, fill - (size_t)used);
@@ -341,7 +344,7 @@ int kallsyms__load(const char *path, struct kallsyms **out)
 	    (uint64_t)st.st_size < SIZE_MAX / 2)
 		err = load_mapped(ks, fd, (size_t)st.st_size, &nonzero);
 	else
-		err = load_read(ks, fd, &nonzero);
+		err = load_read(fd, add_line, NULL, ks, &nonzero);
 	if (err)
 		goto cleanup;
 	if (!nonzero) {
@@ -389,9 +392,10 @@ size_t kallsyms__mem(const struct kallsyms *ks)
 struct ksym_best {
 	uint64_t start;
 	uint64_t prio; /* as add_line ranks aliases: the core kernel's, then the last listed */
-	const char *name, *mod;
+	const char *name, *mod; /* in the block being parsed, while in_block */
+	size_t name_at, mod_at; /* else in the kept names (mod_at SIZE_MAX: the core kernel) */
 	uint32_t name_len, mod_len;
-	bool set;
+	bool set, in_block;
 };
 
 struct resolve {
@@ -400,6 +404,10 @@ struct resolve {
 	struct ksym_best *best;
 	size_t cur;   /* the bucket of the last symbol: kallsyms is nearly in address order */
 	uint64_t seq; /* symbols seen */
+	size_t *touched; /* buckets whose best is in the block being parsed */
+	size_t ntouched;
+	char *kept; /* names of the buckets' bests, copied out of past blocks */
+	size_t kept_len, kept_cap;
 };
 
 /* Keeps the symbol of one line when it is the best so far of its bucket: the addresses it can
@@ -428,61 +436,175 @@ static int resolve_line(void *arg, const struct ksym_line *l)
 	b = &r->best[i];
 	if (b->set && (l->addr < b->start || (l->addr == b->start && prio < b->prio)))
 		return 0;
+	if (!b->in_block)
+		r->touched[r->ntouched++] = i;
 	*b = (struct ksym_best){ .start = l->addr, .prio = prio, .name = l->name, .mod = l->mod,
 				 .name_len = (uint32_t)l->name_len,
-				 .mod_len = (uint32_t)l->mod_len, .set = true };
+				 .mod_len = (uint32_t)l->mod_len, .set = true, .in_block = true };
+	return 0;
+}
+
+/* Copies s[0..len) and a NUL to the kept names: its offset there, or SIZE_MAX on ENOMEM. */
+static size_t keep_str(struct resolve *r, const char *s, size_t len)
+{
+	size_t at = r->kept_len;
+
+	if (ARRAY_GROW(r->kept, r->kept_cap, at + len + 1))
+		return SIZE_MAX;
+	memcpy(r->kept + at, s, len);
+	r->kept[at + len] = '\0';
+	r->kept_len += len + 1;
+	return at;
+}
+
+/* The block parsed is about to be reused: the names of the bests found in it are copied out.
+ * 0 or -ENOMEM. */
+static int resolve_keep(void *arg)
+{
+	struct resolve *r = arg;
+
+	for (size_t k = 0; k < r->ntouched; k++) {
+		struct ksym_best *b = &r->best[r->touched[k]];
+
+		b->name_at = keep_str(r, b->name, b->name_len);
+		b->mod_at = b->mod ? keep_str(r, b->mod, b->mod_len) : SIZE_MAX - 1;
+		if (b->name_at == SIZE_MAX || b->mod_at == SIZE_MAX)
+			return -ENOMEM;
+		b->in_block = false;
+	}
+	r->ntouched = 0;
 	return 0;
 }
 
 /* Fills hits from the buckets: each address takes the best symbol of its own bucket or, when
  * empty, of the closest one below, within the gap bound of kallsyms__find. */
-static int resolve_fill(const struct resolve *r, struct kallsyms_hit *hits, char **arena)
+static void resolve_fill(const struct resolve *r, struct kallsyms_hit *hits)
 {
 	const struct ksym_best *cur = NULL;
-	const char *name = NULL, *mod = NULL;
-	size_t bytes = 0, at = 0;
-	char *a;
 
-	for (size_t i = 0; i < r->n; i++)
-		if (r->best[i].set)
-			bytes += r->best[i].name_len + r->best[i].mod_len + 2;
-	a = *arena = malloc(bytes ? bytes : 1);
-	if (!a)
-		return -ENOMEM;
 	for (size_t i = 0; i < r->n; i++) {
-		const struct ksym_best *b = &r->best[i];
-
-		if (b->set) {
-			cur = b;
-			name = a + at;
-			memcpy(a + at, b->name, b->name_len);
-			a[at + b->name_len] = '\0';
-			at += b->name_len + 1;
-			mod = "[kernel.kallsyms]";
-			if (b->mod) {
-				mod = a + at;
-				memcpy(a + at, b->mod, b->mod_len);
-				a[at + b->mod_len] = '\0';
-				at += b->mod_len + 1;
-			}
-		}
+		if (r->best[i].set)
+			cur = &r->best[i];
 		if (cur && r->addrs[i] - cur->start < KSYM_MAX_GAP)
-			hits[i] = (struct kallsyms_hit){ .name = name, .module = mod,
-							 .off = r->addrs[i] - cur->start };
+			hits[i] = (struct kallsyms_hit){
+				.name = r->kept + cur->name_at,
+				.module = cur->mod_at == SIZE_MAX - 1 ? "[kernel.kallsyms]"
+								      : r->kept + cur->mod_at,
+				.off = r->addrs[i] - cur->start };
 		else
 			hits[i] = (struct kallsyms_hit){ 0 };
 	}
+}
+
+/* ---- few addresses: binary search among the core kernel's lines ---- */
+
+/* The start of the line after the one at (end when none). */
+static size_t next_line(const char *t, size_t at, size_t end)
+{
+	const char *nl = memchr(t + at, '\n', end - at);
+
+	return nl ? (size_t)(nl - t) + 1 : end;
+}
+
+/* The start of the first line at or after byte at. */
+static size_t line_at(const char *t, size_t at, size_t end)
+{
+	return at == 0 || t[at - 1] == '\n' ? at : next_line(t, at, end);
+}
+
+/* Parses the line at at: true for a text symbol, its fields in *l (as parse_block gives
+ * them). */
+static bool line_fields(const char *t, size_t at, size_t end, struct ksym_line *l)
+{
+	const char *p = t + at, *nl = memchr(p, '\n', end - at);
+
+	if (!nl)
+		nl = t + end;
+	return parse_fields(p, nl, memchr(p, '\t', (size_t)(nl - p)), l);
+}
+
+/* Whether the line at at lists a module symbol (or is past the core kernel's: a tab). */
+static bool line_past_core(const char *t, size_t at, size_t end, uint64_t a)
+{
+	const char *p = t + at, *nl = memchr(p, '\n', end - at);
+
+	(void)a;
+	return memchr(p, '\t', (nl ? (size_t)(nl - p) : end - at)) != NULL;
+}
+
+/* Whether the line at at starts above address a. */
+static bool line_above(const char *t, size_t at, size_t end, uint64_t a)
+{
+	const char *stop, *nl = memchr(t + at, '\n', end - at);
+
+	return hex_prefix(t + at, nl ? nl : t + end, &stop) > a;
+}
+
+/* The first line in [lo, hi) (both line starts) where pred(a) holds, pred being false then
+ * true along the lines: halved down to a few lines, then line by line. hi when none. */
+static size_t first_line(const char *t, size_t lo, size_t hi, size_t end,
+			 bool (*pred)(const char *, size_t, size_t, uint64_t), uint64_t a)
+{
+	while (hi - lo > 512) {
+		size_t mid = line_at(t, lo + (hi - lo) / 2, end);
+
+		if (mid >= hi)
+			break;
+		if (pred(t, mid, end, a))
+			hi = mid;
+		else
+			lo = next_line(t, mid, end);
+	}
+	while (lo < hi && !pred(t, lo, end, a))
+		lo = next_line(t, lo, end);
+	return lo;
+}
+
+/* Adds to r the last text symbol of the core kernel's lines [0, core) starting at or below a,
+ * found by binary search: the kernel lists them in address order (scripts/kallsyms sorts them
+ * for its own binary searches), aliases one after the other. 0, or fn's error. */
+static int resolve_core(struct resolve *r, const char *t, size_t core, size_t end, uint64_t a,
+			size_t *nonzero)
+{
+	size_t at = first_line(t, 0, core, end, line_above, a);
+	struct ksym_line l;
+
+	while (at > 0) {
+		const char *nl = memrchr(t, '\n', at - 1);
+
+		at = nl ? (size_t)(nl - t) + 1 : 0;
+		if (line_fields(t, at, end, &l)) {
+			*nonzero += l.addr != 0;
+			return resolve_line(r, &l);
+		}
+	}
 	return 0;
+}
+
+/* Names r's addresses from kallsyms text t[0..size), mapped: each by binary search among the
+ * core kernel's lines, then the modules' lines (a tab each, after the core's, in any order)
+ * read in full. 0 or -ENOMEM. */
+static int resolve_sorted(struct resolve *r, const char *t, size_t size, size_t *nonzero)
+{
+	size_t core = first_line(t, 0, size, size, line_past_core, 0);
+	char *tail = NULL;
+	int err = parse_text(t + core, size - core, resolve_line, r, nonzero, &tail);
+
+	for (size_t i = 0; !err && i < r->n; i++)
+		err = resolve_core(r, t, core, size, r->addrs[i], nonzero);
+	if (!err)
+		err = resolve_keep(r);
+	free(tail);
+	return err;
 }
 
 int kallsyms__resolve(const char *path, const uint64_t *addrs, size_t n,
 		      struct kallsyms_hit *hits, char **arena)
 {
 	struct resolve r = { .addrs = addrs, .n = n };
-	size_t len = 0, nonzero = 0;
-	char *text = NULL, *tail = NULL;
-	bool mapped = false;
+	size_t nonzero = 0;
 	struct stat st;
+	char *map;
 	int fd, err;
 
 	*arena = NULL;
@@ -491,29 +613,32 @@ int kallsyms__resolve(const char *path, const uint64_t *addrs, size_t n,
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    (uint64_t)st.st_size < SIZE_MAX / 2) {
-		len = (size_t)st.st_size;
-		text = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-		err = text == MAP_FAILED ? -errno : 0;
-		mapped = !err;
+	r.best = calloc(n, sizeof(*r.best));
+	r.touched = malloc(n * sizeof(*r.touched));
+	if (!r.best || !r.touched) {
+		err = -ENOMEM;
+	} else if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
+		   (uint64_t)st.st_size < SIZE_MAX / 2 &&
+		   n <= (size_t)st.st_size / KSYM_LINE_BYTES / 64 &&
+		   (map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) !=
+			   MAP_FAILED) {
+		/* a file (perf's copy) and few addresses: each found by binary search */
+		err = resolve_sorted(&r, map, (size_t)st.st_size, &nonzero);
+		munmap(map, (size_t)st.st_size);
 	} else {
-		err = file_read_fd(fd, KSYMS_TEXT_MAX, &text, &len);
+		/* read, not mapped: a block reused in cache costs less than mapping 5 MB */
+		err = load_read(fd, resolve_line, resolve_keep, &r, &nonzero);
 	}
 	close(fd);
-	if (err)
-		return err;
-	r.best = calloc(n, sizeof(*r.best));
-	err = r.best ? parse_text(text, len, resolve_line, &r, &nonzero, &tail) : -ENOMEM;
 	if (!err && !nonzero)
 		err = -ENODATA;
 	if (!err)
-		err = resolve_fill(&r, hits, arena);
-	free(tail);
+		resolve_fill(&r, hits);
 	free(r.best);
-	if (mapped)
-		munmap(text, len);
+	free(r.touched);
+	if (err)
+		free(r.kept);
 	else
-		free(text);
+		*arena = r.kept;
 	return err;
 }

@@ -1,8 +1,9 @@
 /* Where an entry uprobe goes in a function: see probe_spot.h. */
 #include "probe_spot.h"
 
-#include <capstone/capstone.h>
 #include <stdbool.h>
+
+#include "capstone_dl.h"
 
 /* Length of the instruction at b if the kernel runs it for the probe (x86 uprobes emulate a
  * push of a register, jumps, calls, conditional jumps and nops), else 0: any other
@@ -47,16 +48,17 @@ static bool reg_kept(unsigned r, unsigned nargs)
 /* Whether the instruction can run before the probe without the probe noticing: no control
  * flow, no memory written, and neither the stack pointer nor an argument the probe reads
  * changed (it may read memory and set other registers and the flags). */
-static bool insn_harmless(csh cs, const cs_insn *in, unsigned nargs)
+static bool insn_harmless(const struct capstone_fns *c, csh cs, const cs_insn *in,
+			  unsigned nargs)
 {
 	cs_regs rd, wr;
 	uint8_t nrd = 0, nwr = 0;
 	const cs_x86 *x = &in->detail->x86;
 
-	if (cs_insn_group(cs, in, CS_GRP_JUMP) || cs_insn_group(cs, in, CS_GRP_CALL) ||
-	    cs_insn_group(cs, in, CS_GRP_RET) || cs_insn_group(cs, in, CS_GRP_INT) ||
-	    cs_insn_group(cs, in, CS_GRP_IRET) || x->prefix[0] != 0 ||
-	    cs_regs_access(cs, in, rd, &nrd, wr, &nwr) != CS_ERR_OK)
+	if (c->insn_group(cs, in, CS_GRP_JUMP) || c->insn_group(cs, in, CS_GRP_CALL) ||
+	    c->insn_group(cs, in, CS_GRP_RET) || c->insn_group(cs, in, CS_GRP_INT) ||
+	    c->insn_group(cs, in, CS_GRP_IRET) || x->prefix[0] != 0 ||
+	    c->regs_access(cs, in, rd, &nrd, wr, &nwr) != CS_ERR_OK)
 		return false;
 	for (uint8_t i = 0; i < nwr; i++)
 		if (reg_kept(wr[i], nargs))
@@ -69,26 +71,27 @@ static bool insn_harmless(csh cs, const cs_insn *in, unsigned nargs)
 
 uint64_t probe_spot(const uint8_t *code, size_t len, unsigned nargs)
 {
+	const struct capstone_fns *c = capstone_dl();
 	cs_insn *in = NULL;
 	uint64_t at = 0;
 	size_t n;
 	csh cs;
 
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+	if (!c || c->open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
 		return 0;
-	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
-	n = cs_disasm(cs, code, len, 0, 16, &in);
+	c->option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+	n = c->disasm(cs, code, len, 0, 16, &in);
 	for (size_t i = 0; i < n; i++) {
 		if (insn_emulated(in[i].bytes)) {
 			at = in[i].address;
 			break;
 		}
-		if (!insn_harmless(cs, &in[i], nargs))
+		if (!insn_harmless(c, cs, &in[i], nargs))
 			break;
 	}
 	if (n)
-		cs_free(in, n);
-	cs_close(&cs);
+		c->free(in, n);
+	c->close(&cs);
 	return at;
 }
 

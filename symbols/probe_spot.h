@@ -1,6 +1,7 @@
 /* Where an entry uprobe goes in an x86-64 function so that the kernel emulates the probed
  * instruction rather than single-stepping it out of line (a debug trap, ten times the cost of
- * the probe): the bpf/leak.c placement of allocator probes. */
+ * the probe): the bpf/leak.c placement of allocator probes. capstone (symbols/capstone_dl.h)
+ * decodes; without it the probe stays at the start. */
 #ifndef GALATOP_SYMBOLS_PROBE_SPOT_H
 #define GALATOP_SYMBOLS_PROBE_SPOT_H
 

@@ -1,8 +1,9 @@
 #!/bin/sh
 # The thread timeline on workloads of known behaviour (tests/tools/tl_work.c): a lock-order
 # deadlock and a holder/waiter pair get hints naming the threads; write+fsync shows the file's
-# path; a loopback TCP writer shows its connection's port; nanosleep counts and durations match
-# the program's own; the Chrome trace has no overlapping slices per track; nothing is left
+# path (the writes only with --all-syscalls); a loopback TCP writer shows its connection's
+# port; nanosleep counts and durations, pipe reads and mutex waits match the program's own
+# timing; the Chrome trace has no overlapping slices per track; nothing is left
 # loaded; exits fold the ended processes. Ports 20150-20159.
 . "$(dirname "$0")/../lib.sh"
 need_root_bpf "threads" || exit 0
@@ -71,15 +72,25 @@ check "no contention hint for the holder" sh -c "! grep -q '^hint: contention: C
 out=$($CHECK_TRACE overlap "$TMP/ct.json")
 check "Perfetto-safe trace (contend): $out" test "${out%% *}" = ok
 
-# 4. write + fsync on a known path: file.path on both, also after the file was closed.
+# 4. write + fsync on a known path of an ext4 or other disk file system. By default a call is
+# seen when it blocks: fsync waits for the disk and shows file.path, read in the kernel while
+# the file is open (it is closed right after). The writes fill the page cache without
+# blocking: only --all-syscalls (every call from entry to exit) shows them, and their path.
 F=$TMP/known-file.dat
 rec file --min-dur 1 -o "$TMP/f.json" -o "$TMP/f.jsonl" -- "$W" file "$F" 20 >/dev/null
 paths=$($CHECK_TRACE args "$TMP/f.json" fsync file.path)
 check "fsync shows file.path $F" test "$paths" = "$F"
-paths=$($CHECK_TRACE args "$TMP/f.json" write file.path | grep -c "^$F\$")
-check "write shows file.path" test "$paths" = 1
 check "jsonl line with file.path" grep -q "\"file.path\":\"$F\"" "$TMP/f.jsonl"
 check "jsonl resource fields" grep -q '"thread.comm":"FileThd","proc.name":"tl_work"' "$TMP/f.jsonl"
+check "no system call tracepoint by default" sh -c "! grep -q 'gt_tl_sys_e' '$TMP/file.err'"
+rec fileall --all-syscalls --min-dur 1 -o "$TMP/fa.json" -- "$W" file "$F" 20 >/dev/null
+paths=$($CHECK_TRACE args "$TMP/fa.json" fsync file.path)
+check "--all-syscalls: fsync shows file.path $F" test "$paths" = "$F"
+paths=$($CHECK_TRACE args "$TMP/fa.json" write file.path | grep -c "^$F\$")
+check "--all-syscalls: write shows file.path" test "$paths" = 1
+set -- $($CHECK_TRACE stats "$TMP/fa.json" write FileThd)
+check "--all-syscalls: one write interval per write ($1 = 20)" test "$1" = 20
+check "--all-syscalls: the system call programs ran" grep -q 'gt_tl_sys_enter' "$TMP/fileall.err"
 
 # 5. A loopback TCP writer blocked on a slow reader: sock.conn with the server's port.
 rec tcp -o "$TMP/n.json" -- "$W" tcp $PORT 40 >/dev/null
@@ -107,6 +118,30 @@ if echo "$stk" | grep -q 'start_thread;sleep_thd;one_sleep;nap_ms;'; then
 else
 	fail "func.stack" "$stk"
 fi
+
+# 6b. A pipe read that waits a known time: PipeThd reads 30 bytes one at a time, a writer
+# sends one every 20 ms; the program times each read itself. One blocking read per byte, their
+# total within 2% of the program's, the pipe named as /proc names it.
+# as_timed NAME FILE CALL THREAD COUNT US: the CALL intervals of THREAD in FILE are COUNT, and
+# their total time is within 2% of US (the program's own timing of those calls).
+as_timed() {
+	set -- "$@" $($CHECK_TRACE stats "$2" "$3" "$4")
+	check "$1: $3 count $7 = program's $5" test "$7" = "$5"
+	tot=$(awk -v c="$7" -v m="$8" 'BEGIN { printf "%.0f", c * m }')
+	check "$1: $3 total $tot us within 2% of the program's $6" near "$tot" "$6" "$(($6 / 50))"
+}
+as_timed pipe "$TMP/p.json" read PipeThd $(rec pipe -o "$TMP/p.json" -- "$W" pipe 30 20)
+paths=$($CHECK_TRACE args "$TMP/p.json" read file.path)
+check "pipe: file.path $paths" sh -c "echo '$paths' | grep -qx 'pipe:\[[0-9]*\]'"
+
+# 6c. A futex contention with a known hold time: HoldThd holds a mutex 20 ms while WaitThd
+# waits for it, 25 times; WaitThd times its pthread_mutex_lock. One lock wait per round, their
+# total within 2% of the program's, the owner read from the mutex is HoldThd.
+as_timed hold "$TMP/h.json" futex WaitThd $(rec hold -o "$TMP/h.json" -- "$W" hold 25 20)
+owner=$($CHECK_TRACE args "$TMP/h.json" futex futex.owner)
+htid=$(jq -r '.traceEvents[] | select(.ph == "M" and .name == "thread_name" and .args.name == "HoldThd") | .tid' "$TMP/h.json")
+check "hold: futex.owner $owner is HoldThd ($htid)" test "$owner" = "$htid"
+check "hold: contention hint names the holder" grep -q '^hint: contention: WaitThd (tid [0-9]*) .* held by HoldThd' "$TMP/hold.err"
 
 # 7. The snapshot opens in the Threads pane without root, naming the deadlock.
 if [ -s "$TMP/dl.gtop" ]; then

@@ -1,6 +1,6 @@
 #!/bin/sh
 # galatop's own cost as `record` prints it at the end, against ground truth: the run count of
-# the thread timeline's system-call program (BPF statistics) lies between the system calls the
+# the thread timeline's system-call program (BPF statistics; --all-syscalls attaches it) lies between the system calls the
 # workload made while it was attached and the sys_enter events perf counted on every CPU over a
 # window enclosing galatop's run; galatop's CPU time from the session's opening to the summary
 # is at least what /proc/PID/stat says it used while the workload ran, and at most what its
@@ -15,7 +15,7 @@ perf stat -x, -e raw_syscalls:sys_enter -a -o "$TMP/perf.csv" -- sleep 60 &
 P=$!
 sleep 1
 (
-	"$GALATOP" record --type threads --comm tl_work -o "$TMP/tl.jsonl" 2>"$TMP/err" &
+	"$GALATOP" record --type threads --all-syscalls --comm tl_work -o "$TMP/tl.jsonl" 2>"$TMP/err" &
 	g=$!
 	wait_until 200 grep -qs 'recording' "$TMP/err"
 	cpu_ticks $g >"$TMP/c0"

@@ -5,7 +5,8 @@
 # from the built-in table). The client's requests (its own count and errors), and the server's
 # side of the same traffic, must be counted exactly, as TLS sessions (ssl = 1), the ciphertext
 # never parsed as plaintext, and the medians ordered as the clocks are read (server <= galatop's
-# client side <= the client's own). Needs root and BPF.
+# client side <= the client's own). Then gRPC-Go (tests/record/gogrpc, built against Debian's
+# golang-google-grpc-dev): calls and failed calls counted on both sides. Needs root and BPF.
 . tests/lib.sh
 . tests/record/l7_lib.sh
 need_root_bpf l7_gotls || exit 0
@@ -66,4 +67,52 @@ for v in "full:" "strip:-s -w"; do
 	eq "gotls_${name}_server_errors" "$(ep "$F" http server '^GET /missing$' err_4xx)" $N
 	eq "gotls_${name}_server_ssl" "$(jq -r '[.sessions[] | select(.protocol == "http")][0].ssl' "$F")" 1
 done
+# --- gRPC-Go over crypto/tls (tests/record/gogrpc, Debian's golang-google-grpc-dev) --------
+# The server's accepted connections come wrapped (x/net/netutil's LimitListener): its
+# tls.Conn holds the wrapper, which the probes look through to the socket.
+G=/usr/share/gocode/src/google.golang.org/grpc
+if [ -d $G ]; then
+	mkdir -p "$TMP/grpcsrc"
+	cp tests/record/gogrpc/gogrpc.go "$TMP/grpcsrc/"
+	B=$TMP/gogrpc
+	if (cd "$TMP/grpcsrc" && GOPATH=/usr/share/gocode CGO_ENABLED=0 $GO build -o "$B" .) \
+		>"$TMP/grpcbuild.err" 2>&1; then
+		port=$((port + 1))
+		"$B" server 127.0.0.1:$port "$TMP/cert.pem" "$TMP/key.pem" 2>"$TMP/grpcsrv.err" &
+		SRV=$!
+		PIDS="$PIDS $SRV"
+		if wait_for "$B" client 127.0.0.1:$port 1 0; then
+			rec_bg "$TMP/grpcsrv.json" -p $SRV
+			"$GALATOP" record --type l7 -o "$TMP/grpccli.json" -- "$B" client 127.0.0.1:$port \
+				$N 25 >"$TMP/grpccli.txt" 2>"$TMP/grpccli.err"
+			rec_stop
+			c() { awk -v k="$1" '$1 == k { print $2 }' "$TMP/grpccli.txt"; }
+			for side in client server; do
+				F=$TMP/grpccli.json; [ $side = server ] && F=$TMP/grpcsrv.json
+				eq "gogrpc_${side}_echo" "$(ep "$F" grpc $side '^/galatop.Test/Echo$' resp_count)" \
+					$(($(c requests) - $(c errors))) "the client's answered calls"
+				eq "gogrpc_${side}_echo_ok" "$(ep "$F" grpc $side '^/galatop.Test/Echo$' err_count)" 0
+				eq "gogrpc_${side}_fail" "$(ep "$F" grpc $side '^/galatop.Test/Fail$' err_count)" \
+					"$(c errors)" "the client's failed calls"
+				eq "gogrpc_${side}_ssl" "$(jq -r '[.sessions[] | select(.protocol == "grpc") | .ssl] | unique | join(",")' "$F")" 1
+				eq "gogrpc_${side}_not_plain" "$(jq '[.sessions[] | select(.ssl == 0)] | length' "$F")" 0
+			done
+			# The client times each call around grpc-go's Invoke, which hands the frames to
+			# the connection's writer goroutine and gets the answer from its reader
+			# goroutine: its figure holds galatop's client side (the TLS Write of the
+			# HEADERS to the TLS Read of the trailers), which holds the server's.
+			got=$(ep "$TMP/grpccli.json" grpc client '^/galatop.Test/Echo$' latency_p50)
+			echo "gogrpc_client_p50: galatop $got ns, the client's own $(c p50_ns) ns:" \
+				"$(awk -v a="$got" -v b="$(c p50_ns)" 'BEGIN { printf "%.1f%%", 100 * (b - a) / b }') lower"
+			p50_order gogrpc_p50 "$(ep "$TMP/grpcsrv.json" grpc server '^/galatop.Test/Echo$' latency_p50)" \
+				"$got" "$(c p50_ns)"
+		else
+			fail gogrpc_start "$(head -3 "$TMP/grpcsrv.err")"
+		fi
+	else
+		fail gogrpc_build "$(head -3 "$TMP/grpcbuild.err")"
+	fi
+else
+	skip gogrpc "golang-google-grpc-dev is not installed (make deps)"
+fi
 if no_gt_progs; then pass l7_gotls_no_leftover_programs; else fail l7_gotls_no_leftover_programs; fi

@@ -8,6 +8,12 @@
  *   tl_work sleep N MS          SleepThd calls nanosleep N times for MS ms; prints N
  *   tl_work syscalls SECS SPIN  two SysThd threads: a 1-byte write to /dev/null, then SPIN
  *                               loop iterations, for SECS seconds; prints the writes done
+ *   tl_work pipe N MS           PipeThd reads N bytes from a pipe one at a time, a writer
+ *                               thread writing one every MS ms; prints N and the reads' total
+ *                               time in microseconds, timed around each read
+ *   tl_work hold N MS           HoldThd takes a mutex N times and holds it MS ms while
+ *                               WaitThd waits for it; prints N and WaitThd's total wait in
+ *                               pthread_mutex_lock in microseconds
  * Prints "ready" on stdout when its threads run. */
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -180,6 +186,86 @@ static void *sleep_thd(void *arg)
 	return arg;
 }
 
+static int pipe_fd[2];
+
+static void *pipe_writer(void *arg)
+{
+	for (int i = 0; i < count; i++) {
+		nap_ms(ms);
+		if (write(pipe_fd[1], "x", 1) != 1)
+			exit(1);
+	}
+	return arg;
+}
+
+__attribute__((noinline)) double read_byte(int fd)
+{
+	double t0 = now_s();
+	char c;
+
+	if (read(fd, &c, 1) != 1)
+		exit(1);
+	return now_s() - t0;
+}
+
+static void *pipe_reader(void *arg)
+{
+	double *total = arg;
+
+	pthread_setname_np(pthread_self(), "PipeThd");
+	for (int i = 0; i < count; i++)
+		*total += read_byte(pipe_fd[0]);
+	return NULL;
+}
+
+/* Round i: the holder takes the lock and says so; the waiter says it is about to wait and
+ * waits; the holder holds the lock ms more, lets it go and waits for the waiter to have taken
+ * and released it. The flags are spun on (no system call besides the lock's and the sleep). */
+static volatile int hold_round, wait_round, done_round;
+
+static void spin_until(volatile int *flag, int value)
+{
+	while (*flag != value)
+		__builtin_ia32_pause();
+}
+
+static void *hold_thd(void *arg)
+{
+	pthread_setname_np(pthread_self(), "HoldThd");
+	for (int i = 1; i <= count; i++) {
+		pthread_mutex_lock(&a);
+		hold_round = i;
+		spin_until(&wait_round, i);
+		nap_ms(ms);
+		pthread_mutex_unlock(&a);
+		spin_until(&done_round, i);
+	}
+	return arg;
+}
+
+__attribute__((noinline)) double wait_mutex(void)
+{
+	double t0 = now_s();
+
+	pthread_mutex_lock(&a);
+	return now_s() - t0;
+}
+
+static void *wait_thd(void *arg)
+{
+	double *total = arg;
+
+	pthread_setname_np(pthread_self(), "WaitThd");
+	for (int i = 1; i <= count; i++) {
+		spin_until(&hold_round, i);
+		wait_round = i;
+		*total += wait_mutex();
+		pthread_mutex_unlock(&a);
+		done_round = i;
+	}
+	return NULL;
+}
+
 static volatile int stop_spin;
 static long spin;
 static long done[2];
@@ -264,6 +350,34 @@ int main(int argc, char **argv)
 		pthread_join(t1, NULL);
 		pthread_join(t2, NULL);
 		printf("%ld\n", done[0] + done[1]);
+		return 0;
+	}
+	if (!strcmp(argv[1], "pipe") && argc > 3) {
+		double total = 0;
+
+		count = atoi(argv[2]);
+		ms = atoi(argv[3]);
+		if (pipe(pipe_fd))
+			return 1;
+		nap_ms(300);
+		pthread_create(&t1, NULL, pipe_reader, &total);
+		pthread_create(&t2, NULL, pipe_writer, NULL);
+		pthread_join(t1, NULL);
+		pthread_join(t2, NULL);
+		printf("%d %.0f\n", count, total * 1e6);
+		return 0;
+	}
+	if (!strcmp(argv[1], "hold") && argc > 3) {
+		double total = 0;
+
+		count = atoi(argv[2]);
+		ms = atoi(argv[3]);
+		nap_ms(300);
+		pthread_create(&t1, NULL, hold_thd, NULL);
+		pthread_create(&t2, NULL, wait_thd, &total);
+		pthread_join(t1, NULL);
+		pthread_join(t2, NULL);
+		printf("%d %.0f\n", count, total * 1e6);
 		return 0;
 	}
 	if (!strcmp(argv[1], "sleep") && argc > 3) {
