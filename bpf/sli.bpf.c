@@ -393,7 +393,7 @@ int BPF_PROG(gt_sli_switch, bool preempt, struct task_struct *prev, struct task_
 				s->sys_ts = c->ts;
 				s->sys_jiffies = c->jiffies;
 				c->tid = 0;
-			} else {
+			} else if (c) {
 				s->sys_ts = 0;
 			}
 			if (goes_to_sleep(preempt, prev_state)) {
