@@ -581,20 +581,23 @@ __noinline int tl_block_begin(void *ctx GT_ARG_CTX, __u64 now, int preempted)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tgid = pid_tgid >> 32, tid = pid_tgid, kind;
 	long id = regs->orig_ax;
-	struct tl_start *sp = bpf_map_lookup_elem(&gt_tl_start, &tid);
 	bool call = false, same = false;
 	struct tl_rec_buf *b;
+	struct tl_start *sp;
 	struct tl_rec *r;
 	struct file *f;
 	__u16 insn = 0;
 	__u8 k = 0;
 
+	if (!current_passes(tgid, tid))
+		return 0;
 	if (id >= 0 && id < TL_SYSCALL_MAX) {
 		k = sys_kind[id];
 		call = k && regs->ax == (unsigned long)-GT_ENOSYS &&
 		       !bpf_probe_read_user(&insn, sizeof(insn), (void *)(regs->ip - 2)) &&
 		       insn == 0x050f;
 	}
+	sp = bpf_map_lookup_elem(&gt_tl_start, &tid);
 	if (sp && sp->ts && !(sp->state & TLS_RESUMED)) {
 		/* Its switch back in was not seen (it happens): it came back when its time on a
 		 * CPU since then began. */
@@ -619,8 +622,6 @@ __noinline int tl_block_begin(void *ctx GT_ARG_CTX, __u64 now, int preempted)
 		sp->state = preempted ? TLS_PREEMPTED : 0;
 		return 0;
 	}
-	if (!current_passes(tgid, tid))
-		return 0;
 	sp = thread_entry(tid, tgid);
 	if (!sp)
 		return 0;

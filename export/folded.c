@@ -5,12 +5,15 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "../model/sanitize.h"
 #include "../util/grow.h"
 
 #define BLOCK_SIZE (1u << 20)
 #define MAX_REPORTED 10 /* invalid lines reported one by one; the rest are summed up */
+#define RELEASE_STEP (8u << 20) /* bytes of a mapped input given back at a time */
 
 static bool is_space(unsigned char c)
 {
@@ -69,12 +72,29 @@ struct reader {
 	FILE *f;	 /* or, when NULL, lines straight from mem[0..mem_len) */
 	const char *mem;
 	size_t mem_len;
+	bool release;	 /* mem is a mapping whose pages are given back once parsed */
+	size_t released; /* mem[0..released) given back */
 	char *block;
 	size_t pos, fill;
 	bool eof;
 	char *line;
 	size_t cap;
 };
+
+/* Gives back the pages of a mapped input before line, the lines before it being done with
+ * (each is copied where it is kept). */
+static void release_before(struct reader *r, const char *line)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	size_t to;
+
+	if (!page || (page & (page - 1)) || ((uintptr_t)r->mem & (page - 1)))
+		return;
+	to = (size_t)(line - r->mem) & ~(size_t)(page - 1);
+	if (to > r->released && !madvise((void *)(uintptr_t)(r->mem + r->released),
+					 to - r->released, MADV_DONTNEED))
+		r->released = to;
+}
 
 /* Returns the next line (without its newline) in *out, its length, or -1 at the end;
  * -2 on a read error, -3 on ENOMEM. Lines may hold NUL bytes and be of any length. */
@@ -90,6 +110,8 @@ static long read_line(struct reader *r, const char **out)
 			return -1;
 		nl = memchr(start, '\n', r->mem_len - r->pos);
 		n = nl ? (size_t)(nl - start) : r->mem_len - r->pos;
+		if (r->release && r->pos - r->released >= RELEASE_STEP)
+			release_before(r, start);
 		r->pos += n + (nl ? 1 : 0);
 		*out = start;
 		return (long)n;
@@ -264,17 +286,17 @@ long folded_split(struct frames *ft, const char *stack, size_t len, uint32_t **f
 		len--;
 	if (len == 0)
 		return 0;
-	/* In batches: the names' slots are prefetched together, then interned by one call. Each
-	 * name is found, hashed and checked in one pass. */
+	/* In batches: the names split off (each found, hashed and checked in one pass) and their
+	 * slots prefetched by one call, then interned by another. */
 	while (start <= len) {
-		for (k = 0, all = true; k < BATCH && start <= len; k++) {
-			keys[k].s = stack + start;
-			keys[k].len = strtab__hash_field(stack + start, len - start, ';',
-							 &keys[k].hash, &printable[k]);
-			frames__prefetch_name(ft, keys[k].hash);
-			all &= printable[k];
-			start += keys[k].len + 1;
-		}
+		size_t used;
+
+		k = frames__split_names(ft, stack + start, len - start, ';', keys, printable, BATCH,
+					&used);
+		start += used;
+		all = true;
+		for (size_t j = 0; j < k; j++)
+			all &= printable[j];
 		if (array_grow(frames, cap, n + k, sizeof(**frames)))
 			return -ENOMEM;
 		if (all) {
@@ -348,12 +370,9 @@ static int add_line(void *vctx, const char *stack, size_t len, double count, dou
 	}
 	if (ARRAY_GROW(c->path, c->path_cap, keep + (size_t)n))
 		return -ENOMEM;
-	for (long i = 0; i < n; i++) {
-		node = profile__child(c->p, node, c->frames[i]);
-		if (node == PROFILE_NONE)
-			return -ENOMEM;
-		c->path[keep + (size_t)i] = node;
-	}
+	node = profile__child_path(c->p, node, c->frames, (size_t)n, c->path + keep);
+	if (node == PROFILE_NONE)
+		return -ENOMEM;
 	c->path_len = keep + (size_t)n;
 	if (!c->reverse) {
 		if (ARRAY_GROW(c->prev, c->prev_cap, len))
@@ -403,7 +422,7 @@ int folded_read_profile_mem(const char *buf, size_t len, const char *name,
 			    const struct folded_opts *o, struct profile *p,
 			    struct folded_stats *stats)
 {
-	struct reader r = { .mem = buf, .mem_len = len };
+	struct reader r = { .mem = buf, .mem_len = len, .release = o && o->mapped };
 
 	return read_profile(&r, name, o, p, stats);
 }

@@ -12,6 +12,9 @@ struct folded_opts {
 	bool strict;  /* stop at the first invalid line (-EINVAL) instead of skipping it */
 	bool reverse; /* reverse the frames of each stack (flamegraph.pl --reverse) */
 	bool quiet;   /* do not report invalid lines on stderr (nor a mostly invalid file) */
+	bool mapped;  /* folded_read_profile_mem: buf is a private mapping of a file, page
+		       * aligned, whose pages are given back as they are parsed (MADV_DONTNEED),
+		       * so that a large file is never in memory whole */
 };
 
 struct folded_stats {

@@ -161,9 +161,9 @@ static int load_perf(const char *buf, size_t len, const char *label, const struc
 }
 
 static int load_folded(const char *buf, size_t len, const char *label,
-		       const struct input_opts *o, struct profile *p)
+		       const struct input_opts *o, struct profile *p, bool mapped)
 {
-	struct folded_opts fo = { .strict = o->strict, .reverse = o->reverse };
+	struct folded_opts fo = { .strict = o->strict, .reverse = o->reverse, .mapped = mapped };
 
 	/* A large file's tree allocated once: at most one node per 16 bytes of it in practice
 	 * (a frame's name and ';', prefixes shared). Only a hint, the tree grows past it. */
@@ -255,8 +255,11 @@ static int apply_range(const char *label, struct input *in, const struct input_r
 	return 0;
 }
 
-int input_load_mem(const char *buf, size_t len, const char *label, struct frames *ft,
-		   const struct input_opts *o, struct input *in, char *err, size_t errlen)
+/* input_load_mem, of a buffer that is a private mapping of a file when mapped (a folded
+ * file's pages are then given back as they are parsed). */
+static int load_buf(const char *buf, size_t len, const char *label, struct frames *ft,
+		    const struct input_opts *o, struct input *in, char *err, size_t errlen,
+		    bool mapped)
 {
 	static const struct input_opts none = { 0 };
 	int ret;
@@ -289,7 +292,7 @@ int input_load_mem(const char *buf, size_t len, const char *label, struct frames
 		snprintf(err, errlen, "%s: %s", label, strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	ret = in->format == INPUT_FOLDED ? load_folded(buf, len, label, o, in->own)
+	ret = in->format == INPUT_FOLDED ? load_folded(buf, len, label, o, in->own, mapped)
 					 : load_perf(buf, len, label, o, in->own, err, errlen);
 	if (ret == -EINVAL && in->format == INPUT_FOLDED) {
 		err[0] = '\0'; /* folded_parse said which line, or that most were invalid */
@@ -302,6 +305,12 @@ int input_load_mem(const char *buf, size_t len, const char *label, struct frames
 	if (ret)
 		input_release(in);
 	return ret;
+}
+
+int input_load_mem(const char *buf, size_t len, const char *label, struct frames *ft,
+		   const struct input_opts *o, struct input *in, char *err, size_t errlen)
+{
+	return load_buf(buf, len, label, ft, o, in, err, errlen, false);
 }
 
 int input_read(const char *path, char **buf, size_t *len, char *err, size_t errlen)
@@ -354,7 +363,7 @@ int input_load(const char *path, struct frames *ft, const struct input_opts *o,
 
 	memset(in, 0, sizeof(*in));
 	if (map) {
-		ret = input_load_mem(map, len, path, ft, o, in, err, errlen);
+		ret = load_buf(map, len, path, ft, o, in, err, errlen, true);
 		munmap(map, len);
 		return ret;
 	}

@@ -716,7 +716,7 @@ static int list_records(struct pd *pd, size_t at, size_t end)
 			prev = rec_time(pd, r, size, prev);
 			pd->recs[pd->nrecs].time = prev;
 			pd->recs[pd->nrecs++].off = at;
-			if (type == REC_SAMPLE && pd->kprefetch &&
+			if (type == REC_SAMPLE && pd->own_sc &&
 			    sample_kaddrs(pd, r, size, rd16(r + 4)))
 				return -ENOMEM;
 		}
@@ -725,27 +725,22 @@ static int list_records(struct pd *pd, size_t at, size_t end)
 	return 0;
 }
 
-/* Names the kernel addresses of the samples ahead of the replay, by one pass over perf's copy
- * of kallsyms (pipe mode: the samples are listed before the build-ids say which copy, so they
- * are listed again). 0 or -ENOMEM; any other failure leaves the naming to lookups. */
-static int kernel_prefetch(struct pd *pd)
+/* Names the kernel frames of the samples ahead of the replay, by one pass over perf's copy of
+ * kallsyms, or starts reading the running kernel's on a thread; kallsyms is not read at all
+ * when no sample has a kernel frame. 0 or -ENOMEM; any other failure leaves the naming to
+ * lookups. */
+static int kernel_names(struct pd *pd)
 {
 	uint64_t *addrs;
 	size_t n = 0;
-	int err = 0;
+	int err;
 
-	if (pd->pipe) {
-		for (size_t i = 0; i < pd->nrecs && !err; i++) {
-			const unsigned char *r = pd->buf + pd->recs[i].off;
-
-			if (rd32(r) == REC_SAMPLE)
-				err = sample_kaddrs(pd, r, rd16(r + 6), rd16(r + 4));
-		}
-		if (err)
-			return err;
-	}
 	if (!pd->nkset)
 		return 0;
+	if (!pd->kprefetch) {
+		err = sym_cache__kernel_preload(pd->sc);
+		return err == -ENOMEM ? err : 0;
+	}
 	addrs = malloc(pd->nkset * sizeof(*addrs));
 	if (!addrs)
 		return -ENOMEM;
@@ -890,16 +885,16 @@ int perfdata_collapse(const void *buf, size_t len, const char *label, struct sym
 	} else {
 		ret = read_file_header(&pd, &at, &end);
 	}
-	if (!ret && pd.own_sc && !pd.pipe)
-		ret = pd_choose_kallsyms(&pd); /* pipe mode: after the build-ids, at the end */
 	if (!ret)
 		ret = list_records(&pd, at, end);
 	if (!ret && !pd.nattrs)
 		ret = fail(&pd, "truncated perf.data: the stream ends before its event attributes");
-	if (!ret && pd.own_sc && pd.pipe)
+	/* once the records are listed: the build-ids (pipe mode: records among them) and the
+	 * samples' kernel addresses are known */
+	if (!ret && pd.own_sc)
 		ret = pd_choose_kallsyms(&pd);
-	if (!ret && pd.kprefetch)
-		ret = kernel_prefetch(&pd);
+	if (!ret && pd.own_sc)
+		ret = kernel_names(&pd);
 	if (!ret)
 		ret = replay(&pd);
 	if (!ret)

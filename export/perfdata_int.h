@@ -201,7 +201,7 @@ struct pd {
 	size_t klen, kcap;
 	bool passed; /* the parser passed the sample on (else the filter dropped it) */
 	bool kprefetch; /* kernel frames named ahead from perf's copy of kallsyms */
-	struct pd_kaddr *kset; /* the samples' kernel addresses */
+	struct pd_kaddr *kset; /* the samples' kernel addresses (with a cache of its own) */
 	size_t nkset, kset_cap;
 	size_t passed_at, passed_len; /* its stack, in the arena */
 };
@@ -274,9 +274,8 @@ size_t pd_unwind_user(struct pd *pd, const struct pd_attr *a, const struct pd_sa
 const char *pd_comm_of(struct pd *pd, int tid);
 /* Appends the sample header line perf script prints for s. */
 int pd_put_header(struct pd *pd, const struct pd_attr *a, const struct pd_sample *s);
-/* Chooses the kallsyms of the recorded kernel: perf's copy of it is then read once the
- * samples' kernel addresses are known (pd->kprefetch), the running kernel's is read now on a
- * thread. 0 or -ENOMEM. */
+/* Chooses the kallsyms of the recorded kernel: perf's copy of it (pd->kprefetch, read for the
+ * samples' kernel addresses once they are listed) or the running kernel's. 0 or -ENOMEM. */
 int pd_choose_kallsyms(struct pd *pd);
 
 #endif

@@ -547,21 +547,20 @@ static size_t running_kernel_bid(unsigned char *id)
 }
 
 /* Names kernel frames from the recorded kernel: perf's copy of its kallsyms, taken when the
- * recording ended (a file with the modules loaded then; read in one pass for the samples'
+ * recording ended (a file with the modules loaded then; pd->kprefetch: read for the samples'
  * addresses only, once they are listed), else the running kernel's when the build-ids agree
- * (or nothing says): /proc/kallsyms costs 100+ ms of kernel time, so its reading starts now on
- * a thread, while the records are listed. */
+ * (or nothing says; /proc/kallsyms costs 100+ ms of kernel time: read on a thread once the
+ * records are listed, if a sample has a kernel frame). 0 or -ENOMEM. */
 int pd_choose_kallsyms(struct pd *pd)
 {
 	const struct pd_bid *b = bid_find(pd, "[kernel.kallsyms]");
 	char dir[PATH_MAX], path[PATH_MAX + 128];
 	unsigned char run[20];
 	size_t rlen;
-	int n, err;
+	int n;
 
-	err = b ? 0 : sym_cache__kernel_preload(pd->sc);
 	if (!b)
-		return err == -ENOMEM ? err : 0;
+		return 0;
 	cache_dir(dir, sizeof(dir));
 	n = snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/", dir);
 	for (size_t i = 0; i < b->len && n > 0 && (size_t)n < sizeof(path) - 16; i++)
@@ -576,7 +575,5 @@ int pd_choose_kallsyms(struct pd *pd)
 	rlen = running_kernel_bid(run);
 	if (rlen && (rlen != b->len || memcmp(run, b->id, rlen)))
 		pd->st.other_kernel = true;
-	if (!err)
-		err = sym_cache__kernel_preload(pd->sc);
-	return err == -ENOMEM ? err : 0;
+	return 0;
 }

@@ -209,9 +209,10 @@ uint32_t frames__intern_name(struct frames *ft, const char *name, size_t len)
 	return frames__intern_names(ft, &key, 1, &id) ? UINT32_MAX : id;
 }
 
-void frames__prefetch_name(const struct frames *ft, uint32_t h)
+size_t frames__split_names(const struct frames *ft, const char *s, size_t len, char sep,
+			   struct strtab_key *keys, bool *printable, size_t max, size_t *used)
 {
-	strtab__prefetch(ft->st, h);
+	return strtab__split(ft->st, s, len, sep, keys, printable, max, used);
 }
 
 /* The frame of frames__intern_name for the name name[0..len) whose strtab id is name_id. */

@@ -54,9 +54,9 @@ uint32_t frames__intern_name(struct frames *ft, const char *name, size_t len);
  * ids[0..n): one call for a batch. 0 or -ENOMEM. */
 int frames__intern_names(struct frames *ft, const struct strtab_key *keys, size_t n,
 			 uint32_t *ids);
-/* strtab__prefetch in the table of names: for each name of a batch as soon as its hash is
- * known, before frames__intern_names. */
-void frames__prefetch_name(const struct frames *ft, uint32_t h);
+/* strtab__split in the table of names: a batch of names for frames__intern_names. */
+size_t frames__split_names(const struct frames *ft, const char *s, size_t len, char sep,
+			   struct strtab_key *keys, bool *printable, size_t max, size_t *used);
 /* The frame for id; valid until the next intern call. */
 const struct frame *frames__get(const struct frames *ft, uint32_t id);
 /* Display name of frame id; valid until the strtab is freed. */

@@ -86,10 +86,10 @@ static int resize_nodes(struct profile *p, size_t ncap)
 	return 0;
 }
 
-/* Grows the node arrays by doubling; ids stay below PROFILE_NONE. */
-static int grow_nodes(struct profile *p)
+/* Grows the node arrays by doubling until they hold need nodes; ids stay below PROFILE_NONE. */
+static int grow_nodes(struct profile *p, size_t need)
 {
-	size_t ncap = grow_cap(p->cap, (size_t)p->count + 1, 256, PROFILE_NONE);
+	size_t ncap = grow_cap(p->cap, need, 256, PROFILE_NONE);
 
 	return ncap ? resize_nodes(p, ncap) : -ENOMEM;
 }
@@ -119,7 +119,7 @@ struct profile *profile__new(struct frames *ft, enum value_kind kind, bool chart
 	p->ft = ft;
 	p->kind = kind;
 	p->chart = chart;
-	if (grow_nodes(p) || rehash(p, 256)) {
+	if (grow_nodes(p, 1) || rehash(p, 256)) {
 		profile__free(p);
 		return NULL;
 	}
@@ -242,7 +242,7 @@ static uint32_t new_child(struct profile *p, uint32_t parent, uint32_t frame)
 {
 	uint32_t id;
 
-	if (p->count == p->cap && grow_nodes(p))
+	if (p->count == p->cap && grow_nodes(p, (size_t)p->count + 1))
 		return PROFILE_NONE;
 	id = p->count++;
 	p->nodes[id] = (struct profile_node){ parent, frame, PROFILE_NONE,
@@ -323,15 +323,52 @@ void profile__scale(struct profile *p, double factor)
 	}
 }
 
+uint32_t profile__child_path(struct profile *p, uint32_t node, const uint32_t *frames, size_t n,
+			     uint32_t *path)
+{
+	size_t i = 0;
+
+	for (; i < n; i++) {
+		uint32_t c = profile__find_child(p, node, frames[i]);
+
+		if (c == PROFILE_NONE)
+			break;
+		node = c;
+		if (path)
+			path[i] = c;
+	}
+	if (i == n)
+		return node;
+	node = new_child(p, node, frames[i]);
+	if (node == PROFILE_NONE)
+		return PROFILE_NONE;
+	if (path)
+		path[i] = node;
+	if (p->count + (n - i - 1) > p->cap && grow_nodes(p, p->count + (n - i - 1)))
+		return PROFILE_NONE;
+	/* The rest: each the only child of the one before, never indexed (not wide). */
+	for (i++; i < n; i++) {
+		uint32_t id = p->count++;
+
+		p->nodes[id] = (struct profile_node){ node, frames[i], PROFILE_NONE, PROFILE_NONE,
+						      0, 0 };
+		p->nodes[node].first_child = id;
+		p->indexed[id] = 0;
+		if (p->total2)
+			p->total2[id] = p->self2[id] = 0;
+		node = id;
+		if (path)
+			path[i] = id;
+	}
+	return node;
+}
+
 static int add_path(struct profile *p, const uint32_t *frames, size_t n, double v, double v2)
 {
-	uint32_t node = PROFILE_ROOT;
+	uint32_t node = profile__child_path(p, PROFILE_ROOT, frames, n, NULL);
 
-	for (size_t i = 0; i < n; i++) {
-		node = profile__child(p, node, frames[i]);
-		if (node == PROFILE_NONE)
-			return -ENOMEM;
-	}
+	if (node == PROFILE_NONE)
+		return -ENOMEM;
 	profile__add_value(p, node, v, v2);
 	return 0;
 }

@@ -66,6 +66,12 @@ int profile__set_two_column(struct profile *p);
 /* Returns the child of parent for frame, creating it (with zero values) if needed;
  * PROFILE_NONE on ENOMEM. Pair with profile__add_value to insert a stack step by step. */
 uint32_t profile__child(struct profile *p, uint32_t parent, uint32_t frame);
+/* Walks from node down the path frames[0..n), creating the children missing (with zero
+ * values), each node of it into path[0..n) unless path is NULL; returns the last one (node
+ * when n is 0), or PROFILE_NONE on ENOMEM. profile__child step by step, but below the first
+ * new node every node is new: made without a lookup. */
+uint32_t profile__child_path(struct profile *p, uint32_t node, const uint32_t *frames, size_t n,
+			     uint32_t *path);
 /* Returns the child of parent for frame or PROFILE_NONE, without creating it. */
 uint32_t profile__find_child(const struct profile *p, uint32_t parent, uint32_t frame);
 /* Charges value (and value2 when two-column) to node as self, and to it and its ancestors as

@@ -222,7 +222,9 @@ uint32_t strtab__hash(const char *s, size_t len)
 	return hash_end(h, w, len);
 }
 
-size_t strtab__hash_field(const char *s, size_t max, char sep, uint32_t *h, bool *printable)
+static inline __attribute__((always_inline)) size_t hash_field(const char *s, size_t max,
+								char sep, uint32_t *h,
+								bool *printable)
 {
 	const uint64_t ones = 0x0101010101010101ULL, top = ones << 7;
 	uint64_t acc = 0, w, bad_any = 0;
@@ -271,9 +273,24 @@ size_t strtab__hash_field(const char *s, size_t max, char sep, uint32_t *h, bool
 	return i + k;
 }
 
-void strtab__prefetch(const struct strtab *st, uint32_t h)
+size_t strtab__hash_field(const char *s, size_t max, char sep, uint32_t *h, bool *printable)
 {
-	__builtin_prefetch(&st->slots[h & st->mask]);
+	return hash_field(s, max, sep, h, printable);
+}
+
+size_t strtab__split(const struct strtab *st, const char *s, size_t len, char sep,
+		     struct strtab_key *keys, bool *printable, size_t max, size_t *used)
+{
+	size_t k = 0, start = 0;
+
+	for (; k < max && start <= len; k++) {
+		keys[k].s = s + start;
+		keys[k].len = hash_field(s + start, len - start, sep, &keys[k].hash, &printable[k]);
+		__builtin_prefetch(&st->slots[keys[k].hash & st->mask]);
+		start += keys[k].len + 1;
+	}
+	*used = start;
+	return k;
 }
 
 uint32_t strtab__intern(struct strtab *st, const char *s, size_t len)

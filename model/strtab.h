@@ -29,14 +29,18 @@ struct strtab_key {
 	size_t len;
 	uint32_t hash;
 };
+/* Splits s[0..len) at the bytes sep into at most max fields (the last one ends at len) as
+ * strtab__hash_field does, keys[i] and printable[i] for field i, and starts loading the slot
+ * each one probes first, so that strtab__intern_batch waits for memory about once for them
+ * all; returns how many fields, and in *used the bytes taken (through the sep after the last
+ * field, len + 1 when it ended at len). One call for a batch of frame names. */
+size_t strtab__split(const struct strtab *st, const char *s, size_t len, char sep,
+		     struct strtab_key *keys, bool *printable, size_t max, size_t *used);
 /* strtab__intern_hashed of keys[0..n), their ids into ids[0..n): one call for a batch (a
  * frame name costs less than a call's overhead to find). 0, or -ENOMEM (ids[i] is then
  * (uint32_t)-1 for the strings not interned). */
 int strtab__intern_batch(struct strtab *st, const struct strtab_key *keys, size_t n,
 			 uint32_t *ids);
-/* Starts loading the slot a string of hash h probes first: a batch of interns prefetched
- * first waits for memory once, not once per string. */
-void strtab__prefetch(const struct strtab *st, uint32_t h);
 /* Returns the id of s[0..len) or (uint32_t)-1 if it was never interned. */
 uint32_t strtab__find(const struct strtab *st, const char *s, size_t len);
 /* The NUL-terminated string for id; valid until the table is freed. */

@@ -53,6 +53,17 @@ if rec "$TMP/fp.data" -g "$TOOLS/burn" 1; then
 		      exit !(a > 52 && a < 68 && b > 22 && b < 38) }' "$TMP/got"
 	check "burn -g: the 60/30/10 split" [ $? = 0 ]
 
+	# Kernel frames named from perf's copy of kallsyms, never from /proc/kallsyms.
+	if command -v strace >/dev/null; then
+		strace -f -e trace=open,openat -o "$TMP/fp.strace" "$GALATOP" collapse \
+			"$TMP/fp.data" >/dev/null 2>&1
+		check "burn -g: kallsyms read from perf's copy, not /proc" sh -c \
+			"grep -q 'kernel.kallsyms.*/kallsyms' '$TMP/fp.strace' &&
+			 ! grep -q /proc/kallsyms '$TMP/fp.strace'"
+	else
+		skip "burn -g: kallsyms read from perf's copy" "strace missing (make deps installs it)"
+	fi
+
 	# The other commands read it too.
 	"$GALATOP" collapse "$TMP/fp.data" >"$TMP/got" 2>/dev/null
 	"$GALATOP" fold "$TMP/fp.data" >"$TMP/fold" 2>"$TMP/err"
@@ -89,6 +100,19 @@ for cmd in collapse fold svg view; do
 done
 
 # DWARF: the user stack unwound by galatop.
+# User samples only: kallsyms is not read at all (neither perf's copy nor /proc/kallsyms).
+if rec "$TMP/user.data" -g -e cpu-clock:u "$TOOLS/burn" 1; then
+	same "burn -g, user samples only" "$TMP/user.data" ""
+	if command -v strace >/dev/null; then
+		strace -f -e trace=open,openat -o "$TMP/user.strace" "$GALATOP" collapse \
+			"$TMP/user.data" >/dev/null 2>&1
+		check "user samples only: kallsyms not read" sh -c \
+			"[ -s '$TMP/user.strace' ] && ! grep -q kallsyms '$TMP/user.strace'"
+	else
+		skip "user samples only: kallsyms not read" "strace missing (make deps installs it)"
+	fi
+fi
+
 if rec "$TMP/dw.data" --call-graph dwarf "$TOOLS/burn_nofp" 1; then
 	# stacks met again are passed on by their unwound frames: the counts must stay perf's
 	# (the default last: the checks below read its output)

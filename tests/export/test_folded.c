@@ -1,5 +1,6 @@
 /* Unit tests for export/folded: flamegraph.pl's grammar, error reports, writer escaping. */
 #include <errno.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -267,6 +268,67 @@ TEST_CASE(sorted_input_prefix_reuse_matches_unsorted)
 	unload(&y);
 }
 
+/* The resident kilobytes of the mapping that starts at addr, from /proc/self/smaps; -1 if not
+ * found. */
+static long mapping_rss_kb(const void *addr)
+{
+	char line[512], want[32];
+	FILE *f = fopen("/proc/self/smaps", "r");
+	bool in = false;
+	long kb = -1;
+
+	snprintf(want, sizeof(want), "%lx-", (unsigned long)(uintptr_t)addr);
+	while (f && fgets(line, sizeof(line), f)) {
+		if (strchr(line, '-') && strchr(line, ' ') && strchr(line, '-') < strchr(line, ' '))
+			in = !strncmp(line, want, strlen(want));
+		else if (in && sscanf(line, "Rss: %ld kB", &kb) == 1)
+			break;
+	}
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+TEST_CASE(mapped_input_is_given_back_as_parsed)
+{
+	FILE *tmp = tmpfile();
+	struct fx a = { 0 }, b = { 0 };
+	struct folded_opts mapped = { .mapped = true };
+	size_t size;
+	char *map, *copy;
+
+	/* 13 MB of stacks, read from a mapping of the file: the pages parsed are given back
+	 * every 8 MB, the profile is the one of the same text in memory. */
+	for (int i = 0; i < 500000; i++)
+		fprintf(tmp, "main;work%d;leaf%d 1\n", i % 1000, i);
+	fflush(tmp);
+	size = (size_t)ftell(tmp);
+	CHECK(size > (12u << 20));
+	map = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fileno(tmp), 0);
+	CHECK(map != MAP_FAILED);
+	copy = malloc(size);
+	memcpy(copy, map, size);
+	for (struct fx *x = &a; x; x = x == &a ? &b : NULL) {
+		x->st = strtab__new();
+		x->ft = frames__new(x->st);
+		x->p = profile__new(x->ft, VALUE_SAMPLES, false);
+	}
+	CHECK(folded_read_profile_mem(map, size, "in.folded", &mapped, a.p, &a.stats) == 0);
+	CHECK(mapping_rss_kb(map) >= 0 && mapping_rss_kb(map) < (long)(size / 1024 / 2));
+	CHECK(folded_read_profile_mem(copy, size, "in.folded", NULL, b.p, &b.stats) == 0);
+	CHECK(a.stats.stacks == 500000 && b.stats.stacks == 500000);
+	CHECK(profile__node_count(a.p) == profile__node_count(b.p));
+	CHECK_NUM(profile__total(a.p), 500000);
+	for (uint32_t id = 0; id < profile__node_count(a.p); id++)
+		CHECK(profile__node(a.p, id)->frame == profile__node(b.p, id)->frame &&
+		      profile__node(a.p, id)->total == profile__node(b.p, id)->total);
+	munmap(map, size);
+	free(copy);
+	fclose(tmp);
+	unload(&a);
+	unload(&b);
+}
+
 TEST_CASE(reverse_and_empty_frames)
 {
 	static const char in[] = "a;b;c 2\n;x;;y; 1\n";
@@ -295,5 +357,6 @@ int main(void)
 	RUN(writer_escapes_separators_and_controls);
 	RUN(sorted_input_prefix_reuse_matches_unsorted);
 	RUN(reverse_and_empty_frames);
+	RUN(mapped_input_is_given_back_as_parsed);
 	HARNESS_EXIT();
 }

@@ -378,6 +378,47 @@ TEST_CASE(profile_wide_fanout_is_indexed)
 	fx_free(&fx);
 }
 
+TEST_CASE(profile_child_path_matches_child)
+{
+	static const char *const stacks[] = { "m;x;y;z", "m;x;w", "m;x;y;q", "n", "m;x;y;z;deep;er" };
+	struct fixture fx;
+	struct profile *q;
+	uint32_t ids[8], path[8];
+
+	/* The same stacks added frame by frame (profile__child) and by path, where the nodes
+	 * below the first new one are made without lookups: the same trees, node for node, and
+	 * path[] holds the nodes walked. */
+	fx_init(&fx, false);
+	q = profile__new(fx.ft, VALUE_SAMPLES, false);
+	for (size_t s = 0; s < sizeof(stacks) / sizeof(stacks[0]); s++) {
+		const char *at = stacks[s], *semi;
+		uint32_t node = PROFILE_ROOT;
+		size_t n = 0;
+
+		do {
+			semi = strchr(at, ';');
+			ids[n++] = frames__intern_name(fx.ft, at, semi ? (size_t)(semi - at) : strlen(at));
+			at = semi + 1;
+		} while (semi);
+		for (size_t i = 0; i < n; i++)
+			node = profile__child(fx.p, node, ids[i]);
+		CHECK(profile__child_path(q, PROFILE_ROOT, ids, n, path) == node);
+		for (size_t i = 0; i < n; i++)
+			CHECK(profile__node(q, path[i])->frame == ids[i] &&
+			      profile__node(q, path[i])->parent == (i ? path[i - 1] : PROFILE_ROOT));
+	}
+	CHECK(profile__node_count(q) == profile__node_count(fx.p) && profile__node_count(q) == 10);
+	for (uint32_t id = 0; id < profile__node_count(q); id++) {
+		const struct profile_node *a = profile__node(fx.p, id), *b = profile__node(q, id);
+
+		CHECK(a->parent == b->parent && a->frame == b->frame &&
+		      a->first_child == b->first_child && a->next_sibling == b->next_sibling);
+	}
+	CHECK(profile__child_path(q, path[0], ids, 0, NULL) == path[0]);
+	profile__free(q);
+	fx_free(&fx);
+}
+
 TEST_CASE(sanitize_replaces_controls_and_bad_utf8)
 {
 	char out[64];
@@ -451,6 +492,7 @@ int main(void)
 	RUN(profile_merge_column_builds_a_differential);
 	RUN(profile_many_nodes_and_clear);
 	RUN(profile_wide_fanout_is_indexed);
+	RUN(profile_child_path_matches_child);
 	RUN(sanitize_replaces_controls_and_bad_utf8);
 	HARNESS_EXIT();
 }
