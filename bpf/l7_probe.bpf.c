@@ -862,6 +862,31 @@ int BPF_PROG(gt_l7_send_begin, struct sock *sk, struct msghdr *msg, struct sk_bu
 	return 0;
 }
 
+/* A Unix-domain send has no TCP path: the first moment a tracepoint sees within it is the
+ * receiver's wakeup (sock_def_readable), once the bytes are queued to it, before the send
+ * wakes the receiver and returns. Only within a send system call of the thread (a connect
+ * wakes its listener too), kept as tcp_sendmsg_locked's start is. Every socket's data-ready
+ * passes here: the family is the first test. */
+SEC("tp_btf/sk_data_ready")
+int BPF_PROG(gt_l7_send_ready, const struct sock *sk)
+{
+	__u64 id = bpf_get_current_pid_tgid(), *begun;
+	struct pt_regs *regs;
+	long nr;
+
+	if (sk->__sk_common.skc_family != GT_AF_UNIX || !current_passes(id >> 32, (__u32)id))
+		return 0;
+	regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	nr = regs->orig_ax;
+	if (nr != GT_NR_WRITE && nr != GT_NR_WRITEV && nr != GT_NR_SENDTO && nr != GT_NR_SENDMSG)
+		return 0;
+	begun = bpf_task_storage_get(&gt_l7_send_t0, bpf_get_current_task_btf(), 0,
+				     BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (begun && !*begun)
+		*begun = bpf_ktime_get_ns();
+	return 0;
+}
+
 SEC("tp_btf/sock_send_length")
 int BPF_PROG(gt_l7_send, struct sock *sk, int ret, int flags)
 {

@@ -189,7 +189,9 @@ fi
 # the snapshot keeps the exits and the Threads pane folds the three into one row.
 cp /bin/sleep "$TMP/gtexitprobe" && cp /bin/sleep "$TMP/gtaliveprobe"
 "$TMP/gtaliveprobe" 8 & ALIVE=$!
-(sleep 0.5; for i in 1 2 3; do "$TMP/gtexitprobe" 0.1; done) &
+# They start once the probes are on (attaching takes longer than a fixed delay under load).
+rm -f "$TMP/exits.err"
+(wait_until 100 grep -qs recording "$TMP/exits.err"; for i in 1 2 3; do "$TMP/gtexitprobe" 0.1; done) &
 SPAWN=$!
 rec exits -d 2 -o "$TMP/ex.gtop"
 wait $SPAWN

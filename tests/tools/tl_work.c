@@ -9,11 +9,12 @@
  *   tl_work syscalls SECS SPIN  two SysThd threads: a 1-byte write to /dev/null, then SPIN
  *                               loop iterations, for SECS seconds; prints the writes done
  *   tl_work pipe N MS           PipeThd reads N bytes from a pipe one at a time, a writer
- *                               thread writing one every MS ms; prints N and the reads' total
- *                               time in microseconds, timed around each read
- *   tl_work hold N MS           HoldThd takes a mutex N times and holds it MS ms while
- *                               WaitThd waits for it; prints N and WaitThd's total wait in
- *                               pthread_mutex_lock in microseconds
+ *                               thread writing one MS ms after the last, once the reader
+ *                               blocks; prints N and the reads' total time in microseconds,
+ *                               timed around each read
+ *   tl_work hold N MS           HoldThd takes a mutex N times and holds it MS ms once
+ *                               WaitThd blocks waiting for it; prints N and WaitThd's total
+ *                               wait in pthread_mutex_lock in microseconds
  * Prints "ready" on stdout when its threads run. */
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -187,11 +188,35 @@ static void *sleep_thd(void *arg)
 }
 
 static int pipe_fd[2];
+static volatile pid_t reader_tid, waiter_tid;
+
+/* Returns once thread tid of this process sleeps (state S: blocked, so that each of the
+ * calls the tests count does block, however late the machine's load makes it). */
+static void until_blocked(volatile pid_t *tid)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+
+	while (!*tid)
+		nap_ms(1);
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)*tid);
+	for (;;) {
+		f = fopen(path, "r");
+		if (!f)
+			exit(1);
+		p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+		fclose(f);
+		if (p && p[1] == ' ' && p[2] == 'S')
+			return;
+		nap_ms(1);
+	}
+}
 
 static void *pipe_writer(void *arg)
 {
 	for (int i = 0; i < count; i++) {
 		nap_ms(ms);
+		until_blocked(&reader_tid);
 		if (write(pipe_fd[1], "x", 1) != 1)
 			exit(1);
 	}
@@ -213,6 +238,7 @@ static void *pipe_reader(void *arg)
 	double *total = arg;
 
 	pthread_setname_np(pthread_self(), "PipeThd");
+	reader_tid = gettid();
 	for (int i = 0; i < count; i++)
 		*total += read_byte(pipe_fd[0]);
 	return NULL;
@@ -236,6 +262,7 @@ static void *hold_thd(void *arg)
 		pthread_mutex_lock(&a);
 		hold_round = i;
 		spin_until(&wait_round, i);
+		until_blocked(&waiter_tid);
 		nap_ms(ms);
 		pthread_mutex_unlock(&a);
 		spin_until(&done_round, i);
@@ -256,6 +283,7 @@ static void *wait_thd(void *arg)
 	double *total = arg;
 
 	pthread_setname_np(pthread_self(), "WaitThd");
+	waiter_tid = gettid();
 	for (int i = 1; i <= count; i++) {
 		spin_until(&hold_round, i);
 		wait_round = i;
