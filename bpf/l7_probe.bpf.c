@@ -161,7 +161,28 @@ struct {
 	__type(value, struct l7_scratch);
 } gt_l7_pending SEC(".maps");
 
+/* Where a thread's sendmmsg/recvmmsg is in its vector: the kernel sends or receives the messages
+ * one by one, in order, each firing the tracepoint; the registers name the vector only. The
+ * position restarts at 0 for another call: another vector, fd or system call, past its length
+ * (the entry is dropped after the last message), or after a failed message (which ends the call;
+ * mmsg_n, approximate, spares the lookup while no thread has one). */
+struct mmsg_pos {
+	__u64 vec;
+	__s32 fd;
+	__u32 nr;
+	__u32 vlen;
+	__u32 next;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32); /* tid */
+	__type(value, struct mmsg_pos);
+} gt_l7_mmsg SEC(".maps");
+
 __u64 pending_n = 0;
+__u64 mmsg_n = 0;
 /* OpenSSL calls in progress (approximate): while none is, socket calls skip gt_l7_ssl. */
 __u64 ssl_inflight = 0;
 
@@ -496,6 +517,14 @@ static __always_inline __u8 kinfer(const __u8 *d, __u32 cap, __u64 len, bool udp
 	return udp && dns_header(d) ? L7_KPROTO_DNS : 0;
 }
 
+/* kinfer on the record under construction in s: a global function, so that the verifier
+ * checks the guess once rather than on every path that leads to it (which doubled the socket
+ * programs' verification, close to its limit). */
+__noinline int gt_kinfer(struct l7_scratch *s, __u32 cap, __u64 len, int udp, int uds)
+{
+	return s ? kinfer(s->data, cap, len, udp, uds) : 0;
+}
+
 static __always_inline struct l7_scratch *scratch(void)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
@@ -529,28 +558,34 @@ struct iov_walk {
 	__u32 cnt, cap, off;
 };
 
-/* One iovec entry of copy_iov: 1 stops the walk. */
+/* Two iovec entries of copy_iov (i-th pair), read with one copy: 1 stops the walk. */
 static long iov_step(__u64 i, void *ctx)
 {
 	struct iov_walk *w = ctx;
-	struct iovec v;
+	struct iovec v[2];
+	__u32 size = i * 2 + 1 < w->cnt ? sizeof(v) : sizeof(v[0]);
 
+	i *= 2;
 	if (i >= w->cnt || w->off >= w->cap)
 		return 1;
-	if (bpf_probe_read_user(&v, sizeof(v), (const void *)(w->iov + i * sizeof(v))))
+	if (bpf_probe_read_user(v, size, (const void *)(w->iov + i * sizeof(v[0]))))
 		return 1;
-	w->off += copy_at(w->s, w->off, (__u64)v.iov_base,
-			  v.iov_len < w->cap - w->off ? v.iov_len : w->cap - w->off);
+	w->off += copy_at(w->s, w->off, (__u64)v[0].iov_base,
+			  v[0].iov_len < w->cap - w->off ? v[0].iov_len : w->cap - w->off);
+	if (size == sizeof(v) && w->off < w->cap)
+		w->off += copy_at(w->s, w->off, (__u64)v[1].iov_base,
+				  v[1].iov_len < w->cap - w->off ? v[1].iov_len : w->cap - w->off);
 	return 0;
 }
 
-/* Copies the first `cap` bytes spread over an iovec array. A bpf_loop rather than an unrolled
- * loop: gRPC writes a frame's header and payload as two entries, a batch of frames in many. */
+/* Copies the first `cap` bytes spread over an iovec array, two entries per step (a server's
+ * header and body, a frame's header and payload take one read of the array): a bpf_loop rather
+ * than an unrolled loop, as gRPC writes a batch of frames in many entries. */
 static __always_inline __u32 copy_iov(struct l7_scratch *s, __u64 iov, __u32 cnt, __u32 cap)
 {
 	struct iov_walk w = { .s = s, .iov = iov, .cnt = cnt, .cap = cap };
 
-	bpf_loop(L7_MAX_IOV, iov_step, &w, 0);
+	bpf_loop((L7_MAX_IOV + 1) / 2, iov_step, &w, 0);
 	return w.off < cap ? w.off : cap;
 }
 
@@ -653,7 +688,7 @@ static __always_inline void emit_data(void *ctx, __u64 start_ns, __u64 end_ns, _
 	if (c->state == CONN_UNDECIDED) {
 		if (kind == K_SENDFILE)
 			return;
-		guess = kinfer(s->data, got, len, c->udp, c->af_unix);
+		guess = gt_kinfer(s, got, len, c->udp, c->af_unix);
 		if (guess == 0xff) {
 			c->state = CONN_IGNORED;
 		} else if (guess && (proto_mask & (1u << guess))) {
@@ -724,12 +759,46 @@ static __always_inline void emit_data(void *ctx, __u64 start_ns, __u64 end_ns, _
 	output(s, got, cnt);
 }
 
+/* The index in its vector of the message a sendmmsg/recvmmsg (system call nr) of thread tid on
+ * fd is at. */
+static __always_inline __u32 mmsg_index(__u32 tid, long nr, int fd, __u64 vec, __u32 vlen)
+{
+	struct mmsg_pos *p = bpf_map_lookup_elem(&gt_l7_mmsg, &tid), n = {};
+	__u32 i;
+
+	if (p && p->vec == vec && p->fd == fd && p->nr == (__u32)nr && p->next < p->vlen) {
+		i = p->next++;
+		if (p->next >= p->vlen && !bpf_map_delete_elem(&gt_l7_mmsg, &tid))
+			__sync_fetch_and_add(&mmsg_n, -1);
+		return i;
+	}
+	if (vlen > 1) {
+		n.vec = vec;
+		n.fd = fd;
+		n.nr = (__u32)nr;
+		n.vlen = vlen;
+		n.next = 1;
+		if (!bpf_map_update_elem(&gt_l7_mmsg, &tid, &n, p ? BPF_EXIST : BPF_NOEXIST) && !p)
+			__sync_fetch_and_add(&mmsg_n, 1);
+	} else if (p && !bpf_map_delete_elem(&gt_l7_mmsg, &tid)) {
+		__sync_fetch_and_add(&mmsg_n, -1);
+	}
+	return 0;
+}
+
+/* A failed socket call of thread tid: a sendmmsg/recvmmsg in progress on it ends there. */
+static __always_inline void mmsg_fail(__u32 tid)
+{
+	if (mmsg_n && !bpf_map_delete_elem(&gt_l7_mmsg, &tid))
+		__sync_fetch_and_add(&mmsg_n, -1);
+}
+
 /* A socket call of ret bytes on sk has moved its data (dir 0 send, 1 recv): the system call
  * number and arguments in the task's registers say where the bytes are. */
 static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir)
 {
 	__u64 id = bpf_get_current_pid_tgid(), now, t0 = 0, buf, addr = 0, later = 0;
-	__u32 tgid = id >> 32, tid = (__u32)id, n = 0;
+	__u32 tgid = id >> 32, tid = (__u32)id, n = 0, flags = 0;
 	struct ssl_args *ssl = NULL;
 	struct l7_counters *cnt;
 	struct tcp_sock *tp;
@@ -739,6 +808,8 @@ static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir
 	long nr;
 	int fd;
 
+	if (ret <= 0)
+		mmsg_fail(tid);
 	if (!current_passes(tgid, tid))
 		return 0;
 	if (dir == 0) {
@@ -819,30 +890,29 @@ static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir
 	now = bpf_ktime_get_ns();
 	if (!t0 || t0 > now)
 		t0 = now;
-	switch (kind) {
-	case K_BUF:
-	case K_IOV:
-		emit_data(ctx, t0, now, tgid, fd, c, dir, ret, kind, buf, n, addr, later, 0, tp, cnt);
-		break;
-	case K_MSG: {
+	/* One emit_data for every kind: each inlined copy would be verified on its own. */
+	if (kind == K_MSG || kind == K_MMSG) {
 		struct user_msghdr m;
 
+		/* sendmmsg/recvmmsg: the vector's message this one is (vlen in the third
+		 * argument), each a struct mmsghdr, a msghdr with the count after it. */
+		if (kind == K_MMSG)
+			buf += (__u64)mmsg_index(tid, nr, fd, buf, (__u32)regs->dx) *
+			       sizeof(struct mmsghdr);
 		if (bpf_probe_read_user(&m, sizeof(m), (const void *)buf))
-			break;
-		addr = (__u64)m.msg_name;
-		emit_data(ctx, t0, now, tgid, fd, c, dir, ret, K_IOV, (__u64)m.msg_iov,
-			  (__u32)m.msg_iovlen, dir ? 0 : addr,
-			  dir && c->udp && !c->rport && !c->af_unix ? addr : 0,
-			  0, tp, cnt);
-		break;
+			return 0;
+		kind = K_IOV;
+		buf = (__u64)m.msg_iov;
+		n = (__u32)m.msg_iovlen;
+		addr = dir ? 0 : (__u64)m.msg_name;
+		later = dir && c->udp && !c->rport && !c->af_unix ? (__u64)m.msg_name : 0;
+	} else if (kind == K_SENDFILE) {
+		/* sendfile moves file pages: bytes counted, none copied. */
+		buf = addr = later = 0;
+		n = 0;
+		flags = L7_EVF_SENDFILE;
 	}
-	default:
-		/* sendfile moves file pages; of a sendmmsg/recvmmsg the registers do not say which
-		 * message this is: bytes counted, none copied. */
-		emit_data(ctx, t0, now, tgid, fd, c, dir, ret, K_SENDFILE, 0, 0, 0, 0, L7_EVF_SENDFILE, tp,
-			  cnt);
-		break;
-	}
+	emit_data(ctx, t0, now, tgid, fd, c, dir, ret, kind, buf, n, addr, later, flags, tp, cnt);
 	return 0;
 }
 
@@ -854,6 +924,31 @@ int BPF_PROG(gt_l7_send_begin, struct sock *sk, struct msghdr *msg, struct sk_bu
 	__u64 id = bpf_get_current_pid_tgid(), *begun;
 
 	if (!current_passes(id >> 32, (__u32)id))
+		return 0;
+	begun = bpf_task_storage_get(&gt_l7_send_t0, bpf_get_current_task_btf(), 0,
+				     BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (begun && !*begun)
+		*begun = bpf_ktime_get_ns();
+	return 0;
+}
+
+/* A Unix-domain send has no TCP path: the first moment a tracepoint sees within it is the
+ * receiver's wakeup (sock_def_readable), once the bytes are queued to it, before the send
+ * wakes the receiver and returns. Only within a send system call of the thread (a connect
+ * wakes its listener too), kept as tcp_sendmsg_locked's start is. Every socket's data-ready
+ * passes here: the family is the first test. */
+SEC("tp_btf/sk_data_ready")
+int BPF_PROG(gt_l7_send_ready, const struct sock *sk)
+{
+	__u64 id = bpf_get_current_pid_tgid(), *begun;
+	struct pt_regs *regs;
+	long nr;
+
+	if (sk->__sk_common.skc_family != GT_AF_UNIX || !current_passes(id >> 32, (__u32)id))
+		return 0;
+	regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	nr = regs->orig_ax;
+	if (nr != GT_NR_WRITE && nr != GT_NR_WRITEV && nr != GT_NR_SENDTO && nr != GT_NR_SENDMSG)
 		return 0;
 	begun = bpf_task_storage_get(&gt_l7_send_t0, bpf_get_current_task_btf(), 0,
 				     BPF_LOCAL_STORAGE_GET_F_CREATE);

@@ -280,6 +280,9 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 	 * its send returns (a loopback round trip looks shorter by the send's own time). */
 	if (libbpf_find_vmlinux_btf_id("tcp_sendmsg_locked", BPF_TRACE_RAW_TP) < 0)
 		rc = rc ?: bpf_program__set_autoload(p->skel->progs.gt_l7_send_begin, false);
+	/* Before 6.4 no sock:sk_data_ready: a Unix-domain send's request starts at its end. */
+	if (libbpf_find_vmlinux_btf_id("sk_data_ready", BPF_TRACE_RAW_TP) < 0)
+		rc = rc ?: bpf_program__set_autoload(p->skel->progs.gt_l7_send_ready, false);
 	if (!o->no_tls) {
 		p->tls = tls_new(p->skel);
 		p->gotls = go_tls_new(p->skel);

@@ -158,8 +158,9 @@ static __always_inline void leak_free(__u64 pid_tgid, __u64 addr, struct gt_coun
 		leak_emit_free(pid_tgid, addr, c);
 }
 
-SEC("uprobe")
-int gt_leak_entry(struct pt_regs *ctx)
+/* An allocator function's entry: 1 when its return must be seen (the call is sampled, or
+ * moves a sampled block), else 0. */
+static __always_inline int leak_on_entry(struct pt_regs *ctx)
 {
 	__u64 cookie = bpf_get_attach_cookie(ctx), pid_tgid = bpf_get_current_pid_tgid();
 	__u32 fn = cookie & LEAK_FN_MASK, tid = (__u32)pid_tgid;
@@ -224,13 +225,22 @@ int gt_leak_entry(struct pt_regs *ctx)
 	outer = bpf_map_lookup_elem(&gt_leak_calls, &tid);
 	if (outer && outer->sp > call.sp && outer->sp - call.sp < (1u << 20))
 		return 0;
-	if (bpf_map_update_elem(&gt_leak_calls, &tid, &call, BPF_ANY))
+	if (bpf_map_update_elem(&gt_leak_calls, &tid, &call, BPF_ANY)) {
 		COUNT(c, leak_drops);
+		return 0;
+	}
+	return 1;
+}
+
+SEC("uprobe")
+int gt_leak_entry(struct pt_regs *ctx)
+{
+	leak_on_entry(ctx);
 	return 0;
 }
 
-SEC("uretprobe")
-int gt_leak_ret(struct pt_regs *ctx)
+/* An allocator function's return, after an entry that kept the call. */
+static __always_inline int leak_on_ret(struct pt_regs *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), addr = PT_REGS_RC(ctx), now;
 	__u32 tid = (__u32)pid_tgid;
@@ -277,6 +287,26 @@ int gt_leak_ret(struct pt_regs *ctx)
 		COUNT(c, leak_sampled);
 	}
 	return 0;
+}
+
+SEC("uretprobe")
+int gt_leak_ret(struct pt_regs *ctx)
+{
+	return leak_on_ret(ctx);
+}
+
+extern bool bpf_session_is_return(void) __ksym __weak;
+
+/* Entry and return in one program (uprobe.session, Linux 6.10; user space loads it with that
+ * attach type and attaches it with a uprobe_multi link): the entry returns 1 for the calls
+ * whose return does not matter, and the kernel then skips their return probe, the costlier
+ * half (a second trap) of most calls. */
+SEC("uprobe")
+int gt_leak_session(struct pt_regs *ctx)
+{
+	if (bpf_session_is_return())
+		return leak_on_ret(ctx);
+	return !leak_on_entry(ctx);
 }
 
 #endif

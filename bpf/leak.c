@@ -16,6 +16,7 @@
 #include "bpf/loadlog.h"
 #include "bpf/uprobe_lib.h"
 #include "symbols/elf_func.h"
+#include "symbols/probe_spot.h"
 #include "symbols/proc_maps.h"
 #include "util/grow.h"
 
@@ -126,7 +127,7 @@ struct leak_set_of {
 };
 
 struct leak_probes {
-	struct bpf_program *entry, *ret;
+	struct bpf_program *entry, *ret, *session;
 	bool per_pid;
 	struct leak_set_of **sets;
 	size_t nsets, sets_cap;
@@ -134,45 +135,27 @@ struct leak_probes {
 	char warnings[2048];
 };
 
-/* Length of the instruction at b if the kernel runs it for the probe (x86 uprobes emulate a
- * push of a register, jumps, calls, conditional jumps and nops), else 0: any other
- * instruction is single-stepped out of line, a debug trap that costs ten times the probe
- * here (40 us against 3 us on a 6.18 VM). */
-static unsigned insn_emulated(const uint8_t *b)
+/* The registers holding the arguments the probe reads for a function of kind fn (LEAK_FN_*),
+ * in x86-64's order: rdi, rsi, rdx, rcx. */
+static unsigned args_read(unsigned fn)
 {
-	if ((b[0] >= 0x50 && b[0] <= 0x57) || b[0] == 0x90)
+	switch (fn) {
+	case LEAK_FN_MALLOC:
+	case LEAK_FN_VALLOC:
+	case LEAK_FN_PVALLOC:
+	case LEAK_FN_FREE:
 		return 1;
-	if (b[0] == 0x41 && b[1] >= 0x50 && b[1] <= 0x57)
+	case LEAK_FN_CALLOC:
+	case LEAK_FN_REALLOC:
+	case LEAK_FN_MEMALIGN:
 		return 2;
-	if ((b[0] >= 0x70 && b[0] <= 0x7f) || b[0] == 0xeb)
-		return 2;
-	if (b[0] == 0xe8 || b[0] == 0xe9)
-		return 5;
-	if (b[0] == 0x0f && b[1] >= 0x80 && b[1] <= 0x8f)
-		return 6;
-	return 0;
-}
-
-/* Length of the instruction at b if it is one a function may start with that changes
- * neither the stack pointer, the argument registers nor memory (test of two registers, a
- * compare of a global byte with an immediate, endbr64): a probe after it sees the call as
- * one at the start does, return address included. 0 for anything else. */
-static unsigned insn_harmless(const uint8_t *b)
-{
-	const uint8_t *op = (b[0] & 0xf0) == 0x40 ? b + 1 : b; /* past a REX prefix */
-
-	if (op[0] == 0x85 && (op[1] & 0xc0) == 0xc0)
-		return (unsigned)(op - b) + 2;
-	if (b[0] == 0x80 && b[1] == 0x3d)
-		return 7;
-	if (b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e && b[3] == 0xfa)
+	default:
 		return 4;
-	return 0;
+	}
 }
 
-/* The probes of a function go past a harmless first instruction when the next one is
- * emulated and the first is not (glibc's free starts with test %rdi,%rdi, memalign with a
- * compare: both single-stepped at the start). */
+/* The probes of a function go to their spot (symbols/probe_spot.h): an instruction the
+ * kernel must single-step costs ten times one it emulates (40 us against 3 us on a 6.18 VM). */
 static void place(void *ctx, const char *file, const struct uprobe_lib_probe *pr, size_t n,
 		  uint64_t *off)
 {
@@ -184,14 +167,12 @@ static void place(void *ctx, const char *file, const struct uprobe_lib_probe *pr
 		return;
 	for (size_t i = 0; i < n; i++)
 		names[i] = pr[i].func;
-	if (elf_func_code(file, names, n, found, code) <= 0)
+	if (elf_func_code(file, names, n, found, code, NULL) <= 0)
 		return;
-	for (size_t i = 0; i < n; i++) {
-		unsigned skip = found[i] && !insn_emulated(code[i]) ? insn_harmless(code[i]) : 0;
-
-		if (skip && skip + 6 <= ELF_FUNC_CODE && insn_emulated(code[i] + skip))
-			off[i] = skip;
-	}
+	for (size_t i = 0; i < n; i++)
+		if (found[i])
+			off[i] = probe_spot(code[i], ELF_FUNC_CODE,
+					    args_read((unsigned)(pr[i].cookie & LEAK_FN_MASK)));
 }
 
 static bool exe_match(void *ctx, const char *path)
@@ -221,7 +202,8 @@ static struct leak_set_of *set_new(struct leak_probes *l, int pid)
 	for (int k = 0; k < NKITS; k++) {
 		struct uprobe_lib_probe pr[MAX_PROBES];
 		struct uprobe_lib_opts o = { .prefix = kits[k].prefix, .probes = pr,
-					     .offsets = place, .pid = pid > 0 ? pid : 0 };
+					     .offsets = place, .pid = pid > 0 ? pid : 0,
+					     .session = l->session != NULL };
 		size_t n = 0;
 
 		if (!kits[k].prefix) {
@@ -231,6 +213,11 @@ static struct leak_set_of *set_new(struct leak_probes *l, int pid)
 			o.ctx = ls;
 		}
 		for (const struct leak_fn_name *f = kits[k].fns; f->name && n + 2 <= MAX_PROBES; f++) {
+			if (l->session) {
+				pr[n++] = (struct uprobe_lib_probe){ f->name, l->session, false,
+								     f->cookie };
+				continue;
+			}
 			pr[n++] = (struct uprobe_lib_probe){ f->name, l->entry, false, f->cookie };
 			if ((f->cookie & LEAK_FN_MASK) != LEAK_FN_FREE)
 				pr[n++] = (struct uprobe_lib_probe){ f->name, l->ret, true, f->cookie };
@@ -246,7 +233,7 @@ static struct leak_set_of *set_new(struct leak_probes *l, int pid)
 }
 
 struct leak_probes *leak_probes__new(struct bpf_program *entry, struct bpf_program *ret,
-				     bool per_pid)
+				     struct bpf_program *session, bool per_pid)
 {
 	struct leak_probes *l = calloc(1, sizeof(*l));
 
@@ -254,6 +241,7 @@ struct leak_probes *leak_probes__new(struct bpf_program *entry, struct bpf_progr
 		return NULL;
 	l->entry = entry;
 	l->ret = ret;
+	l->session = session;
 	l->per_pid = per_pid;
 	return l;
 }

@@ -14,12 +14,13 @@
 struct bpf_program;
 struct leak_probes;
 
-/* The probe kit over the programs entry and ret (borrowed). per_pid: each process is
+/* The probe kit over the programs entry and ret (borrowed), or over the uprobe.session
+ * program session when not NULL (bpf/uprobe_lib.h). per_pid: each process is
  * probed alone (the kernel puts the breakpoints in its memory only, other processes pay
  * nothing), its executable too (an allocator of its own, static or bundled); else the
  * allocator files are probed in every process that maps them. NULL on ENOMEM. */
 struct leak_probes *leak_probes__new(struct bpf_program *entry, struct bpf_program *ret,
-				     bool per_pid);
+				     struct bpf_program *session, bool per_pid);
 /* Probes the allocators mapped by pids[0..n) (with per_pid, each one's own; else NULL means
  * every process) not probed yet; with again, processes looked at before are read again
  * (dlopen, exec). The number of files newly probed. */

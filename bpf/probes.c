@@ -22,6 +22,7 @@
 #include "bpf/loadlog.h"
 #include "bpf/period_jitter.h"
 #include "bpf/targets.h"
+#include "bpf/uprobe_lib.h"
 #include "bpf/tracefs.h"
 #include "model/stack_type.h"
 #include "profile.skel.h"
@@ -161,9 +162,10 @@ static void growth_progs(struct gt_profile *s, struct bpf_program *out[GROWTH_PR
 	out[5] = s->progs.gt_gbrk;
 }
 
-/* Opens and loads the skeleton with the programs of `types` only; NULL on failure (with
- * a libbpf reason caught, see loadlog.h). */
-static struct gt_profile *load_skel(const struct probe_opts *o, unsigned types, bool mem_btf)
+/* Opens and loads the skeleton with the programs of `types` only, leak's as one uprobe.session
+ * program with session; NULL on failure (with a libbpf reason caught, see loadlog.h). */
+static struct gt_profile *load_skel_as(const struct probe_opts *o, unsigned types, bool mem_btf,
+				       bool session)
 {
 	struct bpf_program *growth[GROWTH_PROGS];
 	struct gt_profile *skel;
@@ -182,8 +184,14 @@ static struct gt_profile *load_skel(const struct probe_opts *o, unsigned types, 
 					       (types & PROBE_MEM) && mem_btf);
 	err = err ?: bpf_program__set_autoload(skel->progs.gt_mem_tp,
 					       (types & PROBE_MEM) && !mem_btf);
-	err = err ?: bpf_program__set_autoload(skel->progs.gt_leak_entry, types & PROBE_LEAK);
-	err = err ?: bpf_program__set_autoload(skel->progs.gt_leak_ret, types & PROBE_LEAK);
+	err = err ?: bpf_program__set_autoload(skel->progs.gt_leak_entry,
+					       (types & PROBE_LEAK) && !session);
+	err = err ?: bpf_program__set_autoload(skel->progs.gt_leak_ret,
+					       (types & PROBE_LEAK) && !session);
+	err = err ?: bpf_program__set_autoload(skel->progs.gt_leak_session,
+					       (types & PROBE_LEAK) && session);
+	err = err ?: bpf_program__set_expected_attach_type(
+		skel->progs.gt_leak_session, (enum bpf_attach_type)UPROBE_SESSION_ATTACH_TYPE);
 	growth_progs(skel, growth);
 	for (int i = 0; i < GROWTH_PROGS; i++)
 		err = err ?: bpf_program__set_autoload(growth[i], types & PROBE_GROWTH);
@@ -232,6 +240,18 @@ static struct gt_profile *load_skel(const struct probe_opts *o, unsigned types, 
 		return NULL;
 	}
 	return skel;
+}
+
+/* load_skel_as with leak's programs as uprobe.session where the kernel has it (and it was not
+ * turned down: --leak-uretprobe), else, or when that does not load, as entry and return
+ * uprobes. */
+static struct gt_profile *load_skel(const struct probe_opts *o, unsigned types, bool mem_btf)
+{
+	struct gt_profile *skel = NULL;
+
+	if ((types & PROBE_LEAK) && !o->leak_uretprobe && uprobe_lib_session_supported())
+		skel = load_skel_as(o, types, mem_btf, true);
+	return skel ? skel : load_skel_as(o, types, mem_btf, false);
 }
 
 /* Loads everything wanted; if the verifier or the kernel refuses, finds out which probes are
@@ -466,9 +486,10 @@ static int on_record(void *ctx, void *data, size_t size)
 static int attach_leak(struct probes *p)
 {
 	const char *w;
+	struct bpf_program *session = p->skel->progs.gt_leak_session;
 
 	p->leak = leak_probes__new(p->skel->progs.gt_leak_entry, p->skel->progs.gt_leak_ret,
-				   !p->leak_all);
+				   bpf_program__autoload(session) ? session : NULL, !p->leak_all);
 	if (!p->leak)
 		return -ENOMEM;
 	probes__leak_scan(p, NULL, 0, false);
@@ -808,6 +829,11 @@ void probes__leak_pause(struct probes *p)
 uint64_t probes__leak_sample(const struct probes *p)
 {
 	return p->leak_sample;
+}
+
+bool probes__leak_session(const struct probes *p)
+{
+	return p->skel && bpf_program__autoload(p->skel->progs.gt_leak_session);
 }
 
 int probes__leak_unhooked(const struct probes *p, int pid, char *why, size_t len)

@@ -67,6 +67,9 @@ struct probe_opts {
 			       * takes 1 event in n, weighted n (adapted every 100 ms); 0 = all */
 	uint64_t leak_sample; /* leak: mean bytes allocated between two sampled allocations
 			       * (Poisson by bytes); 0 = 512 KiB, 1 = every allocation */
+	bool leak_uretprobe;  /* leak: an entry uprobe and a uretprobe per function even where the
+			       * kernel has uprobe.session (one program whose return part runs
+			       * only for the calls that need it) */
 	size_t leak_max_live; /* leak: sampled allocations tracked at once; 0 = 65536 (1 << 20
 			       * when every allocation is taken); past it they are dropped */
 	sideband_fn task_fn;  /* when set, gets every process's mappings, forks, execs and exits
@@ -188,6 +191,9 @@ int probes__leak_forget(struct probes *p, uint32_t tgid, uint64_t addr);
 void probes__leak_pause(struct probes *p);
 /* leak: the mean bytes between samples in use (1: every allocation). */
 uint64_t probes__leak_sample(const struct probes *p);
+/* leak: whether its probes are uprobe.session ones (the return probe runs for the calls that
+ * need it only), else an entry uprobe and a uretprobe per function. */
+bool probes__leak_session(const struct probes *p);
 /* leak: whether target process pid could not be hooked (no allocator probed in it), with
  * the reason in why; 0 when hooked, 1 when not, -errno when it cannot be told. */
 int probes__leak_unhooked(const struct probes *p, int pid, char *why, size_t len);

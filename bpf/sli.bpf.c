@@ -393,7 +393,7 @@ int BPF_PROG(gt_sli_switch, bool preempt, struct task_struct *prev, struct task_
 				s->sys_ts = c->ts;
 				s->sys_jiffies = c->jiffies;
 				c->tid = 0;
-			} else {
+			} else if (c) {
 				s->sys_ts = 0;
 			}
 			if (goes_to_sleep(preempt, prev_state)) {
@@ -423,8 +423,7 @@ int BPF_PROG(gt_sli_switch, bool preempt, struct task_struct *prev, struct task_
 		if (s) {
 			__u64 q = next->sched_info.last_queued;
 			__u64 rd = next->sched_info.run_delay + (q && q < now ? now - q : 0);
-			__u64 wait = rd > s->rundelay ? rd - s->rundelay : 0;
-			__u64 sw = 0;
+			__u64 wait, sw = 0;
 
 			if (swapin_delayacct) {
 				struct task_delay_info *d = next->delays;
@@ -432,6 +431,11 @@ int BPF_PROG(gt_sli_switch, bool preempt, struct task_struct *prev, struct task_
 				if (d)
 					sw = d->swapin_delay;
 			}
+			/* A task's first run (pcount counts its runs): its whole run_delay, the wait
+			 * since its fork, is new. */
+			if (!s->seen && !next->sched_info.pcount)
+				s->seen = 1; /* against rundelay 0 */
+			wait = rd > s->rundelay ? rd - s->rundelay : 0;
 			if (c && s->sys_ts) { /* back in its system call */
 				c->ts = s->sys_ts;
 				c->jiffies = s->sys_jiffies;

@@ -9,12 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "bpf/loadlog.h"
 #include "bpf/probes.h"
+#include "symbols/elf_func.h"
 #include "symbols/proc_maps.h"
 #include "util/grow.h"
 #include "util/procfs.h"
@@ -29,6 +32,8 @@ struct uprobe_lib {
 	bool full;
 	struct bpf_link **links;
 	size_t nlinks;
+	int *fds; /* session links (opts.session), by their file descriptors */
+	size_t nfds;
 	int *seen; /* sorted pids whose maps were read */
 	size_t nseen, seen_cap;
 	struct file_id {
@@ -125,6 +130,110 @@ static int attach_sites(struct uprobe_lib *u, const char *full, struct uprobe_li
 	return err;
 }
 
+bool uprobe_lib_session_supported(void)
+{
+	static int known; /* 0: not asked yet, 1: yes, -1: no */
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 1 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, po,
+		    .expected_attach_type = (enum bpf_attach_type)UPROBE_SESSION_ATTACH_TYPE);
+	int fd;
+
+	if (known)
+		return known > 0;
+	fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "gt_session_chk", "GPL", insns, 2, &po);
+	known = fd >= 0 ? 1 : -1;
+	if (fd >= 0)
+		close(fd);
+	return known > 0;
+}
+
+/* The uprobe_multi part of the kernel's union bpf_attr for BPF_LINK_CREATE (Linux 6.6), which
+ * the headers of libbpf 1.1 and Debian 12 do not have. */
+struct link_create_uprobe_multi {
+	uint32_t prog_fd, target_fd, attach_type, flags;
+	uint64_t path, offsets, ref_ctr_offsets, cookies;
+	uint32_t cnt, mflags, pid;
+	uint32_t pad[9]; /* zeros: the rest of the union the kernel may read */
+};
+
+/* One uprobe_multi link of prog at offs[0..n) of the file at path, with cookies, in process
+ * pid (-1: every one). Its file descriptor, or -errno. */
+static int session_link(struct bpf_program *prog, const char *path, const uint64_t *offs,
+			const uint64_t *cookies, size_t n, int pid)
+{
+	struct link_create_uprobe_multi a;
+	long fd;
+
+	memset(&a, 0, sizeof(a));
+	a.prog_fd = (uint32_t)bpf_program__fd(prog);
+	a.attach_type = UPROBE_SESSION_ATTACH_TYPE;
+	a.path = (uint64_t)(uintptr_t)path;
+	a.offsets = (uint64_t)(uintptr_t)offs;
+	a.cookies = (uint64_t)(uintptr_t)cookies;
+	a.cnt = (uint32_t)n;
+	a.pid = pid > 0 ? (uint32_t)pid : 0;
+	fd = syscall(__NR_bpf, BPF_LINK_CREATE, &a, sizeof(a));
+	return fd < 0 ? -errno : (int)fd;
+}
+
+/* Attaches the probes of a session program to the file at full into f: one link for all the
+ * functions found there. 0 or -ENOMEM. */
+static int attach_session(struct uprobe_lib *u, const char *full, struct uprobe_lib_file *f,
+			  const uint64_t *place)
+{
+	size_t n = u->o.nprobes, k = 0;
+	const char **names = calloc(n ? n : 1, sizeof(*names));
+	uint8_t (*code)[ELF_FUNC_CODE] = calloc(n ? n : 1, sizeof(*code));
+	uint64_t *offs = calloc(n ? n : 1, sizeof(*offs)), *at = calloc(n ? n : 1, sizeof(*at));
+	uint64_t *cookies = calloc(n ? n : 1, sizeof(*cookies));
+	bool *found = calloc(n ? n : 1, sizeof(*found));
+	int fd, err = 0;
+
+	if (!names || !code || !offs || !at || !cookies || !found) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	for (size_t i = 0; i < n; i++)
+		names[i] = u->probes[i].ret ? "" : u->probes[i].func;
+	fd = elf_func_code(full, names, n, found, code, offs);
+	for (size_t i = 0; fd > 0 && i < n; i++) {
+		if (u->probes[i].ret)
+			continue;
+		if (!found[i]) {
+			f->failed++;
+			continue;
+		}
+		at[k] = offs[i] + place[i];
+		cookies[k++] = u->probes[i].cookie;
+	}
+	if (fd < 0 || !k) {
+		f->err = fd < 0 ? fd : -ENOENT;
+		goto cleanup;
+	}
+	fd = session_link(u->probes[0].prog, full, at, cookies, k, target_pid(u));
+	if (fd < 0) {
+		f->failed += k;
+		f->err = fd;
+	} else if (array_resize(&u->fds, u->nfds + 1, sizeof(*u->fds))) {
+		close(fd);
+		err = -ENOMEM;
+	} else {
+		u->fds[u->nfds++] = fd;
+		f->attached += k;
+	}
+cleanup:
+	free(names);
+	free(code);
+	free(offs);
+	free(at);
+	free(cookies);
+	free(found);
+	return err;
+}
+
 /* Attaches every probe to the file at full (the path as galatop opens it) into f. */
 static int attach_file(struct uprobe_lib *u, const char *full, struct uprobe_lib_file *f)
 {
@@ -141,7 +250,9 @@ static int attach_file(struct uprobe_lib *u, const char *full, struct uprobe_lib
 			return -ENOMEM;
 		if (u->o.offsets)
 			u->o.offsets(u->o.ctx, full, u->probes, u->o.nprobes, off);
-		for (size_t i = 0; i < u->o.nprobes && !err; i++) {
+		if (u->o.session)
+			err = attach_session(u, full, f, off);
+		for (size_t i = 0; !u->o.session && i < u->o.nprobes && !err; i++) {
 			const struct uprobe_lib_probe *pr = &u->probes[i];
 			LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = pr->func, .retprobe = pr->ret,
 				    .bpf_cookie = pr->cookie);
@@ -315,7 +426,10 @@ void uprobe_lib__free(struct uprobe_lib *u)
 		return;
 	for (size_t i = 0; i < u->nlinks; i++)
 		bpf_link__destroy(u->links[i]);
+	for (size_t i = 0; i < u->nfds; i++)
+		close(u->fds[i]);
 	free(u->links);
+	free(u->fds);
 	free(u->probes);
 	free(u->files);
 	free(u->seen);

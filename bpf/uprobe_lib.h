@@ -55,7 +55,19 @@ struct uprobe_lib_opts {
 	 * file; NULL: every probe at its function's start. */
 	void (*offsets)(void *ctx, const char *file, const struct uprobe_lib_probe *probes,
 			size_t n, uint64_t *off);
+	/* The probes are the entries of one uprobe.session program (loaded with expected attach
+	 * type UPROBE_SESSION_ATTACH_TYPE: its return part runs at a function's return only when
+	 * its entry returned 0): each file gets one uprobe_multi link with all of them, made by
+	 * bpf(2) itself (libbpf 1.1 has no call for it). Probes with ret set are left out. */
+	bool session;
 };
+
+/* BPF_TRACE_UPROBE_SESSION (Linux 6.10), missing from the headers of libbpf 1.1. */
+#define UPROBE_SESSION_ATTACH_TYPE 57
+
+/* Whether this kernel loads and attaches uprobe.session programs: a two-instruction program
+ * with that attach type is loaded (and dropped) once. */
+bool uprobe_lib_session_supported(void);
 
 /* One distinct file found, with what attaching to it gave. */
 struct uprobe_lib_file {

@@ -61,6 +61,7 @@ struct record_opts {
 	bool include_self;	 /* --include-self: galatop's own threads are sampled too */
 	uint64_t leak_sample;	 /* --leak-sample: mean bytes between sampled allocations (0 =
 				  * 512 KiB, 1 = every allocation) */
+	bool leak_uretprobe;	 /* --leak-uretprobe: entry and return uprobes, not uprobe.session */
 	double leak_min_age;	 /* --leak-min-age: seconds a block must live to be shown
 				  * (default RECORD_LEAK_MIN_AGE) */
 	size_t max_stacks;	 /* --max-stacks: distinct stacks kept per probe (0 = no limit) */

@@ -278,6 +278,7 @@ void session__probe_options(const struct session *s, struct probe_opts *po)
 	po->include_self = o->include_self;
 	po->event_rate = o->event_rate;
 	po->leak_sample = o->leak_sample;
+	po->leak_uretprobe = o->leak_uretprobe;
 }
 
 /* --cpu: the list (checked when parsed) as one flag per configured CPU. */
@@ -903,9 +904,12 @@ static void leak_summary(struct session *s, const struct probe_stats *ps)
 			      (unsigned long long)ps->leak_calls, (unsigned long long)ps->leak_drops,
 			      (unsigned long long)ps->leak_frees);
 	msg_list__add(s->msgs, MSG_NOTE, "leak: %llu blocks tracked, %.0f bytes estimated "
-		      "outstanding (shown once %g s old); %llu allocator files probed",
+		      "outstanding (shown once %g s old); %llu allocator files probed (%s)",
 		      (unsigned long long)ls.blocks, ls.bytes > 0.5 ? ls.bytes : 0.0, s->o->leak_min_age,
-		      (unsigned long long)ps->leak_files);
+		      (unsigned long long)ps->leak_files,
+		      probes__leak_session(s->probes)
+			      ? "uprobe.session: a return probe for the sampled calls only"
+			      : "an entry uprobe and a uretprobe per function");
 	for (size_t i = 0; i < s->npids; i++)
 		if (probes__leak_unhooked(s->probes, s->pids[i], why, sizeof(why)) == 1)
 			msg_list__add(s->msgs, MSG_NOTE, "leak: pid %d not hooked: %s", s->pids[i],

@@ -24,7 +24,7 @@ int64_t elf_vaddr_to_off(Elf *elf, uint64_t vaddr, size_t len)
 /* Reads the code of every name found in the symbol table scn. */
 static void scan_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, int fd,
 		       const char *const *names, size_t n, bool *found,
-		       uint8_t (*code)[ELF_FUNC_CODE])
+		       uint8_t (*code)[ELF_FUNC_CODE], uint64_t *offs)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	size_t count = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
@@ -46,12 +46,14 @@ static void scan_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, int fd,
 			memset(code[k], 0, ELF_FUNC_CODE);
 			if (off >= 0 && pread(fd, code[k], ELF_FUNC_CODE, off) > 0)
 				found[k] = true;
+			if (found[k] && offs)
+				offs[k] = (uint64_t)off;
 		}
 	}
 }
 
 int elf_func_code(const char *path, const char *const *names, size_t n, bool *found,
-		  uint8_t (*code)[ELF_FUNC_CODE])
+		  uint8_t (*code)[ELF_FUNC_CODE], uint64_t *offs)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -71,7 +73,7 @@ int elf_func_code(const char *path, const char *const *names, size_t n, bool *fo
 	}
 	while ((scn = elf_nextscn(elf, scn)))
 		if (gelf_getshdr(scn, &sh) && (sh.sh_type == SHT_DYNSYM || sh.sh_type == SHT_SYMTAB))
-			scan_table(elf, scn, &sh, fd, names, n, found, code);
+			scan_table(elf, scn, &sh, fd, names, n, found, code, offs);
 	elf_end(elf);
 	close(fd);
 	for (size_t k = 0; k < n; k++)

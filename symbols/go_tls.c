@@ -1,15 +1,13 @@
 #include "go_tls.h"
 
-#include <capstone/capstone.h>
-#include <dlfcn.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
 #include <gelf.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "symbols/capstone_dl.h"
 #include "symbols/elf_syms.h"
 #include "symbols/gopclntab.h"
 
@@ -88,36 +86,6 @@ static void build_version(Elf *elf, const char *raw, size_t size, char *buf, siz
 }
 
 #define PROLOGUE_INSNS 8 /* the stack check is among a function's first instructions */
-#define STR_(x) #x
-#define STR(x) STR_(x)
-/* The capstone whose header this is compiled against (its soname carries the API major). */
-#define CAPSTONE_LIB "libcapstone.so." STR(CS_API_MAJOR)
-
-/* capstone's functions, loaded the first time a Go binary is disassembled rather than at
- * every galatop start: the library's 77,000 relocations cost a millisecond of each run. */
-static struct {
-	cs_err (*open)(cs_arch arch, cs_mode mode, csh *handle);
-	size_t (*disasm)(csh handle, const uint8_t *code, size_t size, uint64_t address,
-			 size_t count, cs_insn **insn);
-	void (*free)(cs_insn *insn, size_t count);
-	cs_err (*close)(csh *handle);
-} cs_fn;
-static pthread_once_t cs_once = PTHREAD_ONCE_INIT;
-
-static void cs_load(void)
-{
-	void *lib = dlopen(CAPSTONE_LIB, RTLD_NOW | RTLD_LOCAL);
-
-	if (!lib)
-		return;
-	/* never closed: loaded once for the life of the process */
-	*(void **)&cs_fn.disasm = dlsym(lib, "cs_disasm");
-	*(void **)&cs_fn.free = dlsym(lib, "cs_free");
-	*(void **)&cs_fn.close = dlsym(lib, "cs_close");
-	if (cs_fn.disasm && cs_fn.free && cs_fn.close)
-		*(void **)&cs_fn.open = dlsym(lib, "cs_open"); /* set last: the sign of success */
-}
-
 /* Disassembles the function code[0..len) at file offset off: *body gets the offset of the
  * instruction after its stack check (a goroutine whose stack must grow branches from there to
  * runtime.morestack, which copies the stack and restarts the function at its entry: a probe
@@ -126,17 +94,17 @@ static void cs_load(void)
 static int disasm(const uint8_t *code, size_t len, uint64_t off, uint64_t *body,
 		  struct go_tls_info *rets)
 {
+	const struct capstone_fns *cs_fn = capstone_dl();
 	csh cs;
 	cs_insn *insn;
 	size_t n;
 
 	*body = off;
-	pthread_once(&cs_once, cs_load);
-	if (!cs_fn.open)
+	if (!cs_fn)
 		return -ENOENT;
-	if (cs_fn.open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+	if (cs_fn->open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
 		return -ENOMEM;
-	n = cs_fn.disasm(cs, code, len, off, rets ? 0 : PROLOGUE_INSNS, &insn);
+	n = cs_fn->disasm(cs, code, len, off, rets ? 0 : PROLOGUE_INSNS, &insn);
 	for (size_t i = 0; i + 1 < n && i < PROLOGUE_INSNS; i++)
 		if (insn[i].id == X86_INS_JBE) {
 			*body = insn[i + 1].address;
@@ -146,8 +114,8 @@ static int disasm(const uint8_t *code, size_t len, uint64_t off, uint64_t *body,
 		if (insn[i].id == X86_INS_RET)
 			rets->read_rets[rets->nread_rets++] = insn[i].address;
 	if (n)
-		cs_fn.free(insn, n);
-	cs_fn.close(&cs);
+		cs_fn->free(insn, n);
+	cs_fn->close(&cs);
 	return 0;
 }
 

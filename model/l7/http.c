@@ -148,7 +148,10 @@ static const char *header(const char *hdr, size_t n, const char *name, size_t *v
 		const char *eol = memchr(hdr + i, '\n', n - i);
 		size_t end = eol ? (size_t)(eol - hdr) : n;
 
-		if (end - i > nl && !strncasecmp(hdr + i, name, nl) && hdr[i + nl] == ':') {
+		/* The first letter compared first (names are letters: | 0x20 folds the case):
+		 * strncasecmp goes through the locale, and most lines start otherwise. */
+		if (end - i > nl && (hdr[i] | 0x20) == (name[0] | 0x20) &&
+		    !strncasecmp(hdr + i, name, nl) && hdr[i + nl] == ':') {
 			size_t a = i + nl + 1, b = end;
 
 			while (a < b && (hdr[a] == ' ' || hdr[a] == '\t'))
@@ -183,11 +186,9 @@ static enum l7_step_rc head(struct l7_parser *p, bool req, const uint8_t *buf, s
 	uint64_t clen = 0;
 	bool chunked, has_clen = false;
 
-	for (size_t i = 0; i + 3 < n; i++)
-		if (buf[i] == '\r' && buf[i + 1] == '\n' && buf[i + 2] == '\r' && buf[i + 3] == '\n') {
-			eoh = s + i + 4;
-			break;
-		}
+	eoh = memmem(buf, n, "\r\n\r\n", 4);
+	if (eoh)
+		eoh += 4;
 	/* Check the first line as soon as it is there, so garbage fails fast; a head that ended
 	 * before a whole first line is garbage too. */
 	if (req ? !method_len(buf, n) && (n >= 8 || eoh) : !is_status_line(buf, n) && (n >= 12 || eoh))

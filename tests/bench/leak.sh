@@ -1,6 +1,9 @@
 #!/bin/sh
 # The leak probe's cost (--type leak, docs/leak.md) next to heaptrack's (Debian's), on the
 # same programs: ns per malloc+free pair at 16, 64 and 4096 bytes (tests/tools/mallocpair),
+# with galatop's uprobe.session probes and with entry uprobes and uretprobes
+# (--leak-uretprobe), beside the floor any uprobe sets: empty BPF programs on the same
+# functions (tests/tools/uprobe_cost: the traps alone),
 # the throughput a multi-threaded churn keeps (tests/tools/leaky: four threads allocating
 # blocks and freeing them in each other) and galatop's own CPU and RSS meanwhile, then
 # redis-server (jemalloc) under redis-benchmark with the probe attached to it. Figures, not
@@ -18,16 +21,18 @@ for c in heaptrack redis-server redis-benchmark redis-cli; do
 done
 
 # under WAY CMD...: CMD alone (none), under galatop's leak probe at its default sampling
-# (galatop), or under heaptrack; its standard output in $T/out, galatop's CPU seconds and
-# peak RSS (KiB) in $gcpu and $grss.
+# (galatop: uprobe.session where the kernel has it; galatop-uret: --leak-uretprobe), or under
+# heaptrack; its standard output in $T/out, galatop's CPU seconds and peak RSS (KiB) in $gcpu
+# and $grss.
 under() {
 	way=$1
 	shift
 	gcpu="" grss=""
 	case $way in
 	none) "$@" >"$T/out" 2>/dev/null ;;
-	galatop)
+	galatop | galatop-uret)
 		/usr/bin/time -f '%U %S %M' -o "$T/gtime" "$GALATOP_OPT" record --type leak \
+			$([ $way = galatop-uret ] && echo --leak-uretprobe) \
 			-o "$T/g.folded" -- "$@" >"$T/out" 2>"$T/g.err"
 		read -r u s m <"$T/gtime"
 		gcpu=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }')
@@ -37,25 +42,30 @@ under() {
 }
 val() { awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) v = $(i + 1) } END { print v }' "$T/out"; }
 
-echo "ns per malloc+free pair, one thread, ${SECS} s each (tests/tools/mallocpair):"
+echo "ns per malloc+free pair, one thread, ${SECS} s each (tests/tools/mallocpair), galatop at"
+echo "its default sampling; floor: empty programs on malloc and free (tests/tools/uprobe_cost):"
 for size in 16 64 4096; do
 	line="  $size B:"
-	for way in none galatop heaptrack; do
+	for way in none galatop galatop-uret heaptrack; do
 		under $way "$TOOLS/mallocpair" $size "$SECS"
 		line="$line $way $(val ns_per_pair) ns,"
 	done
+	"$TOOLS/uprobe_cost" $size "$SECS" >"$T/floor"
+	fl() { awk -v w="$1" '$1 == w { print $3 }' "$T/floor"; }
 	echo "$line load $(load)"
+	echo "    floor: entry uprobes $(fl entry) ns, + uretprobe on malloc $(fl entry+uretprobe) ns," \
+		"session skipping the returns $(fl session_skip) ns, session with them $(fl session_ret) ns"
 done
 
 echo "churn, 4 threads for ${SECS} s handing blocks of 16 B-64 KiB to each other (tests/tools/leaky):"
 under none "$TOOLS/leaky" "$SECS" 4
 base=$(val churned)
 echo "  alone: $base blocks, load $(load)"
-for way in galatop heaptrack; do
+for way in galatop galatop-uret heaptrack; do
 	under $way "$TOOLS/leaky" "$SECS" 4
 	n=$(val churned)
 	extra=""
-	[ $way = galatop ] && extra=", galatop's own CPU ${gcpu} s, peak RSS $((grss / 1024)) MB"
+	[ -n "$gcpu" ] && extra=", galatop's own CPU ${gcpu} s, peak RSS $((grss / 1024)) MB"
 	echo "  $way: $n blocks, throughput loss $(awk -v b="$base" -v n="$n" \
 		'BEGIN { printf "%.1f", 100 * (1 - n / b) }')%$extra, load $(load)"
 done
@@ -85,5 +95,13 @@ for round in 1 2; do
 		"(target <= 10%), load $(load)"
 done
 grep 'leak:' "$T/r.err" | sed 's/^/  /'
+# What the traps add: allocator calls per request (from the summary) times the trap floor per
+# call (half the session_skip pair above), as a share of one CPU at the rate seen with the
+# probe: the loss stays small while redis-server's one thread has that much to spare (here
+# the clients and the loopback set the pace), and nears it when that thread is the bottleneck.
+calls=$(sed -n 's/.*sampled of \([0-9]*\) calls.*/\1/p' "$T/r.err" | head -1)
+awk -v c="$calls" -v n=800000 -v f="$(awk '$1 == "session_skip" { print $3 / 2 }' "$T/floor")" \
+	-v b="$b" 'BEGIN { if (c > 0 && b > 0) { x = c / n * f / 1000
+		printf "  %.1f allocator calls per request x %.0f ns per trapped call (the floor) = %.1f us of traps per request: %.0f%% of one CPU at the %.0f requests/s seen with the probe\n", c / n, f, x, x * b / 1e4, b } }'
 kill $R 2>/dev/null
 wait $R 2>/dev/null

@@ -192,6 +192,15 @@ if wait_for dig @127.0.0.1 -p 18153 +tries=1 +time=1 a.l7.test; then
 	eq dns_nxdomain "$(sess "$TMP/dns.json" dns server err_count)" \
 		"$(grep -c 'status: NXDOMAIN' "$TMP/dig.txt")" "dig's NXDOMAIN answers"
 	eq dns_udp "$(jq -r '.sessions[0].l4_role' "$TMP/dns.json")" udp
+	# sendmmsg/recvmmsg (glibc's resolver sends its A and AAAA queries with one sendmmsg):
+	# each message of a vector is read from its own entry. Every third name is NXDOMAIN, so
+	# a message read from the wrong entry would pair with the wrong answer.
+	"$GALATOP" record --type l7 -o "$TMP/mmsg.json" -- "$TOOLS/mmsg_dns" 18153 300 8 \
+		>"$TMP/mmsg.out" 2>"$TMP/mmsg.err"
+	eq dns_mmsg_count "$(sess "$TMP/mmsg.json" dns client req_count)" \
+		"$(sed -n 's/^answers=\([0-9]*\).*/\1/p' "$TMP/mmsg.out")" "mmsg_dns's answers"
+	eq dns_mmsg_nxdomain "$(sess "$TMP/mmsg.json" dns client err_count)" \
+		"$(sed -n 's/.*nxdomain=\([0-9]*\)$/\1/p' "$TMP/mmsg.out")" "mmsg_dns's NXDOMAIN answers"
 else
 	fail dns_start "dnsmasq did not answer"; cat "$TMP/dnsmasq.log"
 fi

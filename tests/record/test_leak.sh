@@ -66,6 +66,28 @@ if grep -q 'leak: every allocation taken (--leak-sample 1): .* 0 dropped' "$TMP/
 else
 	fail leak_summary "$(grep 'leak:' "$TMP/exact.err")"
 fi
+# This kernel (6.10 and later) has uprobe.session: the probes are session ones, which skip the
+# return of calls that need none; --leak-uretprobe puts an entry uprobe and a uretprobe on
+# every function instead, with the same exact outcome.
+if grep -q 'allocator files probed (uprobe.session' "$TMP/exact.err"; then
+	pass leak_session_probes
+else
+	fail leak_session_probes "$(grep 'files probed' "$TMP/exact.err")"
+fi
+record_leaky uret --leak-sample 1 --unwind fp --leak-uretprobe
+by_leaf "$TMP/uret.folded" >"$TMP/uret.leaf"
+ok=1
+why=""
+for l in $LEAKS churn_alloc; do
+	want=$(leaf_bytes "$TMP/exact.leaf" $l)
+	got=$(leaf_bytes "$TMP/uret.leaf" $l)
+	[ "$got" = "$want" ] || { ok=0; why="$why $l $got (session: $want);"; }
+done
+if [ $ok = 1 ] && grep -q 'files probed (an entry uprobe and a uretprobe' "$TMP/uret.err"; then
+	pass leak_uretprobe_same
+else
+	fail leak_uretprobe_same "$why $(grep 'files probed' "$TMP/uret.err")"
+fi
 
 # --- Sampled by bytes: within the sampling error ---------------------------------------------
 # At 16 KiB a churned block is sampled every few calls, each record with a stack copy to unwind.

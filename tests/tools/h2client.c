@@ -4,8 +4,11 @@
  * the HEADERS frame and right after the read that brings the response's END_STREAM), and
  * prints the median and the count, then its CPU time (ns) and involuntary context switches:
  * httpclient's figures for HTTP/2. Its HPACK is static-table indices and literals that are
- * never indexed (no dynamic table), so every request's block is the same bytes.
- * Usage: h2client HOST PORT PATH N. */
+ * never indexed (no dynamic table), so every request's block is the same bytes. With grpc, each
+ * request is a gRPC unary call instead: POST PATH with content-type application/grpc and te:
+ * trailers, then a DATA frame with a 1-byte message (written with the HEADERS, one system
+ * call), and ends at the trailers' END_STREAM.
+ * Usage: h2client HOST PORT PATH N [grpc]. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -88,14 +91,20 @@ int main(int argc, char **argv)
 {
 	static const uint8_t preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 	struct sockaddr_in sa = { .sin_family = AF_INET };
+	/* content-type (static index 31) application/grpc; te (a new name): trailers; all never
+	 * indexed */
+	static const uint8_t grpc_headers[] = "\x1f\x10\x10" "application/grpc" "\x10\x02" "te\x08" "trailers";
+	/* a DATA frame (stream id set below) ending the stream: uncompressed, 1-byte message */
+	uint8_t grpc_data[15] = { 0, 0, 6, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 'x' };
 	uint8_t req[512], hb[400], buf[65536], wu[13];
 	size_t have = 0, hl = 0, pl, al;
 	int fd, one = 1, n;
 	uint64_t *lat, data = 0;
+	bool grpc = argc == 6 && !strcmp(argv[5], "grpc");
 
-	if (argc != 5 || (n = atoi(argv[4])) <= 0 || strlen(argv[3]) > 120 ||
+	if ((argc != 5 && !grpc) || (n = atoi(argv[4])) <= 0 || strlen(argv[3]) > 120 ||
 	    strlen(argv[1]) > 120) {
-		fprintf(stderr, "usage: h2client HOST PORT PATH N\n");
+		fprintf(stderr, "usage: h2client HOST PORT PATH N [grpc]\n");
 		return 2;
 	}
 	lat = calloc((size_t)n, sizeof(*lat));
@@ -110,7 +119,7 @@ int main(int argc, char **argv)
 	/* :method GET, :scheme http (static indices), :path and :authority never indexed */
 	pl = strlen(argv[3]);
 	al = strlen(argv[1]);
-	hb[hl++] = 0x82;
+	hb[hl++] = grpc ? 0x83 : 0x82; /* POST or GET */
 	hb[hl++] = 0x86;
 	hb[hl++] = 0x14; /* literal never indexed, name :path (4) */
 	hb[hl++] = (uint8_t)pl;
@@ -120,6 +129,10 @@ int main(int argc, char **argv)
 	hb[hl++] = (uint8_t)al;
 	memcpy(hb + hl, argv[1], al);
 	hl += al;
+	if (grpc) {
+		memcpy(hb + hl, grpc_headers, sizeof(grpc_headers) - 1);
+		hl += sizeof(grpc_headers) - 1;
+	}
 	memcpy(req, preface, 24);
 	frame(req + 24, 0, 4, 0, 0);
 	if (write_all(fd, req, 33)) {
@@ -128,12 +141,19 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < n; i++) {
 		uint32_t sid = 2 * (uint32_t)i + 1;
-		size_t rl = frame(req, (uint32_t)hl, 1, 0x5, sid);
+		/* END_HEADERS, and END_STREAM but on a gRPC call (its DATA ends it) */
+		size_t rl = frame(req, (uint32_t)hl, 1, grpc ? 0x4 : 0x5, sid);
 		uint64_t t0, before = data;
 
 		memcpy(req + rl, hb, hl);
+		rl += hl;
+		if (grpc) {
+			frame(grpc_data, 6, 0, 1, sid);
+			memcpy(req + rl, grpc_data, sizeof(grpc_data));
+			rl += sizeof(grpc_data);
+		}
 		t0 = now_ns();
-		if (write_all(fd, req, rl + hl) ||
+		if (write_all(fd, req, rl) ||
 		    read_response(fd, sid, buf, sizeof(buf), &have, &data)) {
 			fprintf(stderr, "h2client: request %d failed\n", i);
 			return 1;

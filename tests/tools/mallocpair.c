@@ -6,31 +6,16 @@
  * "pairs N ns_per_pair X". */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
+#include "pairs.h"
 
 int main(int argc, char **argv)
 {
 	size_t size = argc > 1 ? (size_t)atol(argv[1]) : 64;
-	double secs = argc > 2 ? atof(argv[2]) : 2, t0 = now(), t1 = t0;
-	unsigned long pairs = 0;
+	double secs = argc > 2 ? atof(argv[2]) : 2, ns;
+	unsigned long pairs;
 
-	while (t1 - t0 < secs) {
-		for (int i = 0; i < 1000; i++) {
-			char *volatile p = malloc(size);
-
-			free(p);
-		}
-		pairs += 1000;
-		t1 = now();
-	}
-	printf("pairs %lu ns_per_pair %.1f\n", pairs, (t1 - t0) * 1e9 / (double)pairs);
+	ns = pairs_run(size, secs, &pairs);
+	printf("pairs %lu ns_per_pair %.1f\n", pairs, ns);
 	return 0;
 }

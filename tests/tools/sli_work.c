@@ -1,6 +1,7 @@
 /* Test workload for the SLI probes: each mode does something of known cost and prints the
  * kernel's own accounting of it, measured around the work, as key=value pairs.
- *   sli_work spin SECONDS            busy loop; run_delay_ns from /proc/self/schedstat
+ *   sli_work spin SECONDS            busy loop; run_delay_ns from /proc/self/schedstat over it,
+ *                                    run_delay_total_ns over the thread's life
  *   sli_work sleep N MS              N sleeps of MS; slept_ns measured around each one
  *   sli_work dio FILE N              N O_DIRECT 4 KiB overwrites of synced blocks of FILE (a
  *                                    regular file, or a block device written directly); the
@@ -67,13 +68,16 @@ static int dev_stat(dev_t dev, unsigned long long v[17])
 
 static void spin(double secs)
 {
-	uint64_t end = now_ns() + (uint64_t)(secs * 1e9), t0 = now_ns(), d0 = run_delay();
+	uint64_t end = now_ns() + (uint64_t)(secs * 1e9), t0 = now_ns(), d0 = run_delay(), d1;
 	volatile uint64_t x = 0;
 
 	while (now_ns() < end)
 		for (int i = 0; i < 10000; i++)
 			x += (uint64_t)i;
-	printf("run_delay_ns=%llu wall_ns=%llu\n", (unsigned long long)(run_delay() - d0),
+	d1 = run_delay();
+
+	printf("run_delay_ns=%llu run_delay_total_ns=%llu wall_ns=%llu\n",
+	       (unsigned long long)(d1 - d0), (unsigned long long)d1,
 	       (unsigned long long)(now_ns() - t0));
 }
 

@@ -2,8 +2,9 @@
 //
 //	gotls server ADDR CERT KEY       serves /ok (200 "ok") and /missing (404) until killed
 //	gotls client HOST:PORT N [PATH...]  N GETs of each PATH in turn on one connection, then
-//	                                    prints "requests", "errors" (4xx/5xx) and "p50_ns"
-//	                                    of the first PATH
+//	                                    prints "requests", "errors" (4xx/5xx), "p50_ns"
+//	                                    of the first PATH, and its CPU time ("cpu_ns") and
+//	                                    involuntary context switches ("nivcsw")
 package main
 
 import (
@@ -16,6 +17,7 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"syscall"
 	"time"
 )
 
@@ -96,5 +98,8 @@ func main() {
 		}
 	}
 	sort.Slice(lat, func(a, b int) bool { return lat[a] < lat[b] })
-	fmt.Printf("requests %d\nerrors %d\np50_ns %d\n", requests, errors, lat[(len(lat)-1)/2])
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	fmt.Printf("requests %d\nerrors %d\np50_ns %d\ncpu_ns %d\nnivcsw %d\n", requests, errors,
+		lat[(len(lat)-1)/2], ru.Utime.Nano()+ru.Stime.Nano(), ru.Nivcsw)
 }
