@@ -594,7 +594,9 @@ struct tl_capture *tl_capture__open(struct session *s, char *err, size_t errlen)
 	}
 	/* After the seeding of the calls in progress, which have no duration yet. */
 	timeline__set_min_dur(c->tl, c->min_dur_ns);
-	timeline__set_syscall_mode(c->tl, s->o->all_syscalls ? TL_SYSCALLS_ALL : TL_SYSCALLS_BLOCKING);
+	if ((s->o->tl_classes ? s->o->tl_classes : TL_PROBE_ALL) & ~TL_PROBE_ONCPU) /* calls traced */
+		timeline__set_syscall_mode(c->tl, s->o->all_syscalls ? TL_SYSCALLS_ALL
+								     : TL_SYSCALLS_BLOCKING);
 	timeline__set_wall_offset(c->tl, clock_wall_s() - clock_mono_s());
 	timeline__set_now(c->tl, clock_mono_ns());
 	return c;

@@ -167,6 +167,7 @@ if [ -s "$TMP/dl.gtop" ]; then
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$GALATOP" view --dump --size 160x20 \
 		--keys "" - <"$TMP/dl.gtop" >"$TMP/view.txt" 2>&1
 	check "view of the snapshot (no root) shows the deadlock" grep -q '! deadlock: threads DeadThd1' "$TMP/view.txt"
+	check "view of the snapshot names the system call mode" grep -q 'calls: blocking + sampled' "$TMP/view.txt"
 else
 	fail "snapshot written"
 fi
