@@ -73,6 +73,7 @@ struct conn {
 	/* The process's, when the connection was first seen (asked once, not per message). */
 	__u64 cgroup_id;
 	char comm[16];
+	__u64 last_io_ns; /* when the latest message on it (either way) was moved */
 };
 
 struct {
@@ -125,10 +126,9 @@ struct {
 	__type(value, __s32); /* fd */
 } gt_l7_sslfd SEC(".maps");
 
-/* When the thread's TCP send in progress began (tcp_sendmsg_locked's first pass, before any
- * byte is queued), 0 when none is: sock_send_length, at the send's end, takes it. A client's
- * request starts there: on loopback the send itself runs the receiver's TCP path, so the end
- * of the send is already well into the server's handling. */
+/* When the thread's Unix-domain send in progress queued its bytes to the peer
+ * (gt_l7_send_ready), 0 when none did: sock_send_length, at the send's end, takes it. A
+ * client's request starts there rather than after the send has woken the server. */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -182,6 +182,9 @@ struct {
 } gt_l7_mmsg SEC(".maps");
 
 __u64 pending_n = 0;
+/* Set by user space once it attached gt_l7_send_ready (at the first traced Unix-domain
+ * connection): until then no send looks for a start in gt_l7_send_t0. */
+__u32 unix_starts = 0;
 __u64 mmsg_n = 0;
 /* OpenSSL calls in progress (approximate): while none is, socket calls skip gt_l7_ssl. */
 __u64 ssl_inflight = 0;
@@ -812,7 +815,7 @@ static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir
 		mmsg_fail(tid);
 	if (!current_passes(tgid, tid))
 		return 0;
-	if (dir == 0) {
+	if (dir == 0 && unix_starts) {
 		/* Taken whatever the send's outcome, so that none is left for the next. */
 		__u64 *begun = bpf_task_storage_get(&gt_l7_send_t0, bpf_get_current_task_btf(), 0, 0);
 
@@ -886,10 +889,21 @@ static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir
 		later = c->udp && !c->rport && !c->af_unix ? addr : 0;
 		addr = 0;
 	}
-	/* The call's end; a TCP send's beginning is t0 (a Unix-domain or UDP send's: its end). */
+	/* The call's end. A TCP send's beginning: when it put its last segment on the wire
+	 * (tcp_wstamp_ns, the same clock), before the receiver's TCP path ran inside the send on
+	 * loopback; unless no segment left in this call (held by Nagle or the window: the stamp
+	 * is then older than the connection's previous message). A Unix-domain send's: when it
+	 * queued its bytes to the peer (t0, gt_l7_send_ready), else its end. */
 	now = bpf_ktime_get_ns();
+	if (dir == 0 && tp) {
+		__u64 w = tp->tcp_wstamp_ns;
+
+		if (w > c->last_io_ns && w <= now)
+			t0 = w;
+	}
 	if (!t0 || t0 > now)
 		t0 = now;
+	c->last_io_ns = now;
 	/* One emit_data for every kind: each inlined copy would be verified on its own. */
 	if (kind == K_MSG || kind == K_MMSG) {
 		struct user_msghdr m;
@@ -916,27 +930,11 @@ static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir
 	return 0;
 }
 
-/* A TCP send's first pass: the start of the send, kept until its sock_send_length. Later
- * passes of the same send (one per segment-sized chunk) find it set. */
-SEC("tp_btf/tcp_sendmsg_locked")
-int BPF_PROG(gt_l7_send_begin, struct sock *sk, struct msghdr *msg, struct sk_buff *skb, int size_goal)
-{
-	__u64 id = bpf_get_current_pid_tgid(), *begun;
-
-	if (!current_passes(id >> 32, (__u32)id))
-		return 0;
-	begun = bpf_task_storage_get(&gt_l7_send_t0, bpf_get_current_task_btf(), 0,
-				     BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (begun && !*begun)
-		*begun = bpf_ktime_get_ns();
-	return 0;
-}
-
 /* A Unix-domain send has no TCP path: the first moment a tracepoint sees within it is the
  * receiver's wakeup (sock_def_readable), once the bytes are queued to it, before the send
  * wakes the receiver and returns. Only within a send system call of the thread (a connect
- * wakes its listener too), kept as tcp_sendmsg_locked's start is. Every socket's data-ready
- * passes here: the family is the first test. */
+ * wakes its listener too). Every socket's data-ready passes here (the family is the first
+ * test), so user space attaches it only once a Unix-domain connection is traced. */
 SEC("tp_btf/sk_data_ready")
 int BPF_PROG(gt_l7_send_ready, const struct sock *sk)
 {

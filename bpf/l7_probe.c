@@ -72,6 +72,7 @@ struct l7_probes {
 	struct uprobe_lib *gotls; /* Go programs' crypto/tls; NULL with no_tls */
 	size_t tls_reported, go_reported; /* files whose failure was turned into a warning */
 	bool tls_full_said, go_full_said;
+	bool unix_starts; /* gt_l7_send_ready's attach was tried */
 	double next_new, next_all;
 	uint64_t malformed;
 	int *target_pids; /* with targets that are processes only: their pids, else NULL */
@@ -215,6 +216,22 @@ int l7_event_check(const void *data, size_t size)
 	return 0;
 }
 
+/* Unix-domain sends' starts (gt_l7_send_ready on every socket's data-ready), attached once
+ * such a connection is traced: the TCP-only box does not pay for it. Tried once. */
+static void unix_starts_attach(struct l7_probes *p)
+{
+	struct bpf_link *link;
+
+	p->unix_starts = true;
+	if (!bpf_program__autoload(p->skel->progs.gt_l7_send_ready))
+		return;
+	/* On failure, requests over Unix-domain sockets start at their send's end. */
+	link = bpf_program__attach(p->skel->progs.gt_l7_send_ready);
+	if (!link || probe_links_add(&p->links, &p->nlinks, link))
+		return;
+	p->skel->bss->unix_starts = 1;
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct l7_probes *p = ctx;
@@ -224,6 +241,8 @@ static int on_record(void *ctx, void *data, size_t size)
 		p->malformed++;
 		return 0;
 	}
+	if ((e->flags & L7_EVF_UNIX) && !p->unix_starts)
+		unix_starts_attach(p);
 	p->fn(p->ctx, e, (const uint8_t *)(e + 1));
 	return 0;
 }
@@ -276,10 +295,6 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 	p->skel->rodata->wakeup_bytes = rbsize / 8;
 	p->skel->rodata->follow_children = t->follow_children;
 	rc = t->follow_children ? 0 : bpf_program__set_autoload(p->skel->progs.gt_l7_fork, false);
-	/* Kernels before 6.10 have no tcp:tcp_sendmsg_locked: a client's request then starts when
-	 * its send returns (a loopback round trip looks shorter by the send's own time). */
-	if (libbpf_find_vmlinux_btf_id("tcp_sendmsg_locked", BPF_TRACE_RAW_TP) < 0)
-		rc = rc ?: bpf_program__set_autoload(p->skel->progs.gt_l7_send_begin, false);
 	/* Before 6.4 no sock:sk_data_ready: a Unix-domain send's request starts at its end. */
 	if (libbpf_find_vmlinux_btf_id("sk_data_ready", BPF_TRACE_RAW_TP) < 0)
 		rc = rc ?: bpf_program__set_autoload(p->skel->progs.gt_l7_send_ready, false);
@@ -332,6 +347,8 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 		if (strncmp(sec, "tp/", 3) &&
 		    !(strncmp(sec, "tp_btf/", 7) == 0 && bpf_program__autoload(prog)))
 			continue;
+		if (prog == p->skel->progs.gt_l7_send_ready)
+			continue; /* at the first Unix-domain connection (on_record) */
 		loadlog_reset();
 		link = bpf_program__attach(prog);
 		if (!link) {
