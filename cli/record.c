@@ -309,17 +309,19 @@ int cmd_record(int argc, char **argv)
 	if (!o.types && !o.sli)
 		o.types = PROBE_ONCPU;
 	leak_subtitle_set(&o);
+	/* One signal path for every family: INT, TERM and HUP end the loop, and what was
+	 * gathered is written. Taken before the probes load (seconds on a busy machine): a
+	 * signal then ends the recording as soon as it starts, and is never lost to the
+	 * SIG_IGN that a shell gives its background jobs' SIGINT. */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	ret = record_open(&s, &o, &msgs, &hist, &run);
 	if (ret) {
 		if (s.o)
 			session__close(&s, true);
 		goto out;
 	}
-	/* One signal path for every family: INT, TERM and HUP end the loop, and what was
-	 * gathered is written. */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
 	session__start_command(&s);
 	cli_say(&msgs);
 	/* The trigger's window starts with the first reading of its metrics. */
