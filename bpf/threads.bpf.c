@@ -276,6 +276,11 @@ __noinline int tl_path_of_file(struct tl_rec_buf *b, __u64 file)
 	struct dentry *d = BPF_CORE_READ(f, f_path.dentry), *up;
 	struct vfsmount *vm = BPF_CORE_READ(f, f_path.mnt);
 	struct mount *m = container_of(vm, struct mount, mnt), *pm;
+	/* The task's root (chroot, a container's mount namespace): names stop there, as they do
+	 * in /proc/PID/fd for a reader in the same root. */
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct dentry *root_d = BPF_CORE_READ(task, fs, root.dentry);
+	struct vfsmount *root_m = BPF_CORE_READ(task, fs, root.mnt);
 	struct tl_rec *r;
 	volatile __u64 *names;
 	volatile __u32 *offp;
@@ -307,6 +312,8 @@ __noinline int tl_path_of_file(struct tl_rec_buf *b, __u64 file)
 	for (int i = 0; i < PATH_STEPS; i++)
 		names[i] = 0;
 	for (int i = 0; i < PATH_STEPS; i++) {
+		if (d == root_d && &m->mnt == root_m)
+			break;
 		if (d == BPF_CORE_READ(m, mnt.mnt_root)) {
 			pm = BPF_CORE_READ(m, mnt_parent);
 			if (!pm || pm == m)
