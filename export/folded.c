@@ -368,11 +368,14 @@ static int add_line(void *vctx, const char *stack, size_t len, double count, dou
 			c->frames[n - 1 - i] = t;
 		}
 	}
-	if (ARRAY_GROW(c->path, c->path_cap, keep + (size_t)n))
-		return -ENOMEM;
-	node = profile__child_path(c->p, node, c->frames, (size_t)n, c->path + keep);
-	if (node == PROFILE_NONE)
-		return -ENOMEM;
+	/* No frames (an empty stack): the node stays, and path may still be NULL. */
+	if (n > 0) {
+		if (ARRAY_GROW(c->path, c->path_cap, keep + (size_t)n))
+			return -ENOMEM;
+		node = profile__child_path(c->p, node, c->frames, (size_t)n, c->path + keep);
+		if (node == PROFILE_NONE)
+			return -ENOMEM;
+	}
 	c->path_len = keep + (size_t)n;
 	if (!c->reverse) {
 		if (ARRAY_GROW(c->prev, c->prev_cap, len))
