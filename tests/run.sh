@@ -2,7 +2,8 @@
 # Runs every unit test binary and every shell test, then prints "N not applicable" and, last,
 # "N passed, N failed, N skipped". T=SUBSTRING runs only the tests whose name contains it; a
 # test's line ends with its wall time. Each test prints "PASS: name", "FAIL: name", "SKIP:
-# name: reason" (cannot run here; FAIL under CI) or "N/A: name: reason" (does not apply to this machine by nature) lines.
+# name: reason" (cannot run here; FAIL under CI) or "N/A: name: reason" (does not apply to this
+# machine by nature) lines.
 cd "$(dirname "$0")/.." || exit 1
 O=${O:-build}; case $O in /*) ;; *) O="$PWD/$O";; esac
 BIN=${BIN:-galatop}; case $BIN in /*) ;; *) BIN="$PWD/$BIN";; esac

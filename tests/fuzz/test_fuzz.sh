@@ -1,10 +1,10 @@
 #!/bin/sh
 # Every libFuzzer target fuzz/fuzz_*.c (built by `make test` into $O/fuzz) runs for FUZZ_TIME
-# seconds (default 20) from its seeds in fuzz/seeds/<target>; a crash, leak, sanitizer report or
+# seconds (default 10) from its seeds in fuzz/seeds/<target>; a crash, leak, sanitizer report or
 # timeout fails the run and keeps the reproducing input in $O/fuzz/crash-<target>-*.
 . tests/lib.sh
 : "${O:=build}"
-t=${FUZZ_TIME:-20}
+t=${FUZZ_TIME:-10}
 for src in fuzz/fuzz_*.c; do
 	[ -f "$src" ] || continue
 	n=$(basename "$src" .c)
