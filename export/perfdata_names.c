@@ -344,12 +344,29 @@ int pd_on_ksymbol(struct pd *pd, const unsigned char *r, size_t size)
 }
 
 /* The name of addr in pid (-1: the kernel), as perf script prints it. NULL on ENOMEM. */
-static const struct pd_sym *name_of(struct pd *pd, int pid, uint64_t addr)
+/* The key of addr in pid (-1: the kernel) in the table of named addresses, and its hash;
+ * false on ENOMEM. */
+static bool sym_key(struct pd *pd, int pid, uint64_t addr, uint64_t *key, uint64_t *h)
 {
 	struct pd_proc *p = pid >= 0 ? pd_proc_get(pd, pid) : NULL;
-	uint64_t key = pid < 0 ? 1ull << 63 | pd->kgen
-			       : ((uint64_t)(uint32_t)pid + 2) << 32 | (p ? p->gen : 0);
-	uint64_t h = hash_mix(key * 31 + addr) | 1;
+
+	*key = pid < 0 ? 1ull << 63 | pd->kgen
+		       : ((uint64_t)(uint32_t)pid + 2) << 32 | (p ? p->gen : 0);
+	*h = hash_mix(*key * 31 + addr) | 1;
+	return pid < 0 || p;
+}
+
+void pd_frame_prefetch(struct pd *pd, int pid, uint64_t addr, bool kernel)
+{
+	uint64_t key, h;
+
+	if (pd->sym_slots_cap && sym_key(pd, kernel ? -1 : pid, addr, &key, &h))
+		__builtin_prefetch(&pd->sym_slots[h & (pd->sym_slots_cap - 1)]);
+}
+
+static const struct pd_sym *name_of(struct pd *pd, int pid, uint64_t addr)
+{
+	uint64_t key, h;
 	struct pd_sym_slot *slot;
 	struct pd_file_slot *fslot = NULL;
 	struct sym_module m;
@@ -358,7 +375,7 @@ static const struct pd_sym *name_of(struct pd *pd, int pid, uint64_t addr)
 	uint64_t fh = 0, foff = 0;
 	int err;
 
-	if (pid >= 0 && !p)
+	if (!sym_key(pd, pid, addr, &key, &h))
 		return NULL;
 	slot = sym_slot(pd, key, addr, h);
 	if (!slot)
