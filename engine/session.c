@@ -214,12 +214,13 @@ static pid_t spawn_command(char **argv, char **envp, int *go_fd, int *exec_fd)
 	return pid;
 }
 
-/* leak: whether the command gets the in-process sampler (bpf/preload/leak.c): its leak
- * probe can be attached, per process (no target that makes it probe every process), and
- * --leak-uprobes did not turn it down. */
+/* leak: whether the command gets the in-process sampler (bpf/preload/leak.c): the leak
+ * probe was asked for (a live view that may reach it with `o` later leaves the command's
+ * malloc alone: its CPU stacks would show the sampler's frames), per process (no target that
+ * makes it probe every process), and --leak-uprobes did not turn it down. */
 static bool leak_preload_wanted(const struct record_opts *o)
 {
-	return o->command && ((o->types | o->lazy_types) & PROBE_LEAK) && !o->leak_uprobes &&
+	return o->command && (o->types & PROBE_LEAK) && !o->leak_uprobes &&
 	       !o->ntids && !o->comm[0] && !o->ncontainers && !o->npods && !o->cgroup[0];
 }
 
