@@ -416,7 +416,10 @@ int session__open(struct session *s, struct record_opts *o, struct msg_list *msg
 	s->go_fd = -1;
 	s->exec_fd = -1;
 	/* Before any probe loads, so that every program's statistics count from its start. */
-	self_cost__open(&s->cost);
+	self_cost__open(&s->cost, o->probe_stats == RECORD_STATS_HELD  ? SELF_COST_HELD
+				  : o->probe_stats == RECORD_STATS_OFF ? SELF_COST_OFF
+				  : o->probe_stats > 0		       ? o->probe_stats
+								       : COST_PERIOD_S);
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (s->epfd < 0) {
 		msg_list__add(msgs, MSG_ERROR, "cannot create an epoll instance: %s", strerror(errno));
@@ -534,6 +537,7 @@ int session__open(struct session *s, struct record_opts *o, struct msg_list *msg
 	if (s->cost.stats_err && !s->cost.model.stats_on)
 		msg_list__add(msgs, MSG_WARNING, "BPF statistics cannot be turned on (%s): the "
 			      "probes' own cost is not shown", strerror(-s->cost.stats_err));
+	self_cost__restart(&s->cost);
 	return 0;
 fail:
 	session__close(s, true);
@@ -878,6 +882,7 @@ int session__poll(struct session *s, int timeout_ms)
 	if (timeout_ms == DRAIN_ALL && s->probes && (probes__types(s->probes) & PROBE_LEAK))
 		probes__leak_pause(s->probes);
 	java_child_tick(s);
+	self_cost__tick(&s->cost);
 	if (timeout_ms != 0 && timeout_ms != DRAIN_ALL &&
 	    epoll_wait(s->epfd, ev, FAMILY_MAX, timeout_ms) < 0) {
 		if (errno == EINTR)
@@ -1025,7 +1030,7 @@ void session__cost_sample(struct session *s)
 
 size_t session__cost_text(struct session *s, char *buf, size_t len)
 {
-	self_cost__sample(&s->cost);
+	self_cost__sample_all(&s->cost);
 	return cost__format(&s->cost.model, false, buf, len);
 }
 

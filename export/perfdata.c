@@ -872,6 +872,7 @@ int perfdata_collapse(const void *buf, size_t len, const char *label, struct sym
 			 * are not made here (docs/perfdata.md); DWARF is then never read */
 			sym_cache__set_lines(pd.sc, 0);
 			sym_cache__set_inlines(pd.sc, 0);
+			sym_cache__set_lazy_names(pd.sc, 1);
 		}
 	}
 	if (!pd.comms || !pd.procs || !pd.files || !pd.sc || !pd.ps) {

@@ -178,7 +178,7 @@ static int open_mapped(const struct proc *p, const struct proc_map *m)
 static struct elf_obj *resolve_file(struct sym_cache *sc, struct proc *p, const struct proc_map *m)
 {
 	struct elf_src src = { p->root, m->path, sc->debug_root ? sc->debug_root : "/usr/lib/debug",
-			       sc->lines || sc->inlines };
+			       sc->lines || sc->inlines, sc->lazy_names };
 	unsigned char key[17];
 	struct elf_syms *es;
 	struct elf_obj *o;
@@ -249,7 +249,7 @@ static int image_fd(const unsigned char *img, size_t len)
 
 static struct elf_obj *resolve_vdso(struct sym_cache *sc, struct proc *p, const struct proc_map *m)
 {
-	struct elf_src src = { p->root, NULL, "", 0 };
+	struct elf_src src = { .root = p->root, .debug_root = "" };
 	size_t len = m->end - m->start, klen;
 	unsigned char *buf = NULL, *key = NULL;
 	const unsigned char *img = NULL, *bid;

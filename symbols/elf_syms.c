@@ -17,6 +17,7 @@
 #include "gopclntab.h"
 #include "hmap.h"
 #include "symtab.h"
+#include "util/grow.h"
 
 /* Zero-size symbols (hand-written assembly) extend to the next symbol, at most this far. */
 #define ELF_MAX_GAP 4096
@@ -34,6 +35,14 @@ struct elf_syms {
 	size_t nsegs;
 	struct sym_table *tab;
 	int has_debuginfo;
+	/* names left in the files (elf_src.lazy_names): the table's entries index names[], which
+	 * point into the image's and the debuginfo's mapped string tables, kept open until free
+	 * (the image as elf, or as dw_elf or go_elf; the debuginfo as names_elf or dw_elf) */
+	bool lazy;
+	const char **names;
+	size_t nnames, names_cap;
+	int names_fd;
+	Elf *names_elf;
 	/* DWARF for lines, from the debuginfo file or the image itself */
 	int dw_fd;
 	Elf *dw_elf;
@@ -111,6 +120,7 @@ int elf_syms__begin(int fd, const void *mem, size_t len, struct elf_syms **out)
 	es->fd = fd;
 	es->dw_fd = -1;
 	es->go_fd = -1;
+	es->names_fd = -1;
 	if (fd >= 0)
 		es->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	else
@@ -185,13 +195,46 @@ static int exec_section(Elf *elf, size_t idx, unsigned char *flags, size_t n)
 	return flags[idx] == 2;
 }
 
-/* Adds the code symbols of every SHT_SYMTAB and SHT_DYNSYM section of elf to t. Sets *has_symtab
- * when a full .symtab was found. 0 or -ENOMEM. */
-static int add_symbols(struct sym_table *t, Elf *elf, int *has_symtab)
+/* Adds symbol name (NUL-terminated) at start to es's table: its name copied, or in lazy mode
+ * only pointed to (it must then stay valid until es is freed). 0 or -ENOMEM. */
+static int add_symbol(struct elf_syms *es, uint64_t start, uint64_t size, const char *name,
+		      size_t len, uint32_t prio)
+{
+	if (!es->lazy)
+		return sym_table__add(es->tab, start, size, name, len, 0, prio);
+	if (es->nnames >= UINT32_MAX || ARRAY_GROW(es->names, es->names_cap, es->nnames + 1))
+		return -ENOMEM;
+	es->names[es->nnames] = name;
+	return sym_table__add_ref(es->tab, start, size, (uint32_t)es->nnames++, 0, prio);
+}
+
+/* Section idx of elf as a string table read in place: its bytes, *len of them, ending in a
+ * NUL (so that any offset below *len starts a terminated string); NULL when it is not such
+ * a table (libelf's elf_strptr then judges each name). */
+static const char *string_table(Elf *elf, size_t idx, size_t *len)
+{
+	Elf_Scn *scn = elf_getscn(elf, idx);
+	GElf_Shdr sh;
+	Elf_Data *d;
+
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_STRTAB ||
+	    (sh.sh_flags & SHF_COMPRESSED))
+		return NULL;
+	d = elf_getdata(scn, NULL);
+	if (!d || !d->d_buf || !d->d_size || ((const char *)d->d_buf)[d->d_size - 1])
+		return NULL;
+	*len = d->d_size;
+	return d->d_buf;
+}
+
+/* Adds the code symbols of every SHT_SYMTAB and SHT_DYNSYM section of elf to es's table. Sets
+ * *has_symtab when a full .symtab was found. 0 or -ENOMEM. */
+static int add_symbols(struct elf_syms *es, Elf *elf, int *has_symtab)
 {
 	Elf_Scn *scn = NULL;
 	unsigned char *flags;
 	size_t nsec = 0;
+	bool is64 = gelf_getclass(elf) == ELFCLASS64;
 	int err = 0;
 
 	if (elf_getshdrnum(elf, &nsec))
@@ -202,7 +245,9 @@ static int add_symbols(struct sym_table *t, Elf *elf, int *has_symtab)
 	while (!err && (scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		Elf_Data *d;
-		size_t count;
+		const Elf64_Sym *raw = NULL;
+		const char *strs;
+		size_t count, nraw = 0, slen = 0;
 
 		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
 			continue;
@@ -210,12 +255,21 @@ static int add_symbols(struct sym_table *t, Elf *elf, int *has_symtab)
 		if (!d || !sh.sh_entsize)
 			continue;
 		count = sh.sh_size / sh.sh_entsize;
+		/* 64-bit symbols in memory order are GElf_Syms already: read in place, as
+		 * gelf_getsym would copy them (with its bound) */
+		if (is64 && d->d_type == ELF_T_SYM && d->d_buf) {
+			raw = d->d_buf;
+			nraw = d->d_size / sizeof(*raw);
+		}
+		strs = string_table(elf, sh.sh_link, &slen);
 		for (size_t i = 1; i < count; i++) {
 			GElf_Sym s;
 			const char *name;
 			int type;
 
-			if (!gelf_getsym(d, i, &s))
+			if (raw && i < nraw)
+				s = raw[i];
+			else if (raw || !gelf_getsym(d, (int)i, &s))
 				continue;
 			type = GELF_ST_TYPE(s.st_info);
 			if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
@@ -224,11 +278,15 @@ static int add_symbols(struct sym_table *t, Elf *elf, int *has_symtab)
 				continue;
 			if (type == STT_NOTYPE && !exec_section(elf, s.st_shndx, flags, nsec))
 				continue;
-			name = elf_strptr(elf, sh.sh_link, s.st_name);
+			if (strs)
+				name = s.st_name < slen ? strs + s.st_name : NULL;
+			else
+				name = elf_strptr(elf, sh.sh_link, s.st_name);
 			/* "$x"-style mapping symbols and local labels name no function */
-			if (!name || !*name || name[0] == '$' || !strncmp(name, ".L", 2))
+			if (!name || !*name || name[0] == '$' || (name[0] == '.' && name[1] == 'L'))
 				continue;
-			err = sym_table__add(t, s.st_value, s.st_size, name, strlen(name), 0, sym_prio(&s));
+			err = add_symbol(es, s.st_value, s.st_size, name, es->lazy ? 0 : strlen(name),
+					 sym_prio(&s));
 			if (err)
 				break;
 		}
@@ -417,7 +475,7 @@ static int load_go(struct elf_syms *es, int has_symtab)
 		uint64_t entry, end;
 
 		if (!gopcln__func(g, i, &entry, &end, &name) && end >= entry)
-			err = sym_table__add(es->tab, entry, end - entry, name.s, name.len, 0, 1);
+			err = add_symbol(es, entry, end - entry, name.s, name.len, 1);
 	}
 	if (!err)
 		es->go = g;
@@ -434,18 +492,27 @@ int elf_syms__load(struct elf_syms *es, const struct elf_src *src)
 	es->tab = sym_table__new();
 	if (!es->tab)
 		return -ENOMEM;
+	/* names read in place need the files mapped until es is freed: not for memory images */
+	es->lazy = src->lazy_names && es->fd >= 0;
 	err = read_segments(es);
 	if (!err)
-		err = add_symbols(es->tab, es->elf, &has_symtab);
+		err = add_symbols(es, es->elf, &has_symtab);
 	if (!err && es->fd >= 0)
 		err = load_go(es, has_symtab);
 	if (err)
 		return err;
 	if (es->fd >= 0 && (!has_symtab || src->lines) && !find_debuginfo(es, src, &dfd, &delf)) {
 		es->has_debuginfo = 1;
-		err = add_symbols(es->tab, delf, &has_symtab);
+		err = add_symbols(es, delf, &has_symtab);
 		if (src->lines) {
-			keep_dwarf(es, dfd, delf, 1);
+			keep_dwarf(es, dfd, delf, !es->lazy);
+			if (es->lazy && es->dw_elf != delf) {
+				es->names_elf = delf;
+				es->names_fd = dfd;
+			}
+		} else if (es->lazy) {
+			es->names_elf = delf;
+			es->names_fd = dfd;
 		} else {
 			elf_end(delf);
 			close(dfd);
@@ -468,14 +535,16 @@ int elf_syms__load(struct elf_syms *es, const struct elf_src *src)
 		es->elf = NULL;
 		es->fd = -1;
 	}
-	if (es->elf) {
+	if (es->elf && !es->lazy) {
 		elf_end(es->elf);
 		es->elf = NULL;
 	}
-	if (es->fd >= 0) {
+	if (es->fd >= 0 && !es->lazy) {
 		close(es->fd);
 		es->fd = -1;
 	}
+	if (es->lazy)
+		ARRAY_SHRINK(es->names, es->names_cap, es->nnames);
 	return sym_table__count(es->tab) ? 0 : -ENODATA;
 }
 
@@ -507,6 +576,11 @@ void elf_syms__free(struct elf_syms *es)
 		elf_end(es->elf);
 	if (es->fd >= 0)
 		close(es->fd);
+	if (es->names_elf)
+		elf_end(es->names_elf);
+	if (es->names_fd >= 0)
+		close(es->names_fd);
+	free(es->names);
 	sym_table__free(es->tab);
 	free(es->segs);
 	free(es);
@@ -541,7 +615,7 @@ const char *elf_syms__find(const struct elf_syms *es, uint64_t file_off, uint64_
 	if (!e)
 		return NULL;
 	*off = *vaddr - e->start;
-	return sym_table__name(es->tab, e);
+	return es->lazy ? es->names[e->name] : sym_table__name(es->tab, e);
 }
 
 int elf_syms__line(struct elf_syms *es, uint64_t vaddr, const char **file, unsigned *line)
@@ -570,6 +644,7 @@ size_t elf_syms__count(const struct elf_syms *es)
 size_t elf_syms__mem(const struct elf_syms *es)
 {
 	return sizeof(*es) + es->nsegs * sizeof(*es->segs) + (es->tab ? sym_table__mem(es->tab) : 0) +
+	       es->names_cap * sizeof(*es->names) +
 	       (es->inl_cache ? hmap__mem(es->inl_cache) + es->inl_bytes : 0);
 }
 

@@ -22,6 +22,8 @@ struct elf_src {
 	const char *path;	/* the image's path under root, NULL for memory images */
 	const char *debug_root; /* "/usr/lib/debug" or an override */
 	int lines;		/* keep DWARF open (elf_syms__line, elf_syms__inlines) */
+	int lazy_names;		/* leave the names in the file, mapped until elf_syms__free, rather
+				 * than copy them all at load (files only, not memory images) */
 };
 
 /* Starts reading an image from fd (ownership taken: closed by elf_syms__free or earlier) or, when

@@ -27,6 +27,9 @@ struct gopcln {
 	size_t pctab;	  /* base of the pc-value tables' offsets */
 	uint64_t text;	  /* base of the entries (Go 1.18+) */
 	uint64_t gofunc;  /* base of funcdata offsets (Go 1.18+), 0 when not found */
+	bool gofunc_due;  /* gofunc not looked for yet: only the inline trees need it, and the
+			   * search scans the image's data (a reader without inline frames
+			   * never pays for it) */
 	struct gopcln_seg *segs;
 	size_t nsegs;
 };
@@ -244,8 +247,7 @@ int gopcln__new(const uint8_t *tab, size_t len, uint64_t tab_vaddr, uint64_t tex
 		}
 		memcpy(g->segs, segs, nsegs * sizeof(*segs));
 		g->nsegs = nsegs;
-		if (g->ver >= GOPCLN_118)
-			find_gofunc(g, g->names);
+		g->gofunc_due = g->ver >= GOPCLN_118;
 	}
 	*out = g;
 	return 0;
@@ -269,8 +271,12 @@ size_t gopcln__count(const struct gopcln *g)
 	return g->nfunc;
 }
 
-bool gopcln__has_inline_tree(const struct gopcln *g)
+bool gopcln__has_inline_tree(struct gopcln *g)
 {
+	if (g->gofunc_due) {
+		g->gofunc_due = false;
+		find_gofunc(g, g->names);
+	}
 	return g->ver == GOPCLN_116 ? g->nsegs > 0 : g->ver >= GOPCLN_118 && g->gofunc;
 }
 
@@ -336,7 +342,7 @@ int gopcln__frame(const struct gopcln *g, uint64_t pc, int32_t *spdelta, bool *t
 	return 0;
 }
 
-size_t gopcln__inlines(const struct gopcln *g, uint64_t pc, struct gopcln_name *out, size_t max)
+size_t gopcln__inlines(struct gopcln *g, uint64_t pc, struct gopcln_name *out, size_t max)
 {
 	struct gopcln_name chain[INLINE_DEPTH];
 	uint64_t entry, rec, npcdata, nfuncdata, tab_off, fd_off, tree, w;

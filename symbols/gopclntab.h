@@ -53,7 +53,7 @@ int gopcln__func(const struct gopcln *g, size_t i, uint64_t *entry, uint64_t *en
  * function that holds pc, which the symbol table names, is not among them). Returns how many;
  * 0 when none, or when the table gives no inline tree (tables before Go 1.16, a module data
  * not found). */
-size_t gopcln__inlines(const struct gopcln *g, uint64_t pc, struct gopcln_name *out, size_t max);
+size_t gopcln__inlines(struct gopcln *g, uint64_t pc, struct gopcln_name *out, size_t max);
 /* The stack frame of the function holding pc (a link-time address), from its pc-to-SP-delta
  * table as the runtime's own traceback reads it: *spdelta is how far the stack pointer is
  * below the return address slot at pc (0 at the entry), *top whether the function is the
@@ -61,7 +61,8 @@ size_t gopcln__inlines(const struct gopcln *g, uint64_t pc, struct gopcln_name *
  * which runs C code on the thread's system stack). 0, or -ENOENT when no function holds pc
  * or its table does not say. */
 int gopcln__frame(const struct gopcln *g, uint64_t pc, int32_t *spdelta, bool *top);
-/* Whether the inline trees can be read (Go 1.16+, and from 1.18 the module data was found). */
-bool gopcln__has_inline_tree(const struct gopcln *g);
+/* Whether the inline trees can be read (Go 1.16+, and from 1.18 the module data was found:
+ * looked for in the image on the first call, here or in gopcln__inlines). */
+bool gopcln__has_inline_tree(struct gopcln *g);
 
 #endif

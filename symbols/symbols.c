@@ -735,6 +735,11 @@ void sym_cache__set_inlines(struct sym_cache *sc, int on)
 	sc->inlines = on;
 }
 
+void sym_cache__set_lazy_names(struct sym_cache *sc, int on)
+{
+	sc->lazy_names = on;
+}
+
 static void proc_stats(const void *key, size_t len, void *val, void *arg)
 {
 	const struct proc *p = val;

@@ -126,5 +126,10 @@ void sym_cache__set_lines(struct sym_cache *sc, int on);
 /* Turns inline frames (sym_info.inlined: DWARF's inlined subroutines, Go's inline trees) on
  * (default) or off. With either on, the DWARF of images that have it is kept open. */
 void sym_cache__set_inlines(struct sym_cache *sc, int on);
+/* Leaves the names of ELF tables read from now on in their files, mapped until the table is
+ * dropped, instead of copying them all at load (off by default): a file's table loads in a
+ * fraction of the time, for a reader of many binaries that asks few names of each (a
+ * perf.data file). Same names either way. */
+void sym_cache__set_lazy_names(struct sym_cache *sc, int on);
 
 #endif

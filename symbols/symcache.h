@@ -64,6 +64,7 @@ struct sym_cache {
 	uint64_t tick;
 	int lines;
 	int inlines; /* inline frames (DWARF, Go's inline trees) */
+	int lazy_names; /* ELF names left in the mapped files (elf_src.lazy_names) */
 	struct kallsyms *ks;
 	uint64_t ks_ns;
 	int ks_tried;

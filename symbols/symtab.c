@@ -28,22 +28,30 @@ void sym_table__free(struct sym_table *t)
 	free(t);
 }
 
-int sym_table__add(struct sym_table *t, uint64_t start, uint64_t size, const char *name, size_t len,
-		   uint32_t tag, uint32_t prio)
+int sym_table__add_ref(struct sym_table *t, uint64_t start, uint64_t size, uint32_t ref,
+		       uint32_t tag, uint32_t prio)
 {
 	struct sym_entry *e;
 
-	if (t->used + len + 1 > UINT32_MAX)
-		return -ENOMEM;
-	if (ARRAY_GROW(t->syms, t->cap, t->count + 1) ||
-	    ARRAY_GROW(t->arena, t->arena_cap, t->used + len + 1))
+	if (ARRAY_GROW(t->syms, t->cap, t->count + 1))
 		return -ENOMEM;
 	e = &t->syms[t->count++];
 	e->start = start;
 	e->size = size > UINT32_MAX ? UINT32_MAX : size;
-	e->name = t->used;
+	e->name = ref;
 	e->tag = tag;
 	e->prio = prio;
+	return 0;
+}
+
+int sym_table__add(struct sym_table *t, uint64_t start, uint64_t size, const char *name, size_t len,
+		   uint32_t tag, uint32_t prio)
+{
+	if (t->used + len + 1 > UINT32_MAX)
+		return -ENOMEM;
+	if (ARRAY_GROW(t->arena, t->arena_cap, t->used + len + 1) ||
+	    sym_table__add_ref(t, start, size, (uint32_t)t->used, tag, prio))
+		return -ENOMEM;
 	memcpy(t->arena + t->used, name, len);
 	t->arena[t->used + len] = 0;
 	t->used += len + 1;

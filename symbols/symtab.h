@@ -23,6 +23,12 @@ void sym_table__free(struct sym_table *t);
 /* Adds a symbol, copying name[0..len). 0 or -ENOMEM. */
 int sym_table__add(struct sym_table *t, uint64_t start, uint64_t size, const char *name, size_t len,
 		   uint32_t tag, uint32_t prio);
+/* Adds a symbol whose name the caller keeps: ref (in the entry's name field) is the caller's
+ * index of it, e.g. into an array of names in a mapped file; refs must grow with each add, as
+ * arena offsets do, so that symbols alike in all else keep the first one added either way.
+ * sym_table__name must not be asked for it. 0 or -ENOMEM. */
+int sym_table__add_ref(struct sym_table *t, uint64_t start, uint64_t size, uint32_t ref,
+		       uint32_t tag, uint32_t prio);
 /* Makes room for nsyms more symbols with name_bytes of names (NULs included) in all, so that
  * adding a known amount grows nothing; sym_table__finish gives back what stays unused. 0 or
  * -ENOMEM. */
