@@ -781,6 +781,7 @@ static void session_totals(struct agent *a, struct agent_totals *t)
 		t->probe_ns[f] = fig.ns;
 		t->probe_runs[f] = fig.calls;
 	}
+	t->probe_stats_s = s->cost.model.on_secs;
 }
 
 /* a += b, counter by counter. */
@@ -795,6 +796,7 @@ static void totals_add(struct agent_totals *a, const struct agent_totals *b)
 		a->probe_ns[f] += b->probe_ns[f];
 		a->probe_runs[f] += b->probe_runs[f];
 	}
+	a->probe_stats_s += b->probe_stats_s;
 }
 
 const struct l7_table *agent_l7_before(const struct agent *a)

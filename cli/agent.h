@@ -32,6 +32,9 @@ struct agent_totals {
 	uint64_t sessions;	     /* sessions opened (1 + probe restarts) */
 	uint64_t probe_ns[COST_FAMILIES];   /* kernel time in its BPF programs, per family */
 	uint64_t probe_runs[COST_FAMILIES]; /* their runs */
+	/* The seconds those were counted over: the BPF statistics are on for a sampled window of
+	 * 1 s in 10 by default (--probe-stats), all the time with --probe-stats on. */
+	double probe_stats_s;
 	bool probe_stats;	     /* the kernel counted those (BPF statistics on) */
 };
 

@@ -117,7 +117,8 @@ static void own_metrics(FILE *f, struct agent *a, const struct prom_style *st)
 	}
 	/* Without the kernel's BPF statistics there is no such figure: no samples. */
 	prom_family(f, "galatop_agent_probe_seconds_total", "counter",
-		    "Time the kernel spent in the agent's BPF programs, per probe family");
+		    "Time the kernel spent in the agent's BPF programs, per probe family, while its "
+		    "BPF statistics were on (galatop_agent_probe_stats_seconds_total)");
 	for (int k = 0; t.probe_stats && k < COST_FAMILIES; k++) {
 		struct prom_label l = { "family", cost_family_name(k) };
 
@@ -125,13 +126,18 @@ static void own_metrics(FILE *f, struct agent *a, const struct prom_style *st)
 			    prom_labels(st, &l, 1, all), (double)t.probe_ns[k] / 1e9);
 	}
 	prom_family(f, "galatop_agent_probe_runs_total", "counter",
-		    "Runs of the agent's BPF programs, per probe family");
+		    "Runs of the agent's BPF programs, per probe family, while its BPF statistics "
+		    "were on");
 	for (int k = 0; t.probe_stats && k < COST_FAMILIES; k++) {
 		struct prom_label l = { "family", cost_family_name(k) };
 
 		prom_sample(f, "galatop_agent_probe_runs_total", all, prom_labels(st, &l, 1, all),
 			    (double)t.probe_runs[k]);
 	}
+	if (t.probe_stats)
+		one(f, "galatop_agent_probe_stats_seconds_total", "counter",
+		    "Seconds the agent's BPF statistics were on (sampled: 1 s in 10 by default, "
+		    "--probe-stats)", st, NULL, 0, t.probe_stats_s);
 	one(f, "galatop_agent_probe_restarts_total", "counter",
 	    "Times the probes restarted for new targets or settings", st, NULL, 0,
 	    (double)(t.sessions ? t.sessions - 1 : 0));

@@ -234,7 +234,8 @@ static void live_stats(void *ctx, struct tui_stats *out)
 		session__cost_sample(&l->s);
 		l->own_cpu = cost__own_cpu(&l->s.cost.model, true);
 		cost__figures(&l->s.cost.model, COST_FAMILIES, true, &cf);
-		l->probe_cpu = l->s.cost.model.stats_on ? cf.cpu_pct : -1;
+		/* Sampled: none until the first window closed. */
+		l->probe_cpu = l->s.cost.model.stats_on && cf.secs > 0 ? cf.cpu_pct : -1;
 		l->rate_events = cs.events;
 	}
 	memset(out, 0, sizeof(*out));
@@ -252,6 +253,7 @@ static void live_stats(void *ctx, struct tui_stats *out)
 	out->dropped = ps.lost_user + ps.kstack_fail + ps.ustack_fail;
 	out->own_cpu = l->own_cpu;
 	out->probe_cpu = l->probe_cpu;
+	out->probe_sampled = l->s.cost.model.period > 0;
 	out->mode = (enum tui_mode)l->shown.mode;
 	out->window_s = l->shown.window_s;
 	out->since = l->hist.wall0;

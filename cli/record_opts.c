@@ -45,6 +45,8 @@ const char cmd_record_help[] =
 	"  --leak-min-age S  leak: only blocks older than S seconds (default 1)\n"
 	"  --leak-uretprobe  leak: a uretprobe on every allocation call, even where the kernel\n"
 	"                    has uprobe.session (which skips the return of unsampled calls)\n"
+	"  --leak-uprobes    leak: uprobes on -- CMD's allocator rather than the in-process\n"
+	"                    sampler galatop preloads into it (libgalatop-leak.so)\n"
 	"  --min-dur US      threads: shorter calls are only counted (default 10)\n"
 	"  --all-syscalls    threads: every file, net, lock and sleep system call from entry to\n"
 	"                    exit, also those that do not block (by default only the calls\n"
@@ -78,6 +80,9 @@ const char cmd_record_help[] =
 	"  --event-rate N    offcpu, mem: most records per second per CPU before the kernel\n"
 	"                    samples them, 1 in n with weight n (default 500; 0 = all)\n"
 	"  --include-self    sample galatop's own threads too (default: never)\n"
+	"  --probe-stats S|on|off  the kernel's BPF statistics (galatop's probes' own cost) on\n"
+	"                    1 s in every S s (default 10: each program run pays two clock\n"
+	"                    reads while they are on), held on, or off\n"
 	"Targets (several combine as a union; none = the whole system):\n"
 	"  -p, --pid PID,..  processes            -t, --tid TID,..  threads\n"
 	"  --comm NAME       processes whose command name is NAME (first 15 bytes)\n"
@@ -383,7 +388,7 @@ enum {
 	OPT_PROTOCOLS, OPT_NO_TLS, OPT_L7_CAPTURE, OPT_NO_JAVA_AGENT, OPT_GROUP, OPT_CALL_GRAPH,
 	OPT_TRIGGER, OPT_TRIGGER_BEFORE, OPT_TRIGGER_AFTER, OPT_TRIGGER_COOLDOWN,
 	OPT_JAVA_NATIVE, OPT_NO_JAVA_NATIVE, OPT_HISTORY, OPT_FIXED_PERIOD, OPT_LEAK_SAMPLE,
-	OPT_LEAK_MIN_AGE, OPT_LEAK_URETPROBE, OPT_ALL_SYSCALLS,
+	OPT_LEAK_MIN_AGE, OPT_LEAK_URETPROBE, OPT_LEAK_UPROBES, OPT_ALL_SYSCALLS, OPT_PROBE_STATS,
 };
 
 static int parse_args(int argc, char **argv, struct record_opts *o, const char *cmd,
@@ -447,7 +452,9 @@ int record_parse_args_extra(int argc, char **argv, struct record_opts *o, const 
 		{ "leak-sample", required_argument, NULL, OPT_LEAK_SAMPLE },
 		{ "leak-min-age", required_argument, NULL, OPT_LEAK_MIN_AGE },
 		{ "leak-uretprobe", no_argument, NULL, OPT_LEAK_URETPROBE },
+		{ "leak-uprobes", no_argument, NULL, OPT_LEAK_UPROBES },
 		{ "include-self", no_argument, NULL, OPT_INCLUDE_SELF },
+		{ "probe-stats", required_argument, NULL, OPT_PROBE_STATS },
 		{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
 		{ "threads", no_argument, NULL, OPT_THREADS },
 		{ "group", required_argument, NULL, OPT_GROUP },
@@ -615,6 +622,9 @@ static int parse_args(int argc, char **argv, struct record_opts *o, const char *
 		case OPT_LEAK_URETPROBE:
 			o->leak_uretprobe = true;
 			break;
+		case OPT_LEAK_UPROBES:
+			o->leak_uprobes = true;
+			break;
 		case OPT_LEAK_MIN_AGE:
 			if (cli_parse_double(cmd, "--leak-min-age", optarg, 0, 7 * 86400, &d))
 				return EXIT_USAGE;
@@ -728,6 +738,15 @@ static int parse_args(int argc, char **argv, struct record_opts *o, const char *
 		case OPT_JAVA_NATIVE:
 		case OPT_NO_JAVA_NATIVE:
 			o->no_java_native = c == OPT_NO_JAVA_NATIVE;
+			break;
+		case OPT_PROBE_STATS:
+			if (!strcmp(optarg, "on") || !strcmp(optarg, "off")) {
+				o->probe_stats = optarg[1] == 'n' ? RECORD_STATS_HELD : RECORD_STATS_OFF;
+				break;
+			}
+			if (cli_parse_double(cmd, "--probe-stats", optarg, 2, 86400, &d))
+				return EXIT_USAGE;
+			o->probe_stats = d;
 			break;
 		case OPT_L7_CAPTURE:
 			if (cli_parse_long(cmd, "--l7-capture", optarg, 64, L7_CAPTURE_MAX, &l))

@@ -27,6 +27,8 @@
 #define RECORD_SLI_IO 4u
 #define RECORD_LONGSYS_OFF UINT64_MAX /* --longsys off: no system call hooks */
 #define RECORD_LONGSYS_DEFAULT 10000000ull /* --longsys on: 10 ms */
+#define RECORD_STATS_HELD -1.0 /* --probe-stats on */
+#define RECORD_STATS_OFF -2.0  /* --probe-stats off */
 
 /* How user stacks are walked (--unwind). */
 enum record_unwind {
@@ -62,6 +64,8 @@ struct record_opts {
 	uint64_t leak_sample;	 /* --leak-sample: mean bytes between sampled allocations (0 =
 				  * 512 KiB, 1 = every allocation) */
 	bool leak_uretprobe;	 /* --leak-uretprobe: entry and return uprobes, not uprobe.session */
+	bool leak_uprobes;	 /* --leak-uprobes: -- CMD's allocator gets uprobes, no in-process
+				  * sampler preloaded */
 	double leak_min_age;	 /* --leak-min-age: seconds a block must live to be shown
 				  * (default RECORD_LEAK_MIN_AGE) */
 	size_t max_stacks;	 /* --max-stacks: distinct stacks kept per probe (0 = no limit) */
@@ -103,6 +107,9 @@ struct record_opts {
 	unsigned sli_families;	 /* from --config cmd.probe: RECORD_SLI_* mask, 0 = all */
 	uint64_t longsys_ns;	 /* --longsys MS; 0 (the default) or RECORD_LONGSYS_OFF: no cpu_longsys */
 	char cgroup[4096];	 /* --cgroup PATH, "" = none */
+	/* --probe-stats: seconds between sampled windows of the BPF statistics; 0 = the default
+	 * (COST_PERIOD_S), RECORD_STATS_HELD (on), RECORD_STATS_OFF (off). */
+	double probe_stats;
 	/* L7 (--type l7): */
 	unsigned l7_protocols;	 /* --protocols: bit 1 << enum l7_proto each, 0 = all */
 	bool no_tls;		 /* --no-tls: no OpenSSL uprobes */

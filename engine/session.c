@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,9 @@
 #include "model/growth.h"
 #include "model/renew.h"
 #include "symbols/java_attach.h"
+#include "bpf/leak.h"
 #include "util/clock.h"
+#include "util/companion.h"
 #include "util/file.h"
 #include "l7_capture.h"
 #include "tl_capture.h"
@@ -169,7 +172,7 @@ static bool all_gone(const int *pids, size_t n)
 
 /* Forks CMD stopped on a pipe, so the probes attach before it runs. A failed exec writes its
  * errno on a second pipe (closed by a successful exec), read by session__start_command. */
-static pid_t spawn_command(char **argv, int *go_fd, int *exec_fd)
+static pid_t spawn_command(char **argv, char **envp, int *go_fd, int *exec_fd)
 {
 	int fds[2], efds[2];
 	pid_t pid;
@@ -198,7 +201,7 @@ static pid_t spawn_command(char **argv, int *go_fd, int *exec_fd)
 		if (read(fds[0], &c, 1) != 1)
 			_exit(127); /* galatop went away before starting us */
 		signal(SIGINT, SIG_DFL);
-		execvp(argv[0], argv);
+		execvpe(argv[0], argv, envp ? envp : environ);
 		e = errno;
 		if (write(efds[1], &e, sizeof(e)) != sizeof(e))
 			_exit(126);
@@ -209,6 +212,77 @@ static pid_t spawn_command(char **argv, int *go_fd, int *exec_fd)
 	*go_fd = fds[1];
 	*exec_fd = efds[0];
 	return pid;
+}
+
+/* leak: whether the command gets the in-process sampler (bpf/preload/leak.c): the leak
+ * probe was asked for (a live view that may reach it with `o` later leaves the command's
+ * malloc alone: its CPU stacks would show the sampler's frames), per process (no target that
+ * makes it probe every process), and --leak-uprobes did not turn it down. */
+static bool leak_preload_wanted(const struct record_opts *o)
+{
+	return o->command && (o->types & PROBE_LEAK) && !o->leak_uprobes &&
+	       !o->ntids && !o->comm[0] && !o->ncontainers && !o->npods && !o->cgroup[0];
+}
+
+/* leak: the command's environment with the sampler library appended to LD_PRELOAD (a user's
+ * own preloads stay first) and the mean bytes between samples in LEAK_PRELOAD_ENV, its
+ * library's path into lib[len]. NULL when the library is not found or cannot be preloaded
+ * (then why says it); the array and its two new strings are freed with leak_env_free. */
+static char **leak_env(const struct record_opts *o, char *lib, size_t len, char *why,
+		       size_t wlen)
+{
+	const char *old = getenv("LD_PRELOAD");
+	size_t n = 0, k = 0, size;
+	char **env;
+
+	if (companion_path(LEAK_PRELOAD_LIB, "GALATOP_LEAK_LIB", lib, len)) {
+		snprintf(why, wlen, "%s not found (next to galatop or in %s)", LEAK_PRELOAD_LIB, lib);
+		return NULL;
+	}
+	if (strpbrk(lib, " :")) {
+		snprintf(why, wlen, "%s has a space or colon in its path, which LD_PRELOAD cannot hold",
+			 lib);
+		return NULL;
+	}
+	while (environ[n])
+		n++;
+	env = calloc(n + 3, sizeof(*env));
+	if (!env)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "LD_PRELOAD=", 11) &&
+		    strncmp(environ[i], LEAK_PRELOAD_ENV "=", sizeof(LEAK_PRELOAD_ENV)))
+			env[k++] = environ[i];
+	size = strlen(lib) + (old ? strlen(old) : 0) + 16;
+	env[k] = malloc(size);
+	env[k + 1] = malloc(64);
+	if (!env[k] || !env[k + 1]) {
+		free(env[k]);
+		free(env[k + 1]);
+		free(env);
+		return NULL;
+	}
+	snprintf(env[k], size, "LD_PRELOAD=%s%s%s", old && old[0] ? old : "", old && old[0] ? ":" : "",
+		 lib);
+	snprintf(env[k + 1], 64, LEAK_PRELOAD_ENV "=%llu",
+		 (unsigned long long)(o->leak_sample ? o->leak_sample : LEAK_SAMPLE_DEFAULT));
+	return env;
+}
+
+/* Frees what leak_env made; NULL is a no-op. */
+static void leak_env_free(char **env)
+{
+	size_t n = 0;
+
+	if (!env)
+		return;
+	while (env[n])
+		n++;
+	if (n >= 2) {
+		free(env[n - 2]);
+		free(env[n - 1]);
+	}
+	free(env);
 }
 
 static int resolve_groups(struct ident_cache *ic, const struct record_opts *o, uint64_t **ids,
@@ -279,6 +353,10 @@ void session__probe_options(const struct session *s, struct probe_opts *po)
 	po->event_rate = o->event_rate;
 	po->leak_sample = o->leak_sample;
 	po->leak_uretprobe = o->leak_uretprobe;
+	if (s->leak_lib[0] && s->child > 0) {
+		po->leak_preload_pid = s->child;
+		po->leak_preload = s->leak_lib;
+	}
 }
 
 /* --cpu: the list (checked when parsed) as one flag per configured CPU. */
@@ -338,7 +416,10 @@ int session__open(struct session *s, struct record_opts *o, struct msg_list *msg
 	s->go_fd = -1;
 	s->exec_fd = -1;
 	/* Before any probe loads, so that every program's statistics count from its start. */
-	self_cost__open(&s->cost);
+	self_cost__open(&s->cost, o->probe_stats == RECORD_STATS_HELD  ? SELF_COST_HELD
+				  : o->probe_stats == RECORD_STATS_OFF ? SELF_COST_OFF
+				  : o->probe_stats > 0		       ? o->probe_stats
+								       : COST_PERIOD_S);
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (s->epfd < 0) {
 		msg_list__add(msgs, MSG_ERROR, "cannot create an epoll instance: %s", strerror(errno));
@@ -390,13 +471,25 @@ int session__open(struct session *s, struct record_opts *o, struct msg_list *msg
 		/* mem_swapin from delay accounting covers the command only when it is on at fork. */
 		if (o->sli)
 			sli_delayacct_early();
-		s->child = spawn_command(o->command, &s->go_fd, &s->exec_fd);
+		char **env = NULL, why[PATH_MAX + 128] = "";
+
+		if (leak_preload_wanted(o)) {
+			env = leak_env(o, s->leak_lib, sizeof(s->leak_lib), why, sizeof(why));
+			if (!env && why[0])
+				msg_list__add(msgs, MSG_WARNING, "leak: %s: the command's allocator "
+					      "gets uprobes", why);
+		}
+		s->child = spawn_command(o->command, env, &s->go_fd, &s->exec_fd);
+		leak_env_free(env);
+		s->child_pid = s->child > 0 ? s->child : 0;
 		if (s->child < 0) {
 			msg_list__add(msgs, MSG_ERROR, "cannot start %s: %s", o->command[0],
 				      strerror(errno));
 			goto fail;
 		}
 		s->pids[s->npids++] = s->child;
+		if (!env)
+			s->leak_lib[0] = '\0';
 	}
 	if (o->cgroup[0] && cgroup_targets(s))
 		goto fail;
@@ -444,6 +537,7 @@ int session__open(struct session *s, struct record_opts *o, struct msg_list *msg
 	if (s->cost.stats_err && !s->cost.model.stats_on)
 		msg_list__add(msgs, MSG_WARNING, "BPF statistics cannot be turned on (%s): the "
 			      "probes' own cost is not shown", strerror(-s->cost.stats_err));
+	self_cost__restart(&s->cost);
 	return 0;
 fail:
 	session__close(s, true);
@@ -788,6 +882,7 @@ int session__poll(struct session *s, int timeout_ms)
 	if (timeout_ms == DRAIN_ALL && s->probes && (probes__types(s->probes) & PROBE_LEAK))
 		probes__leak_pause(s->probes);
 	java_child_tick(s);
+	self_cost__tick(&s->cost);
 	if (timeout_ms != 0 && timeout_ms != DRAIN_ALL &&
 	    epoll_wait(s->epfd, ev, FAMILY_MAX, timeout_ms) < 0) {
 		if (errno == EINTR)
@@ -910,10 +1005,22 @@ static void leak_summary(struct session *s, const struct probe_stats *ps)
 		      probes__leak_session(s->probes)
 			      ? "uprobe.session: a return probe for the sampled calls only"
 			      : "an entry uprobe and a uretprobe per function");
-	for (size_t i = 0; i < s->npids; i++)
+	for (size_t i = 0; i < s->npids; i++) {
+		int path = probes__leak_path(s->probes, s->pids[i]);
+
 		if (probes__leak_unhooked(s->probes, s->pids[i], why, sizeof(why)) == 1)
 			msg_list__add(s->msgs, MSG_NOTE, "leak: pid %d not hooked: %s", s->pids[i],
 				      why);
+		else if (path == LEAK_PATH_PRELOAD)
+			msg_list__add(s->msgs, MSG_NOTE, "leak: pid %d: in-process sampler (%s "
+				      "preloaded, uprobes on its markers only)", s->pids[i],
+				      LEAK_PRELOAD_LIB);
+		else if (path == LEAK_PATH_UPROBES)
+			msg_list__add(s->msgs, MSG_NOTE, "leak: pid %d: uprobes on its allocator%s",
+				      s->pids[i], s->pids[i] == s->child_pid && s->leak_lib[0]
+						  ? " (it brings its own: the sampler passes its calls on)"
+						  : "");
+	}
 }
 
 void session__cost_sample(struct session *s)
@@ -923,7 +1030,7 @@ void session__cost_sample(struct session *s)
 
 size_t session__cost_text(struct session *s, char *buf, size_t len)
 {
-	self_cost__sample(&s->cost);
+	self_cost__sample_all(&s->cost);
 	return cost__format(&s->cost.model, false, buf, len);
 }
 

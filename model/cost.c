@@ -53,7 +53,9 @@ static struct cost_prog *find(struct cost *c, uint32_t id)
 	return (struct cost_prog *)cost__find(c, id);
 }
 
-int cost__sample(struct cost *c, double now, double cpu_s, const struct cost_reading *r, size_t n)
+/* Takes in readings r[0..n): each program's growth since its previous reading becomes its
+ * window figures, added to its totals when count (a window closes), else only the baseline. */
+static int take_readings(struct cost *c, const struct cost_reading *r, size_t n, bool count)
 {
 	size_t fresh = 0;
 
@@ -63,10 +65,12 @@ int cost__sample(struct cost *c, double now, double cpu_s, const struct cost_rea
 		return -ENOMEM;
 	for (size_t i = 0; i < c->n; i++) {
 		c->p[i].gone = true;
-		c->p[i].d_ns = c->p[i].d_cnt = 0;
+		if (count)
+			c->p[i].d_ns = c->p[i].d_cnt = 0;
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct cost_prog *p = find(c, r[i].id);
+		uint64_t dns, dcnt;
 
 		if (!p) {
 			p = &c->p[c->n++];
@@ -77,22 +81,55 @@ int cost__sample(struct cost *c, double now, double cpu_s, const struct cost_rea
 			p->fam = cost_family_of(p->r.name);
 		}
 		/* Counters only grow; a smaller one (never seen) counts from itself. */
-		p->d_ns = r[i].run_ns >= p->r.run_ns ? r[i].run_ns - p->r.run_ns : r[i].run_ns;
-		p->d_cnt = r[i].run_cnt >= p->r.run_cnt ? r[i].run_cnt - p->r.run_cnt : r[i].run_cnt;
+		dns = r[i].run_ns >= p->r.run_ns ? r[i].run_ns - p->r.run_ns : r[i].run_ns;
+		dcnt = r[i].run_cnt >= p->r.run_cnt ? r[i].run_cnt - p->r.run_cnt : r[i].run_cnt;
+		if (count) {
+			p->d_ns = dns;
+			p->d_cnt = dcnt;
+			p->tot_ns += dns;
+			p->tot_cnt += dcnt;
+		}
 		p->r.run_ns = r[i].run_ns;
 		p->r.run_cnt = r[i].run_cnt;
 		p->gone = false;
 	}
-	if (c->t0 == 0 && c->t == 0) {
+	return 0;
+}
+
+int cost__sample(struct cost *c, double now, double cpu_s, const struct cost_reading *r, size_t n)
+{
+	bool first = c->t0 == 0 && c->t == 0;
+
+	if (r && take_readings(c, r, n, true))
+		return -ENOMEM;
+	if (first) {
 		c->t0 = now;
 		c->cpu0 = cpu_s;
 		c->dt = c->dcpu = 0;
+		c->win_t0 = -1;
 	} else {
 		c->dt = now - c->t;
 		c->dcpu = cpu_s - c->cpu;
 	}
+	if (r) {
+		/* The first readings close no window: what ran before them is the programs' own
+		 * (the statistics are turned on before any program loads). */
+		if (c->win_t0 >= 0) {
+			c->win_secs = now - c->win_t0;
+			c->on_secs += c->win_secs;
+		}
+		c->win_t0 = now;
+	}
 	c->t = now;
 	c->cpu = cpu_s;
+	return 0;
+}
+
+int cost__window_open(struct cost *c, double now, const struct cost_reading *r, size_t n)
+{
+	if (take_readings(c, r, n, false))
+		return -ENOMEM;
+	c->win_t0 = now;
 	return 0;
 }
 
@@ -110,14 +147,14 @@ static void figures(const struct cost *c, int f, size_t only, bool interval,
 		    struct cost_figures *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->secs = interval ? c->dt : c->t - c->t0;
+	out->secs = interval ? c->win_secs : c->on_secs;
 	for (size_t i = 0; i < c->n; i++) {
 		const struct cost_prog *p = &c->p[i];
 
 		if ((f != COST_FAMILIES && (int)p->fam != f) || (only < c->n && i != only))
 			continue;
-		out->ns += interval ? p->d_ns : p->r.run_ns;
-		out->calls += interval ? p->d_cnt : p->r.run_cnt;
+		out->ns += interval ? p->d_ns : p->tot_ns;
+		out->calls += interval ? p->d_cnt : p->tot_cnt;
 	}
 	if (out->calls)
 		out->ns_per_call = (double)out->ns / (double)out->calls;
@@ -167,19 +204,32 @@ size_t cost__format(const struct cost *c, bool interval, char *buf, size_t len)
 {
 	struct cost_figures all, fam;
 	size_t n = 0;
-	double own = cost__own_cpu(c, interval);
+	double own = cost__own_cpu(c, interval), secs = interval ? c->dt : c->t - c->t0;
 
 	if (len)
 		buf[0] = 0;
 	cost__figures(c, COST_FAMILIES, interval, &all);
 	put(buf, len, &n, "galatop CPU %.2f%% of one core (%.2f s in %.1f s)", own < 0 ? 0 : own,
-	    interval ? c->dcpu : c->cpu - c->cpu0, all.secs);
+	    interval ? c->dcpu : c->cpu - c->cpu0, secs);
 	if (!c->stats_on) {
 		put(buf, len, &n, "; BPF statistics off: probes' kernel time unknown\n");
 		return n;
 	}
-	put(buf, len, &n, "; its probes in the kernel %.2f%% (%.3f s)\n", all.cpu_pct,
-	    (double)all.ns / 1e9);
+	if (!c->period) {
+		put(buf, len, &n, "; its probes in the kernel %.2f%% (%.3f s)\n", all.cpu_pct,
+		    (double)all.ns / 1e9);
+	} else if (interval) {
+		put(buf, len, &n,
+		    "; its probes in the kernel %.2f%%, sampled (BPF statistics on %.0f s in %.0f: "
+		    "the last window, %.1f s)\n",
+		    all.cpu_pct, COST_WINDOW_S, c->period, all.secs);
+	} else {
+		/* The windows' share of the kernel time, scaled to the whole run. */
+		put(buf, len, &n,
+		    "; its probes in the kernel %.2f%% (about %.3f s), sampled (BPF statistics on "
+		    "%.1f s of %.1f s, %.0f s in %.0f; calls counted while on)\n",
+		    all.cpu_pct, all.cpu_pct / 100 * secs, all.secs, secs, COST_WINDOW_S, c->period);
+	}
 	put(buf, len, &n, "%-24s %9s %12s %9s %14s\n", "family/program", "ns/call", "calls/s",
 	    "CPU", "calls");
 	for (int f = 0; f < COST_FAMILIES; f++) {

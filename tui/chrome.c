@@ -151,7 +151,8 @@ static void draw_status(struct tui_app *a)
 			seg(a, ROLE_STATUS, buf);
 		}
 		if (st.probe_cpu >= 0) {
-			snprintf(buf, sizeof(buf), " + probes %.1f%% ($)", st.probe_cpu);
+			snprintf(buf, sizeof(buf), " + probes %.1f%%%s ($)", st.probe_cpu,
+				 st.probe_sampled ? " sampled" : "");
 			seg(a, ROLE_STATUS, buf);
 		}
 		if (st.hint) {
@@ -385,7 +386,9 @@ static void draw_cost(struct tui_app *a)
 		return;
 	cost__format(c, true, text, sizeof(text));
 	draw_box(a, (a->cols - w) / 2, 1, w, h,
-		 " galatop's own cost, last interval (BPF statistics) - any key closes ");
+		 c->period > 0 ? " galatop's own cost: CPU last interval, probes last sampled window - "
+				 "any key closes "
+			       : " galatop's own cost, last interval (BPF statistics) - any key closes ");
 	for (p = text; *p && y < h - 1; p = *nl ? nl + 1 : nl, y++) {
 		nl = strchr(p, '\n');
 		if (!nl)

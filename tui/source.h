@@ -31,6 +31,7 @@ struct tui_stats {
 	uint64_t dropped;	/* samples user space dropped (e.g. unwinding failed) */
 	double own_cpu;		/* galatop's own CPU use, percent */
 	double probe_cpu;	/* its BPF programs' kernel time, percent of one CPU; < 0 unknown */
+	bool probe_sampled;	/* probe_cpu is the last sampled window's (statistics on a part of the time) */
 	enum tui_mode mode;	/* the update mode in effect */
 	double window_s;	/* window length (MODE_WINDOW) or half-life (MODE_DECAY) */
 	double since;		/* wall-clock UNIX time the data starts at, 0 when unknown */

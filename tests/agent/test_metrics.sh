@@ -34,12 +34,15 @@ redis-server --port $RPORT --bind 127.0.0.1 --save '' --appendonly no --dir "$TM
 REDIS=$!
 wait_until 100 redis-cli -p $RPORT ping >/dev/null 2>&1 || { fail agent_metrics "redis did not start"; exit 0; }
 
-# A CPU burner that waits for the agent (the same pid once it burns).
+# A CPU burner that waits for the agent (the same pid once it burns). The BPF statistics held
+# on (--probe-stats on; by default they are sampled, 1 s in 10: tests/record/test_cost.sh), so
+# that the programs' runs can be held against the samples.
 mkfifo "$TMP/gate"
 sh -c "read x <'$TMP/gate'; exec '$TOOLS/burn' 60" >/dev/null &
 BURN=$!
+T0=$(date +%s.%N)
 "$GALATOP" agent --type l7,oncpu,sli -F 99 -p "$REDIS,$BURN" --period 2 --metrics 127.0.0.1:0 \
-	--rest 127.0.0.1:0 2>"$TMP/agent.log" &
+	--rest 127.0.0.1:0 --probe-stats on 2>"$TMP/agent.log" &
 AGENT=$!
 if ! wait_until 600 grep -qs 'running (pid' "$TMP/agent.log"; then
 	fail agent_metrics "the agent did not start: $(tail -3 "$TMP/agent.log")"
@@ -110,6 +113,12 @@ runs=$(q 'galatop_agent_probe_runs_total{family="stacks"}')
 pt=$(q 'galatop_agent_probe_seconds_total{family="stacks"}')
 awk -v r="$runs" -v s="$smp" -v t="$pt" 'BEGIN { exit !(r >= s && t > 0) }' && pass agent_metrics_probe_time ||
 	fail agent_metrics_probe_time "runs $runs, samples $smp, seconds $pt"
+# Held on, the statistics counted from the agent's start to the last scrape: more than the
+# time since the burner started, less than the time since the agent did.
+on=$(q 'galatop_agent_probe_stats_seconds_total')
+el=$(awk -v t0="$T0" -v t1="$(date +%s.%N)" 'BEGIN { print t1 - t0 }')
+awk -v o="$on" -v e="$el" 'BEGIN { exit !(o > 2 && o <= e) }' && pass agent_metrics_probe_stats_seconds ||
+	fail agent_metrics_probe_stats_seconds "statistics on ${on:-none} s, agent started $el s ago"
 cpu=$(q 'sum(galatop_agent_cpu_seconds_total)')
 awk -v c="$cpu" 'BEGIN { exit !(c > 0) }' && pass agent_metrics_own_cpu || fail agent_metrics_own_cpu "cpu $cpu"
 

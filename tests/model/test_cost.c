@@ -67,9 +67,45 @@ TEST_CASE(cost_interval_and_total)
 	cost__free(NULL);
 }
 
+/* Sampled statistics: each window's growth makes the figures, what ran between windows (the
+ * statistics on for another holder) is not counted, and the CPU goes on between windows. */
+TEST_CASE(cost_sampled_windows)
+{
+	struct cost c = { .stats_on = true, .period = 10 };
+	struct cost_reading a[1] = { rd(1, "gt_l7_send", 0, 0) };
+	struct cost_figures f;
+	char text[2048];
+
+	CHECK(cost__sample(&c, 100.0, 1.0, a, 1) == 0); /* at open: the first window */
+	a[0] = rd(1, "", 4000, 40);
+	CHECK(cost__sample(&c, 101.0, 1.1, a, 1) == 0); /* closes it */
+	cost__figures(&c, COST_L7, true, &f);
+	CHECK(f.calls == 40 && fabs(f.secs - 1) < 1e-9 && fabs(f.calls_per_s - 40) < 1e-9);
+	CHECK(cost__sample(&c, 105.0, 1.5, NULL, 0) == 0); /* between windows: CPU only */
+	CHECK(fabs(cost__own_cpu(&c, true) - 10.0) < 1e-9);
+	cost__figures(&c, COST_L7, true, &f);
+	CHECK(f.calls == 40); /* the last window's, still */
+	a[0] = rd(1, "", 9000, 90); /* someone else's statistics counted meanwhile */
+	CHECK(cost__window_open(&c, 110.0, a, 1) == 0);
+	a[0] = rd(1, "", 11000, 110);
+	CHECK(cost__sample(&c, 112.0, 2.0, a, 1) == 0);
+	cost__figures(&c, COST_L7, true, &f);
+	CHECK(f.calls == 20 && f.ns == 2000 && fabs(f.secs - 2) < 1e-9);
+	cost__figures(&c, COST_L7, false, &f);
+	CHECK(f.calls == 60 && f.ns == 6000 && fabs(f.secs - 3) < 1e-9);
+	CHECK(fabs(f.cpu_pct - 100.0 * 6000e-9 / 3) < 1e-12);
+	cost__format(&c, false, text, sizeof(text));
+	CHECK(strstr(text, "sampled (BPF statistics on 3.0 s of 12.0 s, 1 s in 10") != NULL);
+	CHECK(strstr(text, "galatop CPU 8.33% of one core (1.00 s in 12.0 s)") != NULL);
+	cost__format(&c, true, text, sizeof(text));
+	CHECK(strstr(text, "sampled (BPF statistics on 1 s in 10: the last window, 2.0 s)") != NULL);
+	cost__free(&c);
+}
+
 int main(void)
 {
 	RUN(cost_families_by_name);
 	RUN(cost_interval_and_total);
+	RUN(cost_sampled_windows);
 	HARNESS_EXIT();
 }

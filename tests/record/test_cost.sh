@@ -4,18 +4,22 @@
 # workload made while it was attached and the sys_enter events perf counted on every CPU over a
 # window enclosing galatop's run; galatop's CPU time from the session's opening to the summary
 # is at least what /proc/PID/stat says it used while the workload ran, and at most what its
-# parent shell's `times` says the child used in all. Needs root, BPF and perf.
+# parent shell's `times` says the child used in all (the statistics held on: --probe-stats on).
+# Sampled (the default, here 1 s in 2): galatop holds the statistics only in its windows, the
+# summary says over how long, and the program's runs over them lie between 1 and what perf
+# counted over the whole run. Needs root, BPF and perf.
 . "$(dirname "$0")/../lib.sh"
 need_root_bpf cost || exit 0
 command -v perf >/dev/null 2>&1 || { skip cost "perf is not installed (make deps)"; exit 0; }
 [ -x "$TOOLS/tl_work" ] || { fail cost "test workloads not built (make tools)"; exit 0; }
 
 cpu_ticks() { awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
-perf stat -x, -e raw_syscalls:sys_enter -a -o "$TMP/perf.csv" -- sleep 60 &
+perf stat -x, -e raw_syscalls:sys_enter -a -o "$TMP/perf.csv" -- sleep 60 2>/dev/null &
 P=$!
 sleep 1
 (
-	"$GALATOP" record --type threads --all-syscalls --comm tl_work -o "$TMP/tl.jsonl" 2>"$TMP/err" &
+	"$GALATOP" record --type threads --all-syscalls --comm tl_work -o "$TMP/tl.jsonl" \
+		--probe-stats on 2>"$TMP/err" &
 	g=$!
 	wait_until 200 grep -qs 'recording' "$TMP/err"
 	cpu_ticks $g >"$TMP/c0"
@@ -27,7 +31,7 @@ sleep 1
 	times >"$TMP/times"
 )
 sleep 0.5
-kill -INT $P
+kill -INT $P; kill $(pgrep -P $P) 2>/dev/null # perf ends with its command
 wait $P
 grep -q 'rc=0' "$TMP/rc" && pass cost_record_exits_0 || fail cost_record_exits_0 "$(tail -3 "$TMP/err")"
 
@@ -62,4 +66,44 @@ else
 fi
 grep -q 'its probes in the kernel' "$TMP/err" && pass cost_probes_line ||
 	fail cost_probes_line "$(grep 'galatop CPU' "$TMP/err")"
+
+# Sampled windows: a workload that spans the recording (its system calls are every CPU's, all
+# the time), galatop recording 4 s (a full 1 s window lies in any 3 s), its fds looked at every
+# 0.1 s: the statistics' fd must come and go.
+"$TOOLS/tl_work" syscalls 9 0 >/dev/null &
+W=$!
+perf stat -x, -e raw_syscalls:sys_enter -a -o "$TMP/perf2.csv" -- sleep 60 2>/dev/null &
+P=$!
+sleep 0.5
+"$GALATOP" record --type threads --all-syscalls --comm tl_work -o "$TMP/tl2.jsonl" \
+	--probe-stats 2 2>"$TMP/err2" &
+g=$!
+wait_until 200 grep -qs 'recording' "$TMP/err2"
+on=0 off=0 i=0
+while [ $i -lt 40 ]; do
+	if ls -l /proc/$g/fd 2>/dev/null | grep -q 'bpf-stats'; then on=$((on + 1)); else off=$((off + 1)); fi
+	sleep 0.1; i=$((i + 1))
+done
+kill -INT $g
+wait $g
+sleep 0.3
+kill -INT $P; kill $(pgrep -P $P) 2>/dev/null # perf ends with its command
+wait $P
+kill $W 2>/dev/null; wait $W 2>/dev/null
+[ $on -gt 0 ] && [ $off -gt 0 ] && pass cost_sampled_stats_come_and_go ||
+	fail cost_sampled_stats_come_and_go "statistics fd held in $on of 40 looks, not in $off"
+tp=$(awk -F, '/raw_syscalls:sys_enter/ { print $1 }' "$TMP/perf2.csv")
+runs=$(awk '$2 == "gt_tl_sys_enter" { print $NF }' "$TMP/err2")
+if [ -n "$runs" ] && [ -n "$tp" ] && [ "$runs" -ge 1 ] && [ "$runs" -le "$tp" ]; then
+	pass cost_sampled_runs_within_perf
+else
+	fail cost_sampled_runs_within_perf "1 <= runs ${runs:-none} <= perf ${tp:-none}?"
+fi
+# "sampled (BPF statistics on X s of Y s": at least one window, within the run.
+w=$(sed -n 's/.*sampled (BPF statistics on \([0-9.]*\) s of \([0-9.]*\) s.*/\1 \2/p' "$TMP/err2")
+if [ -n "$w" ] && echo "$w" | awk '{ exit !($1 >= 1 && $1 <= $2 + 0.05 && $2 >= 4) }'; then
+	pass cost_sampled_summary
+else
+	fail cost_sampled_summary "$(grep 'galatop CPU' "$TMP/err2")"
+fi
 check cost_no_bpf_left no_gt_progs

@@ -41,6 +41,34 @@ if wait_for grep -q 'replaced with' "$TMP/mock.log"; then
 	eq kafka_produce_no_errors "$(sess "$TMP/kprod.json" kafka client err_count)" 0
 	eq kafka_broker_side_count "$(ep "$TMP/kmock.json" kafka server '^Produce orders$' req_count)" \
 		"$sent" "the mock broker reads what kcat sent"
+	# Latency as the client measures it: tests/tools/kafkaclient sends Produce requests one at
+	# a time, timing each right around its system calls (librdkafka's own rtt starts once its
+	# send has returned: see kafkaclient.c); galatop's median within 10% of its own
+	# (client_p50, tests/record/l7_lib.sh), each request within the client's clock readings
+	# (nested). Then Produce requests to a partition the topic
+	# does not have: each answered UNKNOWN_TOPIC_OR_PARTITION, as the client counts them.
+	if [ -x "$TOOLS/kafkaclient" ]; then
+		GT_CLIENT_TIMES=$TMP/kcli.times "$GALATOP" record --type l7 -o "$TMP/kcli.json" \
+			-o "$TMP/kcli.jsonl" -- "$TOOLS/kafkaclient" "${BOOT%:*}" "${BOOT#*:}" latency 3000 \
+			>"$TMP/kcli.txt" 2>&1
+		kc() { awk -v k="$1" '$1 == k { print $2 }' "$TMP/kcli.txt"; }
+		eq kafkaclient_count "$(ep "$TMP/kcli.json" kafka client '^Produce latency$' resp_count)" \
+			"$(kc requests)" "the client's count"
+		eq kafkaclient_no_errors "$(ep "$TMP/kcli.json" kafka client '^Produce latency$' err_count)" \
+			"$(kc errors)" "the client's errors"
+		client_p50 kafkaclient_p50 "$TMP/kcli.json" kafka client '^Produce latency$' "$(kc p50_ns)" 0 \
+			"$(kc nivcsw)" "$(kc requests)" \
+			"$(awk -v c="$(kc cpu_ns)" -v n="$(kc requests)" 'BEGIN { printf "%d", c / n }')" 10
+		nested kafkaclient_nested "$TMP/kcli.jsonl" kafka '^Produce latency$' "$TMP/kcli.times"
+		"$GALATOP" record --type l7 -o "$TMP/kclierr.json" -- "$TOOLS/kafkaclient" "${BOOT%:*}" \
+			"${BOOT#*:}" latency 50 99 >"$TMP/kclierr.txt" 2>&1
+		ke=$(awk '$1 == "errors" { print $2 }' "$TMP/kclierr.txt")
+		eq kafkaclient_errors_answered "$ke" 50 "UNKNOWN_TOPIC_OR_PARTITION for each"
+		eq kafkaclient_errors "$(ep "$TMP/kclierr.json" kafka client '^Produce latency$' err_count)" \
+			"$ke" "the client's errors"
+	else
+		fail kafkaclient "test workloads not built (make tools)"
+	fi
 	# Consumer: Fetch requests, and their responses with the records.
 	"$GALATOP" record --type l7 -o "$TMP/kcons.json" -- kcat -b "$BOOT" -C -t orders \
 		-o beginning -e -d protocol >"$TMP/kcons.out" 2>"$TMP/kcons.log"

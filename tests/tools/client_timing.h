@@ -1,14 +1,20 @@
-/* What the tests' own clients (httpclient, h2client) share: their clock and the report of the
+/* What the tests' own clients (httpclient, h2client, kafkaclient) share: their clock, a TCP
+ * connection without Nagle's delay, each request's clock readings for the tests to pair with
+ * galatop's (nested in tests/record/l7_lib.sh), and the report of the
  * figures the L7 tests compare galatop's with (client_p50 in tests/record/l7_lib.sh): the count,
  * the median of the n latencies in lat (sorted here), the client's CPU time (ns) and how often
  * it was preempted (involuntary context switches). */
 #ifndef GALATOP_TESTS_TOOLS_CLIENT_TIMING_H
 #define GALATOP_TESTS_TOOLS_CLIENT_TIMING_H
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <time.h>
 
 static uint64_t now_ns(void)
@@ -17,6 +23,44 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Notes one request's clock readings, before its first system call and after its last: a line
+ * "T0 T1" in the file $GT_CLIENT_TIMES names, when set (written at exit). */
+static void log_times(uint64_t t0, uint64_t t1)
+{
+	static FILE *f;
+	static int opened;
+
+	if (!opened) {
+		const char *path = getenv("GT_CLIENT_TIMES");
+
+		opened = 1;
+		if (path && !(f = fopen(path, "w")))
+			perror(path);
+	}
+	if (f)
+		fprintf(f, "%llu %llu\n", (unsigned long long)t0, (unsigned long long)t1);
+}
+
+/* A TCP connection to the IPv4 address host, port port, with TCP_NODELAY; its fd, or -1 (said
+ * on standard error as who's). */
+static int tcp_connect(const char *host, const char *port, const char *who)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(port)) };
+	int fd, one = 1;
+
+	if (inet_pton(AF_INET, host, &sa.sin_addr) != 1) {
+		fprintf(stderr, "%s: %s is not an IPv4 address\n", who, host);
+		return -1;
+	}
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		perror(who);
+		return -1;
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return fd;
 }
 
 static int cmp_u64(const void *a, const void *b)

@@ -90,7 +90,6 @@ static int read_response(int fd, uint32_t sid, uint8_t *buf, size_t cap, size_t 
 int main(int argc, char **argv)
 {
 	static const uint8_t preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
-	struct sockaddr_in sa = { .sin_family = AF_INET };
 	/* content-type (static index 31) application/grpc; te (a new name): trailers; all never
 	 * indexed */
 	static const uint8_t grpc_headers[] = "\x1f\x10\x10" "application/grpc" "\x10\x02" "te\x08" "trailers";
@@ -98,7 +97,7 @@ int main(int argc, char **argv)
 	uint8_t grpc_data[15] = { 0, 0, 6, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 'x' };
 	uint8_t req[512], hb[400], buf[65536], wu[13];
 	size_t have = 0, hl = 0, pl, al;
-	int fd, one = 1, n;
+	int fd, n;
 	uint64_t *lat, data = 0;
 	bool grpc = argc == 6 && !strcmp(argv[5], "grpc");
 
@@ -108,14 +107,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	lat = calloc((size_t)n, sizeof(*lat));
-	sa.sin_port = htons((uint16_t)atoi(argv[2]));
-	inet_pton(AF_INET, argv[1], &sa.sin_addr);
-	fd = socket(AF_INET, SOCK_STREAM, 0);
-	if (!lat || fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		perror("h2client");
+	if (!lat || (fd = tcp_connect(argv[1], argv[2], "h2client")) < 0)
 		return 1;
-	}
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	/* :method GET, :scheme http (static indices), :path and :authority never indexed */
 	pl = strlen(argv[3]);
 	al = strlen(argv[1]);
@@ -143,7 +136,7 @@ int main(int argc, char **argv)
 		uint32_t sid = 2 * (uint32_t)i + 1;
 		/* END_HEADERS, and END_STREAM but on a gRPC call (its DATA ends it) */
 		size_t rl = frame(req, (uint32_t)hl, 1, grpc ? 0x4 : 0x5, sid);
-		uint64_t t0, before = data;
+		uint64_t t0, t1, before = data;
 
 		memcpy(req + rl, hb, hl);
 		rl += hl;
@@ -158,7 +151,9 @@ int main(int argc, char **argv)
 			fprintf(stderr, "h2client: request %d failed\n", i);
 			return 1;
 		}
-		lat[i] = now_ns() - t0;
+		t1 = now_ns();
+		lat[i] = t1 - t0;
+		log_times(t0, t1);
 		/* The connection's flow-control window back, after the timing. */
 		if (data > before) {
 			uint32_t inc = (uint32_t)(data - before);

@@ -1,7 +1,8 @@
 #!/bin/sh
-# galatop's own cost in the live view: the status line says its CPU and its probes' kernel time,
-# `$` opens the popup with the stack family and its on-CPU program (calls per second near the
-# sampling frequency), any key closes it, F1 lists the key. Needs root + BPF.
+# galatop's own cost in the live view: the status line says its CPU and its probes' kernel time
+# (from the BPF statistics' last sampled window, and says so), `$` opens the popup with the
+# stack family and its on-CPU program (calls per second near the sampling frequency), any key
+# closes it, F1 lists the key. Needs root + BPF.
 . "$(dirname "$0")/../lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 export GALATOP_THEMES="$HERE/../../themes"
@@ -13,14 +14,14 @@ wait_for() { pane_wait lc "$@"; } # TEXT [TENTHS]
 
 "$TOOLS/burn" 60 >/dev/null & W=$!
 tm new-session -d -s lc -x 200 -y 50 "'$GALATOP' -F 99 -p $W; echo \$? > '$TMP/rc'; sleep 30"
-if wait_for "+ probes" 50; then pass live_cost_status_line
+if wait_for "% sampled (\$)" 50; then pass live_cost_status_line
 else fail live_cost_status_line "$(sed -n 2p "$TMP/screen")"; fi
 sleep 1.5 # an interval with samples in it
 tm send-keys -t lc '$'
-if wait_for "galatop's own cost" 30 && wait_for "gt_oncpu" 30; then pass live_cost_popup
+if wait_for "probes last sampled window" 30 && wait_for "gt_oncpu" 30; then pass live_cost_popup
 else fail live_cost_popup "$(head -12 "$TMP/screen")"; fi
 # The on-CPU program runs at most at the sampling frequency on each CPU (99 Hz x CPUs, with the
-# jitter of a short interval), and at least at that frequency on the CPU burn keeps busy (it
+# jitter of a short window), and at least at that frequency on the CPU burn keeps busy (it
 # gets 40% of one at the least on a loaded machine).
 calls=$(awk '{ for (i = 1; i < NF; i++) if ($i == "gt_oncpu") print $(i + 2) }' "$TMP/screen" | head -1)
 want=$((99 * $(nproc)))
