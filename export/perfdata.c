@@ -875,6 +875,7 @@ int perfdata_collapse(const void *buf, size_t len, const char *label, struct sym
 	pd.comms = hmap__new();
 	pd.procs = hmap__new();
 	pd.files = hmap__new();
+	pd.unknowns = hmap__new();
 	pd.ps = perfscript__new(o, pass_stack, &pd);
 	if (!sc) {
 		pd.sc = pd.own_sc = sym_cache__new();
@@ -886,7 +887,7 @@ int perfdata_collapse(const void *buf, size_t len, const char *label, struct sym
 			sym_cache__set_lazy_names(pd.sc, 1);
 		}
 	}
-	if (!pd.comms || !pd.procs || !pd.files || !pd.sc || !pd.ps) {
+	if (!pd.comms || !pd.procs || !pd.files || !pd.unknowns || !pd.sc || !pd.ps) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -927,6 +928,7 @@ out:
 	hmap__free(pd.comms);
 	hmap__free(pd.procs);
 	hmap__free(pd.files);
+	hmap__free(pd.unknowns);
 	for (size_t i = 0; i < pd.nbids; i++)
 		free(pd.bids[i].path);
 	for (size_t i = 0; i < pd.nksyms; i++)

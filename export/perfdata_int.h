@@ -190,6 +190,10 @@ struct pd {
 	struct hmap *comms; /* tid -> malloc'ed comm */
 	struct hmap *procs; /* pid -> struct pd_proc */
 	struct hmap *files; /* host path -> resolved path (or "" for none) */
+	/* module of unknown frames -> 1 + the index in syms of one of them that stands for all:
+	 * the line perf script prints for an unknown address differs by the address only,
+	 * which the script drops without --addrs (call chains that end in junk addresses) */
+	struct hmap *unknowns;
 	struct pd_sym_slot *sym_slots;
 	size_t nsym_slots, sym_slots_cap;
 	struct pd_file_slot *file_slots;

@@ -513,6 +513,20 @@ int pd_frame(struct pd *pd, int pid, uint64_t addr, bool kernel)
 
 	if (!s)
 		return -ENOMEM;
+	if (s->parsed[mode] == PD_FRAME_UNPARSED && !s->known && !pd->o->include_addrs) {
+		/* parsed as the first unknown frame of its module was */
+		void *rep = hmap__get(pd->unknowns, &s->module, sizeof(s->module));
+		size_t i = (size_t)(uintptr_t)rep - 1;
+
+		if (!rep && !hmap__put(pd->unknowns, &s->module, sizeof(s->module),
+				       (void *)(uintptr_t)(s - pd->syms + 1)))
+			return -ENOMEM;
+		if (rep && pd->syms[i].parsed[mode] != PD_FRAME_UNPARSED) {
+			s->parsed[mode] = pd->syms[i].parsed[mode];
+			s->frame_at[mode] = pd->syms[i].frame_at[mode];
+			s->frame_len[mode] = pd->syms[i].frame_len[mode];
+		}
+	}
 	if (s->parsed[mode] == PD_FRAME_UNPARSED) {
 		/* the line perf script prints, parsed once for every sample it is in */
 		err = put_frame(pd, pid, s);
