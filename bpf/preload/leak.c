@@ -79,17 +79,16 @@ static _Atomic size_t early_used;
 
 static void *early_alloc(size_t n, size_t align)
 {
-	size_t at, end;
+	size_t cur = atomic_load(&early_used), at, end;
 
 	if (align < 16)
 		align = 16;
 	do {
-		at = (atomic_load(&early_used) + align - 1) & ~(align - 1);
+		at = (cur + align - 1) & ~(align - 1);
 		end = at + n;
 		if (end > sizeof(early) || end < at)
 			return NULL;
-	} while (!atomic_compare_exchange_weak(&early_used, &(size_t){ atomic_load(&early_used) },
-					       end));
+	} while (!atomic_compare_exchange_weak(&early_used, &cur, end));
 	return early + at;
 }
 
@@ -304,11 +303,10 @@ static void init(void)
 		next.realloc == __libc_realloc && next.calloc == __libc_calloc;
 	m = mean_from_env();
 	mean = m;
+	/* Still deciding: pthread_atfork may allocate. */
+	glibc = m && glibc && !pthread_atfork(NULL, NULL, after_fork_child);
 	deciding = false;
-	if (m && glibc && !pthread_atfork(NULL, NULL, after_fork_child))
-		atomic_store(&mode, MODE_SAMPLE);
-	else
-		atomic_store(&mode, MODE_PASS);
+	atomic_store(&mode, glibc ? MODE_SAMPLE : MODE_PASS);
 }
 
 __attribute__((constructor)) static void load(void)

@@ -31,20 +31,22 @@ WAYS="none preload uprobes heaptrack"
 
 # under WAY CMD...: CMD alone (none), under galatop's leak probe at its default sampling
 # (preload: the in-process sampler; uprobes: --leak-uprobes), or under heaptrack; its
-# standard output in $T/out, galatop's CPU seconds and peak RSS (KiB) in $gcpu and $grss.
+# standard output in $T/out; for galatop, its own CPU seconds (its summary's, without the
+# command's), its programs' kernel time (from the sampled BPF statistics) and the peak RSS of
+# the largest of galatop and its command (KiB) in $gcpu, $gprobes and $grss.
 under() {
 	way=$1
 	shift
-	gcpu="" grss=""
+	gcpu="" grss="" gprobes=""
 	case $way in
 	none) "$@" >"$T/out" 2>/dev/null ;;
 	preload | uprobes)
-		/usr/bin/time -f '%U %S %M' -o "$T/gtime" "$GALATOP_OPT" record --type leak \
+		/usr/bin/time -f '%M' -o "$T/gtime" "$GALATOP_OPT" record --type leak \
 			$([ $way = uprobes ] && echo --leak-uprobes) \
 			-o "$T/g.folded" -- "$@" >"$T/out" 2>"$T/g.err"
-		read -r u s m <"$T/gtime"
-		gcpu=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }')
-		grss=$m ;;
+		gcpu=$(sed -n 's/.*galatop CPU [0-9.]*% of one core (\([0-9.]*\) s in.*/\1/p' "$T/g.err")
+		gprobes=$(sed -n 's/.*its probes in the kernel [0-9.]*% ([a-z ]*\([0-9.]*\) s).*/\1/p' "$T/g.err")
+		grss=$(cat "$T/gtime") ;;
 	heaptrack) heaptrack -o "$T/ht" "$@" >"$T/out" 2>/dev/null; rm -f "$T"/ht*.zst "$T"/ht*.gz ;;
 	esac
 }
@@ -73,7 +75,8 @@ for round in $(seq "$ROUNDS"); do
 		[ $way = none ] && base=$n
 		loss=$(awk -v b="$base" -v n="$n" 'BEGIN { printf "%.1f", 100 * (1 - n / b) }')
 		echo "$way $loss" >>"$T/churn"
-		[ -n "$gcpu" ] && echo "$way-cpu $gcpu" >>"$T/churn" && echo "$way-rss $((grss / 1024))" >>"$T/churn"
+		[ -n "$gcpu" ] && echo "$way-cpu $gcpu" >>"$T/churn" &&
+			echo "$way-probes $gprobes" >>"$T/churn" && echo "$way-rss $((grss / 1024))" >>"$T/churn"
 		line="$line $way $n blocks ($loss% lost),"
 	done
 	echo "$line load $(load)"
@@ -85,9 +88,11 @@ for size in 16 64 4096; do
 	echo "$line"
 done
 echo "churn throughput loss, medians of $ROUNDS rounds (target: galatop's below heaptrack's):"
-echo "  galatop in-process sampler $(med "$T/churn" preload)% (its own CPU $(med "$T/churn" preload-cpu) s," \
+echo "  galatop in-process sampler $(med "$T/churn" preload)% (galatop's own CPU" \
+	"$(med "$T/churn" preload-cpu) s, its programs in the kernel about $(med "$T/churn" preload-probes) s," \
 	"peak RSS $(med "$T/churn" preload-rss) MB), galatop allocator uprobes $(med "$T/churn" uprobes)%" \
-	"(CPU $(med "$T/churn" uprobes-cpu) s), heaptrack $(med "$T/churn" heaptrack)%, load $(load)"
+	"(CPU $(med "$T/churn" uprobes-cpu) s, programs $(med "$T/churn" uprobes-probes) s)," \
+	"heaptrack $(med "$T/churn" heaptrack)%, load $(load)"
 
 "$TOOLS/uprobe_cost" 16 1 >"$T/floor"
 fl() { awk -v w="$1" '$1 == w { print $3 }' "$T/floor"; }
