@@ -11,7 +11,7 @@
 # follows the command's children, passes the calls on to a user's preloaded jemalloc (which
 # then gets uprobes) and, without galatop, changes nothing; a process already running is
 # attached to with -p, and in the live view `o` reaches leak and the top view counts its
-# blocks; a static stripped program is named as not hooked; no BPF program is left behind.
+# blocks, and the live view's -- CMD runs with the sampler; a static stripped program is named as not hooked; no BPF program is left behind.
 # Needs root and BPF (CI).
 . tests/lib.sh
 
@@ -385,6 +385,18 @@ if command -v tmux >/dev/null 2>&1; then
 		fail leak_live_q_exits_0 "rc=$(cat "$TMP/rc" 2>/dev/null)"
 	kill $L 2>/dev/null
 	wait $L 2>/dev/null
+	tm kill-session -t lk 2>/dev/null
+	# The live view's -- CMD with --type leak: the command runs with the sampler (its maps
+	# show the library) and its leaks show (leaky's churn pause, 51 us, tells it apart).
+	tm new-session -d -s lc -x 200 -y 40 "'$GALATOP' --type leak --leak-sample 1 --unwind fp -- sh -c \"exec '$TOOLS/leaky' 300 2 0 51 >'$TMP/lc.out'\"; sleep 30"
+	pane_wait lc leak_big 600
+	C=$(pgrep -f "$TOOLS/leaky 300 2 0 51" | head -1)
+	if pane_has lc leak_big && [ -n "$C" ] && grep -q '/libgalatop-leak.so$' "/proc/$C/maps"; then
+		pass leak_live_command_preload
+	else
+		fail leak_live_command_preload "pid '$C' $(head -12 "$TMP/screen")"
+	fi
+	tm send-keys -t lc q
 else
 	skip leak_live_o "tmux is missing (make deps)"
 fi
