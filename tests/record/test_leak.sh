@@ -11,8 +11,8 @@
 # follows the command's children, passes the calls on to a user's preloaded jemalloc (which
 # then gets uprobes) and, without galatop, changes nothing; a process already running is
 # attached to with -p, and in the live view `o` reaches leak and the top view counts its
-# blocks, and the live view's -- CMD runs with the sampler; a static stripped program is named as not hooked; no BPF program is left behind.
-# Needs root and BPF (CI).
+# blocks, and the live view's -- CMD runs with the sampler; a static stripped program is
+# named as not hooked; no BPF program is left behind. Needs root and BPF (CI).
 . tests/lib.sh
 
 need_root_bpf leak || exit 0
