@@ -120,7 +120,9 @@ struct pd_proc {
 struct pd_sym {
 	const char *name, *module;
 	uint32_t name_len, module_len;
-	uint64_t pc; /* what perf prints: map-relative for files, the address otherwise */
+	uint64_t pc; /* what perf prints: map-relative for files, the address otherwise (of the
+		      * first process that mapped a file with a name there: the script keeps no
+		      * address of a named frame) */
 	uint64_t off;
 	bool known;
 	/* what its frame line adds to a stack, by perfscript__frame_mode: PD_FRAME_* and, for

@@ -382,6 +382,22 @@ static const struct pd_sym *name_of(struct pd *pd, int pid, uint64_t addr)
 		return NULL;
 	if (slot->hash)
 		return &pd->syms[slot->idx];
+	/* an offset of a file is named alike in every process that maps it: once, one entry
+	 * for all (the line perf script prints for it differs by the address of a named one
+	 * only, which the script drops) */
+	if (pid >= 0 && !sym_cache__module(pd->sc, pid, addr, false, &m) && m.path[0] == '/' &&
+	    (m.dev || m.inode)) {
+		foff = addr - m.start + m.pgoff;
+		fslot = file_slot(pd, &m, foff, &fh);
+		if (!fslot)
+			return NULL;
+		if (fslot->hash) {
+			*slot = (struct pd_sym_slot){ .hash = h, .pid_gen = key, .addr = addr,
+						      .idx = fslot->idx };
+			pd->nsym_slots++;
+			return &pd->syms[fslot->idx];
+		}
+	}
 	if (ARRAY_GROW(pd->syms, pd->syms_cap, pd->nsyms + 1))
 		return NULL;
 	s = &pd->syms[pd->nsyms];
@@ -394,22 +410,6 @@ static const struct pd_sym *name_of(struct pd *pd, int pid, uint64_t addr)
 					      .off = addr - k->start, .known = true,
 					      .name_len = (uint32_t)strlen(k->name) };
 			s->module_len = s->name_len;
-			goto named;
-		}
-	}
-	/* an offset of a file is named alike in every process that maps it: once (the frame
-	 * perf script prints differs by the address of a named one only, which no option of
-	 * the script's shows) */
-	if (pid >= 0 && !sym_cache__module(pd->sc, pid, addr, false, &m) && m.path[0] == '/' &&
-	    (m.dev || m.inode)) {
-		foff = addr - m.start + m.pgoff;
-		fslot = file_slot(pd, &m, foff, &fh);
-		if (!fslot)
-			return NULL;
-		if (fslot->hash) {
-			*s = pd->syms[fslot->idx];
-			if (s->known)
-				s->pc = addr;
 			goto named;
 		}
 	}
