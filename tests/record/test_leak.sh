@@ -161,6 +161,17 @@ else
 	skip leak_preload_user_jemalloc "libjemalloc2 is missing (make deps)"
 fi
 
+# A command linked with ASan's runtime (galatop's sanitized build itself), which must come
+# first in it: not preloaded (it would abort), its allocator gets the uprobes, and it runs.
+"$GALATOP" record --type leak -d 1 -o "$TMP/asan.folded" -- "$GALATOP" --version \
+	>"$TMP/asan.out" 2>"$TMP/asan.err"
+if grep -q "links libasan.so, which must come first in it: the command's allocator gets uprobes" \
+	"$TMP/asan.err" && grep -q '^galatop ' "$TMP/asan.out"; then
+	pass leak_preload_not_asan
+else
+	fail leak_preload_not_asan "$(cat "$TMP/asan.out"; grep 'leak\|rror' "$TMP/asan.err")"
+fi
+
 # Without galatop (no GALATOP_LEAK_SAMPLE) the library only passes the calls on: leaky runs
 # as ever and says the same truths.
 LD_PRELOAD="$O/libgalatop-leak.so" "$TOOLS/leaky" 1 2 0 >"$TMP/inert.out" 2>&1
@@ -271,6 +282,7 @@ fi
 # taken): the heat map's level (the running sum of its changes) ends at the outstanding total
 # and sits at leak_early's MiB between the phases; a range of each phase holds its function's
 # growth alone, and diff between the two moments shows leak_late's.
+: >"$TMP/g.out"
 "$GALATOP" record --type leak --leak-sample 1 --unwind fp -o "$TMP/g.gtop" -o "$TMP/g.folded" \
 	-- "$TOOLS/grower" 4 >"$TMP/g.out" 2>"$TMP/g.err" &
 g=$!
