@@ -82,6 +82,30 @@ client_p50() {
 	then pass "$1"
 	else fail "$1" "$why"; fi
 }
+# nested NAME JSONL PROTO RE TIMES: request by request, galatop's clock readings lie within the
+# client's own. TIMES has a line "T0 T1" per request, in order, the client's CLOCK_MONOTONIC
+# (galatop's clock) before its first system call for the request and after its last (the
+# tools write it where $GT_CLIENT_TIMES says); they are paired with the answered requests of
+# PROTO whose endpoint matches RE (case-insensitive) in JSONL, in the order they began. Each
+# must have T0 <= req_start_ns <= resp_end_ns <= T1: the same count, and no request of
+# galatop's starting before the client's clock or ending after it, whatever the load. Prints
+# the medians of the two parts the client's clock has beyond galatop's: where the difference
+# between their figures goes.
+nested() {
+	jq -r --arg p "$3" --arg re "$4" 'select(.protocol == $p and (.endpoint | test($re; "i")) and
+		(.no_response | not)) | "\(.req_start_ns) \(.resp_end_ns)"' "$2" | sort -n >"$2.pairs"
+	n=$(wc -l <"$5") got=$(wc -l <"$2.pairs")
+	if [ "$n" != "$got" ] || [ "$n" -eq 0 ]; then
+		fail "$1" "the client timed $n requests, galatop has $got"; return
+	fi
+	nest=$2.nest
+	paste -d' ' "$5" "$2.pairs" >"$nest"
+	bad=$(awk '!($1 <= $3 && $3 <= $4 && $4 <= $2) { print "request " NR ": client " $1 "-" $2 ", galatop " $3 "-" $4; exit }' "$nest")
+	med() { awk "{ print $1 }" "$nest" | sort -n | awk '{ v[NR] = $1 } END { printf "%.2f", v[int((NR + 1) / 2)] / 1000 }'; }
+	why="$n requests; the client's clock to galatop's start: median $(med '$3 - $1') us, galatop's end to the client's clock: $(med '$2 - $4') us (load $(cut -d' ' -f1-3 /proc/loadavg))"
+	echo "$1: $why"
+	if [ -z "$bad" ]; then pass "$1"; else fail "$1" "$bad; $why"; fi
+}
 # nginx_run LISTEN...: nginx serving /ok (200), /missing (404), /fail (500) and $TMP/www's
 # /static/ on each LISTEN ("127.0.0.1:18180", "127.0.0.1:18143 ssl http2"), with a
 # self-signed certificate, from $TMP/nginx; started in the background, its pid in NGINX.

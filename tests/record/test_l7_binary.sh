@@ -44,11 +44,13 @@ if wait_for grep -q 'replaced with' "$TMP/mock.log"; then
 	# Latency as the client measures it: tests/tools/kafkaclient sends Produce requests one at
 	# a time, timing each right around its system calls (librdkafka's own rtt starts once its
 	# send has returned: see kafkaclient.c); galatop's median within 10% of its own
-	# (client_p50, tests/record/l7_lib.sh). Then Produce requests to a partition the topic
+	# (client_p50, tests/record/l7_lib.sh), each request within the client's clock readings
+	# (nested). Then Produce requests to a partition the topic
 	# does not have: each answered UNKNOWN_TOPIC_OR_PARTITION, as the client counts them.
 	if [ -x "$TOOLS/kafkaclient" ]; then
-		"$GALATOP" record --type l7 -o "$TMP/kcli.json" -- "$TOOLS/kafkaclient" "${BOOT%:*}" \
-			"${BOOT#*:}" latency 3000 >"$TMP/kcli.txt" 2>&1
+		GT_CLIENT_TIMES=$TMP/kcli.times "$GALATOP" record --type l7 -o "$TMP/kcli.json" \
+			-o "$TMP/kcli.jsonl" -- "$TOOLS/kafkaclient" "${BOOT%:*}" "${BOOT#*:}" latency 3000 \
+			>"$TMP/kcli.txt" 2>&1
 		kc() { awk -v k="$1" '$1 == k { print $2 }' "$TMP/kcli.txt"; }
 		eq kafkaclient_count "$(ep "$TMP/kcli.json" kafka client '^Produce latency$' resp_count)" \
 			"$(kc requests)" "the client's count"
@@ -57,6 +59,7 @@ if wait_for grep -q 'replaced with' "$TMP/mock.log"; then
 		client_p50 kafkaclient_p50 "$TMP/kcli.json" kafka client '^Produce latency$' "$(kc p50_ns)" 0 \
 			"$(kc nivcsw)" "$(kc requests)" \
 			"$(awk -v c="$(kc cpu_ns)" -v n="$(kc requests)" 'BEGIN { printf "%d", c / n }')" 10
+		nested kafkaclient_nested "$TMP/kcli.jsonl" kafka '^Produce latency$' "$TMP/kcli.times"
 		"$GALATOP" record --type l7 -o "$TMP/kclierr.json" -- "$TOOLS/kafkaclient" "${BOOT%:*}" \
 			"${BOOT#*:}" latency 50 99 >"$TMP/kclierr.txt" 2>&1
 		ke=$(awk '$1 == "errors" { print $2 }' "$TMP/kclierr.txt")

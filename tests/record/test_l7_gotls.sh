@@ -83,8 +83,9 @@ if [ -d $G ]; then
 		PIDS="$PIDS $SRV"
 		if wait_for "$B" client 127.0.0.1:$port 1 0; then
 			rec_bg "$TMP/grpcsrv.json" -p $SRV
-			"$GALATOP" record --type l7 -o "$TMP/grpccli.json" -- "$B" client 127.0.0.1:$port \
-				$N 25 >"$TMP/grpccli.txt" 2>"$TMP/grpccli.err"
+			GT_CLIENT_TIMES=$TMP/grpccli.times "$GALATOP" record --type l7 -o "$TMP/grpccli.json" \
+				-o "$TMP/grpccli.jsonl" -- "$B" client 127.0.0.1:$port $N 25 \
+				>"$TMP/grpccli.txt" 2>"$TMP/grpccli.err"
 			rec_stop
 			c() { awk -v k="$1" '$1 == k { print $2 }' "$TMP/grpccli.txt"; }
 			for side in client server; do
@@ -100,12 +101,14 @@ if [ -d $G ]; then
 			# The client times each call around grpc-go's Invoke, which hands the frames to
 			# the connection's writer goroutine and gets the answer from its reader
 			# goroutine: its figure holds galatop's client side (the TLS Write of the
-			# HEADERS to the TLS Read of the trailers), which holds the server's.
+			# HEADERS to the TLS Read of the trailers), which holds the server's; and each
+			# call galatop saw lies within the client's clock readings of it.
 			got=$(ep "$TMP/grpccli.json" grpc client '^/galatop.Test/Echo$' latency_p50)
 			echo "gogrpc_client_p50: galatop $got ns, the client's own $(c p50_ns) ns:" \
 				"$(awk -v a="$got" -v b="$(c p50_ns)" 'BEGIN { printf "%.1f%%", 100 * (b - a) / b }') lower"
 			p50_order gogrpc_p50 "$(ep "$TMP/grpcsrv.json" grpc server '^/galatop.Test/Echo$' latency_p50)" \
 				"$got" "$(c p50_ns)"
+			nested gogrpc_nested "$TMP/grpccli.jsonl" grpc '^/galatop.Test/Echo$' "$TMP/grpccli.times"
 		else
 			fail gogrpc_start "$(head -3 "$TMP/grpcsrv.err")"
 		fi

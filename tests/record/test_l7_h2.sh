@@ -47,12 +47,13 @@ if wait_for curl -sf --http2-prior-knowledge http://127.0.0.1:18210/users/42; th
 		"$(awk '/^requests:/ { print $6 }' "$TMP/h2miss.txt")"
 	# Latency as the client measures it: tests/tools/h2client times each request with its
 	# own clock right around its system calls (client_p50, tests/record/l7_lib.sh).
-	"$GALATOP" record --type l7 -o "$TMP/h2c.json" -- \
+	GT_CLIENT_TIMES=$TMP/h2c.times "$GALATOP" record --type l7 -o "$TMP/h2c.json" -o "$TMP/h2c.jsonl" -- \
 		"$TOOLS/h2client" 127.0.0.1 18210 /users/42 5000 >"$TMP/h2c.txt" 2>&1
 	hc() { awk -v k="$1" '$1 == k { print $2 }' "$TMP/h2c.txt"; }
 	eq h2client_count "$(ep "$TMP/h2c.json" http2 client '^GET /users/\{id\}$' resp_count)" "$(hc requests)"
 	client_p50 h2client_p50 "$TMP/h2c.json" http2 client '^GET /users/' "$(hc p50_ns)" 0 \
 		"$(hc nivcsw)" "$(hc requests)" "$(awk -v c="$(hc cpu_ns)" -v n="$(hc requests)" 'BEGIN { printf "%d", c / n }')" 10
+	nested h2client_nested "$TMP/h2c.jsonl" http2 '^GET /users/' "$TMP/h2c.times"
 	# h2load one stream at a time (-m 1): its per-request log (us) against galatop's, bounded
 	# by its CPU time and preemptions (tests/tools/cputime).
 	"$GALATOP" record --type l7 -o "$TMP/h2m1.json" -- "$TOOLS/cputime" h2load -n 4000 -c 1 -m 1 \
@@ -143,8 +144,8 @@ GSRV=$!
 PIDS="$PIDS $GSRV"
 if wait_for grep -q ready "$TMP/grpcsrv.log"; then
 	rec_bg "$TMP/grpcsrv.json" -p $GSRV
-	"$GALATOP" record --type l7 -o "$TMP/grpccli.json" -- python3 $GP client 18230 500 20 3 \
-		>"$TMP/grpccli.txt" 2>&1
+	GT_CLIENT_TIMES=$TMP/grpccli.times "$GALATOP" record --type l7 -o "$TMP/grpccli.json" \
+		-o "$TMP/grpccli.jsonl" -- python3 $GP client 18230 500 20 3 >"$TMP/grpccli.txt" 2>&1
 	sleep 1 # the server reads the client's last RST_STREAM after the client is gone
 	rec_stop
 	cat "$TMP/grpccli.txt"
@@ -162,18 +163,23 @@ if wait_for grep -q ready "$TMP/grpcsrv.log"; then
 		"INVALID_ARGUMENT: bad request"
 	# tests/tools/h2client's gRPC calls time each one right around its system calls: galatop's
 	# median within 10% of its own.
-	"$GALATOP" record --type l7 -o "$TMP/grpch2c.json" -- \
-		"$TOOLS/h2client" 127.0.0.1 18230 /galatop.Test/Echo 3000 grpc >"$TMP/grpch2c.txt" 2>&1
+	GT_CLIENT_TIMES=$TMP/grpch2c.times "$GALATOP" record --type l7 -o "$TMP/grpch2c.json" \
+		-o "$TMP/grpch2c.jsonl" -- "$TOOLS/h2client" 127.0.0.1 18230 /galatop.Test/Echo 3000 grpc \
+		>"$TMP/grpch2c.txt" 2>&1
 	hc() { awk -v k="$1" '$1 == k { print $2 }' "$TMP/grpch2c.txt"; }
 	eq grpc_h2client_count "$(ep "$TMP/grpch2c.json" grpc client '^/galatop.Test/Echo$' resp_count)" "$(hc requests)"
 	eq grpc_h2client_ok "$(ep "$TMP/grpch2c.json" grpc client '^/galatop.Test/Echo$' err_count)" 0
 	client_p50 grpc_h2client_p50 "$TMP/grpch2c.json" grpc client '^/galatop.Test/Echo$' "$(hc p50_ns)" 0 \
 		"$(hc nivcsw)" "$(hc requests)" "$(awk -v c="$(hc cpu_ns)" -v n="$(hc requests)" 'BEGIN { printf "%d", c / n }')" 10
+	nested grpc_h2client_nested "$TMP/grpch2c.jsonl" grpc '^/galatop.Test/Echo$' "$TMP/grpch2c.times"
 	# The Python client times each call around grpcio's C core; galatop sees the calls'
-	# system calls inside that, and the server's time inside those.
+	# system calls inside that, and the server's time inside those: each call's figure within
+	# the client's clock readings (the rest is Python's and the C core's work before the first
+	# byte and after the last: docs/l7.md).
 	p50_order grpc_p50 "$(ep "$TMP/grpcsrv.json" grpc server '^/galatop.Test/Echo$' latency_p50)" \
 		"$(ep "$TMP/grpccli.json" grpc client '^/galatop.Test/Echo$' latency_p50)" \
 		"$(awk -v u="$(g p50_us)" 'BEGIN { printf "%d", u * 1000 }')"
+	nested grpc_python_nested "$TMP/grpccli.jsonl" grpc '^/galatop.Test/Echo$' "$TMP/grpccli.times"
 
 	# --- mid-stream: the capture begins on a channel already busy --------------------------
 	python3 $GP client 18230 100 0 0 "$TMP/go" 300 10 >"$TMP/mid.txt" 2>&1 &

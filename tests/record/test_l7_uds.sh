@@ -140,12 +140,13 @@ if wait_for curl -sf --unix-socket "$NSOCK" http://l7/ok; then
 	# A round trip of some 12 us: galatop's clock runs from within the send (the peer told of
 	# the data) to within the read (the data moved), and the two system calls' entry and exit
 	# around it (2 us here) are the client's own, beyond 10%: bounded by its CPU time only.
-	"$GALATOP" record --type l7 -o "$TMP/hc.json" -- taskset -c 0 \
-		"$TOOLS/httpclient" "unix:$NSOCK" 0 /ok 5000 >"$TMP/hc.txt" 2>&1
+	GT_CLIENT_TIMES=$TMP/hc.times "$GALATOP" record --type l7 -o "$TMP/hc.json" -o "$TMP/hc.jsonl" \
+		-- taskset -c 0 "$TOOLS/httpclient" "unix:$NSOCK" 0 /ok 5000 >"$TMP/hc.txt" 2>&1
 	hc() { awk -v k="$1" '$1 == k { print $2 }' "$TMP/hc.txt"; }
 	eq uds_http_client_count "$(ep "$TMP/hc.json" http client '^GET /ok$' req_count)" "$(hc requests)"
 	client_p50 uds_http_client_p50 "$TMP/hc.json" http client '^GET /ok$' "$(hc p50_ns)" 0 \
 		"$(hc nivcsw)" "$(hc requests)" "$(awk -v c="$(hc cpu_ns)" -v n="$(hc requests)" 'BEGIN { printf "%d", c / n }')"
+	nested uds_http_client_nested "$TMP/hc.jsonl" http '^GET /ok$' "$TMP/hc.times"
 	uds_session uds_http_client_session "$TMP/hc.json" http client "$NSOCK" "$NGINX"
 else
 	fail uds_nginx_start "nginx did not answer"; cat "$TMP/nginx/error.log" "$TMP/nginx/out.log"
@@ -167,8 +168,9 @@ for kind in dgram seqpacket; do
 	l4=unix; [ $kind = dgram ] && l4=unix_dgram
 	rec_bg "$TMP/srv_$kind.json" -p $SRV
 	mode=unixseq; [ $kind = dgram ] && mode=unixdgram
-	"$GALATOP" record --type l7 -o "$TMP/hc_$kind.json" -- taskset -c 0 \
-		"$TOOLS/httpclient" "$mode:$S" 0 /ok 5000 >"$TMP/hc_$kind.txt" 2>&1
+	GT_CLIENT_TIMES=$TMP/hc_$kind.times "$GALATOP" record --type l7 -o "$TMP/hc_$kind.json" \
+		-o "$TMP/hc_$kind.jsonl" -- taskset -c 0 "$TOOLS/httpclient" "$mode:$S" 0 /ok 5000 \
+		>"$TMP/hc_$kind.txt" 2>&1
 	"$GALATOP" record --type l7 -o "$TMP/hc404_$kind.json" -- \
 		"$TOOLS/httpclient" "$mode:$S" 0 /missing 40 >/dev/null 2>&1
 	if [ $kind = dgram ]; then
@@ -192,6 +194,7 @@ for kind in dgram seqpacket; do
 	eq "uds_${kind}_client_404" "$(ep "$TMP/hc404_$kind.json" http client '^GET /missing$' err_4xx)" 40
 	client_p50 "uds_${kind}_client_p50" "$F" http client '^GET /ok$' "$(hc p50_ns)" 0 \
 		"$(hc nivcsw)" "$(hc requests)" "$(awk -v c="$(hc cpu_ns)" -v n="$(hc requests)" 'BEGIN { printf "%d", c / n }')"
+	nested "uds_${kind}_client_nested" "$TMP/hc_$kind.jsonl" http '^GET /ok$' "$TMP/hc_$kind.times"
 	# A connected datagram socket has no SO_PEERCRED: its peer pid is 0.
 	peer=$SRV; [ $kind = dgram ] && peer=0
 	got=$(jq -r '[.sessions[] | select(.protocol == "http")][0] | "\(.l4_role) \(.l7_role) \(.path) \(.peer_pid)"' "$F")

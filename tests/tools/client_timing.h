@@ -1,5 +1,6 @@
 /* What the tests' own clients (httpclient, h2client, kafkaclient) share: their clock, a TCP
- * connection without Nagle's delay, and the report of the
+ * connection without Nagle's delay, each request's clock readings for the tests to pair with
+ * galatop's (nested in tests/record/l7_lib.sh), and the report of the
  * figures the L7 tests compare galatop's with (client_p50 in tests/record/l7_lib.sh): the count,
  * the median of the n latencies in lat (sorted here), the client's CPU time (ns) and how often
  * it was preempted (involuntary context switches). */
@@ -22,6 +23,24 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Notes one request's clock readings, before its first system call and after its last: a line
+ * "T0 T1" in the file $GT_CLIENT_TIMES names, when set (written at exit). */
+static void log_times(uint64_t t0, uint64_t t1)
+{
+	static FILE *f;
+	static int opened;
+
+	if (!opened) {
+		const char *path = getenv("GT_CLIENT_TIMES");
+
+		opened = 1;
+		if (path && !(f = fopen(path, "w")))
+			perror(path);
+	}
+	if (f)
+		fprintf(f, "%llu %llu\n", (unsigned long long)t0, (unsigned long long)t1);
 }
 
 /* A TCP connection to the IPv4 address host, port port, with TCP_NODELAY; its fd, or -1 (said

@@ -136,7 +136,7 @@ int main(int argc, char **argv)
 		uint32_t sid = 2 * (uint32_t)i + 1;
 		/* END_HEADERS, and END_STREAM but on a gRPC call (its DATA ends it) */
 		size_t rl = frame(req, (uint32_t)hl, 1, grpc ? 0x4 : 0x5, sid);
-		uint64_t t0, before = data;
+		uint64_t t0, t1, before = data;
 
 		memcpy(req + rl, hb, hl);
 		rl += hl;
@@ -151,7 +151,9 @@ int main(int argc, char **argv)
 			fprintf(stderr, "h2client: request %d failed\n", i);
 			return 1;
 		}
-		lat[i] = now_ns() - t0;
+		t1 = now_ns();
+		lat[i] = t1 - t0;
+		log_times(t0, t1);
 		/* The connection's flow-control window back, after the timing. */
 		if (data > before) {
 			uint32_t inc = (uint32_t)(data - before);

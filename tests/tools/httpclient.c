@@ -99,14 +99,16 @@ int main(int argc, char **argv)
 	snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", argv[3],
 		 uds ? "localhost" : host);
 	for (int i = 0; i < n; i++) {
-		uint64_t t0 = now_ns();
+		uint64_t t0 = now_ns(), t1;
 
 		if (write(fd, req, strlen(req)) != (ssize_t)strlen(req) ||
 		    read_response(fd, buf, sizeof(buf))) {
 			fprintf(stderr, "httpclient: request %d failed\n", i);
 			return 1;
 		}
-		lat[i] = now_ns() - t0;
+		t1 = now_ns();
+		lat[i] = t1 - t0;
+		log_times(t0, t1);
 	}
 	report(lat, n);
 	return 0;

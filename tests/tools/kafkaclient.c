@@ -209,7 +209,7 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < n; i++) {
 		int32_t corr = i + 2;
-		uint64_t t0;
+		uint64_t t0, t1;
 		int err;
 
 		snprintf(msg, sizeof(msg), "message-%d", i);
@@ -220,7 +220,9 @@ int main(int argc, char **argv)
 			fprintf(stderr, "kafkaclient: request %d failed\n", i);
 			return 1;
 		}
-		lat[i] = now_ns() - t0;
+		t1 = now_ns();
+		lat[i] = t1 - t0;
+		log_times(t0, t1);
 		if ((err = produce_error(buf, len, corr)) < 0) {
 			fprintf(stderr, "kafkaclient: response %d is not a Produce v3 response\n", i);
 			return 1;

@@ -9,6 +9,8 @@ cancels the stream: RST_STREAM).
         Echo latency as the client timed it). With FILE: then prints 'phase1', waits for FILE
         to exist and makes N2 Echo and F2 Fail calls on the same channel, printing their counts
         the same way (a capture begun between the two sees a connection already busy).
+        With $GT_CLIENT_TIMES set, each Echo call's clock readings before and after it,
+        CLOCK_MONOTONIC ns, go to that file as lines "T0 T1" (tests pair them with galatop's).
 """
 import os
 import sys
@@ -62,11 +64,17 @@ def calls(ch, n, f, slow_calls):
         except grpc.RpcError as e:
             assert e.code() == grpc.StatusCode.INVALID_ARGUMENT
             err += 1
+    times = []
     for i in range(n):
-        t = time.perf_counter_ns()
+        t = time.monotonic_ns()
         echo_call(b"x" * (i % 64 + 1))
-        lat.append(time.perf_counter_ns() - t)
+        t1 = time.monotonic_ns()
+        lat.append(t1 - t)
+        times.append((t, t1))
         ok += 1
+    if os.environ.get("GT_CLIENT_TIMES"):
+        with open(os.environ["GT_CLIENT_TIMES"], "w") as out:
+            out.writelines("%d %d\n" % t for t in times)
     lat.sort()
     print("ok=%d err=%d p50_us=%.1f" % (ok, err, lat[len(lat) // 2] / 1000 if lat else 0), flush=True)
 
