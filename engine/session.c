@@ -19,9 +19,9 @@
 #include "symbols/java_attach.h"
 #include "bpf/leak.h"
 #include "util/clock.h"
-#include "util/companion.h"
 #include "util/file.h"
 #include "l7_capture.h"
+#include "leak_env.h"
 #include "tl_capture.h"
 #include "util/cpulist.h"
 #include "util/grow.h"
@@ -214,77 +214,6 @@ static pid_t spawn_command(char **argv, char **envp, int *go_fd, int *exec_fd)
 	return pid;
 }
 
-/* leak: whether the command gets the in-process sampler (bpf/preload/leak.c): the leak
- * probe was asked for (a live view that may reach it with `o` later leaves the command's
- * malloc alone: its CPU stacks would show the sampler's frames), per process (no target that
- * makes it probe every process), and --leak-uprobes did not turn it down. */
-static bool leak_preload_wanted(const struct record_opts *o)
-{
-	return o->command && (o->types & PROBE_LEAK) && !o->leak_uprobes &&
-	       !o->ntids && !o->comm[0] && !o->ncontainers && !o->npods && !o->cgroup[0];
-}
-
-/* leak: the command's environment with the sampler library appended to LD_PRELOAD (a user's
- * own preloads stay first) and the mean bytes between samples in LEAK_PRELOAD_ENV, its
- * library's path into lib[len]. NULL when the library is not found or cannot be preloaded
- * (then why says it); the array and its two new strings are freed with leak_env_free. */
-static char **leak_env(const struct record_opts *o, char *lib, size_t len, char *why,
-		       size_t wlen)
-{
-	const char *old = getenv("LD_PRELOAD");
-	size_t n = 0, k = 0, size;
-	char **env;
-
-	if (companion_path(LEAK_PRELOAD_LIB, "GALATOP_LEAK_LIB", lib, len)) {
-		snprintf(why, wlen, "%s not found (next to galatop or in %s)", LEAK_PRELOAD_LIB, lib);
-		return NULL;
-	}
-	if (strpbrk(lib, " :")) {
-		snprintf(why, wlen, "%s has a space or colon in its path, which LD_PRELOAD cannot hold",
-			 lib);
-		return NULL;
-	}
-	while (environ[n])
-		n++;
-	env = calloc(n + 3, sizeof(*env));
-	if (!env)
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], "LD_PRELOAD=", 11) &&
-		    strncmp(environ[i], LEAK_PRELOAD_ENV "=", sizeof(LEAK_PRELOAD_ENV)))
-			env[k++] = environ[i];
-	size = strlen(lib) + (old ? strlen(old) : 0) + 16;
-	env[k] = malloc(size);
-	env[k + 1] = malloc(64);
-	if (!env[k] || !env[k + 1]) {
-		free(env[k]);
-		free(env[k + 1]);
-		free(env);
-		return NULL;
-	}
-	snprintf(env[k], size, "LD_PRELOAD=%s%s%s", old && old[0] ? old : "", old && old[0] ? ":" : "",
-		 lib);
-	snprintf(env[k + 1], 64, LEAK_PRELOAD_ENV "=%llu",
-		 (unsigned long long)(o->leak_sample ? o->leak_sample : LEAK_SAMPLE_DEFAULT));
-	return env;
-}
-
-/* Frees what leak_env made; NULL is a no-op. */
-static void leak_env_free(char **env)
-{
-	size_t n = 0;
-
-	if (!env)
-		return;
-	while (env[n])
-		n++;
-	if (n >= 2) {
-		free(env[n - 2]);
-		free(env[n - 1]);
-	}
-	free(env);
-}
-
 static int resolve_groups(struct ident_cache *ic, const struct record_opts *o, uint64_t **ids,
 			  size_t *n, struct msg_list *msgs)
 {
@@ -474,13 +403,13 @@ int session__open(struct session *s, struct record_opts *o, struct msg_list *msg
 		char **env = NULL, why[PATH_MAX + 128] = "";
 
 		if (leak_preload_wanted(o)) {
-			env = leak_env(o, s->leak_lib, sizeof(s->leak_lib), why, sizeof(why));
+			env = leak_env__new(o, s->leak_lib, sizeof(s->leak_lib), why, sizeof(why));
 			if (!env && why[0])
 				msg_list__add(msgs, MSG_WARNING, "leak: %s: the command's allocator "
 					      "gets uprobes", why);
 		}
 		s->child = spawn_command(o->command, env, &s->go_fd, &s->exec_fd);
-		leak_env_free(env);
+		leak_env__free(env);
 		s->child_pid = s->child > 0 ? s->child : 0;
 		if (s->child < 0) {
 			msg_list__add(msgs, MSG_ERROR, "cannot start %s: %s", o->command[0],

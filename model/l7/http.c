@@ -326,8 +326,8 @@ static void http_end(struct l7_parser *p, bool req, uint64_t start, uint64_t end
 		rq = l7_request(p, start, end, bytes);
 		if (rq) {
 			rq->tag = d->head ? TAG_HEAD : 0;
-			memcpy(rq->endpoint, d->endpoint, sizeof(rq->endpoint));
-			memcpy(rq->detail, d->detail, sizeof(rq->detail));
+			l7_text_copy(rq->endpoint, d->endpoint, sizeof(rq->endpoint));
+			l7_text_copy(rq->detail, d->detail, sizeof(rq->detail));
 		}
 		return;
 	}
@@ -335,7 +335,7 @@ static void http_end(struct l7_parser *p, bool req, uint64_t start, uint64_t end
 		return; /* 100 Continue and friends: the final response follows */
 	r.status = d->status;
 	r.error = d->status >= 400;
-	memcpy(r.errmsg, d->reason, sizeof(r.errmsg));
+	l7_text_copy(r.errmsg, d->reason, sizeof(r.errmsg));
 	l7_resp_finish(p, &r, end);
 }
 

@@ -11,8 +11,8 @@
 # follows the command's children, passes the calls on to a user's preloaded jemalloc (which
 # then gets uprobes) and, without galatop, changes nothing; a process already running is
 # attached to with -p, and in the live view `o` reaches leak and the top view counts its
-# blocks; a static stripped program is named as not hooked; no BPF program is left behind.
-# Needs root and BPF (CI).
+# blocks, and the live view's -- CMD runs with the sampler; a static stripped program is
+# named as not hooked; no BPF program is left behind. Needs root and BPF (CI).
 . tests/lib.sh
 
 need_root_bpf leak || exit 0
@@ -161,6 +161,17 @@ else
 	skip leak_preload_user_jemalloc "libjemalloc2 is missing (make deps)"
 fi
 
+# A command linked with ASan's runtime (galatop's sanitized build itself), which must come
+# first in it: not preloaded (it would abort), its allocator gets the uprobes, and it runs.
+"$GALATOP" record --type leak -d 1 -o "$TMP/asan.folded" -- "$GALATOP" --version \
+	>"$TMP/asan.out" 2>"$TMP/asan.err"
+if grep -q "links libasan.so, which must come first in it: the command's allocator gets uprobes" \
+	"$TMP/asan.err" && grep -q '^galatop ' "$TMP/asan.out"; then
+	pass leak_preload_not_asan
+else
+	fail leak_preload_not_asan "$(cat "$TMP/asan.out"; grep 'leak\|rror' "$TMP/asan.err")"
+fi
+
 # Without galatop (no GALATOP_LEAK_SAMPLE) the library only passes the calls on: leaky runs
 # as ever and says the same truths.
 LD_PRELOAD="$O/libgalatop-leak.so" "$TOOLS/leaky" 1 2 0 >"$TMP/inert.out" 2>&1
@@ -271,6 +282,7 @@ fi
 # taken): the heat map's level (the running sum of its changes) ends at the outstanding total
 # and sits at leak_early's MiB between the phases; a range of each phase holds its function's
 # growth alone, and diff between the two moments shows leak_late's.
+: >"$TMP/g.out"
 "$GALATOP" record --type leak --leak-sample 1 --unwind fp -o "$TMP/g.gtop" -o "$TMP/g.folded" \
 	-- "$TOOLS/grower" 4 >"$TMP/g.out" 2>"$TMP/g.err" &
 g=$!
@@ -385,6 +397,18 @@ if command -v tmux >/dev/null 2>&1; then
 		fail leak_live_q_exits_0 "rc=$(cat "$TMP/rc" 2>/dev/null)"
 	kill $L 2>/dev/null
 	wait $L 2>/dev/null
+	tm kill-session -t lk 2>/dev/null
+	# The live view's -- CMD with --type leak: the command runs with the sampler (its maps
+	# show the library) and its leaks show (leaky's churn pause, 51 us, tells it apart).
+	tm new-session -d -s lc -x 200 -y 40 "'$GALATOP' --type leak --leak-sample 1 --unwind fp -- sh -c \"exec '$TOOLS/leaky' 300 2 0 51 >'$TMP/lc.out'\"; sleep 30"
+	pane_wait lc leak_big 600
+	C=$(pgrep -f "$TOOLS/leaky 300 2 0 51" | head -1)
+	if pane_has lc leak_big && [ -n "$C" ] && grep -q '/libgalatop-leak.so$' "/proc/$C/maps"; then
+		pass leak_live_command_preload
+	else
+		fail leak_live_command_preload "pid '$C' $(head -12 "$TMP/screen")"
+	fi
+	tm send-keys -t lc q
 else
 	skip leak_live_o "tmux is missing (make deps)"
 fi
