@@ -9,7 +9,33 @@
 
 #include "bpf/leak.h"
 #include "bpf/probes.h"
+#include "symbols/elf_func.h"
 #include "util/companion.h"
+
+/* Runtimes that must be the first library of a process (the sampler preloaded before them
+ * makes the program abort at start) or that replace malloc themselves. */
+static const char *const first_runtimes[] = { "libasan.so", "libhwasan.so", "libtsan.so",
+					      "liblsan.so" };
+
+/* The file cmd runs, found as execvp finds it, into buf[len]; false when not found. */
+static bool command_path(const char *cmd, char *buf, size_t len)
+{
+	const char *path = getenv("PATH"), *p, *end;
+
+	if (strchr(cmd, '/')) {
+		snprintf(buf, len, "%s", cmd);
+		return true;
+	}
+	for (p = path && path[0] ? path : "/usr/local/bin:/usr/bin:/bin"; *p; p = *end ? end + 1 : end) {
+		end = strchr(p, ':');
+		if (!end)
+			end = p + strlen(p);
+		snprintf(buf, len, "%.*s/%s", (int)(end - p), p, cmd);
+		if (end > p && !access(buf, X_OK))
+			return true;
+	}
+	return false;
+}
 
 bool leak_preload_wanted(const struct record_opts *o)
 {
@@ -22,12 +48,19 @@ char **leak_env__new(const struct record_opts *o, char *lib, size_t len, char *w
 {
 	const char *old = getenv("LD_PRELOAD");
 	size_t n = 0, k = 0, size;
-	char **env;
+	char **env, exe[4096];
 
 	if (companion_path(LEAK_PRELOAD_LIB, "GALATOP_LEAK_LIB", lib, len)) {
 		snprintf(why, wlen, "%s not found (next to galatop or in %s)", LEAK_PRELOAD_LIB, lib);
 		return NULL;
 	}
+	if (command_path(o->command[0], exe, sizeof(exe)))
+		for (size_t i = 0; i < sizeof(first_runtimes) / sizeof(first_runtimes[0]); i++)
+			if (elf_needs(exe, first_runtimes[i]) == 1) {
+				snprintf(why, wlen, "%s links %s, which must come first in it", exe,
+					 first_runtimes[i]);
+				return NULL;
+			}
 	if (strpbrk(lib, " :")) {
 		snprintf(why, wlen, "%s has a space or colon in its path, which LD_PRELOAD cannot hold",
 			 lib);

@@ -18,7 +18,8 @@ bool leak_preload_wanted(const struct record_opts *o);
 /* The environment for o's command: galatop's own with the sampler library appended to
  * LD_PRELOAD (a user's preloads stay first) and the mean in LEAK_PRELOAD_ENV; the library's
  * path into lib[len]. NULL when the library is not found or cannot be preloaded (why[wlen]
- * says so) or on ENOMEM (why left empty). Freed with leak_env__free. */
+ * says so: a space in its path, a command linked with a sanitizer's runtime, which must come
+ * first in it) or on ENOMEM (why left empty). Freed with leak_env__free. */
 char **leak_env__new(const struct record_opts *o, char *lib, size_t len, char *why, size_t wlen);
 /* Frees what leak_env__new made (galatop's own strings stay); NULL is a no-op. */
 void leak_env__free(char **env);
