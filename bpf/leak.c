@@ -515,9 +515,14 @@ void leak_probes__forget(struct leak_probes *l, int pid)
 		}
 }
 
+size_t leak_probes__marker_files(const struct leak_probes *l)
+{
+	return l->marks ? uprobe_lib__attached(l->marks) : 0;
+}
+
 size_t leak_probes__files(const struct leak_probes *l)
 {
-	size_t n = l->marks ? uprobe_lib__attached(l->marks) : 0;
+	size_t n = 0;
 
 	for (size_t i = 0; i < l->nsets; i++)
 		for (int k = 0; k < NKITS; k++)

@@ -49,6 +49,8 @@ int leak_probes__scan(struct leak_probes *l, const int *pids, size_t n, bool aga
 void leak_probes__forget(struct leak_probes *l, int pid);
 /* Allocator files with probes attached. */
 size_t leak_probes__files(const struct leak_probes *l);
+/* Files of the in-process sampler with its markers probed. */
+size_t leak_probes__marker_files(const struct leak_probes *l);
 /* Whether process pid maps no allocator file with probes attached: then why[] says what was
  * found (a file whose probes failed, or none known). -ESRCH when the process is gone. */
 int leak_probes__unhooked(const struct leak_probes *l, int pid, char *why, size_t len);

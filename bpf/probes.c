@@ -502,7 +502,7 @@ static int attach_leak(struct probes *p)
 	w = leak_probes__warnings(p->leak);
 	if (w[0])
 		add_warning(p, "%s", w);
-	if (!leak_probes__files(p->leak)) {
+	if (!leak_probes__files(p->leak) && !leak_probes__marker_files(p->leak)) {
 		add_warning(p, "leak: no allocator (glibc, jemalloc, tcmalloc) to probe in the "
 			    "targets");
 		leak_probes__free(p->leak);
@@ -875,6 +875,7 @@ void probes__stats(const struct probes *p, struct probe_stats *st)
 	memset(st, 0, sizeof(*st));
 	st->lost_user = p->lost_user;
 	st->leak_files = p->leak ? leak_probes__files(p->leak) : 0;
+	st->leak_marker_files = p->leak ? leak_probes__marker_files(p->leak) : 0;
 	if (p->jitter)
 		period_jitter__stats(p->jitter, &st->period_rearms, &st->period_refused);
 	if (p->sb) {

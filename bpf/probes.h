@@ -93,6 +93,7 @@ struct probe_stats {
 	/* leak: allocation calls of targets, allocations sampled, frees of sampled ones,
 	 * sampled ones lost (live set or ring buffer full); allocator files probed. */
 	uint64_t leak_calls, leak_sampled, leak_frees, leak_drops, leak_files;
+	uint64_t leak_marker_files; /* leak: files of the in-process sampler, markers probed */
 	/* growth: mappings and unmaps of anonymous memory recorded. */
 	uint64_t growth_maps, growth_unmaps;
 	uint64_t period_rearms;	 /* oncpu: randomized period restarts so far (0: fixed period) */

@@ -928,12 +928,13 @@ static void leak_summary(struct session *s, const struct probe_stats *ps)
 			      (unsigned long long)ps->leak_calls, (unsigned long long)ps->leak_drops,
 			      (unsigned long long)ps->leak_frees);
 	msg_list__add(s->msgs, MSG_NOTE, "leak: %llu blocks tracked, %.0f bytes estimated "
-		      "outstanding (shown once %g s old); %llu allocator files probed (%s)",
+		      "outstanding (shown once %g s old); %llu allocator files probed (%s)%s",
 		      (unsigned long long)ls.blocks, ls.bytes > 0.5 ? ls.bytes : 0.0, s->o->leak_min_age,
 		      (unsigned long long)ps->leak_files,
 		      probes__leak_session(s->probes)
 			      ? "uprobe.session: a return probe for the sampled calls only"
-			      : "an entry uprobe and a uretprobe per function");
+			      : "an entry uprobe and a uretprobe per function",
+		      ps->leak_marker_files ? ", and the in-process sampler's markers" : "");
 	for (size_t i = 0; i < s->npids; i++) {
 		int path = probes__leak_path(s->probes, s->pids[i]);
 
