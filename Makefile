@@ -65,6 +65,8 @@ AGENT     := $(O)/libgalatop-jvmti.so
 AGENT_SRCS := $(filter-out cli/agent_load.c,$(wildcard cli/agent*.c)) export/pyroscope_post.c \
 	export/kafka.c
 AGENT_LIB := $(O)/libgalatop-agent.so
+# The leak probe's in-process sampler, preloaded into `-- CMD` (bpf/preload/leak.c).
+LEAK_LIB  := $(O)/libgalatop-leak.so
 OBJS      := $(patsubst %.c,$(O)/obj/%.o,$(filter-out $(AGENT_SRCS),$(LIB_SRCS)))
 AGENT_OBJS := $(patsubst %.c,$(O)/pic/%.o,$(AGENT_SRCS))
 ASAN_OBJS := $(patsubst %.c,$(O)/asan/obj/%.o,$(LIB_SRCS))
@@ -103,9 +105,9 @@ NPM_PKGS := ali-ons@3.12.0
 .SECONDARY:
 # The libraries are goals of their own: .SECONDARY would not remake a missing one behind an
 # up-to-date binary.
-all: $(BIN) $(AGENT) $(AGENT_LIB)
+all: $(BIN) $(AGENT) $(AGENT_LIB) $(LEAK_LIB)
 
-$(BIN): $(OBJS) $(O)/obj/galatop.o $(AGENT) $(AGENT_LIB)
+$(BIN): $(OBJS) $(O)/obj/galatop.o $(AGENT) $(AGENT_LIB) $(LEAK_LIB)
 	$(call msg,LINK,$@)$(CC) $(CFLAGS) -rdynamic -o $@ $(filter %.o,$^) $(LDLIBS)
 
 # Position-independent objects of their own (pic/), and -Bsymbolic: the library's own names
@@ -134,7 +136,7 @@ $(O)/asan/libgalatop.a: $(ASAN_OBJS)
 
 # Every object, not the archive's referenced ones: the agent's library uses modules the
 # binary itself may not.
-$(O)/asan/galatop: $(O)/asan/obj/galatop.o $(filter-out $(patsubst %.c,$(O)/asan/obj/%.o,$(AGENT_SRCS)),$(ASAN_OBJS)) | $(AGENT) \
+$(O)/asan/galatop: $(O)/asan/obj/galatop.o $(filter-out $(patsubst %.c,$(O)/asan/obj/%.o,$(AGENT_SRCS)),$(ASAN_OBJS)) | $(AGENT) $(LEAK_LIB) \
 		$(O)/asan/libgalatop-agent.so
 	$(call msg,LINK,$@)$(CC) $(ASAN_FLAGS) -rdynamic -o $@ $^ $(LDLIBS)
 
@@ -143,6 +145,14 @@ $(AGENT): symbols/jvmti/agent.c
 	@mkdir -p $(@D)
 	$(call msg,AGENT,$<)$(CC) -std=gnu11 -Wall -Wextra $(CFLAGS) -fPIC -shared -I$(JDK_HOME)/include \
 		-I$(JDK_HOME)/include/linux -o $@ $< -lpthread
+
+# The leak sampler: optimized and without sanitizers in every build (it is the malloc of the
+# programs it goes into); frame pointers, so that frame-pointer stacks walk through it; its own
+# calls of the markers bound inside it.
+$(LEAK_LIB): bpf/preload/leak.c
+	@mkdir -p $(@D)
+	$(call msg,LEAKLIB,$<)$(CC) -std=gnu11 $(WARN) -O2 -g -fPIC -shared -fno-omit-frame-pointer \
+		-fvisibility=hidden -Wl,-Bsymbolic-functions -o $@ $< -ldl -lm -lpthread
 
 $(O)/asan/tests/%: tests/%.c $(wildcard tests/*.h) $(O)/asan/libgalatop.a
 	@mkdir -p $(@D)
@@ -222,6 +232,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/lib/galatop
 	install -m 0644 $(AGENT) $(DESTDIR)$(PREFIX)/lib/galatop/libgalatop-jvmti.so
 	install -m 0644 $(AGENT_LIB) $(DESTDIR)$(PREFIX)/lib/galatop/libgalatop-agent.so
+	install -m 0644 $(LEAK_LIB) $(DESTDIR)$(PREFIX)/lib/galatop/libgalatop-leak.so
 
 clean:
 	rm -rf $(O) $(BIN)

@@ -811,8 +811,13 @@ static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir
 	long nr;
 	int fd;
 
-	if (ret <= 0)
+	if (ret <= 0) {
 		mmsg_fail(tid);
+		/* A receive that moved nothing (EAGAIN on a non-blocking socket, a peer's end):
+		 * nothing to read, no send's start to take; out before the target test. */
+		if (dir == 1 || !unix_starts)
+			return 0;
+	}
 	if (!current_passes(tgid, tid))
 		return 0;
 	if (dir == 0 && unix_starts) {

@@ -239,15 +239,41 @@ int gt_leak_entry(struct pt_regs *ctx)
 	return 0;
 }
 
+/* A sampled allocation of size bytes at addr: into the live set, and its record with the
+ * user stack to user space (which drops the preload library's frames: bpf/preload/leak.c). */
+static __always_inline void leak_emit_alloc(struct pt_regs *ctx, __u64 pid_tgid, __u64 addr,
+					    __u64 size, struct gt_counters *c)
+{
+	struct gt_leak_key k = { .tgid = pid_tgid >> 32, .addr = addr };
+	__u64 now = bpf_ktime_get_ns();
+	struct gt_event *e;
+
+	if (bpf_map_update_elem(&gt_leak_live, &k, &now, BPF_ANY)) {
+		COUNT(c, leak_drops);
+		return;
+	}
+	e = scratch(SLOT_LEAK);
+	if (!e)
+		return;
+	fill_header(e, GT_EV_LEAK, pid_tgid, now);
+	e->value = size;
+	e->aux = addr;
+	take_stacks(ctx, e, c, false, user_stacks);
+	if (bpf_ringbuf_output(&gt_events, e, record_len(e), wakeup_flags())) {
+		bpf_map_delete_elem(&gt_leak_live, &k);
+		COUNT(c, leak_drops);
+	} else {
+		COUNT(c, leak_sampled);
+	}
+}
+
 /* An allocator function's return, after an entry that kept the call. */
 static __always_inline int leak_on_ret(struct pt_regs *ctx)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid(), addr = PT_REGS_RC(ctx), now;
+	__u64 pid_tgid = bpf_get_current_pid_tgid(), addr = PT_REGS_RC(ctx);
 	__u32 tid = (__u32)pid_tgid;
-	struct gt_leak_key k = { .tgid = pid_tgid >> 32 };
 	struct gt_leak_call *p, call;
 	struct gt_counters *c;
-	struct gt_event *e;
 
 	if (leak_paused)
 		return 0;
@@ -267,25 +293,7 @@ static __always_inline int leak_on_ret(struct pt_regs *ctx)
 		leak_free(pid_tgid, call.old, c);
 	if (!addr || !call.sampled)
 		return 0;
-	now = bpf_ktime_get_ns();
-	k.addr = addr;
-	if (bpf_map_update_elem(&gt_leak_live, &k, &now, BPF_ANY)) {
-		COUNT(c, leak_drops);
-		return 0;
-	}
-	e = scratch(SLOT_LEAK);
-	if (!e)
-		return 0;
-	fill_header(e, GT_EV_LEAK, pid_tgid, now);
-	e->value = call.size;
-	e->aux = addr;
-	take_stacks(ctx, e, c, false, user_stacks);
-	if (bpf_ringbuf_output(&gt_events, e, record_len(e), wakeup_flags())) {
-		bpf_map_delete_elem(&gt_leak_live, &k);
-		COUNT(c, leak_drops);
-	} else {
-		COUNT(c, leak_sampled);
-	}
+	leak_emit_alloc(ctx, pid_tgid, addr, call.size, c);
 	return 0;
 }
 
@@ -307,6 +315,30 @@ int gt_leak_session(struct pt_regs *ctx)
 	if (bpf_session_is_return())
 		return leak_on_ret(ctx);
 	return !leak_on_entry(ctx);
+}
+
+/* The markers of the in-process sampler (bpf/preload/leak.c, preloaded into commands galatop
+ * starts): galatop_leak_alloc(addr, size, calls) for an allocation it sampled, with the
+ * thread's allocation calls since its previous sample, and galatop_leak_free(addr) for the
+ * free of a sampled block. The sampling is done: each call is a record. */
+SEC("uprobe")
+int gt_leak_mark(struct pt_regs *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid(), addr = PT_REGS_PARM1(ctx);
+	struct gt_counters *c;
+
+	if (leak_paused || !current_passes(pid_tgid >> 32, (__u32)pid_tgid))
+		return 0;
+	c = counters();
+	if ((bpf_get_attach_cookie(ctx) & LEAK_FN_MASK) == LEAK_FN_FREE) {
+		leak_free(pid_tgid, addr, c);
+		return 0;
+	}
+	if (c)
+		__sync_fetch_and_add(&c->leak_calls, PT_REGS_PARM3(ctx));
+	if (addr)
+		leak_emit_alloc(ctx, pid_tgid, addr, PT_REGS_PARM2(ctx), c);
+	return 0;
 }
 
 #endif

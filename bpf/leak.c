@@ -18,6 +18,7 @@
 #include "symbols/elf_func.h"
 #include "symbols/probe_spot.h"
 #include "symbols/proc_maps.h"
+#include "util/file.h"
 #include "util/grow.h"
 
 struct leak_fn_name {
@@ -103,6 +104,14 @@ static const struct leak_fn_name exe_fns[] = {
 	END,
 };
 
+/* The in-process sampler's markers (bpf/preload/leak.c): the sampled allocations and the
+ * frees of sampled blocks of the processes it is preloaded into, and nothing else. */
+static const struct leak_fn_name preload_fns[] = {
+	{ "galatop_leak_alloc", LEAK_FN_MALLOC },
+	{ "galatop_leak_free", LEAK_FN_FREE },
+	END,
+};
+
 enum { KIT_GLIBC, KIT_JEMALLOC, KIT_TCMALLOC, KIT_EXE, NKITS };
 
 static const struct {
@@ -124,15 +133,28 @@ struct leak_set_of {
 	struct uprobe_lib *lib[NKITS];
 	size_t reported[NKITS]; /* files looked at for warnings */
 	char exe[4096];		/* its executable as its maps name it ("" when unknown) */
+	char preload[4096];	/* the sampler library it runs with, as galatop opens it ("": none) */
+	enum leak_path path;
+	bool settled; /* its libraries are mapped (libc is): the path chosen stays */
 };
 
 struct leak_probes {
 	struct bpf_program *entry, *ret, *session;
+	/* The sampler's markers, in every process that maps its library: only processes it was
+	 * preloaded into do, and there they fire from the program's first allocation on (a
+	 * child is seen before galatop reads its exec). NULL without a marker program. */
+	struct uprobe_lib *marks;
+	size_t marks_reported;
 	bool per_pid;
 	struct leak_set_of **sets;
 	size_t nsets, sets_cap;
 	bool full_said;
 	char warnings[2048];
+	struct {
+		int pid;
+		enum leak_path path;
+	} gone[MAX_SETS]; /* how processes probed alone and gone since were seen, the last ones */
+	size_t ngone;
 };
 
 /* The registers holding the arguments the probe reads for a function of kind fn (LEAK_FN_*),
@@ -233,7 +255,8 @@ static struct leak_set_of *set_new(struct leak_probes *l, int pid)
 }
 
 struct leak_probes *leak_probes__new(struct bpf_program *entry, struct bpf_program *ret,
-				     struct bpf_program *session, bool per_pid)
+				     struct bpf_program *session, struct bpf_program *mark,
+				     bool per_pid)
 {
 	struct leak_probes *l = calloc(1, sizeof(*l));
 
@@ -243,6 +266,20 @@ struct leak_probes *leak_probes__new(struct bpf_program *entry, struct bpf_progr
 	l->ret = ret;
 	l->session = session;
 	l->per_pid = per_pid;
+	if (mark && per_pid) {
+		/* Plain uprobes at the markers' first instruction (a 5-byte nop). */
+		struct uprobe_lib_probe pr[2];
+		struct uprobe_lib_opts o = { .prefix = LEAK_PRELOAD_LIB, .probes = pr, .nprobes = 2 };
+
+		for (int i = 0; i < 2; i++)
+			pr[i] = (struct uprobe_lib_probe){ preload_fns[i].name, mark, false,
+							   preload_fns[i].cookie };
+		l->marks = uprobe_lib__new(&o);
+		if (!l->marks) {
+			free(l);
+			return NULL;
+		}
+	}
 	return l;
 }
 
@@ -291,6 +328,15 @@ static void note_exe(struct leak_set_of *ls)
 /* Warns once about each file found whose probes all failed. */
 static void report(struct leak_probes *l, struct leak_set_of *ls)
 {
+	for (; l->marks && l->marks_reported < uprobe_lib__nfiles(l->marks); l->marks_reported++) {
+		const struct uprobe_lib_file *f = uprobe_lib__file(l->marks, l->marks_reported);
+		size_t len = strlen(l->warnings);
+
+		if (!f->attached && len + 1 < sizeof(l->warnings))
+			snprintf(l->warnings + len, sizeof(l->warnings) - len,
+				 "%sleak: cannot probe the sampler's markers in %s: %s",
+				 len ? "\n" : "", f->path, strerror(-f->err));
+	}
 	for (int k = 0; k < NKITS; k++) {
 		size_t n = ls->lib[k] ? uprobe_lib__nfiles(ls->lib[k]) : 0;
 
@@ -308,25 +354,133 @@ static void report(struct leak_probes *l, struct leak_set_of *ls)
 	}
 }
 
-/* Probes what ls's process (or, for the set of every process, pids[0..n), NULL: all) maps. */
+/* Whether pid runs with the in-process sampler: its maps show the library, or it has just
+ * started a dynamic program (its interpreter mapped) with the library in its LD_PRELOAD; the
+ * library's path into path[len] (as its maps show it, or, not mapped yet, as galatop opens
+ * it). 1 when it does, 0 when not (or when
+ * known: then only the rest is looked at), -ESRCH when pid is gone or a zombie. *libc says
+ * whether it maps glibc already (its libraries are in place). */
+static int preload_of(int pid, char *path, size_t len, bool known, bool *libc)
+{
+	static const char lib[] = LEAK_PRELOAD_LIB;
+	struct proc_map *maps;
+	size_t n, size = 0;
+	bool dynamic = false, found = false;
+	char env[64], *buf = NULL, *v, *tok, *save;
+
+	if (proc_maps__read(pid, &maps, &n))
+		return -ESRCH;
+	*libc = false;
+	for (size_t i = 0; i < n; i++) {
+		const char *base = strrchr(maps[i].path, '/');
+
+		if (!maps[i].inode || !base)
+			continue;
+		*libc |= !strcmp(base + 1, "libc.so.6");
+		if (!found && !known && !strncmp(base + 1, lib, sizeof(lib) - 1)) {
+			snprintf(path, len, "%s", maps[i].path);
+			found = true;
+		}
+		dynamic |= !strncmp(base + 1, "ld-linux", 8);
+	}
+	proc_maps__free(maps, n);
+	if (!n)
+		return -ESRCH;
+	if (found || known || !dynamic)
+		return found;
+	snprintf(env, sizeof(env), "/proc/%d/environ", pid);
+	if (file_read(env, 1 << 20, 0, &buf, &size))
+		return 0;
+	for (v = buf; v < buf + size && !found; v += strlen(v) + 1) {
+		if (strncmp(v, "LD_PRELOAD=", 11))
+			continue;
+		for (tok = strtok_r(v + 11, " :", &save); tok && !found;
+		     tok = strtok_r(NULL, " :", &save)) {
+			const char *base = strrchr(tok, '/');
+
+			if (tok[0] == '/' && !strncmp(base + 1, lib, sizeof(lib) - 1)) {
+				snprintf(path, len, "/proc/%d/root%s", pid, tok);
+				found = true;
+			}
+		}
+		break;
+	}
+	free(buf);
+	return found;
+}
+
+/* Probes what ls's process (or, for the set of every process, pids[0..n), NULL: all) maps.
+ * A process running the in-process sampler gets the markers' probes only, unless another
+ * allocator takes its calls (the sampler then passes them on: bpf/preload/leak.c). */
 static int scan_set(struct leak_probes *l, struct leak_set_of *ls, const int *pids, size_t n,
 		    bool again)
 {
-	int added = 0;
+	int added = 0, r;
+	size_t other = 0;
 
 	if (ls->pid > 0) {
 		pids = &ls->pid;
 		n = 1;
+		bool libc;
+
+		r = preload_of(ls->pid, ls->preload, sizeof(ls->preload),
+			       ls->preload[0] || ls->path != LEAK_PATH_UNKNOWN || !l->marks, &libc);
+		if (r < 0)
+			return 0; /* gone (or a zombie): its exit takes its set */
+		/* Until its libraries are mapped another allocator may still come: looked at
+		 * again at each scan till then. */
+		again |= !ls->settled;
+		ls->settled = libc;
 		if (again || !ls->exe[0])
 			note_exe(ls); /* an exec changes it */
 	}
+	if (ls->preload[0] && ls->path != LEAK_PATH_UPROBES) {
+		for (int k = KIT_JEMALLOC; k <= KIT_EXE; k++) {
+			r = ls->lib[k] ? uprobe_lib__scan(ls->lib[k], pids, n, again) : 0;
+			added += r > 0 ? r : 0;
+			other += ls->lib[k] ? uprobe_lib__attached(ls->lib[k]) : 0;
+		}
+		if (!other) {
+			/* Found in its maps, else (not mapped yet) by the path it will map. */
+			ls->path = LEAK_PATH_PRELOAD;
+			r = uprobe_lib__scan(l->marks, pids, n, again);
+			added += r > 0 ? r : 0;
+			r = uprobe_lib__scan_path(l->marks, ls->preload);
+			added += r > 0 ? r : 0;
+			report(l, ls);
+			return added;
+		}
+		/* Another allocator takes the calls: the sampler passes them on, it gets uprobes. */
+	}
+	if (ls->pid > 0)
+		ls->path = LEAK_PATH_UPROBES;
 	for (int k = 0; k < NKITS; k++) {
-		int r = ls->lib[k] ? uprobe_lib__scan(ls->lib[k], pids, n, again) : 0;
-
+		r = ls->lib[k] ? uprobe_lib__scan(ls->lib[k], pids, n, again) : 0;
 		added += r > 0 ? r : 0;
 	}
 	report(l, ls);
 	return added;
+}
+
+int leak_probes__preload(struct leak_probes *l, int pid, const char *path)
+{
+	struct leak_set_of *ls = l->per_pid && pid > 0 ? set_of(l, pid) : NULL;
+
+	if (!ls || !l->marks)
+		return -EINVAL;
+	snprintf(ls->preload, sizeof(ls->preload), "%s", path);
+	return 0;
+}
+
+enum leak_path leak_probes__path(const struct leak_probes *l, int pid)
+{
+	for (size_t i = 0; i < l->nsets; i++)
+		if (l->sets[i]->pid == pid && l->sets[i]->path != LEAK_PATH_UNKNOWN)
+			return l->sets[i]->path;
+	for (size_t i = l->ngone; i > 0 && i + MAX_SETS > l->ngone; i--)
+		if (l->gone[(i - 1) % MAX_SETS].pid == pid)
+			return l->gone[(i - 1) % MAX_SETS].path;
+	return l->per_pid ? LEAK_PATH_UNKNOWN : LEAK_PATH_UPROBES;
 }
 
 int leak_probes__scan(struct leak_probes *l, const int *pids, size_t n, bool again)
@@ -342,6 +496,10 @@ int leak_probes__scan(struct leak_probes *l, const int *pids, size_t n, bool aga
 		ls = set_of(l, pids[i]);
 		added += ls ? scan_set(l, ls, NULL, 0, again) : 0;
 	}
+	/* Processes whose libraries were not all mapped at their last look. */
+	for (size_t i = 0; i < l->nsets; i++)
+		if (l->sets[i]->pid > 0 && !l->sets[i]->settled)
+			added += scan_set(l, l->sets[i], NULL, 0, true);
 	return added;
 }
 
@@ -349,10 +507,17 @@ void leak_probes__forget(struct leak_probes *l, int pid)
 {
 	for (size_t i = 0; l->per_pid && i < l->nsets; i++)
 		if (l->sets[i]->pid == pid) {
+			l->gone[l->ngone % MAX_SETS].pid = pid;
+			l->gone[l->ngone++ % MAX_SETS].path = l->sets[i]->path;
 			set_free(l->sets[i]);
 			l->sets[i] = l->sets[--l->nsets];
 			return;
 		}
+}
+
+size_t leak_probes__marker_files(const struct leak_probes *l)
+{
+	return l->marks ? uprobe_lib__attached(l->marks) : 0;
 }
 
 size_t leak_probes__files(const struct leak_probes *l)
@@ -375,6 +540,15 @@ static const struct uprobe_lib_file *file_of(const struct leak_probes *l, int pi
 
 		if (ls->pid > 0 && ls->pid != pid)
 			continue;
+		if (ls->path == LEAK_PATH_PRELOAD)
+			for (size_t j = 0; l->marks && j < uprobe_lib__nfiles(l->marks); j++) {
+				const struct uprobe_lib_file *f = uprobe_lib__file(l->marks, j);
+
+				if (f->dev == dev && f->ino == ino) {
+					*kit = NKITS;
+					return f;
+				}
+			}
 		for (int k = 0; k < NKITS; k++)
 			for (size_t j = 0; ls->lib[k] && j < uprobe_lib__nfiles(ls->lib[k]); j++) {
 				const struct uprobe_lib_file *f = uprobe_lib__file(ls->lib[k], j);
@@ -433,6 +607,7 @@ void leak_probes__free(struct leak_probes *l)
 		return;
 	for (size_t i = 0; i < l->nsets; i++)
 		set_free(l->sets[i]);
+	uprobe_lib__free(l->marks);
 	free(l->sets);
 	free(l);
 }

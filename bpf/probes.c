@@ -75,6 +75,8 @@ struct probes {
 	int *leak_pids;		  /* the target processes when only processes are targets */
 	size_t nleak_pids;
 	bool leak_all;		  /* other kinds of targets (or none): every process is scanned */
+	int leak_preload_pid;	  /* the command started with the in-process sampler, 0: none */
+	char leak_preload[4096];  /* the sampler's library */
 	uint64_t lost_user;
 	char warnings[WARNINGS_MAX];
 	char lazy_warning[512]; /* why a lazy probe did not load */
@@ -190,6 +192,7 @@ static struct gt_profile *load_skel_as(const struct probe_opts *o, unsigned type
 					       (types & PROBE_LEAK) && !session);
 	err = err ?: bpf_program__set_autoload(skel->progs.gt_leak_session,
 					       (types & PROBE_LEAK) && session);
+	err = err ?: bpf_program__set_autoload(skel->progs.gt_leak_mark, types & PROBE_LEAK);
 	err = err ?: bpf_program__set_expected_attach_type(
 		skel->progs.gt_leak_session, (enum bpf_attach_type)UPROBE_SESSION_ATTACH_TYPE);
 	growth_progs(skel, growth);
@@ -489,14 +492,17 @@ static int attach_leak(struct probes *p)
 	struct bpf_program *session = p->skel->progs.gt_leak_session;
 
 	p->leak = leak_probes__new(p->skel->progs.gt_leak_entry, p->skel->progs.gt_leak_ret,
-				   bpf_program__autoload(session) ? session : NULL, !p->leak_all);
+				   bpf_program__autoload(session) ? session : NULL,
+				   p->skel->progs.gt_leak_mark, !p->leak_all);
 	if (!p->leak)
 		return -ENOMEM;
+	if (p->leak_preload_pid > 0)
+		leak_probes__preload(p->leak, p->leak_preload_pid, p->leak_preload);
 	probes__leak_scan(p, NULL, 0, false);
 	w = leak_probes__warnings(p->leak);
 	if (w[0])
 		add_warning(p, "%s", w);
-	if (!leak_probes__files(p->leak)) {
+	if (!leak_probes__files(p->leak) && !leak_probes__marker_files(p->leak)) {
 		add_warning(p, "leak: no allocator (glibc, jemalloc, tcmalloc) to probe in the "
 			    "targets");
 		leak_probes__free(p->leak);
@@ -624,6 +630,10 @@ struct probes *probes__open(const struct probe_opts *o, probe_event_fn fn, void 
 	p->pid_filter = o->npids || o->follow_children;
 	p->leak_sample = leak_mean(o);
 	p->leak_all = !o->npids || o->ntids || (o->comm && o->comm[0]) || o->ncgroups;
+	if (o->leak_preload_pid > 0 && o->leak_preload) {
+		p->leak_preload_pid = o->leak_preload_pid;
+		snprintf(p->leak_preload, sizeof(p->leak_preload), "%s", o->leak_preload);
+	}
 	if (o->npids) {
 		p->leak_pids = malloc(o->npids * sizeof(int));
 		if (!p->leak_pids) {
@@ -836,6 +846,11 @@ bool probes__leak_session(const struct probes *p)
 	return p->skel && bpf_program__autoload(p->skel->progs.gt_leak_session);
 }
 
+int probes__leak_path(const struct probes *p, int pid)
+{
+	return p->leak ? (int)leak_probes__path(p->leak, pid) : LEAK_PATH_UNKNOWN;
+}
+
 int probes__leak_unhooked(const struct probes *p, int pid, char *why, size_t len)
 {
 	return p->leak ? leak_probes__unhooked(p->leak, pid, why, len) : -ENOENT;
@@ -860,6 +875,7 @@ void probes__stats(const struct probes *p, struct probe_stats *st)
 	memset(st, 0, sizeof(*st));
 	st->lost_user = p->lost_user;
 	st->leak_files = p->leak ? leak_probes__files(p->leak) : 0;
+	st->leak_marker_files = p->leak ? leak_probes__marker_files(p->leak) : 0;
 	if (p->jitter)
 		period_jitter__stats(p->jitter, &st->period_rearms, &st->period_refused);
 	if (p->sb) {

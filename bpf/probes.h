@@ -72,6 +72,9 @@ struct probe_opts {
 			       * only for the calls that need it) */
 	size_t leak_max_live; /* leak: sampled allocations tracked at once; 0 = 65536 (1 << 20
 			       * when every allocation is taken); past it they are dropped */
+	int leak_preload_pid; /* leak: a process about to run with the in-process sampler
+			       * preloaded from leak_preload (bpf/leak.h), 0: none */
+	const char *leak_preload;
 	sideband_fn task_fn;  /* when set, gets every process's mappings, forks, execs and exits
 			       * (bpf/sideband.h) with the probes' ctx, each one before the
 			       * records taken after it */
@@ -90,6 +93,7 @@ struct probe_stats {
 	/* leak: allocation calls of targets, allocations sampled, frees of sampled ones,
 	 * sampled ones lost (live set or ring buffer full); allocator files probed. */
 	uint64_t leak_calls, leak_sampled, leak_frees, leak_drops, leak_files;
+	uint64_t leak_marker_files; /* leak: files of the in-process sampler, markers probed */
 	/* growth: mappings and unmaps of anonymous memory recorded. */
 	uint64_t growth_maps, growth_unmaps;
 	uint64_t period_rearms;	 /* oncpu: randomized period restarts so far (0: fixed period) */
@@ -194,6 +198,8 @@ uint64_t probes__leak_sample(const struct probes *p);
 /* leak: whether its probes are uprobe.session ones (the return probe runs for the calls that
  * need it only), else an entry uprobe and a uretprobe per function. */
 bool probes__leak_session(const struct probes *p);
+/* leak: how process pid's allocations are seen (LEAK_PATH_* in bpf/leak.h). */
+int probes__leak_path(const struct probes *p, int pid);
 /* leak: whether target process pid could not be hooked (no allocator probed in it), with
  * the reason in why; 0 when hooked, 1 when not, -errno when it cannot be told. */
 int probes__leak_unhooked(const struct probes *p, int pid, char *why, size_t len);

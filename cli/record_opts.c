@@ -45,6 +45,8 @@ const char cmd_record_help[] =
 	"  --leak-min-age S  leak: only blocks older than S seconds (default 1)\n"
 	"  --leak-uretprobe  leak: a uretprobe on every allocation call, even where the kernel\n"
 	"                    has uprobe.session (which skips the return of unsampled calls)\n"
+	"  --leak-uprobes    leak: uprobes on -- CMD's allocator rather than the in-process\n"
+	"                    sampler galatop preloads into it (libgalatop-leak.so)\n"
 	"  --min-dur US      threads: shorter calls are only counted (default 10)\n"
 	"  --all-syscalls    threads: every file, net, lock and sleep system call from entry to\n"
 	"                    exit, also those that do not block (by default only the calls\n"
@@ -386,7 +388,7 @@ enum {
 	OPT_PROTOCOLS, OPT_NO_TLS, OPT_L7_CAPTURE, OPT_NO_JAVA_AGENT, OPT_GROUP, OPT_CALL_GRAPH,
 	OPT_TRIGGER, OPT_TRIGGER_BEFORE, OPT_TRIGGER_AFTER, OPT_TRIGGER_COOLDOWN,
 	OPT_JAVA_NATIVE, OPT_NO_JAVA_NATIVE, OPT_HISTORY, OPT_FIXED_PERIOD, OPT_LEAK_SAMPLE,
-	OPT_LEAK_MIN_AGE, OPT_LEAK_URETPROBE, OPT_ALL_SYSCALLS, OPT_PROBE_STATS,
+	OPT_LEAK_MIN_AGE, OPT_LEAK_URETPROBE, OPT_LEAK_UPROBES, OPT_ALL_SYSCALLS, OPT_PROBE_STATS,
 };
 
 static int parse_args(int argc, char **argv, struct record_opts *o, const char *cmd,
@@ -450,6 +452,7 @@ int record_parse_args_extra(int argc, char **argv, struct record_opts *o, const 
 		{ "leak-sample", required_argument, NULL, OPT_LEAK_SAMPLE },
 		{ "leak-min-age", required_argument, NULL, OPT_LEAK_MIN_AGE },
 		{ "leak-uretprobe", no_argument, NULL, OPT_LEAK_URETPROBE },
+		{ "leak-uprobes", no_argument, NULL, OPT_LEAK_UPROBES },
 		{ "include-self", no_argument, NULL, OPT_INCLUDE_SELF },
 		{ "probe-stats", required_argument, NULL, OPT_PROBE_STATS },
 		{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
@@ -618,6 +621,9 @@ static int parse_args(int argc, char **argv, struct record_opts *o, const char *
 			break;
 		case OPT_LEAK_URETPROBE:
 			o->leak_uretprobe = true;
+			break;
+		case OPT_LEAK_UPROBES:
+			o->leak_uprobes = true;
 			break;
 		case OPT_LEAK_MIN_AGE:
 			if (cli_parse_double(cmd, "--leak-min-age", optarg, 0, 7 * 86400, &d))

@@ -29,6 +29,7 @@ struct l7_capture {
 	double wall0;
 	uint64_t last_ts, next_expire;
 	struct hmap *seen; /* processes whose maps were read */
+	uint32_t last_tgid; /* the latest record's process (in seen): most follow one another */
 	struct l7_probe_stats past; /* the counts of probes attached before, now detached */
 };
 
@@ -73,11 +74,12 @@ static void on_event(void *ctx, const struct l7_event *e, const uint8_t *data)
 	m.comm[15] = 0;
 	if (e->ts_ns > en->last_ts)
 		en->last_ts = e->ts_ns;
-	if (en->seen && !hmap__get(en->seen, &e->tgid, sizeof(e->tgid))) {
+	if (en->seen && e->tgid != en->last_tgid && !hmap__get(en->seen, &e->tgid, sizeof(e->tgid))) {
 		/* Read a process's maps while it lives: its stacks may be named after it exits. */
 		hmap__put(en->seen, &e->tgid, sizeof(e->tgid), en);
 		sym_cache__process_load(en->s->sc, (int)e->tgid);
 	}
+	en->last_tgid = e->tgid;
 	l7_track__msg(en->track, &m, data);
 }
 

@@ -64,6 +64,8 @@ struct record_opts {
 	uint64_t leak_sample;	 /* --leak-sample: mean bytes between sampled allocations (0 =
 				  * 512 KiB, 1 = every allocation) */
 	bool leak_uretprobe;	 /* --leak-uretprobe: entry and return uprobes, not uprobe.session */
+	bool leak_uprobes;	 /* --leak-uprobes: -- CMD's allocator gets uprobes, no in-process
+				  * sampler preloaded */
 	double leak_min_age;	 /* --leak-min-age: seconds a block must live to be shown
 				  * (default RECORD_LEAK_MIN_AGE) */
 	size_t max_stacks;	 /* --max-stacks: distinct stacks kept per probe (0 = no limit) */

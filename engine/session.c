@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,9 +17,11 @@
 #include "model/growth.h"
 #include "model/renew.h"
 #include "symbols/java_attach.h"
+#include "bpf/leak.h"
 #include "util/clock.h"
 #include "util/file.h"
 #include "l7_capture.h"
+#include "leak_env.h"
 #include "tl_capture.h"
 #include "util/cpulist.h"
 #include "util/grow.h"
@@ -169,7 +172,7 @@ static bool all_gone(const int *pids, size_t n)
 
 /* Forks CMD stopped on a pipe, so the probes attach before it runs. A failed exec writes its
  * errno on a second pipe (closed by a successful exec), read by session__start_command. */
-static pid_t spawn_command(char **argv, int *go_fd, int *exec_fd)
+static pid_t spawn_command(char **argv, char **envp, int *go_fd, int *exec_fd)
 {
 	int fds[2], efds[2];
 	pid_t pid;
@@ -198,7 +201,7 @@ static pid_t spawn_command(char **argv, int *go_fd, int *exec_fd)
 		if (read(fds[0], &c, 1) != 1)
 			_exit(127); /* galatop went away before starting us */
 		signal(SIGINT, SIG_DFL);
-		execvp(argv[0], argv);
+		execvpe(argv[0], argv, envp ? envp : environ);
 		e = errno;
 		if (write(efds[1], &e, sizeof(e)) != sizeof(e))
 			_exit(126);
@@ -279,6 +282,10 @@ void session__probe_options(const struct session *s, struct probe_opts *po)
 	po->event_rate = o->event_rate;
 	po->leak_sample = o->leak_sample;
 	po->leak_uretprobe = o->leak_uretprobe;
+	if (s->leak_lib[0] && s->child > 0) {
+		po->leak_preload_pid = s->child;
+		po->leak_preload = s->leak_lib;
+	}
 }
 
 /* --cpu: the list (checked when parsed) as one flag per configured CPU. */
@@ -393,13 +400,25 @@ int session__open(struct session *s, struct record_opts *o, struct msg_list *msg
 		/* mem_swapin from delay accounting covers the command only when it is on at fork. */
 		if (o->sli)
 			sli_delayacct_early();
-		s->child = spawn_command(o->command, &s->go_fd, &s->exec_fd);
+		char **env = NULL, why[PATH_MAX + 128] = "";
+
+		if (leak_preload_wanted(o)) {
+			env = leak_env__new(o, s->leak_lib, sizeof(s->leak_lib), why, sizeof(why));
+			if (!env && why[0])
+				msg_list__add(msgs, MSG_WARNING, "leak: %s: the command's allocator "
+					      "gets uprobes", why);
+		}
+		s->child = spawn_command(o->command, env, &s->go_fd, &s->exec_fd);
+		leak_env__free(env);
+		s->child_pid = s->child > 0 ? s->child : 0;
 		if (s->child < 0) {
 			msg_list__add(msgs, MSG_ERROR, "cannot start %s: %s", o->command[0],
 				      strerror(errno));
 			goto fail;
 		}
 		s->pids[s->npids++] = s->child;
+		if (!env)
+			s->leak_lib[0] = '\0';
 	}
 	if (o->cgroup[0] && cgroup_targets(s))
 		goto fail;
@@ -909,16 +928,29 @@ static void leak_summary(struct session *s, const struct probe_stats *ps)
 			      (unsigned long long)ps->leak_calls, (unsigned long long)ps->leak_drops,
 			      (unsigned long long)ps->leak_frees);
 	msg_list__add(s->msgs, MSG_NOTE, "leak: %llu blocks tracked, %.0f bytes estimated "
-		      "outstanding (shown once %g s old); %llu allocator files probed (%s)",
+		      "outstanding (shown once %g s old); %llu allocator files probed (%s)%s",
 		      (unsigned long long)ls.blocks, ls.bytes > 0.5 ? ls.bytes : 0.0, s->o->leak_min_age,
 		      (unsigned long long)ps->leak_files,
 		      probes__leak_session(s->probes)
 			      ? "uprobe.session: a return probe for the sampled calls only"
-			      : "an entry uprobe and a uretprobe per function");
-	for (size_t i = 0; i < s->npids; i++)
+			      : "an entry uprobe and a uretprobe per function",
+		      ps->leak_marker_files ? ", and the in-process sampler's markers" : "");
+	for (size_t i = 0; i < s->npids; i++) {
+		int path = probes__leak_path(s->probes, s->pids[i]);
+
 		if (probes__leak_unhooked(s->probes, s->pids[i], why, sizeof(why)) == 1)
 			msg_list__add(s->msgs, MSG_NOTE, "leak: pid %d not hooked: %s", s->pids[i],
 				      why);
+		else if (path == LEAK_PATH_PRELOAD)
+			msg_list__add(s->msgs, MSG_NOTE, "leak: pid %d: in-process sampler (%s "
+				      "preloaded, uprobes on its markers only)", s->pids[i],
+				      LEAK_PRELOAD_LIB);
+		else if (path == LEAK_PATH_UPROBES)
+			msg_list__add(s->msgs, MSG_NOTE, "leak: pid %d: uprobes on its allocator%s",
+				      s->pids[i], s->pids[i] == s->child_pid && s->leak_lib[0]
+						  ? " (it brings its own: the sampler passes its calls on)"
+						  : "");
+	}
 }
 
 void session__cost_sample(struct session *s)

@@ -50,6 +50,8 @@ struct session {
 	int pids[RECORD_MAX_TARGETS + 1];
 	size_t npids;
 	pid_t child;  /* the -- CMD process, -1 when none or reaped */
+	pid_t child_pid; /* the -- CMD process's pid, kept after it is reaped (0: none) */
+	char leak_lib[4096]; /* leak: the sampler library preloaded into it, "" when none */
 	int go_fd;    /* write end of the pipe the command waits on, -1 once started */
 	int exec_fd;  /* read end of the pipe a failed exec of the command writes its errno on */
 	uint32_t renewed_at; /* frames in the table when it was last renewed */

@@ -1,5 +1,7 @@
 #include "stack_collector.h"
 
+#include "bpf/leak.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bpf/leak.h"
 #include "model/growth.h"
 #include "model/hash.h"
 #include "model/sanitize.h"
@@ -872,6 +875,24 @@ static void add_tick(struct collector *c, int ti, uint64_t ts_ns, double value)
 	c->nticks[ti]++;
 }
 
+/* leak: the in-process sampler's own frames at the leaf end (its malloc, the marker: see
+ * bpf/preload/leak.c) go, so that the stack ends in the allocation's caller as it does with
+ * the allocator's uprobes. */
+static void drop_preload_frames(struct collector *c, uint32_t *frames, size_t *n)
+{
+	static const char lib[] = LEAK_PRELOAD_LIB;
+
+	while (*n > 0) {
+		const struct frame *fr = frames__get(c->ft, frames[*n - 1]);
+		const char *m = fr && fr->module ? strtab__str(c->st, fr->module) : NULL;
+		const char *base = m ? strrchr(m, '/') : NULL;
+
+		if (!m || strncmp(base ? base + 1 : m, lib, sizeof(lib) - 1))
+			return;
+		(*n)--;
+	}
+}
+
 /* The leak profile's heat: a block's bytes count when it reached the minimum age, and leave
  * at the record that freed (or replaced, or forgot) it. */
 static void leak_tick(void *ctx, const struct leak_block *b, double bytes)
@@ -942,6 +963,7 @@ void collector__event(struct collector *c, const struct gt_event *ev)
 		if (frames[i] == EMPTY)
 			return; /* out of memory: drop the sample rather than misfile it */
 	if (ti == STACK_LEAK) {
+		drop_preload_frames(c, frames, &n);
 		/* Shown once old enough (collector__leak_age). */
 		leak_set__alloc(c->leak, ev->pid, ev->aux, ev->ts_ns, ev->value,
 				leak_weight(ev->value, c->o.leak_sample), frames, n,

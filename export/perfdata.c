@@ -264,7 +264,7 @@ static int rec_cmp(const void *a, const void *b)
 
 /* ---- naming ---- */
 
-static int flush_text(struct pd *pd)
+int pd_flush_text(struct pd *pd)
 {
 	int err = pd->tlen ? perfscript__feed(pd->ps, pd->text, pd->tlen) : 0;
 
@@ -272,7 +272,7 @@ static int flush_text(struct pd *pd)
 	return err;
 }
 
-static int arena_put(struct pd *pd, const void *s, size_t n, size_t *at)
+int pd_arena_put(struct pd *pd, const void *s, size_t n, size_t *at)
 {
 	if (n > SIZE_MAX / 2 - pd->alen || ARRAY_GROW(pd->arena, pd->acap, pd->alen + n))
 		return -ENOMEM;
@@ -287,7 +287,7 @@ static int pass_stack(void *ctx, const char *stack, size_t len, uint64_t count)
 {
 	struct pd *pd = ctx;
 
-	if (arena_put(pd, stack, len, &pd->passed_at))
+	if (pd_arena_put(pd, stack, len, &pd->passed_at))
 		return -ENOMEM;
 	pd->passed = true;
 	pd->passed_len = len;
@@ -555,6 +555,9 @@ static int sample_kaddrs(struct pd *pd, const unsigned char *r, size_t size, uin
 	return err;
 }
 
+/* Frames of a call chain whose table slots are loaded ahead of naming them. */
+#define PD_AHEAD 4
+
 static int on_sample(struct pd *pd, const unsigned char *r, size_t size, uint16_t misc)
 {
 	struct pd_sample s;
@@ -589,11 +592,20 @@ static int on_sample(struct pd *pd, const unsigned char *r, size_t size, uint16_
 	if (seen->hash)
 		return pd->fn(pd->ctx, pd->arena + seen->stack, seen->stack_len,
 			      pd->o->count_samples || !s.period ? 1 : s.period);
+	/* the header first: frames are pushed into the sample it starts (pd_frame) */
+	pd->passed = false;
 	err = pd_put_header(pd, a, &s);
+	if (!err)
+		err = pd_flush_text(pd);
 	if (!err && s.chain) {
+		for (uint64_t i = 0; i < PD_AHEAD && i < s.nchain; i++)
+			pd_frame_prefetch(pd, s.pid, rd64(s.chain + 8 * i), kernel);
 		for (uint64_t i = 0; !err && i < s.nchain; i++) {
 			uint64_t ip = rd64(s.chain + 8 * i);
 
+			if (i + PD_AHEAD < s.nchain)
+				pd_frame_prefetch(pd, s.pid, rd64(s.chain + 8 * (i + PD_AHEAD)),
+						  kernel);
 			if (ip >= CONTEXT_MAX) {
 				kernel = ip == CONTEXT_KERNEL || ip == CONTEXT_HV;
 				continue;
@@ -610,10 +622,9 @@ static int on_sample(struct pd *pd, const unsigned char *r, size_t size, uint16_
 	else if (!err)
 		err = -ENOMEM;
 	if (!err) {
-		pd->passed = false;
-		err = flush_text(pd);
+		err = pd_flush_text(pd);
 		if (!err)
-			err = arena_put(pd, pd->key, pd->klen, &seen->key);
+			err = pd_arena_put(pd, pd->key, pd->klen, &seen->key);
 		if (!err && (!pd->passed || pname_is_comm(pd->arena + pd->passed_at,
 							  pd->passed_len, s.comm))) {
 			seen->hash = h;
@@ -786,7 +797,7 @@ static int replay(struct pd *pd)
 		}
 	}
 	if (!err)
-		err = flush_text(pd);
+		err = pd_flush_text(pd);
 	if (!err && pd->st.bad > good)
 		return fail(pd, "corrupt perf.data: %" PRIu64 " of %" PRIu64 " records overrun "
 			    "themselves", pd->st.bad, pd->st.bad + good);
@@ -864,6 +875,7 @@ int perfdata_collapse(const void *buf, size_t len, const char *label, struct sym
 	pd.comms = hmap__new();
 	pd.procs = hmap__new();
 	pd.files = hmap__new();
+	pd.unknowns = hmap__new();
 	pd.ps = perfscript__new(o, pass_stack, &pd);
 	if (!sc) {
 		pd.sc = pd.own_sc = sym_cache__new();
@@ -875,7 +887,7 @@ int perfdata_collapse(const void *buf, size_t len, const char *label, struct sym
 			sym_cache__set_lazy_names(pd.sc, 1);
 		}
 	}
-	if (!pd.comms || !pd.procs || !pd.files || !pd.sc || !pd.ps) {
+	if (!pd.comms || !pd.procs || !pd.files || !pd.unknowns || !pd.sc || !pd.ps) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -916,6 +928,7 @@ out:
 	hmap__free(pd.comms);
 	hmap__free(pd.procs);
 	hmap__free(pd.files);
+	hmap__free(pd.unknowns);
 	for (size_t i = 0; i < pd.nbids; i++)
 		free(pd.bids[i].path);
 	for (size_t i = 0; i < pd.nksyms; i++)
@@ -927,6 +940,7 @@ out:
 	free(pd.recs);
 	free(pd.syms);
 	free(pd.sym_slots);
+	free(pd.file_slots);
 	free(pd.text);
 	free(pd.seen);
 	free(pd.arena);

@@ -120,16 +120,36 @@ struct pd_proc {
 struct pd_sym {
 	const char *name, *module;
 	uint32_t name_len, module_len;
-	uint64_t pc; /* what perf prints: map-relative for files, the address otherwise */
+	uint64_t pc; /* what perf prints: map-relative for files, the address otherwise (of the
+		      * first process that mapped a file with a name there: the script keeps no
+		      * address of a named frame) */
 	uint64_t off;
 	bool known;
+	/* what its frame line adds to a stack, by perfscript__frame_mode: PD_FRAME_* and, for
+	 * PD_FRAME_ADDS, the text at frame_at[mode] in pd->arena */
+	uint8_t parsed[2];
+	uint32_t frame_len[2];
+	size_t frame_at[2];
 };
+
+enum { PD_FRAME_UNPARSED, PD_FRAME_ADDS, PD_FRAME_NOTHING };
 
 /* A slot of the table of named addresses: (pid_gen, addr) -> pd->syms[idx]. Small, so that
  * the table of a busy machine's capture (tens of thousands of addresses) stays in cache. */
 struct pd_sym_slot {
 	uint64_t hash;		/* of (pid_gen, addr), never 0; 0: a free slot */
 	uint64_t pid_gen, addr; /* pids are stored + 2, the kernel has the top bit */
+	uint64_t idx;
+};
+
+/* A slot of the table of named file offsets: (file, offset) -> pd->syms[idx], the name of that
+ * offset in any process that maps the file (a compiler run a hundred times names its
+ * addresses once). The file is its path as mapped (interned by the symbol cache: one pointer
+ * per path) and its (dev, inode). */
+struct pd_file_slot {
+	uint64_t hash; /* 0: a free slot */
+	const char *path;
+	uint64_t dev, inode, off;
 	uint64_t idx;
 };
 
@@ -172,8 +192,14 @@ struct pd {
 	struct hmap *comms; /* tid -> malloc'ed comm */
 	struct hmap *procs; /* pid -> struct pd_proc */
 	struct hmap *files; /* host path -> resolved path (or "" for none) */
+	/* module of unknown frames -> 1 + the index in syms of one of them that stands for all:
+	 * the line perf script prints for an unknown address differs by the address only,
+	 * which the script drops without --addrs (call chains that end in junk addresses) */
+	struct hmap *unknowns;
 	struct pd_sym_slot *sym_slots;
 	size_t nsym_slots, sym_slots_cap;
+	struct pd_file_slot *file_slots;
+	size_t nfile_slots, file_slots_cap;
 	struct pd_sym *syms;
 	size_t nsyms, syms_cap;
 
@@ -266,6 +292,13 @@ int pd_on_ksymbol(struct pd *pd, const unsigned char *r, size_t size);
 int pd_text_reserve(struct pd *pd, size_t n);
 /* Appends the callchain line perf script prints for addr of pid (kernel: a kernel address). */
 int pd_frame(struct pd *pd, int pid, uint64_t addr, bool kernel);
+/* Starts loading the memory pd_frame will read first for that frame, so that the frames of a
+ * call chain wait for it together rather than one after the other. */
+void pd_frame_prefetch(struct pd *pd, int pid, uint64_t addr, bool kernel);
+/* Feeds the text made so far to the parser. 0, the callback's value or -ENOMEM. */
+int pd_flush_text(struct pd *pd);
+/* Copies s[0..n) to the end of pd->arena, at offset *at. 0 or -ENOMEM. */
+int pd_arena_put(struct pd *pd, const void *s, size_t n, size_t *at);
 /* Unwinds the sample's user stack from its registers and stack copy into pcs[0..max): how
  * many frames (0 when it cannot be unwound). */
 size_t pd_unwind_user(struct pd *pd, const struct pd_attr *a, const struct pd_sample *s,

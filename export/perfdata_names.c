@@ -288,6 +288,27 @@ static struct pd_sym_slot *sym_slot(struct pd *pd, uint64_t pid_gen, uint64_t ad
 	return &pd->sym_slots[i];
 }
 
+/* The slot of offset off of file m, or a free one the caller fills (m: a mapping of it);
+ * *h gets its hash. NULL on ENOMEM. */
+static struct pd_file_slot *file_slot(struct pd *pd, const struct sym_module *m, uint64_t off,
+				      uint64_t *h)
+{
+	size_t mask, i;
+
+	*h = hash_mix(hash_mix((uint64_t)(uintptr_t)m->path ^ m->dev) ^ (m->inode * 31 + off)) | 1;
+	if (pd_table_room(&pd->file_slots, &pd->file_slots_cap, pd->nfile_slots,
+			  sizeof(*pd->file_slots), 1024))
+		return NULL;
+	mask = pd->file_slots_cap - 1;
+	for (i = *h & mask; pd->file_slots[i].hash; i = (i + 1) & mask) {
+		const struct pd_file_slot *f = &pd->file_slots[i];
+
+		if (f->off == off && f->path == m->path && f->dev == m->dev && f->inode == m->inode)
+			break;
+	}
+	return &pd->file_slots[i];
+}
+
 int pd_on_ksymbol(struct pd *pd, const unsigned char *r, size_t size)
 {
 	uint64_t start, end;
@@ -323,27 +344,64 @@ int pd_on_ksymbol(struct pd *pd, const unsigned char *r, size_t size)
 }
 
 /* The name of addr in pid (-1: the kernel), as perf script prints it. NULL on ENOMEM. */
-static const struct pd_sym *name_of(struct pd *pd, int pid, uint64_t addr)
+/* The key of addr in pid (-1: the kernel) in the table of named addresses, and its hash;
+ * false on ENOMEM. */
+static bool sym_key(struct pd *pd, int pid, uint64_t addr, uint64_t *key, uint64_t *h)
 {
 	struct pd_proc *p = pid >= 0 ? pd_proc_get(pd, pid) : NULL;
-	uint64_t key = pid < 0 ? 1ull << 63 | pd->kgen
-			       : ((uint64_t)(uint32_t)pid + 2) << 32 | (p ? p->gen : 0);
-	uint64_t h = hash_mix(key * 31 + addr) | 1;
+
+	*key = pid < 0 ? 1ull << 63 | pd->kgen
+		       : ((uint64_t)(uint32_t)pid + 2) << 32 | (p ? p->gen : 0);
+	*h = hash_mix(*key * 31 + addr) | 1;
+	return pid < 0 || p;
+}
+
+void pd_frame_prefetch(struct pd *pd, int pid, uint64_t addr, bool kernel)
+{
+	uint64_t key, h;
+
+	if (pd->sym_slots_cap && sym_key(pd, kernel ? -1 : pid, addr, &key, &h))
+		__builtin_prefetch(&pd->sym_slots[h & (pd->sym_slots_cap - 1)]);
+}
+
+static const struct pd_sym *name_of(struct pd *pd, int pid, uint64_t addr)
+{
+	uint64_t key, h;
 	struct pd_sym_slot *slot;
+	struct pd_file_slot *fslot = NULL;
+	struct sym_module m;
 	struct pd_sym *s;
 	struct sym_info si;
+	uint64_t fh = 0, foff = 0;
 	int err;
 
-	if (pid >= 0 && !p)
+	if (!sym_key(pd, pid, addr, &key, &h))
 		return NULL;
 	slot = sym_slot(pd, key, addr, h);
 	if (!slot)
 		return NULL;
 	if (slot->hash)
 		return &pd->syms[slot->idx];
+	/* an offset of a file is named alike in every process that maps it: once, one entry
+	 * for all (the line perf script prints for it differs by the address of a named one
+	 * only, which the script drops) */
+	if (pid >= 0 && !sym_cache__module(pd->sc, pid, addr, false, &m) && m.path[0] == '/' &&
+	    (m.dev || m.inode)) {
+		foff = addr - m.start + m.pgoff;
+		fslot = file_slot(pd, &m, foff, &fh);
+		if (!fslot)
+			return NULL;
+		if (fslot->hash) {
+			*slot = (struct pd_sym_slot){ .hash = h, .pid_gen = key, .addr = addr,
+						      .idx = fslot->idx };
+			pd->nsym_slots++;
+			return &pd->syms[fslot->idx];
+		}
+	}
 	if (ARRAY_GROW(pd->syms, pd->syms_cap, pd->nsyms + 1))
 		return NULL;
 	s = &pd->syms[pd->nsyms];
+	*s = (struct pd_sym){ 0 };
 	for (size_t i = 0; pid < 0 && i < pd->nksyms; i++) {
 		const struct pd_ksym *k = &pd->ksyms[i];
 
@@ -378,6 +436,11 @@ static const struct pd_sym *name_of(struct pd *pd, int pid, uint64_t addr)
 	}
 	s->name_len = (uint32_t)strlen(s->known ? s->name : "[unknown]");
 	s->module_len = s->module ? (uint32_t)strlen(s->module) : 0;
+	if (fslot) {
+		*fslot = (struct pd_file_slot){ .hash = fh, .path = m.path, .dev = m.dev,
+						.inode = m.inode, .off = foff, .idx = pd->nsyms };
+		pd->nfile_slots++;
+	}
 named:
 	*slot = (struct pd_sym_slot){ .hash = h, .pid_gen = key, .addr = addr, .idx = pd->nsyms };
 	pd->nsym_slots++;
@@ -442,11 +505,45 @@ static int put_frame(struct pd *pd, int pid, const struct pd_sym *s)
 
 int pd_frame(struct pd *pd, int pid, uint64_t addr, bool kernel)
 {
-	const struct pd_sym *s = name_of(pd, kernel ? -1 : pid, addr);
+	struct pd_sym *s = (struct pd_sym *)name_of(pd, kernel ? -1 : pid, addr);
+	bool mode = perfscript__frame_mode(pd->ps);
+	const char *frame;
+	size_t at = pd->tlen, len;
+	int err;
 
 	if (!s)
 		return -ENOMEM;
-	return put_frame(pd, pid, s);
+	if (s->parsed[mode] == PD_FRAME_UNPARSED && !s->known && !pd->o->include_addrs) {
+		/* parsed as the first unknown frame of its module was */
+		void *rep = hmap__get(pd->unknowns, &s->module, sizeof(s->module));
+		size_t i = (size_t)(uintptr_t)rep - 1;
+
+		if (!rep && !hmap__put(pd->unknowns, &s->module, sizeof(s->module),
+				       (void *)(uintptr_t)(s - pd->syms + 1)))
+			return -ENOMEM;
+		if (rep && pd->syms[i].parsed[mode] != PD_FRAME_UNPARSED) {
+			s->parsed[mode] = pd->syms[i].parsed[mode];
+			s->frame_at[mode] = pd->syms[i].frame_at[mode];
+			s->frame_len[mode] = pd->syms[i].frame_len[mode];
+		}
+	}
+	if (s->parsed[mode] == PD_FRAME_UNPARSED) {
+		/* the line perf script prints, parsed once for every sample it is in */
+		err = put_frame(pd, pid, s);
+		if (err)
+			return err;
+		err = perfscript__frame_parse(pd->ps, pd->text + at, pd->tlen - at - 1, &frame, &len);
+		if (err <= 0)
+			return err ? err : pd_flush_text(pd); /* not a frame line: fed as it is */
+		pd->tlen = at;
+		if (frame && (len > UINT32_MAX || pd_arena_put(pd, frame, len, &s->frame_at[mode])))
+			return -ENOMEM;
+		s->frame_len[mode] = (uint32_t)len;
+		s->parsed[mode] = frame ? PD_FRAME_ADDS : PD_FRAME_NOTHING;
+	}
+	return perfscript__frame_push(pd->ps, s->parsed[mode] == PD_FRAME_ADDS ?
+					      pd->arena + s->frame_at[mode] : NULL,
+				      s->frame_len[mode]);
 }
 
 /* The user register r of the sample (the mask says which are there, in bit order). */
@@ -493,30 +590,82 @@ const char *pd_comm_of(struct pd *pd, int tid)
 	return def;
 }
 
+/* Appends v (negative when neg) in decimal at p, right-aligned in at least width bytes, padded
+ * with pad: printf's "%*d" (pad ' ') or "%0*u" (pad '0', v >= 0). The end of it. */
+static char *put_dec(char *p, bool neg, uint64_t v, int width, char pad)
+{
+	char tmp[24];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (neg)
+		tmp[n++] = '-';
+	for (int k = n; k < width; k++)
+		*p++ = pad;
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+/* An int as printf's "%*d", or "%-*d" when left. */
+static char *put_int(char *p, int v, int width, bool left)
+{
+	char *start = p;
+
+	p = put_dec(p, v < 0, v < 0 ? -(uint64_t)(int64_t)v : (uint64_t)v, left ? 0 : width, ' ');
+	while (p - start < width)
+		*p++ = ' ';
+	return p;
+}
+
 int pd_put_header(struct pd *pd, const struct pd_attr *a, const struct pd_sample *s)
 {
 	const char *comm = s->comm;
 	uint64_t t = a->sample_type;
+	size_t cl = strlen(comm), nl = strlen(a->name);
 	char *p;
 
-	if (pd_text_reserve(pd, strlen(comm) + strlen(a->name) + 128))
+	if (pd_text_reserve(pd, cl + nl + 128))
 		return -ENOMEM;
 	/* perf 6.1's columns, so that the script's header regex splits them as it splits
-	 * perf's; but PID/TID when the root frame shows them (perf prints the TID only) */
+	 * perf's; but PID/TID when the root frame shows them (perf prints the TID only):
+	 * "%s %5d/%-5d " or "%s %5d ", "[%03u] ", "%5lu.%06lu: ", "%10lu ", "%s: \n" */
 	p = pd->text + pd->tlen;
-	if (pd->o->include_pid || pd->o->include_tid)
-		p += sprintf(p, "%s %5d/%-5d ", comm, s->pid, s->tid);
-	else
-		p += sprintf(p, "%s %5d ", comm, s->tid);
-	if (t & S_CPU)
-		p += sprintf(p, "[%03u] ", s->cpu);
-	if (t & S_TIME)
-		p += sprintf(p, "%5" PRIu64 ".%06" PRIu64 ": ", s->time / 1000000000,
-			     s->time % 1000000000 / 1000);
-	if (t & S_PERIOD)
-		p += sprintf(p, "%10" PRIu64 " ", s->period);
-	p += sprintf(p, "%s: \n", a->name);
-	pd->tlen = (size_t)(p - pd->text);
+	memcpy(p, comm, cl);
+	p += cl;
+	*p++ = ' ';
+	if (pd->o->include_pid || pd->o->include_tid) {
+		p = put_int(p, s->pid, 5, false);
+		*p++ = '/';
+		p = put_int(p, s->tid, 5, true);
+	} else {
+		p = put_int(p, s->tid, 5, false);
+	}
+	*p++ = ' ';
+	if (t & S_CPU) {
+		*p++ = '[';
+		p = put_dec(p, false, s->cpu, 3, '0');
+		*p++ = ']';
+		*p++ = ' ';
+	}
+	if (t & S_TIME) {
+		p = put_dec(p, false, s->time / 1000000000, 5, ' ');
+		*p++ = '.';
+		p = put_dec(p, false, s->time % 1000000000 / 1000, 6, '0');
+		*p++ = ':';
+		*p++ = ' ';
+	}
+	if (t & S_PERIOD) {
+		p = put_dec(p, false, s->period, 10, ' ');
+		*p++ = ' ';
+	}
+	memcpy(p, a->name, nl);
+	p += nl;
+	memcpy(p, ": \n", 3);
+	pd->tlen = (size_t)(p + 3 - pd->text);
 	return 0;
 }
 

@@ -638,14 +638,19 @@ static int frame_piece(struct perfscript *ps, const char *s, size_t n, bool inli
 	return 0;
 }
 
-static int frame_line(struct perfscript *ps, const char *pc, size_t pc_len, const char *func,
-		      size_t n, const char *mod, size_t mod_len)
+/* The frame that a frame line (its pc, function and module) adds to the stack, in ps->frame;
+ * *adds false when it adds none. 0 or -ENOMEM. Inlined into both callers: the text parser's
+ * per-line path keeps its speed. */
+static inline __attribute__((always_inline)) int
+frame_build(struct perfscript *ps, const char *pc, size_t pc_len, const char *func, size_t n,
+	    const char *mod, size_t mod_len, bool *adds)
 {
 	bool kernel = false, jit = false, first = true;
 	const char *end, *arrow;
 	size_t h;
 	int err;
 
+	*adds = false;
 	/* s/\+0x[\da-f]+$// */
 	for (h = n; h > 0 && (is_digit(func[h - 1]) || (func[h - 1] >= 'a' && func[h - 1] <= 'f'));
 	     h--)
@@ -682,7 +687,50 @@ static int frame_line(struct perfscript *ps, const char *pc, size_t pc_len, cons
 			break;
 		func = arrow + 2;
 	}
-	return stack_prepend(ps, ps->frame.p, ps->frame.len, false);
+	*adds = true;
+	return 0;
+}
+
+static int frame_line(struct perfscript *ps, const char *pc, size_t pc_len, const char *func,
+		      size_t n, const char *mod, size_t mod_len)
+{
+	bool adds;
+	int err = frame_build(ps, pc, pc_len, func, n, mod, mod_len, &adds);
+
+	return err || !adds ? err : stack_prepend(ps, ps->frame.p, ps->frame.len, false);
+}
+
+int perfscript__frame_parse(struct perfscript *ps, const char *l, size_t n, const char **frame,
+			    size_t *len)
+{
+	const char *pc, *func, *mod;
+	size_t pc_len, func_len, mod_len;
+	bool adds;
+	int err;
+
+	/* a line that starts with a blank is never a header (line() tries those first) */
+	if (!n || !is_ws(l[0]) || !match_frame(l, n, &pc, &pc_len, &func, &func_len, &mod, &mod_len))
+		return 0;
+	err = frame_build(ps, pc, pc_len, func, func_len, mod, mod_len, &adds);
+	if (err)
+		return err;
+	*frame = adds ? ps->frame.p : NULL;
+	*len = adds ? ps->frame.len : 0;
+	return 1;
+}
+
+int perfscript__frame_push(struct perfscript *ps, const char *frame, size_t len)
+{
+	ps->stats.lines++;
+	ps->stats.valid++;
+	if (!ps->have_pname || !frame)
+		return 0;
+	return stack_prepend(ps, frame, len, false);
+}
+
+bool perfscript__frame_mode(const struct perfscript *ps)
+{
+	return ps->java;
 }
 
 /* One line without its '\n' (perl's chomp). */

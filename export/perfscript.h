@@ -64,6 +64,22 @@ int perfscript__parse_file(struct perfscript *ps, FILE *f);
 /* Counters so far. */
 const struct perfscript_stats *perfscript__stats(const struct perfscript *ps);
 
+/* For a reader that makes perf script text itself and prints the same frame line again and
+ * again (the perf.data reader), the parse of a frame line once, then its result pushed as
+ * often as the line comes, as feeding it would do. */
+/* Parses l[0..n) (one line, without its '\n') as a frame line would be parsed inside a
+ * sample now: 1 with *frame[0..*len) what it adds to the stack (NULL when it adds nothing;
+ * valid until the next call), 0 when it is not a frame line (feed it instead), -ENOMEM. The
+ * result depends on the options and on perfscript__frame_mode only. */
+int perfscript__frame_parse(struct perfscript *ps, const char *l, size_t n, const char **frame,
+			    size_t *len);
+/* What feeding a frame line whose parse gave frame[0..len) (NULL: adds nothing) does: counted
+ * as a line, added to the current sample's stack, if any. 0 or -ENOMEM. */
+int perfscript__frame_push(struct perfscript *ps, const char *frame, size_t len);
+/* The state a frame line's parse depends on besides the options: the current sample's
+ * process name starts with "java" (its "Lpkg/Class" frames lose the 'L'). */
+bool perfscript__frame_mode(const struct perfscript *ps);
+
 /* Sums of counts per distinct stack string, for printing folded output. */
 struct stack_agg;
 

@@ -71,7 +71,14 @@ size_t sanitize_text(const char *s, size_t len, char *out)
 	size_t i = 0, o = 0;
 
 	while (i < len) {
-		size_t n = utf8_seq_len(p + i, len - i);
+		size_t n;
+
+		/* Printable ASCII, the common case, a byte at a time without the UTF-8 checks. */
+		if (p[i] >= 0x20 && p[i] < 0x7f) {
+			out[o++] = (char)p[i++];
+			continue;
+		}
+		n = utf8_seq_len(p + i, len - i);
 
 		if (n) {
 			memcpy(out + o, p + i, n);

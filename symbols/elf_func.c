@@ -52,25 +52,65 @@ static void scan_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, int fd,
 	}
 }
 
+/* The ELF file at path opened into *elf (with its descriptor, which the caller closes after
+ * elf_end): the descriptor, or -errno (-ENOEXEC: no ELF). */
+static int elf_open(const char *path, Elf **elf)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	*elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!*elf || elf_kind(*elf) != ELF_K_ELF) {
+		elf_end(*elf);
+		close(fd);
+		return -ENOEXEC;
+	}
+	return fd;
+}
+
+int elf_needs(const char *path, const char *prefix)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Dyn dyn;
+	Elf_Data *d;
+	Elf *elf;
+	int fd = elf_open(path, &elf), found = 0;
+
+	if (fd < 0)
+		return fd;
+	while (!found && (scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; !found && i < sh.sh_size / sh.sh_entsize; i++) {
+			const char *name;
+
+			if (!gelf_getdyn(d, (int)i, &dyn) || dyn.d_tag != DT_NEEDED)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
+			found = name && !strncmp(name, prefix, strlen(prefix));
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return found;
+}
+
 int elf_func_code(const char *path, const char *const *names, size_t n, bool *found,
 		  uint8_t (*code)[ELF_FUNC_CODE], uint64_t *offs)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	int fd, count = 0;
-	Elf *elf;
+	Elf *elf = NULL;
 
 	memset(found, 0, n * sizeof(*found));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = elf_open(path, &elf);
 	if (fd < 0)
-		return -errno;
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		elf_end(elf);
-		close(fd);
-		return -ENOEXEC;
-	}
+		return fd;
 	while ((scn = elf_nextscn(elf, scn)))
 		if (gelf_getshdr(scn, &sh) && (sh.sh_type == SHT_DYNSYM || sh.sh_type == SHT_SYMTAB))
 			scan_table(elf, scn, &sh, fd, names, n, found, code, offs);

@@ -278,12 +278,17 @@ static int add_symbols(struct elf_syms *es, Elf *elf, int *has_symtab)
 				continue;
 			if (type == STT_NOTYPE && !exec_section(elf, s.st_shndx, flags, nsec))
 				continue;
+			if (!s.st_name)
+				continue; /* no name */
 			if (strs)
 				name = s.st_name < slen ? strs + s.st_name : NULL;
 			else
 				name = elf_strptr(elf, sh.sh_link, s.st_name);
-			/* "$x"-style mapping symbols and local labels name no function */
-			if (!name || !*name || name[0] == '$' || (name[0] == '.' && name[1] == 'L'))
+			/* "$x"-style mapping symbols and local labels (untyped) name no function;
+			 * a function's name is not read here: tens of thousands of them, strewn
+			 * over megabytes of strings (libLLVM), cost more to reach than the rest */
+			if (!name || (type == STT_NOTYPE && (!*name || name[0] == '$' ||
+							     (name[0] == '.' && name[1] == 'L'))))
 				continue;
 			err = add_symbol(es, s.st_value, s.st_size, name, es->lazy ? 0 : strlen(name),
 					 sym_prio(&s));

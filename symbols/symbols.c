@@ -32,21 +32,23 @@
 /* Returns the cache's copy of s (stable until sym_cache__free), or NULL on ENOMEM. */
 static const char *intern(struct sym_cache *sc, const char *s)
 {
-	const char *k = hmap__get(sc->strs, s, strlen(s));
+	size_t len = strlen(s);
+	const char *k = hmap__get(sc->strs, s, len);
 	const void *key;
 
 	if (k)
 		return k;
-	key = hmap__put(sc->strs, s, strlen(s), NULL);
+	key = hmap__put(sc->strs, s, len, NULL);
 	if (key)
-		hmap__put(sc->strs, s, strlen(s), (void *)key);
+		hmap__put(sc->strs, s, len, (void *)key);
 	return key;
 }
 
 /* The display (demangled) name for raw symbol name raw, interned; NULL on ENOMEM. */
 static const char *display_name(struct sym_cache *sc, const char *raw)
 {
-	const char *d = hmap__get(sc->names, raw, strlen(raw));
+	size_t len = strlen(raw);
+	const char *d = hmap__get(sc->names, raw, len);
 	char *dem;
 
 	if (d)
@@ -54,7 +56,7 @@ static const char *display_name(struct sym_cache *sc, const char *raw)
 	dem = sym_demangle(raw);
 	d = intern(sc, dem ? dem : raw);
 	free(dem);
-	if (d && !hmap__put(sc->names, raw, strlen(raw), (void *)d))
+	if (d && !hmap__put(sc->names, raw, len, (void *)d))
 		return NULL;
 	return d;
 }

@@ -147,10 +147,17 @@ static bool radix_sort_start(struct sym_entry *v, size_t n)
  * moves each). Else, as for ELF symbol tables, a radix sort by address, then insertion again
  * to order the symbols that share an address; qsort only if that too runs long (thousands
  * of names at one address) or memory runs out. Same order every way: no two entries compare
- * equal (names differ). */
+ * equal (names differ). Insertion is not tried first on entries out of order more than one
+ * time in 16 (a .dynsym in hash order): it would give up only after 4n moves. */
 static void sort_entries(struct sym_entry *v, size_t n)
 {
-	if (n < 2 || insertion_sort(v, n, 4 * n + 64))
+	size_t descents = 0;
+
+	if (n < 2)
+		return;
+	for (size_t i = 1; i < n; i++)
+		descents += cmp_entry(&v[i - 1], &v[i]) > 0;
+	if (descents <= n / 16 && insertion_sort(v, n, 4 * n + 64))
 		return;
 	if (radix_sort_start(v, n) && insertion_sort(v, n, 4 * n + 64))
 		return;

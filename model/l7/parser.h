@@ -182,6 +182,9 @@ void l7_emit(struct l7_parser *p, const struct l7_req *rq, struct l7_record *r);
 /* Sanitized, NUL-terminated copy of src[0..n) into dst (cap bytes), cut on a character
  * boundary. Returns the length written. */
 size_t l7_text(char *dst, size_t cap, const void *src, size_t n);
+/* Copies the text src (already sanitized, NUL-terminated within cap bytes, else cut there)
+ * into dst of cap bytes: only the text, not the whole array. */
+void l7_text_copy(char *dst, const char *src, size_t cap);
 /* l7_text of a printf-formatted string: formatting may cut a character, this mends it. */
 size_t l7_textf(char *dst, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* "VERB table" of an SQL statement (comments skipped, verb upper-cased, quotes dropped). */

@@ -24,7 +24,6 @@ struct redis_dir {
 	unsigned args; /* bulk strings of a request seen so far */
 	char text[L7_DETAIL_MAX];
 	size_t ntext;
-	char endpoint[L7_ENDPOINT_MAX];
 };
 
 struct redis_state {
@@ -118,9 +117,14 @@ static bool complete(struct redis_dir *d)
 	return true;
 }
 
+/* Ready for the next message. The stack and the text are written before they are read:
+ * zeroing them (900 bytes) per message was most of redis_end's time. */
 static void reset(struct redis_dir *d)
 {
-	memset(d, 0, sizeof(*d));
+	d->depth = 0;
+	d->started = d->push = d->error = false;
+	d->args = 0;
+	d->ntext = 0;
 }
 
 static enum l7_step_rc redis_step(struct l7_parser *p, bool req, const uint8_t *buf, size_t n,

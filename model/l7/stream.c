@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,10 +105,28 @@ bool l7_resp_boundary(struct l7_parser *p, uint64_t id, bool *waiting)
 	return true;
 }
 
+/* An empty record: its numbers zero, its texts "" (the bytes past a text's end are not
+ * cleared: a record is some 600 bytes, a request costs two of them). */
+static void record_init(struct l7_record *r)
+{
+	memset(r, 0, offsetof(struct l7_record, endpoint));
+	r->endpoint[0] = r->detail[0] = r->errmsg[0] = 0;
+}
+
+void l7_text_copy(char *dst, const char *src, size_t cap)
+{
+	size_t n = strnlen(src, cap - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = 0;
+}
+
 void l7_give_up(struct l7_parser *p, const struct l7_req *rq)
 {
-	struct l7_record r = { .no_response = true };
+	struct l7_record r;
 
+	record_init(&r);
+	r.no_response = true;
 	l7_emit(p, rq, &r);
 }
 
@@ -144,7 +163,8 @@ struct l7_req *l7_fifo_push(struct l7_parser *p)
 		p->fifo_head = 0;
 	}
 	rq = &p->fifo[(p->fifo_head + p->fifo_len++) % p->fifo_cap];
-	memset(rq, 0, sizeof(*rq));
+	memset(rq, 0, offsetof(struct l7_req, endpoint));
+	rq->endpoint[0] = rq->detail[0] = 0;
 	return rq;
 }
 
@@ -162,8 +182,8 @@ void l7_emit(struct l7_parser *p, const struct l7_req *rq, struct l7_record *r)
 	r->req_start_ns = rq->start_ns;
 	r->req_end_ns = rq->end_ns;
 	r->req_bytes = rq->bytes;
-	memcpy(r->endpoint, rq->endpoint, sizeof(r->endpoint));
-	memcpy(r->detail, rq->detail, sizeof(r->detail));
+	l7_text_copy(r->endpoint, rq->endpoint, sizeof(r->endpoint));
+	l7_text_copy(r->detail, rq->detail, sizeof(r->detail));
 	if (p->fn)
 		p->fn(p->ctx, r);
 }
@@ -195,14 +215,15 @@ void l7_resp_add(struct l7_resp *r, uint64_t start_ns, uint64_t bytes)
  * removes the request. */
 static void pair(struct l7_parser *p, size_t i, const struct l7_resp *r, uint64_t end_ns)
 {
-	struct l7_record rec = { 0 };
+	struct l7_record rec;
 
+	record_init(&rec);
 	rec.resp_start_ns = r->start_ns;
 	rec.resp_end_ns = end_ns;
 	rec.resp_bytes = r->bytes;
 	rec.error = r->error;
 	rec.status = r->status;
-	memcpy(rec.errmsg, r->errmsg, sizeof(rec.errmsg));
+	l7_text_copy(rec.errmsg, r->errmsg, sizeof(rec.errmsg));
 	l7_emit(p, l7_fifo_at(p, i), &rec);
 	l7_fifo_remove(p, i);
 }

@@ -1,76 +1,107 @@
 #!/bin/sh
 # The leak probe's cost (--type leak, docs/leak.md) next to heaptrack's (Debian's), on the
-# same programs: ns per malloc+free pair at 16, 64 and 4096 bytes (tests/tools/mallocpair),
-# with galatop's uprobe.session probes and with entry uprobes and uretprobes
-# (--leak-uretprobe), beside the floor any uprobe sets: empty BPF programs on the same
-# functions (tests/tools/uprobe_cost: the traps alone),
-# the throughput a multi-threaded churn keeps (tests/tools/leaky: four threads allocating
-# blocks and freeing them in each other) and galatop's own CPU and RSS meanwhile, then
-# redis-server (jemalloc) under redis-benchmark with the probe attached to it. Figures, not
-# pass/fail; each line says the load. Targets: a smaller churn loss than heaptrack's, at most
-# 10% on redis-benchmark. Needs root (BPF), heaptrack, redis-server and redis-benchmark.
+# same programs, in alternating rounds so that every way sees the same load:
+# - ns per malloc+free pair at 16, 64 and 4096 bytes (tests/tools/mallocpair) alone, under
+#   galatop's in-process sampler (the default for -- CMD: libgalatop-leak.so preloaded,
+#   uprobes on its markers only), under galatop's allocator uprobes (--leak-uprobes:
+#   uprobe.session), under heaptrack;
+# - the throughput a multi-threaded churn keeps (tests/tools/leaky: four threads allocating
+#   blocks and freeing them in each other) under the same three, with galatop's own CPU and
+#   RSS;
+# - once: the floor any uprobe sets (tests/tools/uprobe_cost: empty BPF programs on malloc and
+#   free, and on a marker with and without its 5-byte nop);
+# - redis-server (jemalloc) under redis-benchmark with the probe attached to it (-p: allocator
+#   uprobes), alone and probed in alternating rounds.
+# Figures, not pass/fail; each line says the load. Targets: a smaller churn loss than
+# heaptrack's, at most 10% on redis-benchmark. Needs root (BPF), heaptrack, redis-server and
+# redis-benchmark. LEAK_SECS (3) per run, LEAK_ROUNDS (3), LEAK_REDIS_ROUNDS (4).
 . "$(dirname "$0")/env.sh"
 T="$BENCH_TMP/leak"
 mkdir -p "$T"
 SECS=${LEAK_SECS:-3}
+ROUNDS=${LEAK_ROUNDS:-3}
+REDIS_ROUNDS=${LEAK_REDIS_ROUNDS:-4}
 PORT=18850
 load() { cut -d' ' -f1 /proc/loadavg; }
 if [ "$(id -u)" != 0 ]; then echo "leak: needs root (BPF)"; exit 0; fi
 for c in heaptrack redis-server redis-benchmark redis-cli; do
 	command -v $c >/dev/null 2>&1 || { echo "leak: $c is missing (make deps)"; exit 0; }
 done
+WAYS="none preload uprobes heaptrack"
 
 # under WAY CMD...: CMD alone (none), under galatop's leak probe at its default sampling
-# (galatop: uprobe.session where the kernel has it; galatop-uret: --leak-uretprobe), or under
-# heaptrack; its standard output in $T/out, galatop's CPU seconds and peak RSS (KiB) in $gcpu
-# and $grss.
+# (preload: the in-process sampler; uprobes: --leak-uprobes), or under heaptrack; its
+# standard output in $T/out; for galatop, its own CPU seconds (its summary's, without the
+# command's), its programs' kernel time (from the sampled BPF statistics) and the peak RSS of
+# the largest of galatop and its command (KiB) in $gcpu, $gprobes and $grss.
 under() {
 	way=$1
 	shift
-	gcpu="" grss=""
+	gcpu="" grss="" gprobes=""
 	case $way in
 	none) "$@" >"$T/out" 2>/dev/null ;;
-	galatop | galatop-uret)
-		/usr/bin/time -f '%U %S %M' -o "$T/gtime" "$GALATOP_OPT" record --type leak \
-			$([ $way = galatop-uret ] && echo --leak-uretprobe) \
+	preload | uprobes)
+		/usr/bin/time -f '%M' -o "$T/gtime" "$GALATOP_OPT" record --type leak \
+			$([ $way = uprobes ] && echo --leak-uprobes) \
 			-o "$T/g.folded" -- "$@" >"$T/out" 2>"$T/g.err"
-		read -r u s m <"$T/gtime"
-		gcpu=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }')
-		grss=$m ;;
-	heaptrack) heaptrack -o "$T/ht" "$@" >"$T/out" 2>/dev/null; rm -f "$T"/ht*.zst ;;
+		gcpu=$(sed -n 's/.*galatop CPU [0-9.]*% of one core (\([0-9.]*\) s in.*/\1/p' "$T/g.err")
+		gprobes=$(sed -n 's/.*its probes in the kernel [0-9.]*% ([a-z ]*\([0-9.]*\) s).*/\1/p' "$T/g.err")
+		grss=$(cat "$T/gtime") ;;
+	heaptrack) heaptrack -o "$T/ht" "$@" >"$T/out" 2>/dev/null; rm -f "$T"/ht*.zst "$T"/ht*.gz ;;
 	esac
 }
 val() { awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) v = $(i + 1) } END { print v }' "$T/out"; }
+# med FILE KEY: the median of the second column of FILE's lines whose first is KEY.
+med() { awk -v k="$2" '$1 == k { print $2 }' "$1" | median; }
 
-echo "ns per malloc+free pair, one thread, ${SECS} s each (tests/tools/mallocpair), galatop at"
-echo "its default sampling; floor: empty programs on malloc and free (tests/tools/uprobe_cost):"
+: >"$T/pairs"
+: >"$T/churn"
+for round in $(seq "$ROUNDS"); do
+	echo "round $round of $ROUNDS (load $(load)):"
+	for size in 16 64 4096; do
+		line="  ns per malloc+free pair, $size B:"
+		for way in $WAYS; do
+			under $way "$TOOLS/mallocpair" $size "$SECS"
+			ns=$(val ns_per_pair)
+			echo "$size-$way $ns" >>"$T/pairs"
+			line="$line $way $ns,"
+		done
+		echo "$line load $(load)"
+	done
+	line="  churn, 4 threads, ${SECS} s:"
+	for way in $WAYS; do
+		under $way "$TOOLS/leaky" "$SECS" 4
+		n=$(val churned)
+		[ $way = none ] && base=$n
+		loss=$(awk -v b="$base" -v n="$n" 'BEGIN { printf "%.1f", 100 * (1 - n / b) }')
+		echo "$way $loss" >>"$T/churn"
+		[ -n "$gcpu" ] && echo "$way-cpu $gcpu" >>"$T/churn" &&
+			echo "$way-probes $gprobes" >>"$T/churn" && echo "$way-rss $((grss / 1024))" >>"$T/churn"
+		line="$line $way $n blocks ($loss% lost),"
+	done
+	echo "$line load $(load)"
+done
+echo "medians of $ROUNDS rounds, ns per malloc+free pair (galatop at its default sampling, 512 KiB):"
 for size in 16 64 4096; do
 	line="  $size B:"
-	for way in none galatop galatop-uret heaptrack; do
-		under $way "$TOOLS/mallocpair" $size "$SECS"
-		line="$line $way $(val ns_per_pair) ns,"
-	done
-	"$TOOLS/uprobe_cost" $size "$SECS" >"$T/floor"
-	fl() { awk -v w="$1" '$1 == w { print $3 }' "$T/floor"; }
-	echo "$line load $(load)"
-	echo "    floor: entry uprobes $(fl entry) ns, + uretprobe on malloc $(fl entry+uretprobe) ns," \
-		"session skipping the returns $(fl session_skip) ns, session with them $(fl session_ret) ns"
+	for way in $WAYS; do line="$line $way $(med "$T/pairs" $size-$way),"; done
+	echo "$line"
 done
+echo "churn throughput loss, medians of $ROUNDS rounds (target: galatop's below heaptrack's):"
+echo "  galatop in-process sampler $(med "$T/churn" preload)% (galatop's own CPU" \
+	"$(med "$T/churn" preload-cpu) s, its programs in the kernel about $(med "$T/churn" preload-probes) s," \
+	"peak RSS $(med "$T/churn" preload-rss) MB), galatop allocator uprobes $(med "$T/churn" uprobes)%" \
+	"(CPU $(med "$T/churn" uprobes-cpu) s, programs $(med "$T/churn" uprobes-probes) s)," \
+	"heaptrack $(med "$T/churn" heaptrack)%, load $(load)"
 
-echo "churn, 4 threads for ${SECS} s handing blocks of 16 B-64 KiB to each other (tests/tools/leaky):"
-under none "$TOOLS/leaky" "$SECS" 4
-base=$(val churned)
-echo "  alone: $base blocks, load $(load)"
-for way in galatop galatop-uret heaptrack; do
-	under $way "$TOOLS/leaky" "$SECS" 4
-	n=$(val churned)
-	extra=""
-	[ -n "$gcpu" ] && extra=", galatop's own CPU ${gcpu} s, peak RSS $((grss / 1024)) MB"
-	echo "  $way: $n blocks, throughput loss $(awk -v b="$base" -v n="$n" \
-		'BEGIN { printf "%.1f", 100 * (1 - n / b) }')%$extra, load $(load)"
-done
+"$TOOLS/uprobe_cost" 16 1 >"$T/floor"
+fl() { awk -v w="$1" '$1 == w { print $3 }' "$T/floor"; }
+echo "floor, 16 B (empty programs, tests/tools/uprobe_cost): entry uprobes $(fl entry) ns per pair," \
+	"session skipping the returns $(fl session_skip) ns; a marker call: on a 5-byte nop" \
+	"$(fl marker_nop5) ns, on a push $(fl marker_push) ns; load $(load)"
 
-echo "redis-server (jemalloc) under redis-benchmark -t set,get,lpush,lpop -n 200000 -c 8:"
+echo "redis-server (jemalloc) under redis-benchmark -t set,get,lpush,lpop -n 200000 -c 8, the leak"
+echo "probe attached to it (-p: uprobes on jemalloc), $REDIS_ROUNDS rounds:"
 redis-server --port $PORT --bind 127.0.0.1 --save '' --appendonly no --dir "$T" \
 	--daemonize no >"$T/redis.log" 2>&1 &
 R=$!
@@ -81,7 +112,8 @@ rps() {
 		awk '{ for (i = 1; i <= NF; i++) if ($i ~ /requests/) { s += $(i - 1); n++ } }
 			END { printf "%.0f", n ? s / n : 0 }'
 }
-for round in 1 2; do
+: >"$T/redis"
+for round in $(seq "$REDIS_ROUNDS"); do
 	a=$(rps)
 	"$GALATOP_OPT" record --type leak -p $R -o "$T/r.folded" 2>"$T/r.err" &
 	g=$!
@@ -90,15 +122,17 @@ for round in 1 2; do
 	b=$(rps)
 	kill -INT $g
 	wait $g
-	echo "  round $round: alone $a requests/s, with the leak probe $b requests/s: loss" \
-		"$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.1f", (a > 0 ? 100 * (1 - b / a) : 0) }')%" \
-		"(target <= 10%), load $(load)"
+	loss=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.1f", (a > 0 ? 100 * (1 - b / a) : 0) }')
+	echo "loss $loss" >>"$T/redis"
+	echo "  round $round: alone $a requests/s, with the leak probe $b requests/s: loss $loss%," \
+		"load $(load)"
 done
+echo "  median loss $(med "$T/redis" loss)% (target <= 10%)"
 grep 'leak:' "$T/r.err" | sed 's/^/  /'
 # What the traps add: allocator calls per request (from the summary) times the trap floor per
 # call (half the session_skip pair above), as a share of one CPU at the rate seen with the
-# probe: the loss stays small while redis-server's one thread has that much to spare (here
-# the clients and the loopback set the pace), and nears it when that thread is the bottleneck.
+# probe: the loss stays small while redis-server's one thread has that much to spare (the
+# clients and the loopback set the pace), and nears it when that thread is the bottleneck.
 calls=$(sed -n 's/.*sampled of \([0-9]*\) calls.*/\1/p' "$T/r.err" | head -1)
 awk -v c="$calls" -v n=800000 -v f="$(awk '$1 == "session_skip" { print $3 / 2 }' "$T/floor")" \
 	-v b="$b" 'BEGIN { if (c > 0 && b > 0) { x = c / n * f / 1000

@@ -1,10 +1,17 @@
 #!/bin/sh
 # Benchmark: `perf script -i F | galatop collapse` against `galatop collapse F` on the same
 # perf.data files, recorded here: the burn workload with -g, a system-wide frame-pointer
-# capture (-a -g) while it runs, and a --call-graph dwarf capture of burn_nofp. Prints both side
-# by side (wall and CPU seconds), the ratio and whether it meets the target (>= 10x end to end),
-# and whether both give the same folded output. Needs root and perf.
-# Figures, not pass/fail. $BENCH_SECONDS sets the length of the captures (10).
+# capture (-a -g) of a busy machine (below), and a --call-graph dwarf capture of burn_nofp.
+# Prints both side by side (wall and CPU seconds), the ratio and whether it meets the target
+# (>= 10x end to end), and whether both give the same folded output. Needs root, perf, gcc and
+# clang (make deps). Figures, not pass/fail. $BENCH_SECONDS sets the length of the captures (10).
+#
+# The system-wide capture records what this script runs, so that it is the same on any quiet
+# machine: the burn workload, and a build next to it (gcc, then clang, compiling one C file
+# over and over: a new compiler process every tenth of a second, libLLVM's, libclang-cpp's
+# and cc1's tens of thousands of symbols, and call chains that end in junk addresses, as
+# those binaries have no frame pointers); plus whatever else runs on the machine then (the
+# bench prints the processes with the most samples).
 . "$(dirname "$0")/env.sh"
 secs=${BENCH_SECONDS:-10}
 if ! command -v perf >/dev/null || [ "$(id -u)" != 0 ]; then
@@ -44,8 +51,19 @@ run() {
 
 perf record -q -F 997 -g -o "$dir/burn.data" -- "$TOOLS/burn" "$secs" >/dev/null 2>&1 &&
 	run "burn -g, ${secs} s" "$dir/burn.data"
-perf record -q -F 997 -a -g -o "$dir/sys.data" -- "$TOOLS/burn" "$secs" >/dev/null 2>&1 &&
-	run "system-wide -g, ${secs} s" "$dir/sys.data"
+# busy SECS DIR: burn, and the build loop, for SECS seconds
+busy='"$TOOLS/burn" "$1" >/dev/null & end=$(($(date +%s) + $1))
+while [ "$(date +%s)" -lt "$end" ]; do
+	gcc -O2 -c -o "$2/busy_gcc.o" tests/bench/gen_folded.c
+	clang -O2 -c -o "$2/busy_clang.o" tests/bench/gen_folded.c
+done; wait'
+if perf record -q -F 997 -a -g -o "$dir/sys.data" -- sh -c "$busy" sh "$secs" "$dir" \
+	>/dev/null 2>&1; then
+	echo "perfdata: system-wide: samples by process: $(perf script -i "$dir/sys.data" -F comm \
+		2>/dev/null | sort | uniq -c | sort -rn | head -6 |
+		awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1 }')"
+	run "system-wide -g (burn + a gcc/clang build), ${secs} s" "$dir/sys.data"
+fi
 perf record -q -F 997 --call-graph dwarf -o "$dir/dwarf.data" "$TOOLS/burn_nofp" "$((secs / 2))" \
 	>/dev/null 2>&1 && run "burn_nofp --call-graph dwarf, $((secs / 2)) s" "$dir/dwarf.data"
 exit 0

@@ -39,6 +39,14 @@ same() {
 	fi
 }
 
+# Call chains that end in junk addresses: -g on a binary without frame pointers (its frame
+# pointer register holds a loop's numbers, in no mapping). Without --addrs their frames are all
+# [unknown]; with it each shows its own address (the reader parses an unknown frame once per
+# module only without it).
+if rec "$TMP/nofp.data" -g "$TOOLS/burn_nofp" 1; then
+	for o in "" --addrs; do same "burn_nofp -g ${o:-default}" "$TMP/nofp.data" "$o"; done
+fi
+
 # Frame pointers: with every option.
 if rec "$TMP/fp.data" -g "$TOOLS/burn" 1; then
 	for o in "" --kernel --addrs --samples --all; do same "burn -g ${o:-default}" "$TMP/fp.data" "$o"; done

@@ -225,6 +225,113 @@ TEST_CASE(aggregator_sorts_and_sums)
 	perfscript__free(NULL);
 }
 
+/* A reader that parses each distinct frame line once (perfscript__frame_parse, per
+ * perfscript__frame_mode) and pushes the result every time the line comes, as the perf.data
+ * reader does, against feeding the same text: the same stacks and counters, with every
+ * option. The same lines come in java samples and others, in a sample the event filter drops
+ * and after a header the script cannot split. */
+TEST_CASE(frame_parse_push_matches_feed)
+{
+	static const char t[] =
+		"java 4/5 [001] 1.000: 250 cycles: \n"
+		"\t7f Lorg/x/Foo;.call(Lorg/x/Bar;)V (/tmp/perf-4.map)\n"
+		"\t7e [unknown] (/usr/lib/libjvm.so)\n"
+		"\tffffffff81 do_sys+0x1f ([kernel.kallsyms])\n"
+		"\n"
+		"jav 4/6 [001] 1.000: 25 cycles: \n"
+		"\t7f Lorg/x/Foo;.call(Lorg/x/Bar;)V (/tmp/perf-4.map)\n"
+		"\t7e [unknown] (/usr/lib/libjvm.so)\n"
+		"\t5 outer->inner->leaf (x)\n"
+		"\t6 (skipped) (x)\n"
+		"\t7 [unknown] ([unknown])\n"
+		"\tnot a frame line\n"
+		"\t4 a;b+0xff (x)\n"
+		"\n"
+		"ab 1 1.0: 7 instructions: \n"
+		"\t5 outer->inner->leaf (x)\n"
+		"\tffffffff81 do_sys+0x1f ([kernel.kallsyms])\n"
+		"\n"
+		"g 1 1.0: 9 cycles: \n"
+		"\tffffffff81 do_sys+0x1f ([kernel.kallsyms])\n"
+		"\t2 ns::(anonymous namespace)::f(int) (/usr/lib/x.so (deleted))\n"
+		"\n";
+	static const char *const lines_of_t = t;
+	struct {
+		char line[96];
+		bool mode, adds;
+		char frame[96];
+		size_t len;
+	} seen[32];
+	size_t nseen = 0, parsed = 0;
+
+	for (unsigned opt = 0; opt < 16; opt++) {
+		struct perfscript_opts o = { .annotate_kernel = opt & 1, .annotate_jit = opt & 2,
+					     .include_addrs = opt & 4, .include_tid = opt & 8 };
+		struct out whole, part;
+		struct perfscript *ps;
+		const char *l = lines_of_t;
+
+		CHECK(run(&o, t, sizeof(t) - 1, &whole) == 0);
+		ps = perfscript__new(&o, collect, &part);
+		memset(&part, 0, sizeof(part));
+		CHECK(ps != NULL);
+		if (!ps)
+			return;
+		nseen = 0;
+		while (*l) {
+			const char *nl = strchr(l, '\n'), *frame;
+			size_t n = (size_t)(nl - l), i, len;
+			bool mode = perfscript__frame_mode(ps);
+			int r = 0;
+
+			for (i = 0; i < nseen; i++)
+				if (seen[i].mode == mode && strlen(seen[i].line) == n &&
+				    !memcmp(seen[i].line, l, n))
+					break;
+			if (i < nseen) {
+				r = perfscript__frame_push(ps, seen[i].adds ? seen[i].frame : NULL,
+							   seen[i].len);
+				CHECK(r == 0);
+			} else if (n && (l[0] == '\t' || l[0] == ' ') &&
+				   (r = perfscript__frame_parse(ps, l, n, &frame, &len)) == 1) {
+				parsed++;
+				CHECK(nseen < 32 && n < 96 && len < 96);
+				memcpy(seen[nseen].line, l, n);
+				seen[nseen].line[n] = '\0';
+				seen[nseen].mode = mode;
+				seen[nseen].adds = frame != NULL;
+				seen[nseen].len = len;
+				if (frame)
+					memcpy(seen[nseen].frame, frame, len);
+				CHECK(perfscript__frame_push(ps, frame, len) == 0);
+				nseen++;
+			} else {
+				CHECK(r == 0);
+				CHECK(perfscript__feed(ps, l, n + 1) == 0);
+			}
+			l = nl + 1;
+		}
+		CHECK(perfscript__end_file(ps) == 0);
+		CHECK_STR(part.buf, whole.buf);
+		CHECK(part.calls == whole.calls);
+		{
+			struct perfscript *ref = perfscript__new(&o, collect, &whole);
+			const struct perfscript_stats *a = perfscript__stats(ps), *b;
+
+			memset(&whole, 0, sizeof(whole));
+			CHECK(ref && perfscript__feed(ref, t, sizeof(t) - 1) == 0);
+			b = ref ? perfscript__stats(ref) : a;
+			CHECK(a->lines == b->lines && a->valid == b->valid &&
+			      a->unrecognized == b->unrecognized && a->samples == b->samples &&
+			      a->filtered == b->filtered);
+			perfscript__free(ref);
+		}
+		perfscript__free(ps);
+	}
+	/* 11 distinct (line, mode): the java sample's lines again in the others' mode */
+	CHECK(parsed == 16 * 11);
+}
+
 int main(void)
 {
 	RUN(header_pid_tid_and_period);
@@ -236,5 +343,6 @@ int main(void)
 	RUN(truncated_sample_is_dropped);
 	RUN(nul_bytes_and_huge_line);
 	RUN(aggregator_sorts_and_sums);
+	RUN(frame_parse_push_matches_feed);
 	HARNESS_EXIT();
 }

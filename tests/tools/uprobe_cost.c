@@ -9,7 +9,11 @@
  *   uprobe_cost SIZE SECONDS
  *
  * prints one line per way: "WAY ns_per_pair X" (WAY: none, entry, entry+uretprobe,
- * session_skip, session_ret); a way the kernel refuses says "WAY unsupported: REASON". */
+ * session_skip, session_ret); a way the kernel refuses says "WAY unsupported: REASON". Then
+ * what the in-process sampler's markers cost (bpf/preload/leak.c): "marker_nop5 ns_per_call X"
+ * for an entry uprobe with an empty program on a function that starts with a 5-byte nop
+ * (which Linux 6.18 turns into a call, no trap), "marker_push ns_per_call X" for one that
+ * starts with a push (a trap, emulated). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -133,6 +137,44 @@ static uint64_t file_offset(void *fn, char *path, size_t len)
 	return r;
 }
 
+/* Two empty functions to probe: one starting with the 5-byte nop of the sampler's markers,
+ * one with an instruction the kernel emulates after its trap. */
+__attribute__((naked, noinline)) void marker_nop5(void)
+{
+	__asm__ volatile(".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\tret\n\t");
+}
+
+__attribute__((naked, noinline)) void marker_push(void)
+{
+	__asm__ volatile("push %rbp\n\tpop %rbp\n\tret\n\t");
+}
+
+/* ns per call of fn, called for about secs seconds, with an entry uprobe running an empty
+ * program on it; -errno when it cannot be attached. */
+static double marker_cost(void (*fn)(void), double secs)
+{
+	char path[256] = "";
+	uint64_t off = file_offset((void *)fn, path, sizeof(path));
+	int prog = prog_load(0, 0), fd = prog < 0 ? prog : perf_uprobe(path, off, 0, prog);
+	double t0 = pairs_now(), t1 = t0;
+	unsigned long calls = 0;
+
+	if (fd < 0) {
+		if (prog >= 0)
+			close(prog);
+		return fd;
+	}
+	while (t1 - t0 < secs) {
+		for (int i = 0; i < 1000; i++)
+			fn();
+		calls += 1000;
+		t1 = pairs_now();
+	}
+	close(fd);
+	close(prog);
+	return (t1 - t0) * 1e9 / (double)calls;
+}
+
 int main(int argc, char **argv)
 {
 	size_t size = argc > 1 ? (size_t)atol(argv[1]) : 64;
@@ -178,6 +220,15 @@ int main(int argc, char **argv)
 			close(fds[--nfd]);
 		if (prog >= 0)
 			close(prog);
+	}
+	for (int k = 0; k < 2; k++) {
+		double ns = marker_cost(k ? marker_push : marker_nop5, secs);
+
+		if (ns < 0)
+			printf("%s unsupported: %s\n", k ? "marker_push" : "marker_nop5",
+			       strerror((int)-ns));
+		else
+			printf("%s ns_per_call %.1f\n", k ? "marker_push" : "marker_nop5", ns);
 	}
 	return 0;
 }
