@@ -139,28 +139,53 @@ void l7_http_endpoint(char *dst, size_t cap, const char *method, size_t ml, cons
 	l7_text(dst, cap, raw, k);
 }
 
-/* Value of header name in the header block hdr[0..n), or NULL; its length in *vl. */
-static const char *header(const char *hdr, size_t n, const char *name, size_t *vl)
+/* The value of header name (nl bytes) if the line hdr[i..end) is that header, else NULL; its
+ * length in *vl. */
+static const char *field(const char *hdr, size_t i, size_t end, const char *name, size_t nl,
+			 size_t *vl)
 {
-	size_t nl = strlen(name);
+	size_t a, b;
 
+	/* The first letter compared first (names are letters: | 0x20 folds the case):
+	 * strncasecmp goes through the locale, and most lines start otherwise. */
+	if (end - i <= nl || (hdr[i] | 0x20) != (name[0] | 0x20) ||
+	    strncasecmp(hdr + i, name, nl) || hdr[i + nl] != ':')
+		return NULL;
+	a = i + nl + 1;
+	b = end;
+	while (a < b && (hdr[a] == ' ' || hdr[a] == '\t'))
+		a++;
+	while (b > a && isspace((unsigned char)hdr[b - 1]))
+		b--;
+	*vl = b - a;
+	return hdr + a;
+}
+
+/* The framing headers of a message head: the first of each, NULL when absent. */
+struct framing {
+	const char *te, *cl; /* Transfer-Encoding, Content-Length values */
+	size_t tel, cll;
+};
+
+/* One pass over the lines of s[0..n): the end of the head (past the "\r\n\r\n" that ends
+ * it; NULL when it has not come yet) and its framing headers in *f. */
+static const char *head_scan(const char *s, size_t n, struct framing *f)
+{
+	f->te = f->cl = NULL;
 	for (size_t i = 0; i < n;) {
-		const char *eol = memchr(hdr + i, '\n', n - i);
-		size_t end = eol ? (size_t)(eol - hdr) : n;
+		const char *eol = memchr(s + i, '\n', n - i);
+		size_t end;
 
-		/* The first letter compared first (names are letters: | 0x20 folds the case):
-		 * strncasecmp goes through the locale, and most lines start otherwise. */
-		if (end - i > nl && (hdr[i] | 0x20) == (name[0] | 0x20) &&
-		    !strncasecmp(hdr + i, name, nl) && hdr[i + nl] == ':') {
-			size_t a = i + nl + 1, b = end;
-
-			while (a < b && (hdr[a] == ' ' || hdr[a] == '\t'))
-				a++;
-			while (b > a && isspace((unsigned char)hdr[b - 1]))
-				b--;
-			*vl = b - a;
-			return hdr + a;
-		}
+		if (!eol)
+			return NULL;
+		end = (size_t)(eol - s);
+		/* An empty line after a CRLF-ended one: the first "\r\n\r\n" ends at its '\n'. */
+		if (end == i + 1 && s[i] == '\r' && i >= 2 && s[i - 2] == '\r')
+			return eol + 1;
+		if (!f->te)
+			f->te = field(s, i, end, "Transfer-Encoding", 17, &f->tel);
+		if (!f->cl)
+			f->cl = field(s, i, end, "Content-Length", 14, &f->cll);
 		i = end + 1;
 	}
 	return NULL;
@@ -181,14 +206,13 @@ static enum l7_step_rc head(struct l7_parser *p, bool req, const uint8_t *buf, s
 {
 	struct http_state *hs = p->state;
 	struct http_dir *d = &hs->d[req];
-	const char *s = (const char *)buf, *eoh = NULL, *v;
+	const char *s = (const char *)buf, *eoh, *v;
+	struct framing f;
 	size_t hl, vl, eol;
 	uint64_t clen = 0;
 	bool chunked, has_clen = false;
 
-	eoh = memmem(buf, n, "\r\n\r\n", 4);
-	if (eoh)
-		eoh += 4;
+	eoh = head_scan(s, n, &f);
 	/* Check the first line as soon as it is there, so garbage fails fast; a head that ended
 	 * before a whole first line is garbage too. */
 	if (req ? !method_len(buf, n) && (n >= 8 || eoh) : !is_status_line(buf, n) && (n >= 12 || eoh))
@@ -197,9 +221,9 @@ static enum l7_step_rc head(struct l7_parser *p, bool req, const uint8_t *buf, s
 		return n >= L7_PEND_MAX ? STEP_BAD : STEP_MORE;
 	hl = (size_t)(eoh - s);
 	eol = (size_t)l7_find_crlf(buf, hl);
-	v = header(s, hl, "Transfer-Encoding", &vl);
-	chunked = v && value_has(v, vl, "chunked");
-	v = header(s, hl, "Content-Length", &vl);
+	chunked = f.te && value_has(f.te, f.tel, "chunked");
+	v = f.cl;
+	vl = f.cll;
 	if (v) {
 		char num[24];
 
