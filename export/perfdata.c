@@ -555,9 +555,6 @@ static int sample_kaddrs(struct pd *pd, const unsigned char *r, size_t size, uin
 	return err;
 }
 
-/* Frames of a call chain whose table slots are loaded ahead of naming them. */
-#define PD_AHEAD 4
-
 static int on_sample(struct pd *pd, const unsigned char *r, size_t size, uint16_t misc)
 {
 	struct pd_sample s;
@@ -598,14 +595,9 @@ static int on_sample(struct pd *pd, const unsigned char *r, size_t size, uint16_
 	if (!err)
 		err = pd_flush_text(pd);
 	if (!err && s.chain) {
-		for (uint64_t i = 0; i < PD_AHEAD && i < s.nchain; i++)
-			pd_frame_prefetch(pd, s.pid, rd64(s.chain + 8 * i), kernel);
 		for (uint64_t i = 0; !err && i < s.nchain; i++) {
 			uint64_t ip = rd64(s.chain + 8 * i);
 
-			if (i + PD_AHEAD < s.nchain)
-				pd_frame_prefetch(pd, s.pid, rd64(s.chain + 8 * (i + PD_AHEAD)),
-						  kernel);
 			if (ip >= CONTEXT_MAX) {
 				kernel = ip == CONTEXT_KERNEL || ip == CONTEXT_HV;
 				continue;

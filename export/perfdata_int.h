@@ -292,9 +292,6 @@ int pd_on_ksymbol(struct pd *pd, const unsigned char *r, size_t size);
 int pd_text_reserve(struct pd *pd, size_t n);
 /* Appends the callchain line perf script prints for addr of pid (kernel: a kernel address). */
 int pd_frame(struct pd *pd, int pid, uint64_t addr, bool kernel);
-/* Starts loading the memory pd_frame will read first for that frame, so that the frames of a
- * call chain wait for it together rather than one after the other. */
-void pd_frame_prefetch(struct pd *pd, int pid, uint64_t addr, bool kernel);
 /* Feeds the text made so far to the parser. 0, the callback's value or -ENOMEM. */
 int pd_flush_text(struct pd *pd);
 /* Copies s[0..n) to the end of pd->arena, at offset *at. 0 or -ENOMEM. */

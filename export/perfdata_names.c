@@ -356,14 +356,6 @@ static bool sym_key(struct pd *pd, int pid, uint64_t addr, uint64_t *key, uint64
 	return pid < 0 || p;
 }
 
-void pd_frame_prefetch(struct pd *pd, int pid, uint64_t addr, bool kernel)
-{
-	uint64_t key, h;
-
-	if (pd->sym_slots_cap && sym_key(pd, kernel ? -1 : pid, addr, &key, &h))
-		__builtin_prefetch(&pd->sym_slots[h & (pd->sym_slots_cap - 1)]);
-}
-
 static const struct pd_sym *name_of(struct pd *pd, int pid, uint64_t addr)
 {
 	uint64_t key, h;

@@ -98,7 +98,8 @@ echo "  galatop in-process sampler $(med "$T/churn" preload)% (galatop's own CPU
 fl() { awk -v w="$1" '$1 == w { print $3 }' "$T/floor"; }
 echo "floor, 16 B (empty programs, tests/tools/uprobe_cost): entry uprobes $(fl entry) ns per pair," \
 	"session skipping the returns $(fl session_skip) ns; a marker call: on a 5-byte nop" \
-	"$(fl marker_nop5) ns, on a push $(fl marker_push) ns; load $(load)"
+	"$(fl marker_nop5) ns (optimized by the kernel: $(awk '$1 == "marker_nop5" { print $5 }' "$T/floor"))," \
+	"on a push $(fl marker_push) ns; load $(load)"
 
 echo "redis-server (jemalloc) under redis-benchmark -t set,get,lpush,lpop -n 200000 -c 8, the leak"
 echo "probe attached to it (-p: uprobes on jemalloc), $REDIS_ROUNDS rounds:"

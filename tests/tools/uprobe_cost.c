@@ -10,15 +10,17 @@
  *
  * prints one line per way: "WAY ns_per_pair X" (WAY: none, entry, entry+uretprobe,
  * session_skip, session_ret); a way the kernel refuses says "WAY unsupported: REASON". Then
- * what the in-process sampler's markers cost (bpf/preload/leak.c): "marker_nop5 ns_per_call X"
- * for an entry uprobe with an empty program on a function that starts with a 5-byte nop
- * (which Linux 6.18 turns into a call, no trap), "marker_push ns_per_call X" for one that
- * starts with a push (a trap, emulated). */
+ * what the in-process sampler's markers cost (bpf/preload/leak.c): "marker_nop5 ns_per_call X
+ * optimized yes|no" for an entry uprobe with an empty program on a function that starts with
+ * a 5-byte nop (which Linux 6.18 turns into a call after its first hit, no trap: "yes" when
+ * it did), "marker_push ns_per_call X optimized no" for one that starts with a push (a trap,
+ * emulated). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <linux/bpf.h>
 #include <linux/perf_event.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,8 +152,9 @@ __attribute__((naked, noinline)) void marker_push(void)
 }
 
 /* ns per call of fn, called for about secs seconds, with an entry uprobe running an empty
- * program on it; -errno when it cannot be attached. */
-static double marker_cost(void (*fn)(void), double secs)
+ * program on it; -errno when it cannot be attached. *optimized: the kernel made the probe a
+ * call (optimized uprobes) rather than a breakpoint. */
+static double marker_cost(void (*fn)(void), double secs, bool *optimized)
 {
 	char path[256] = "";
 	uint64_t off = file_offset((void *)fn, path, sizeof(path));
@@ -170,6 +173,8 @@ static double marker_cost(void (*fn)(void), double secs)
 		calls += 1000;
 		t1 = pairs_now();
 	}
+	/* The kernel's optimization puts a call (0xe8) where the nop was. */
+	*optimized = *(const volatile unsigned char *)fn == 0xe8;
 	close(fd);
 	close(prog);
 	return (t1 - t0) * 1e9 / (double)calls;
@@ -222,13 +227,15 @@ int main(int argc, char **argv)
 			close(prog);
 	}
 	for (int k = 0; k < 2; k++) {
-		double ns = marker_cost(k ? marker_push : marker_nop5, secs);
+		bool opt = false;
+		double ns = marker_cost(k ? marker_push : marker_nop5, secs, &opt);
 
 		if (ns < 0)
 			printf("%s unsupported: %s\n", k ? "marker_push" : "marker_nop5",
 			       strerror((int)-ns));
 		else
-			printf("%s ns_per_call %.1f\n", k ? "marker_push" : "marker_nop5", ns);
+			printf("%s ns_per_call %.1f optimized %s\n", k ? "marker_push" : "marker_nop5",
+			       ns, opt ? "yes" : "no");
 	}
 	return 0;
 }
