@@ -1138,11 +1138,25 @@ int BPF_KRETPROBE(gt_l7_ssl_ret, int ret)
 }
 
 /* Go's crypto/tls (symbols/go_tls.h finds the places): uprobes at the start of
- * (*Conn).Write and of (*Conn).Read (past their stack check) and on each RET of Read, never uretprobes (Go moves
+ * (*Conn).Write and of (*Conn).Read (on their stack check's conditional jump, which the kernel
+ * emulates rather than single-steps) and on each RET of Read, never uretprobes (Go moves
  * goroutine stacks). Go's register ABI: the receiver in RAX, the slice's pointer and length
  * in RBX and RCX; Read returns n in RAX; R14 holds the goroutine (g), which keys a Read in
  * flight (its goroutine may resume on another thread). The attach cookie holds the offsets
- * from a *tls.Conn to its fd (struct go_tls_info): conn, fd, pfd, Sysfd, 16 bits each. */
+ * from a *tls.Conn to its fd (struct go_tls_info): conn, fd, and pfd + Sysfd, 16 bits each,
+ * then GO_ON_CHECK when the probe is on the stack check's JBE. */
+#define GO_ON_CHECK (1ull << 48)
+#define GT_X86_CF 0x1
+#define GT_X86_ZF 0x40
+
+/* Whether the call is about to branch to runtime.morestack (its stack check's JBE taken: CF
+ * or ZF set by the comparison): it restarts at its entry once the stack has grown and passes
+ * the probe again, so this pass is not the call's. */
+static __always_inline bool go_stack_grows(struct pt_regs *ctx, __u64 cookie)
+{
+	return (cookie & GO_ON_CHECK) && (ctx->flags & (GT_X86_CF | GT_X86_ZF));
+}
+
 struct go_read_key {
 	__u64 g;
 	__u32 tgid;
@@ -1172,8 +1186,7 @@ struct {
  * handshake's socket calls made its entry). */
 static __always_inline int go_fd(__u32 tgid, __u64 tc, __u64 cookie)
 {
-	__u64 data = 0, nfd = 0, off_fd = (cookie >> 16) & 0xffff;
-	__u64 off_sysfd = ((cookie >> 32) & 0xffff) + ((cookie >> 48) & 0xffff);
+	__u64 data = 0, nfd = 0, off_fd = (cookie >> 16) & 0xffff, off_sysfd = (cookie >> 32) & 0xffff;
 	__s64 sysfd = -1;
 
 	if (bpf_probe_read_user(&data, sizeof(data), (const void *)(tc + (cookie & 0xffff) + 8)))
@@ -1199,15 +1212,21 @@ int gt_l7_go_write(struct pt_regs *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, tid = (__u32)id;
+	__u64 now, cookie;
 	int fd;
 
 	if (!current_passes(tgid, tid))
 		return 0;
+	/* Write sends all of b or fails: its entry, before the walk to the fd, is where the
+	 * request starts and what it is. */
+	now = bpf_ktime_get_ns();
+	cookie = bpf_get_attach_cookie(ctx);
+	if (go_stack_grows(ctx, cookie))
+		return 0;
 	COUNT(ssl_calls);
-	fd = go_fd(tgid, ctx->ax, bpf_get_attach_cookie(ctx));
-	/* Write sends all of b or fails: the entry is where the request starts and what it is. */
+	fd = go_fd(tgid, ctx->ax, cookie);
 	if (fd >= 0)
-		tls_plain(ctx, bpf_ktime_get_ns(), tgid, fd, 0, ctx->cx, ctx->bx);
+		tls_plain(ctx, now, tgid, fd, 0, ctx->cx, ctx->bx);
 	return 0;
 }
 
@@ -1218,13 +1237,17 @@ int gt_l7_go_read(struct pt_regs *ctx)
 	__u32 tgid = id >> 32, tid = (__u32)id;
 	struct go_read_key k = {.g = ctx->r14, .tgid = tgid};
 	struct go_read r = {};
+	__u64 cookie;
 
 	if (!current_passes(tgid, tid))
 		return 0;
-	r.fd = go_fd(tgid, ctx->ax, bpf_get_attach_cookie(ctx));
+	r.ts = bpf_ktime_get_ns(); /* the call's entry, before the walk to the fd */
+	cookie = bpf_get_attach_cookie(ctx);
+	if (go_stack_grows(ctx, cookie))
+		return 0;
+	r.fd = go_fd(tgid, ctx->ax, cookie);
 	if (r.fd < 0)
 		return 0;
-	r.ts = bpf_ktime_get_ns();
 	r.buf = ctx->bx;
 	bpf_map_update_elem(&gt_l7_go_reads, &k, &r, BPF_ANY);
 	return 0;

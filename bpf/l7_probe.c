@@ -135,10 +135,14 @@ static int go_sites(void *ctx, const char *full, struct uprobe_lib_site *out)
 		return 0;
 	if (err)
 		return err;
-	cookie = gi.conn_off | (uint64_t)gi.fd_off << 16 | (uint64_t)gi.pfd_off << 32 |
-		 (uint64_t)gi.sysfd_off << 48;
-	out[n++] = (struct uprobe_lib_site){ skel->progs.gt_l7_go_write, gi.write_off, cookie };
-	out[n++] = (struct uprobe_lib_site){ skel->progs.gt_l7_go_read, gi.read_off, cookie };
+	/* As go_fd and go_stack_grows in bpf/l7_probe.bpf.c read it: the offsets of conn, fd, and
+	 * pfd + Sysfd (16 bits each), then whether the probe is on the stack check's JBE. */
+	cookie = gi.conn_off | (uint64_t)gi.fd_off << 16 |
+		 (uint64_t)(uint16_t)(gi.pfd_off + gi.sysfd_off) << 32;
+	out[n++] = (struct uprobe_lib_site){ skel->progs.gt_l7_go_write, gi.write_off,
+					     cookie | (uint64_t)gi.write_on_check << 48 };
+	out[n++] = (struct uprobe_lib_site){ skel->progs.gt_l7_go_read, gi.read_off,
+					     cookie | (uint64_t)gi.read_on_check << 48 };
 	for (size_t i = 0; i < gi.nread_rets && n < UPROBE_LIB_MAX_SITES; i++)
 		out[n++] = (struct uprobe_lib_site){ skel->progs.gt_l7_go_read_ret,
 						     gi.read_rets[i], cookie };

@@ -36,8 +36,9 @@ struct elf_syms {
 	struct sym_table *tab;
 	int has_debuginfo;
 	/* names left in the files (elf_src.lazy_names): the table's entries index names[], which
-	 * point into the image's and the debuginfo's mapped string tables, kept open until free
-	 * (the image as elf, or as dw_elf or go_elf; the debuginfo as names_elf or dw_elf) */
+	 * point into the image's and the debuginfo's mapped string tables, kept until free (the
+	 * image as elf, or as dw_elf or go_elf; the debuginfo as names_elf or dw_elf; elf's and
+	 * names_elf's descriptors closed once loaded) */
 	bool lazy;
 	const char **names;
 	size_t nnames, names_cap;
@@ -489,6 +490,17 @@ static int load_go(struct elf_syms *es, int has_symtab)
 	return err;
 }
 
+/* Closes *fd, the descriptor elf was read from, and tells libelf it is gone: what was read of
+ * elf (mapped or copied) stays until elf_end. */
+static void done_with_fd(Elf *elf, int *fd)
+{
+	if (!elf || *fd < 0)
+		return;
+	elf_cntl(elf, ELF_C_FDDONE);
+	close(*fd);
+	*fd = -1;
+}
+
 int elf_syms__load(struct elf_syms *es, const struct elf_src *src)
 {
 	int has_symtab = 0, dfd = -1, err;
@@ -548,8 +560,13 @@ int elf_syms__load(struct elf_syms *es, const struct elf_src *src)
 		close(es->fd);
 		es->fd = -1;
 	}
-	if (es->lazy)
+	if (es->lazy) {
 		ARRAY_SHRINK(es->names, es->names_cap, es->nnames);
+		/* the names are read: the files stay mapped, their descriptors go (a reader of
+		 * hundreds of binaries would run out of them) */
+		done_with_fd(es->elf, &es->fd);
+		done_with_fd(es->names_elf, &es->names_fd);
+	}
 	return sym_table__count(es->tab) ? 0 : -ENODATA;
 }
 

@@ -86,12 +86,15 @@ static void build_version(Elf *elf, const char *raw, size_t size, char *buf, siz
 }
 
 #define PROLOGUE_INSNS 8 /* the stack check is among a function's first instructions */
-/* Disassembles the function code[0..len) at file offset off: *body gets the offset of the
- * instruction after its stack check (a goroutine whose stack must grow branches from there to
- * runtime.morestack, which copies the stack and restarts the function at its entry: a probe
- * on the entry would fire twice for one call; past the check, once), and rets, when not NULL,
- * every RET. 0, -ENOENT (capstone cannot be loaded) or -ENOMEM. */
-static int disasm(const uint8_t *code, size_t len, uint64_t off, uint64_t *body,
+/* Disassembles the function code[0..len) at file offset off: *probe gets the offset of its
+ * stack check's conditional jump (JBE, to runtime.morestack when the goroutine's stack must
+ * grow, which copies the stack and restarts the function at its entry: a probe on the entry
+ * would fire twice for one call; the probe on the jump knows from the flags whether it is
+ * taken) and *on_check true, else the entry and false; rets, when not NULL, every RET. The
+ * kernel emulates a conditional jump under a uprobe (about 1 us a hit here), but single-steps
+ * most other instructions out of line, the one after the check included (about 9.5 us).
+ * 0, -ENOENT (capstone cannot be loaded) or -ENOMEM. */
+static int disasm(const uint8_t *code, size_t len, uint64_t off, uint64_t *probe, bool *on_check,
 		  struct go_tls_info *rets)
 {
 	const struct capstone_fns *cs_fn = capstone_dl();
@@ -99,7 +102,8 @@ static int disasm(const uint8_t *code, size_t len, uint64_t off, uint64_t *body,
 	cs_insn *insn;
 	size_t n;
 
-	*body = off;
+	*probe = off;
+	*on_check = false;
 	if (!cs_fn)
 		return -ENOENT;
 	if (cs_fn->open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
@@ -107,7 +111,8 @@ static int disasm(const uint8_t *code, size_t len, uint64_t off, uint64_t *body,
 	n = cs_fn->disasm(cs, code, len, off, rets ? 0 : PROLOGUE_INSNS, &insn);
 	for (size_t i = 0; i + 1 < n && i < PROLOGUE_INSNS; i++)
 		if (insn[i].id == X86_INS_JBE) {
-			*body = insn[i + 1].address;
+			*probe = insn[i].address;
+			*on_check = true;
 			break;
 		}
 	for (size_t i = 0; rets && i < n && rets->nread_rets < GO_TLS_MAX_RETS; i++)
@@ -205,9 +210,10 @@ static int find_funcs(struct gopcln *g, const struct gopcln_seg *segs, size_t ns
 	}
 	if (have != 3)
 		return -ENOENT;
-	err = disasm((const uint8_t *)raw + out->read_off, rlen, out->read_off, &out->read_off, out);
+	err = disasm((const uint8_t *)raw + out->read_off, rlen, out->read_off, &out->read_off,
+		     &out->read_on_check, out);
 	err = err ?: disasm((const uint8_t *)raw + out->write_off, wlen, out->write_off,
-			    &out->write_off, NULL);
+			    &out->write_off, &out->write_on_check, NULL);
 	return err ? err : out->nread_rets ? 0 : -ENOENT;
 }
 

@@ -15,11 +15,14 @@
 #define GO_TLS_MAX_RETS 32 /* RET instructions of Read probed at most */
 
 struct go_tls_info {
-	/* File offsets of crypto/tls.(*Conn).Write's and Read's first instruction past their
-	 * stack check (the entry runs again after the stack grew; the arguments are still in
-	 * their registers there). */
+	/* File offsets of crypto/tls.(*Conn).Write's and Read's stack check's conditional jump
+	 * (JBE: taken, to runtime.morestack, when the goroutine's stack must grow, after which
+	 * the function restarts at its entry; the arguments are still in their registers there),
+	 * with *_on_check true; else of their entry, with *_on_check false. */
 	uint64_t write_off;
 	uint64_t read_off;
+	bool write_on_check;
+	bool read_on_check;
 	uint64_t read_rets[GO_TLS_MAX_RETS]; /* file offsets of Read's RET instructions */
 	size_t nread_rets;
 	/* *tls.Conn -> conn (a net.Conn interface: itab, data) -> data, a *net.TCPConn or
