@@ -106,10 +106,9 @@ static const struct leak_fn_name exe_fns[] = {
 
 /* The in-process sampler's markers (bpf/preload/leak.c): the sampled allocations and the
  * frees of sampled blocks of the processes it is preloaded into, and nothing else. */
-static const struct leak_fn_name preload_fns[] = {
+static const struct leak_fn_name preload_fns[2] = {
 	{ "galatop_leak_alloc", LEAK_FN_MALLOC },
 	{ "galatop_leak_free", LEAK_FN_FREE },
-	END,
 };
 
 enum { KIT_GLIBC, KIT_JEMALLOC, KIT_TCMALLOC, KIT_EXE, NKITS };
@@ -135,7 +134,7 @@ struct leak_set_of {
 	char exe[4096];		/* its executable as its maps name it ("" when unknown) */
 	char preload[4096];	/* the sampler library it runs with, as galatop opens it ("": none) */
 	enum leak_path path;
-	bool settled; /* its libraries are mapped (libc is): the path chosen stays */
+	bool settled; /* its libraries are mapped (libc is, or it is static): its path stays */
 };
 
 struct leak_probes {
@@ -357,10 +356,10 @@ static void report(struct leak_probes *l, struct leak_set_of *ls)
 /* Whether pid runs with the in-process sampler: its maps show the library, or it has just
  * started a dynamic program (its interpreter mapped) with the library in its LD_PRELOAD; the
  * library's path into path[len] (as its maps show it, or, not mapped yet, as galatop opens
- * it). 1 when it does, 0 when not (or when
- * known: then only the rest is looked at), -ESRCH when pid is gone or a zombie. *libc says
- * whether it maps glibc already (its libraries are in place). */
-static int preload_of(int pid, char *path, size_t len, bool known, bool *libc)
+ * it). 1 when it does, 0 when not (always 0 with known, when that was found before: then
+ * only *settled is looked at), -ESRCH when pid is gone or a zombie. *settled says whether
+ * its libraries are in place (glibc is mapped, or it is a static program). */
+static int preload_of(int pid, char *path, size_t len, bool known, bool *settled)
 {
 	static const char lib[] = LEAK_PRELOAD_LIB;
 	struct proc_map *maps;
@@ -370,13 +369,13 @@ static int preload_of(int pid, char *path, size_t len, bool known, bool *libc)
 
 	if (proc_maps__read(pid, &maps, &n))
 		return -ESRCH;
-	*libc = false;
+	*settled = false;
 	for (size_t i = 0; i < n; i++) {
 		const char *base = strrchr(maps[i].path, '/');
 
 		if (!maps[i].inode || !base)
 			continue;
-		*libc |= !strcmp(base + 1, "libc.so.6");
+		*settled |= !strcmp(base + 1, "libc.so.6");
 		if (!found && !known && !strncmp(base + 1, lib, sizeof(lib) - 1)) {
 			snprintf(path, len, "%s", maps[i].path);
 			found = true;
@@ -386,6 +385,7 @@ static int preload_of(int pid, char *path, size_t len, bool known, bool *libc)
 	proc_maps__free(maps, n);
 	if (!n)
 		return -ESRCH;
+	*settled |= !dynamic;
 	if (found || known || !dynamic)
 		return found;
 	snprintf(env, sizeof(env), "/proc/%d/environ", pid);
@@ -419,18 +419,18 @@ static int scan_set(struct leak_probes *l, struct leak_set_of *ls, const int *pi
 	size_t other = 0;
 
 	if (ls->pid > 0) {
+		bool settled;
+
 		pids = &ls->pid;
 		n = 1;
-		bool libc;
-
 		r = preload_of(ls->pid, ls->preload, sizeof(ls->preload),
-			       ls->preload[0] || ls->path != LEAK_PATH_UNKNOWN || !l->marks, &libc);
+			       ls->preload[0] || ls->path != LEAK_PATH_UNKNOWN || !l->marks, &settled);
 		if (r < 0)
 			return 0; /* gone (or a zombie): its exit takes its set */
 		/* Until its libraries are mapped another allocator may still come: looked at
 		 * again at each scan till then. */
 		again |= !ls->settled;
-		ls->settled = libc;
+		ls->settled = settled;
 		if (again || !ls->exe[0])
 			note_exe(ls); /* an exec changes it */
 	}

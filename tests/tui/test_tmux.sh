@@ -126,7 +126,7 @@ if wait_for "F1 Help"; then
 	gp=$(pgrep -f "^$GALATOP view $BASIC" | head -n 1)
 	kill -9 "$(tm display -p -t $T '#{pid}')"
 	gone=0
-	for i in $(seq 50); do kill -0 "$gp" 2>/dev/null || { gone=1; break; }; sleep 0.1; done
+	for i in $(seq 150); do kill -0 "$gp" 2>/dev/null || { gone=1; break; }; sleep 0.1; done
 	if [ "$gone" = 1 ]; then pass "tmux: a hung-up terminal ends the view"
 	else fail "tmux: a hung-up terminal ends the view" "pid $gp still runs"; kill -9 "$gp"; fi
 else
