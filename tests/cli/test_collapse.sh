@@ -107,8 +107,11 @@ cat "$TMP/rand" "$FG/perf-dd-stacks-01.txt" "$TMP/rand" | "$GALATOP" collapse >/
 check "random bytes around a small profile: mostly invalid, fails" [ $? != 0 ]
 check "random bytes around a small profile: one line names standard input" \
 	grep -q '^galatop: standard input: not perf script output' "$TMP/err"
-# A few bad lines in a real profile: still a profile, the lines are reported.
-{ head -c 2000 /dev/urandom | tr -d '\n'; echo; cat "$FG/perf-dd-stacks-01.txt"; } >"$TMP/damaged"
+# A few bad lines in a real profile: still a profile, the lines are reported. The garbage has
+# no blanks and no '#': random bytes with blanks match stackcollapse-perf.pl's header rule (a
+# blank, digits, a blank) about once in 30 lines of 2000 bytes, and are then rightly a sample's
+# header; a line that starts with '#' is a comment.
+{ head -c 2000 /dev/urandom | tr -d '\n\t\v\f\r #'; echo; cat "$FG/perf-dd-stacks-01.txt"; } >"$TMP/damaged"
 "$GALATOP" collapse "$TMP/damaged" >"$TMP/out" 2>"$TMP/err"
 check "one garbage line before a profile: exit 0, stacks kept" [ $? = 0 -a -s "$TMP/out" ]
 check "one garbage line before a profile: reported" grep -q '^Unrecognized line: ' "$TMP/err"
