@@ -25,9 +25,13 @@ rec_bg() {
 	REC=$!
 	i=0
 	until grep -q 'recording L7' "$out.err" 2>/dev/null; do
-		kill -0 $REC 2>/dev/null || return 1
-		i=$((i + 1)); [ $i -gt 300 ] && return 1; sleep 0.1
+		why="exited"; kill -0 $REC 2>/dev/null || break
+		i=$((i + 1)); why="not ready in 30 s"; [ $i -gt 300 ] && break; sleep 0.1
 	done
+	grep -q 'recording L7' "$out.err" 2>/dev/null && return 0
+	# The checks on its output fail next; the log says why.
+	echo "rec_bg $out: the recording $why: $(tail -3 "$out.err" | tr '\n' ' ')"
+	return 1
 }
 rec_stop() { kill -INT $REC; wait $REC; }
 # ep FILE PROTO ROLE PATTERN FIELD: FIELD summed over endpoints of PROTO/ROLE whose name

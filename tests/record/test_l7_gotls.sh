@@ -69,6 +69,9 @@ for v in "full:" "strip:-s -w"; do
 	nested "gotls_${name}_client_nested" "$TMP/cli_$name.jsonl" http '^GET /ok$' "$TMP/cli_$name.times"
 	F=$TMP/srv_$name.json
 	eq "gotls_${name}_server_count" "$(ep "$F" http server '^GET /ok$' req_count)" $N
+	# (once seen: nothing on the server side, not reproduced since; its summary says why)
+	[ "$(ep "$F" http server '^GET /ok$' req_count)" = $N ] ||
+		{ echo "gotls_${name}: the server's recording said:"; cat "$F.err"; }
 	eq "gotls_${name}_server_errors" "$(ep "$F" http server '^GET /missing$' err_4xx)" $N
 	eq "gotls_${name}_server_ssl" "$(jq -r '[.sessions[] | select(.protocol == "http")][0].ssl' "$F")" 1
 done
