@@ -144,6 +144,8 @@ struct tui_app {
 	bool redraw_all;	     /* Ctrl-L */
 	int cur_y, cur_x;	     /* where the terminal cursor goes (a prompt), cur_y < 0: hidden */
 	bool line_full;		     /* chrome: the line being drawn reached the last column */
+	bool measuring;		     /* chrome: segments are measured (measured += width), not drawn */
+	int measured;
 };
 
 /* Indices of the built-in views. */

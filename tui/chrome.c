@@ -22,6 +22,10 @@ static int seg(struct tui_app *a, enum tui_role r, const char *s)
 {
 	int y = getcury(a->w), room = a->cols - getcurx(a->w), used;
 
+	if (a->measuring) {
+		a->measured += tui_width(s, strlen(s));
+		return 0;
+	}
 	if (room <= 0 || a->line_full)
 		return 0;
 	tui_role_on(a->w, r);
@@ -110,14 +114,14 @@ static void source_messages(struct tui_app *a)
 	}
 }
 
-static void draw_status(struct tui_app *a)
+/* The status line's segments. compact leaves out the live figures that are not alerts (rate,
+ * sampling, lost and dropped at 0, galatop's cost) to make room for a message. */
+static void status_segments(struct tui_app *a, const struct tui_stats *s, bool compact)
 {
-	struct tui_stats st;
+	struct tui_stats st = *s;
 	char buf[256];
 	const struct profile_filter *f = &a->filter;
 
-	a->src->ops->stats(a->src->ctx, &st);
-	line_at(a, 1, 0);
 	if (st.live) {
 		snprintf(buf, sizeof(buf), "%s  ", st.probes ? st.probes : "no probes");
 		seg(a, ROLE_STATUS, buf);
@@ -134,23 +138,27 @@ static void draw_status(struct tui_app *a)
 			seg(a, ROLE_STATUS, "  ");
 		}
 		snprintf(buf, sizeof(buf), "%.0f Hz  %.0f samples/s  ", st.hz, st.samples_per_s);
-		seg(a, ROLE_STATUS, buf);
-		if (st.sampling && st.sampling[0]) {
+		if (!compact)
+			seg(a, ROLE_STATUS, buf);
+		if (st.sampling && st.sampling[0] && !compact) {
 			snprintf(buf, sizeof(buf), "sampled %s  ", st.sampling);
 			seg(a, ROLE_STATUS, buf);
 		}
-		snprintf(buf, sizeof(buf), "lost %llu%s", (unsigned long long)st.lost,
-			 st.lost ? " (lower -F)" : "");
-		seg(a, st.lost ? ROLE_STATUS_ALERT : ROLE_STATUS, buf);
-		seg(a, ROLE_STATUS, "  ");
-		snprintf(buf, sizeof(buf), "dropped %llu%s", (unsigned long long)st.dropped,
-			 st.dropped ? " (lower -F or raise the buffer)" : "");
-		seg(a, st.dropped ? ROLE_STATUS_ALERT : ROLE_STATUS, buf);
-		if (st.own_cpu >= 0) {
+		if (!compact || st.lost) {
+			snprintf(buf, sizeof(buf), "lost %llu%s  ", (unsigned long long)st.lost,
+				 st.lost ? " (lower -F)" : "");
+			seg(a, st.lost ? ROLE_STATUS_ALERT : ROLE_STATUS, buf);
+		}
+		if (!compact || st.dropped) {
+			snprintf(buf, sizeof(buf), "dropped %llu%s", (unsigned long long)st.dropped,
+				 st.dropped ? " (lower -F or raise the buffer)" : "");
+			seg(a, st.dropped ? ROLE_STATUS_ALERT : ROLE_STATUS, buf);
+		}
+		if (st.own_cpu >= 0 && !compact) {
 			snprintf(buf, sizeof(buf), "  cpu %.1f%%", st.own_cpu);
 			seg(a, ROLE_STATUS, buf);
 		}
-		if (st.probe_cpu >= 0) {
+		if (st.probe_cpu >= 0 && !compact) {
 			snprintf(buf, sizeof(buf), " + probes %.1f%%%s ($)", st.probe_cpu,
 				 st.probe_sampled ? " sampled" : "");
 			seg(a, ROLE_STATUS, buf);
@@ -209,8 +217,33 @@ static void draw_status(struct tui_app *a)
 		snprintf(buf, sizeof(buf), " %s", a->match_desc);
 		seg(a, ROLE_STATUS, buf);
 	}
+}
+
+static void draw_status(struct tui_app *a)
+{
+	struct tui_stats st;
+	bool compact = false;
+
+	a->src->ops->stats(a->src->ctx, &st);
 	source_messages(a);
 	if (a->msg[0]) {
+		a->measuring = true;
+		a->measured = 0;
+		status_segments(a, &st, false);
+		a->measuring = false;
+		compact = a->measured + 2 + tui_width(a->msg, strlen(a->msg)) > a->cols;
+	}
+	line_at(a, 1, 0);
+	status_segments(a, &st, compact);
+	if (a->msg[0]) {
+		/* The message is what just happened ("profile: growth (probe attached now)", an
+		 * error): the live figures made room for it above; it gets at least a third of the
+		 * line, over the end of the segments before it if they took more. */
+		int w = tui_width(a->msg, strlen(a->msg)) + 2, x = getcurx(a->w);
+		int want = w < a->cols / 3 ? w : a->cols / 3;
+
+		if (a->line_full || a->cols - x < want)
+			line_at(a, 1, a->cols - want);
 		seg(a, ROLE_STATUS, "  ");
 		seg(a, a->msg_role, a->msg);
 	}
