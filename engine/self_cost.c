@@ -21,6 +21,18 @@ double self_cost__cpu_s(void)
 	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
+/* Turns the kernel's statistics on (held while sc->stats_fd is open); false, with the reason in
+ * sc->stats_err, when they cannot be. */
+static bool stats_hold(struct self_cost *sc)
+{
+	sc->stats_fd = progstats_enable();
+	if (sc->stats_fd >= 0)
+		return true;
+	sc->stats_err = sc->stats_fd;
+	sc->stats_fd = -1;
+	return false;
+}
+
 /* Reads the programs into the model: closing a window (with the CPU sample) or opening one. */
 static void readings(struct self_cost *sc, bool open)
 {
@@ -68,13 +80,7 @@ void self_cost__tick(struct self_cost *sc)
 		close(sc->stats_fd);
 		sc->stats_fd = -1;
 		sc->next_open = sc->model.win_t0 - COST_WINDOW_S + sc->model.period;
-	} else if (sc->stats_fd < 0 && now >= sc->next_open) {
-		sc->stats_fd = progstats_enable();
-		if (sc->stats_fd < 0) {
-			sc->stats_err = sc->stats_fd;
-			sc->stats_fd = -1;
-			return;
-		}
+	} else if (sc->stats_fd < 0 && now >= sc->next_open && stats_hold(sc)) {
 		readings(sc, true);
 	}
 }
@@ -95,18 +101,16 @@ static bool sysctl_on(void)
 
 void self_cost__open(struct self_cost *sc, double period)
 {
+	bool sysctl;
+
 	memset(sc, 0, sizeof(*sc));
 	sc->stats_fd = -1;
-	if (period != SELF_COST_OFF) {
-		sc->stats_fd = progstats_enable();
-		if (sc->stats_fd < 0) {
-			sc->stats_err = sc->stats_fd;
-			sc->stats_fd = -1;
-		}
-	}
+	if (period != SELF_COST_OFF)
+		stats_hold(sc);
 	/* Held on by the sysctl, they count all the time. */
-	sc->model.stats_on = sc->stats_fd >= 0 || sysctl_on();
-	sc->model.period = sc->stats_fd >= 0 && period > COST_WINDOW_S && !sysctl_on() ? period : 0;
+	sysctl = sysctl_on();
+	sc->model.stats_on = sc->stats_fd >= 0 || sysctl;
+	sc->model.period = sc->stats_fd >= 0 && period > COST_WINDOW_S && !sysctl ? period : 0;
 	readings(sc, false);
 }
 

@@ -116,55 +116,55 @@ static void source_messages(struct tui_app *a)
 
 /* The status line's segments. compact leaves out the live figures that are not alerts (rate,
  * sampling, lost and dropped at 0, galatop's cost) to make room for a message. */
-static void status_segments(struct tui_app *a, const struct tui_stats *s, bool compact)
+static void status_segments(struct tui_app *a, const struct tui_stats *st, bool compact)
 {
-	struct tui_stats st = *s;
 	char buf[256];
 	const struct profile_filter *f = &a->filter;
 
-	if (st.live) {
-		snprintf(buf, sizeof(buf), "%s  ", st.probes ? st.probes : "no probes");
+	if (st->live) {
+		snprintf(buf, sizeof(buf), "%s  ", st->probes ? st->probes : "no probes");
 		seg(a, ROLE_STATUS, buf);
-		if (st.cpus) {
+		if (st->cpus) {
 			char hms[16];
 
-			tui_fmt_clock(st.cpus_since, hms, sizeof(hms));
-			snprintf(buf, sizeof(buf), "%s since %s", st.cpus, hms);
+			tui_fmt_clock(st->cpus_since, hms, sizeof(hms));
+			snprintf(buf, sizeof(buf), "%s since %s", st->cpus, hms);
 			seg(a, ROLE_STATUS_ALERT, buf);
 			seg(a, ROLE_STATUS, "  ");
 		}
-		if (st.trigger) {
-			seg(a, st.triggered ? ROLE_STATUS_ALERT : ROLE_STATUS, st.trigger);
+		if (st->trigger) {
+			seg(a, st->triggered ? ROLE_STATUS_ALERT : ROLE_STATUS, st->trigger);
 			seg(a, ROLE_STATUS, "  ");
 		}
-		snprintf(buf, sizeof(buf), "%.0f Hz  %.0f samples/s  ", st.hz, st.samples_per_s);
-		if (!compact)
-			seg(a, ROLE_STATUS, buf);
-		if (st.sampling && st.sampling[0] && !compact) {
-			snprintf(buf, sizeof(buf), "sampled %s  ", st.sampling);
+		if (!compact) {
+			snprintf(buf, sizeof(buf), "%.0f Hz  %.0f samples/s  ", st->hz, st->samples_per_s);
 			seg(a, ROLE_STATUS, buf);
 		}
-		if (!compact || st.lost) {
-			snprintf(buf, sizeof(buf), "lost %llu%s  ", (unsigned long long)st.lost,
-				 st.lost ? " (lower -F)" : "");
-			seg(a, st.lost ? ROLE_STATUS_ALERT : ROLE_STATUS, buf);
-		}
-		if (!compact || st.dropped) {
-			snprintf(buf, sizeof(buf), "dropped %llu%s", (unsigned long long)st.dropped,
-				 st.dropped ? " (lower -F or raise the buffer)" : "");
-			seg(a, st.dropped ? ROLE_STATUS_ALERT : ROLE_STATUS, buf);
-		}
-		if (st.own_cpu >= 0 && !compact) {
-			snprintf(buf, sizeof(buf), "  cpu %.1f%%", st.own_cpu);
+		if (st->sampling && st->sampling[0] && !compact) {
+			snprintf(buf, sizeof(buf), "sampled %s  ", st->sampling);
 			seg(a, ROLE_STATUS, buf);
 		}
-		if (st.probe_cpu >= 0 && !compact) {
-			snprintf(buf, sizeof(buf), " + probes %.1f%%%s ($)", st.probe_cpu,
-				 st.probe_sampled ? " sampled" : "");
+		if (!compact || st->lost) {
+			snprintf(buf, sizeof(buf), "lost %llu%s  ", (unsigned long long)st->lost,
+				 st->lost ? " (lower -F)" : "");
+			seg(a, st->lost ? ROLE_STATUS_ALERT : ROLE_STATUS, buf);
+		}
+		if (!compact || st->dropped) {
+			snprintf(buf, sizeof(buf), "dropped %llu%s", (unsigned long long)st->dropped,
+				 st->dropped ? " (lower -F or raise the buffer)" : "");
+			seg(a, st->dropped ? ROLE_STATUS_ALERT : ROLE_STATUS, buf);
+		}
+		if (st->own_cpu >= 0 && !compact) {
+			snprintf(buf, sizeof(buf), "  cpu %.1f%%", st->own_cpu);
 			seg(a, ROLE_STATUS, buf);
 		}
-		if (st.hint) {
-			snprintf(buf, sizeof(buf), "  hint: %s", st.hint);
+		if (st->probe_cpu >= 0 && !compact) {
+			snprintf(buf, sizeof(buf), " + probes %.1f%%%s ($)", st->probe_cpu,
+				 st->probe_sampled ? " sampled" : "");
+			seg(a, ROLE_STATUS, buf);
+		}
+		if (st->hint) {
+			snprintf(buf, sizeof(buf), "  hint: %s", st->hint);
 			seg(a, ROLE_STATUS_ALERT, buf);
 		}
 	} else {
