@@ -24,7 +24,7 @@
 #define RETURN_TO 0x10ull	  /* where a call returns: unmapped, the stop tells it ended */
 #define STACK_SCAN (32u << 10)	  /* bytes of a thread's stack looked at for avoided frames */
 #define XSTATE_MAX (64u << 10)
-#define TRIES_PER_THREAD 40
+#define TRIES_PER_THREAD 10
 
 /* System calls a thread may be stopped in when it is called into: none of them is made by the
  * allocators or the dynamic linker while holding a lock (those make futex, mmap, munmap,
@@ -174,13 +174,12 @@ static int list_threads(int pid, int **tids)
 	return (int)n;
 }
 
-/* Seizes tid and stops it; the stop's signal (0: the interrupt's stop) into *sig. */
-static int seize_stop(int tid, int *sig, uint64_t deadline)
+/* Stops tid (PTRACE_INTERRUPT) and waits for the stop; its signal (0: the interrupt's own
+ * stop) into *sig. */
+static int interrupt(int tid, int *sig, uint64_t deadline)
 {
 	int st;
 
-	if (ptrace(PTRACE_SEIZE, tid, NULL, NULL))
-		return -errno;
 	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL))
 		return -errno;
 	st = wait_stop(tid, deadline);
@@ -192,23 +191,21 @@ static int seize_stop(int tid, int *sig, uint64_t deadline)
 	return 0;
 }
 
+/* Seizes tid and stops it. */
+static int seize_stop(int tid, int *sig, uint64_t deadline)
+{
+	if (ptrace(PTRACE_SEIZE, tid, NULL, NULL))
+		return -errno;
+	return interrupt(tid, sig, deadline);
+}
+
 /* Resumes a stopped tid with sig (0: none) and stops it again a little later. */
 static int restop(int tid, int *sig, uint64_t deadline)
 {
-	int st;
-
 	if (ptrace(PTRACE_CONT, tid, NULL, (void *)(long)*sig))
 		return -errno;
 	usleep(300 + (unsigned)(clock_mono_ns() % 1700));
-	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL))
-		return -errno;
-	st = wait_stop(tid, deadline);
-	if (st < 0)
-		return st;
-	if (!WIFSTOPPED(st))
-		return -ESRCH;
-	*sig = (st >> 16) == PTRACE_EVENT_STOP ? 0 : WSTOPSIG(st);
-	return 0;
+	return interrupt(tid, sig, deadline);
 }
 
 /* Whether stopped tid is at a safe point; its registers into *regs. */
@@ -233,7 +230,8 @@ int inject_thread__seize(struct inject_thread *t, int pid, const uint64_t *avoid
 		snprintf(why, len, "cannot list its threads: %s", strerror(n ? -n : ESRCH));
 		return n ? n : -ESRCH;
 	}
-	for (int i = 0; i < n && clock_mono_ns() < deadline; i++) {
+	/* Each thread a few times in turn (the main one first) until the time is up. */
+	for (int i = 0; clock_mono_ns() < deadline; i = (i + 1) % n) {
 		int sig = 0, tid = tids[i], r = seize_stop(tid, &sig, deadline);
 
 		if (r == -EPERM || r == -EBUSY) {
@@ -273,8 +271,18 @@ int inject_thread__seize(struct inject_thread *t, int pid, const uint64_t *avoid
 			sig = 0;
 			r = restop(tid, &sig, deadline);
 		}
-		if (r == -ESRCH || r == -ECHILD)
-			continue; /* the thread ended */
+		if (r == -ESRCH || r == -ECHILD) {
+			/* The thread ended: the others. */
+			free(tids);
+			tids = NULL;
+			n = list_threads(pid, &tids);
+			if (n <= 0) {
+				snprintf(why, len, "it exited");
+				return -ESRCH;
+			}
+			i = -1 + n; /* the main thread next */
+			continue;
+		}
 		ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)sig);
 		for (size_t s = 0; s < t->nsigs; s++)
 			syscall(SYS_tgkill, pid, tid, t->sigs[s]);

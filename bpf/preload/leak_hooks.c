@@ -26,61 +26,66 @@
 
 typedef uintptr_t arg;
 
-/* The thread's depth in hooked calls: an entry that calls another one through a GOT
- * (libstdc++'s operator new calls malloc, glibc's reallocarray jumps to realloc) is counted
- * once, by the outer call. Unwound by an exception (operator new's bad_alloc): the cleanup
- * attribute with -fexceptions. */
+/* The thread's depth in hooked calls: an entry that calls another one through a GOT (glibc's
+ * reallocarray jumps to realloc) is counted once, by the outer call. */
 static TLS int depth;
 
-static void leave(bool *outer)
-{
-	(void)outer;
-	depth--;
-}
+#define ENTER bool outer = depth++ == 0
+#define LEAVE depth--
 
-#define OUTER bool outer __attribute__((cleanup(leave))) = depth++ == 0
-
-/* A hook per entry: o_NAME is the process's definition of NAME, h_NAME the hook. The C++
- * operators and jemalloc's extended entries take the size (or the block) first and up to two
+/* A hook per entry: o_NAME is the process's definition of NAME, h_NAME the hook. jemalloc's
+ * extended entries and the C++ operators take the size (or the block) first and up to two
  * more arguments, passed on as they came. */
 #define ALLOC3(name)                                                                             \
 	static void *(*o_##name)(size_t, arg, arg);                                              \
 	static void *h_##name(size_t n, arg a, arg b)                                            \
 	{                                                                                        \
-		OUTER;                                                                           \
+		ENTER;                                                                           \
 		void *p = o_##name(n, a, b);                                                     \
+		LEAVE;                                                                           \
 		return outer ? sampler_made(p, n) : p;                                           \
+	}
+/* operator new may throw (bad_alloc) through the hook: no depth to restore. It is hooked only
+ * where the allocator defines it (jemalloc, tcmalloc), which calls no other hooked entry. */
+#define NEW(name)                                                                                \
+	static void *(*o_##name)(size_t, arg, arg);                                              \
+	static void *h_##name(size_t n, arg a, arg b)                                            \
+	{                                                                                        \
+		void *p = o_##name(n, a, b);                                                     \
+		return depth ? p : sampler_made(p, n);                                           \
 	}
 #define FREE3(name)                                                                              \
 	static void (*o_##name)(void *, arg, arg);                                               \
 	static void h_##name(void *p, arg a, arg b)                                              \
 	{                                                                                        \
-		OUTER;                                                                           \
+		ENTER;                                                                           \
 		if (outer && p)                                                                  \
 			sampler_gone(p);                                                         \
 		o_##name(p, a, b);                                                               \
+		LEAVE;                                                                           \
 	}
 /* Allocations with the alignment first: memalign, aligned_alloc. */
 #define ALIGNED(name)                                                                            \
 	static void *(*o_##name)(size_t, size_t);                                                \
 	static void *h_##name(size_t align, size_t n)                                            \
 	{                                                                                        \
-		OUTER;                                                                           \
+		ENTER;                                                                           \
 		void *p = o_##name(align, n);                                                    \
+		LEAVE;                                                                           \
 		return outer ? sampler_made(p, n) : p;                                           \
 	}
 
 ALLOC3(malloc)
 ALLOC3(valloc)
 ALLOC3(mallocx)
-ALLOC3(_Znwm)
-ALLOC3(_Znam)
-ALLOC3(_ZnwmRKSt9nothrow_t)
-ALLOC3(_ZnamRKSt9nothrow_t)
-ALLOC3(_ZnwmSt11align_val_t)
-ALLOC3(_ZnamSt11align_val_t)
-ALLOC3(_ZnwmSt11align_val_tRKSt9nothrow_t)
-ALLOC3(_ZnamSt11align_val_tRKSt9nothrow_t)
+NEW(_Znwm)
+NEW(_Znam)
+NEW(_ZnwmRKSt9nothrow_t)
+NEW(_ZnamRKSt9nothrow_t)
+NEW(_ZnwmSt11align_val_t)
+NEW(_ZnamSt11align_val_t)
+NEW(_ZnwmSt11align_val_tRKSt9nothrow_t)
+NEW(_ZnamSt11align_val_tRKSt9nothrow_t)
 FREE3(free)
 FREE3(cfree)
 FREE3(dallocx)
@@ -103,10 +108,11 @@ ALIGNED(aligned_alloc)
 static void *(*o_calloc)(size_t, size_t);
 static void *h_calloc(size_t k, size_t n)
 {
-	OUTER;
+	ENTER;
 	size_t size;
 	void *p = o_calloc(k, n);
 
+	LEAVE;
 	return outer && !__builtin_mul_overflow(k, n, &size) ? sampler_made(p, size) : p;
 }
 
@@ -115,25 +121,27 @@ static void *h_calloc(size_t k, size_t n)
 static void *(*o_realloc)(void *, size_t);
 static void *h_realloc(void *old, size_t n)
 {
-	OUTER;
+	ENTER;
 	void *p;
 
 	if (outer && old)
 		sampler_gone(old);
 	p = o_realloc(old, n);
+	LEAVE;
 	return outer ? sampler_made(p, n) : p;
 }
 
 static void *(*o_reallocarray)(void *, size_t, size_t);
 static void *h_reallocarray(void *old, size_t k, size_t n)
 {
-	OUTER;
+	ENTER;
 	size_t size;
 	void *p;
 
 	if (outer && old)
 		sampler_gone(old);
 	p = o_reallocarray(old, k, n);
+	LEAVE;
 	return outer && !__builtin_mul_overflow(k, n, &size) ? sampler_made(p, size) : p;
 }
 
@@ -141,21 +149,23 @@ static void *h_reallocarray(void *old, size_t k, size_t n)
 static void *(*o_rallocx)(void *, size_t, int);
 static void *h_rallocx(void *old, size_t n, int flags)
 {
-	OUTER;
+	ENTER;
 	void *p;
 
 	if (outer && old)
 		sampler_gone(old);
 	p = o_rallocx(old, n, flags);
+	LEAVE;
 	return outer ? sampler_made(p, n) : p;
 }
 
 static int (*o_posix_memalign)(void **, size_t, size_t);
 static int h_posix_memalign(void **out, size_t align, size_t n)
 {
-	OUTER;
+	ENTER;
 	int r = o_posix_memalign(out, align, n);
 
+	LEAVE;
 	if (outer && !r)
 		sampler_made(*out, n);
 	return r;
@@ -164,9 +174,10 @@ static int h_posix_memalign(void **out, size_t align, size_t n)
 static void *(*o_pvalloc)(size_t);
 static void *h_pvalloc(size_t n)
 {
-	OUTER;
+	ENTER;
 	void *p = o_pvalloc(n);
 
+	LEAVE;
 	return outer ? sampler_made(p, (n + 4095) & ~(size_t)4095) : p;
 }
 
@@ -391,6 +402,7 @@ EXPORT long galatop_leak_attach(uint64_t mean, int32_t owner)
 	struct walk w = { 0 };
 	Dl_info self, mine;
 	struct link_map *lm = NULL;
+	void *malloc_module;
 	size_t k;
 
 	if (sampler_preloaded())
@@ -409,8 +421,16 @@ EXPORT long galatop_leak_attach(uint64_t mean, int32_t owner)
 	if (!target[k])
 		return -LEAK_INJECT_ENOMALLOC;
 	/* The executable's own malloc: its calls of it are direct, no GOT to point. */
-	if (dladdr1(target[k], &mine, (void **)&lm, RTLD_DL_LINKMAP) && lm && !lm->l_name[0])
+	if (!dladdr1(target[k], &mine, (void **)&lm, RTLD_DL_LINKMAP))
+		return -LEAK_INJECT_ENOMALLOC;
+	if (lm && !lm->l_name[0])
 		return -LEAK_INJECT_EEXE;
+	malloc_module = mine.dli_fbase;
+	/* The C++ operators of libstdc++ call malloc and free through its GOT: seen there. */
+	for (k = 0; k < NHOOKS; k++)
+		if (target[k] && hooks[k].name[0] == '_' &&
+		    (!dladdr(target[k], &mine) || mine.dli_fbase != malloc_module))
+			target[k] = NULL;
 	for (k = 0; k < NHOOKS; k++)
 		if (target[k])
 			__atomic_store_n(hooks[k].orig, target[k], __ATOMIC_RELEASE);
