@@ -306,7 +306,8 @@ static void leak_inject_targets(struct session *s)
 	for (size_t i = 0; i < s->npids; i++)
 		if (s->pids[i] != s->child && s->pids[i] != 0x7fffffff && s->pids[i] != getpid())
 			pids[n++] = s->pids[i];
-	if (leak_injects__init(&s->leak_inj, pids, n, why, sizeof(why)))
+	/* Said when leak is asked for from the start (other runs may never need the library). */
+	if (leak_injects__init(&s->leak_inj, pids, n, why, sizeof(why)) && (o->types & PROBE_LEAK))
 		msg_list__add(s->msgs, MSG_WARNING, "leak: %s: running processes get allocator "
 			      "uprobes", why);
 }
