@@ -17,6 +17,7 @@
 #include "bpf/preload/leak_inject.h"
 #include "symbols/elf_func.h"
 #include "symbols/proc_maps.h"
+#include "util/clock.h"
 #include "util/companion.h"
 
 #define SAFE_POINT_MS 3000 /* how long a safe point is waited for */
@@ -187,6 +188,7 @@ int leak_inject__attach(struct leak_inject *li, int pid, const char *lib, uint64
 	size_t navoid;
 	struct inject_thread t;
 	struct leak_inject_state st;
+	uint64_t held;
 	int err;
 
 	memset(li, 0, sizeof(*li));
@@ -201,8 +203,10 @@ int leak_inject__attach(struct leak_inject *li, int pid, const char *lib, uint64
 	err = inject_thread__seize(&t, pid, avoid, navoid, SAFE_POINT_MS, why, len);
 	if (err)
 		return err;
+	held = clock_mono_ns();
 	err = load_and_attach(&t, fns, lib, mean, &li->state, why, len);
 	inject_thread__release(&t);
+	li->held_ms = (double)(clock_mono_ns() - held) / 1e6;
 	if (err)
 		return err;
 	err = inject_mem_read(pid, li->state, &st, offsetof(struct leak_inject_state, slots));

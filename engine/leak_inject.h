@@ -16,6 +16,7 @@ struct leak_inject {
 	uint64_t state;		  /* the library's struct leak_inject_state in the process */
 	uint32_t entries, modules; /* GOT entries pointed at hooks, in how many modules */
 	bool loaded;		  /* the library was mapped before (a galatop before this one) */
+	double held_ms;		  /* how long the thread called into was held */
 };
 
 /* Loads lib (galatop's libgalatop-leak.so, an absolute path that must be the same file in the

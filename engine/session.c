@@ -991,8 +991,9 @@ static void leak_summary(struct session *s, const struct probe_stats *ps)
 				      LEAK_PRELOAD_LIB);
 		else if (path == LEAK_PATH_INJECTED && inj)
 			msg_list__add(s->msgs, MSG_NOTE, "leak: pid %d: in-process sampler (injected: "
-				      "%s, %u entries in %u modules; uprobes on its markers only)",
-				      s->pids[i], LEAK_PRELOAD_LIB, inj->li.entries, inj->li.modules);
+				      "%s, %u entries in %u modules, one thread held %.1f ms; uprobes on "
+				      "its markers only)", s->pids[i], LEAK_PRELOAD_LIB, inj->li.entries,
+				      inj->li.modules, inj->li.held_ms);
 		else if (path == LEAK_PATH_UPROBES && inj && inj->why[0])
 			msg_list__add(s->msgs, MSG_NOTE, "leak: pid %d: uprobes on its allocator (not "
 				      "injected: %s)", s->pids[i], inj->why);

@@ -412,6 +412,28 @@ sampled pi _injected
 kill $L 2>/dev/null
 wait $L 2>/dev/null
 
+# jemalloc behind malloc (preloaded into leaky by its user): the hooks call jemalloc's
+# entries and sample them in the process too, exact.
+if [ -n "$JEMALLOC" ]; then
+	LD_PRELOAD="$JEMALLOC" "$TOOLS/leaky" 300 2 -1 50 >"$TMP/pj.out" &
+	L=$!
+	PIDS="$PIDS $L"
+	sleep 0.5
+	attach_start pj --leak-sample 1 --unwind fp
+	attach_stop pj
+	why=$(exact_leaks pj)
+	if [ -z "$why" ] && grep -q 'libjemalloc' "/proc/$L/maps" &&
+		grep -q "leak: pid $L: in-process sampler (injected" "$TMP/pj.err"; then
+		pass leak_inject_jemalloc_exact
+	else
+		fail leak_inject_jemalloc_exact "$why $(grep 'leak:' "$TMP/pj.err")"
+	fi
+	kill $L 2>/dev/null
+	wait $L 2>/dev/null
+else
+	skip leak_inject_jemalloc_exact "libjemalloc2 is missing (make deps)"
+fi
+
 # A second galatop finds the library loaded (the first one's hooks taken out) and attaches
 # again: exact again.
 start_leaky pa
