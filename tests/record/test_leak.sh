@@ -434,20 +434,24 @@ else
 	skip leak_inject_jemalloc_exact "libjemalloc2 is missing (make deps)"
 fi
 
-# A second galatop finds the library loaded (the first one's hooks taken out) and attaches
-# again: exact again.
+# A galatop stopped by SIGTERM takes its hooks out too; a second galatop finds the library
+# loaded and attaches again: exact again.
 start_leaky pa
+/usr/bin/python3 tests/record/leak_got.py $L >"$TMP/gotpa.before"
 attach_start pa0 --leak-sample 1 --unwind fp
-kill -INT $G
+kill -TERM $G
 wait $G
+/usr/bin/python3 tests/record/leak_got.py $L |
+	awk 'NR == FNR { m[$1]; next } $1 in m' "$TMP/gotpa.before" - >"$TMP/gotpa.after"
 attach_start pa --leak-sample 1 --unwind fp
 attach_stop pa
 why=$(exact_leaks pa)
 if [ -z "$why" ] && [ "$(grep -c 'libgalatop-leak.so$' "/proc/$L/maps")" -ge 1 ] &&
+	cmp -s "$TMP/gotpa.before" "$TMP/gotpa.after" &&
 	grep -q "leak: pid $L: in-process sampler (injected" "$TMP/pa.err"; then
 	pass leak_inject_again
 else
-	fail leak_inject_again "$why $(grep 'leak:' "$TMP/pa.err")"
+	fail leak_inject_again "$why $(diff "$TMP/gotpa.before" "$TMP/gotpa.after" | head -3; grep 'leak:' "$TMP/pa.err")"
 fi
 kill $L 2>/dev/null
 wait $L 2>/dev/null
