@@ -77,7 +77,7 @@ static void fill(struct sym_info *out, const char *name, const char *module, uin
 /* Fills out with "[unknown]"; the strings are interned at creation, so this cannot fail. */
 static int unknown(struct sym_cache *sc, const char *module, uint64_t off, struct sym_info *out)
 {
-	fill(out, intern(sc, "[unknown]"), module ? module : intern(sc, ""), off, FRAME_SPECIAL);
+	fill(out, sc->unknown_name, module ? module : intern(sc, ""), off, FRAME_SPECIAL);
 	return -ENOENT;
 }
 
@@ -94,8 +94,8 @@ struct sym_cache *sym_cache__new(void)
 	sc->elf_cap = 256;
 	sc->lines = 1;
 	sc->inlines = 1;
-	if (!sc->strs || !sc->names || !sc->procs || !sc->files || !intern(sc, "[unknown]") ||
-	    !intern(sc, "")) {
+	if (!sc->strs || !sc->names || !sc->procs || !sc->files ||
+	    !(sc->unknown_name = intern(sc, "[unknown]")) || !intern(sc, "")) {
 		sym_cache__free(sc);
 		return NULL;
 	}
@@ -295,6 +295,10 @@ static int user_once(struct sym_cache *sc, struct proc *p, uint64_t addr, struct
 			out->line = out->file ? line : 0;
 		}
 		return sc->inlines ? user_inlines(sc, o->syms, vaddr, out) : 0;
+	}
+	if (sc->plain_unknowns) {
+		fill(out, sc->unknown_name, module, file_off, FRAME_USER);
+		return -ENOENT;
 	}
 	name = strrchr(m->path, '/');
 	snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, name ? name + 1 : m->path, file_off);
@@ -740,6 +744,11 @@ void sym_cache__set_inlines(struct sym_cache *sc, int on)
 void sym_cache__set_lazy_names(struct sym_cache *sc, int on)
 {
 	sc->lazy_names = on;
+}
+
+void sym_cache__set_plain_unknowns(struct sym_cache *sc, int on)
+{
+	sc->plain_unknowns = on;
 }
 
 static void proc_stats(const void *key, size_t len, void *val, void *arg)

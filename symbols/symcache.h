@@ -65,6 +65,8 @@ struct sym_cache {
 	int lines;
 	int inlines; /* inline frames (DWARF, Go's inline trees) */
 	int lazy_names; /* ELF names left in the mapped files (elf_src.lazy_names) */
+	int plain_unknowns; /* unknown offsets of files named "[unknown]", not "file+0xOFF" */
+	const char *unknown_name; /* "[unknown]", interned */
 	struct kallsyms *ks;
 	uint64_t ks_ns;
 	int ks_tried;
