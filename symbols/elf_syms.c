@@ -263,6 +263,13 @@ static int add_symbols(struct elf_syms *es, Elf *elf, int *has_symtab)
 			nraw = d->d_size / sizeof(*raw);
 		}
 		strs = string_table(elf, sh.sh_link, &slen);
+		/* room for them all at once: tens of thousands of symbols grown by doubling
+		 * would be copied (and their pages touched) again at each step */
+		if (sym_table__reserve(es->tab, count, 0) ||
+		    (es->lazy && ARRAY_GROW(es->names, es->names_cap, es->nnames + count))) {
+			err = -ENOMEM;
+			break;
+		}
 		for (size_t i = 1; i < count; i++) {
 			GElf_Sym s;
 			const char *name;

@@ -61,6 +61,14 @@ static const char *display_name(struct sym_cache *sc, const char *raw)
 	return d;
 }
 
+/* The path of mapping m, interned (once per mapping); NULL on ENOMEM. */
+static const char *map_path(struct sym_cache *sc, const struct proc_map *m)
+{
+	if (!m->interned)
+		((struct proc_map *)m)->interned = intern(sc, m->path);
+	return m->interned;
+}
+
 static void fill(struct sym_info *out, const char *name, const char *module, uint64_t off,
 		 int kind)
 {
@@ -118,6 +126,8 @@ static void proc_drop_maps(struct sym_cache *sc, struct proc *p)
 
 static void proc_free(struct sym_cache *sc, struct proc *p)
 {
+	if (sc->last_proc == p)
+		sc->last_proc = NULL;
 	proc_drop_maps(sc, p);
 	sym_table__free(p->jit);
 	free(p);
@@ -219,7 +229,14 @@ static int proc_refresh(struct sym_cache *sc, struct proc *p, int eager)
 
 static struct proc *proc_get(struct sym_cache *sc, int pid)
 {
-	return hmap__get(sc->procs, &pid, sizeof(pid));
+	struct proc *p;
+
+	if (sc->last_proc && sc->last_proc->pid == pid)
+		return sc->last_proc;
+	p = hmap__get(sc->procs, &pid, sizeof(pid));
+	if (p)
+		sc->last_proc = p;
+	return p;
 }
 
 uint32_t sym_cache__jit_gen(struct sym_cache *sc, int pid)
@@ -280,7 +297,7 @@ static int user_once(struct sym_cache *sc, struct proc *p, uint64_t addr, struct
 		fill(out, name, module, addr - e->start, FRAME_JIT);
 		return 0;
 	}
-	module = intern(sc, m->path);
+	module = map_path(sc, m);
 	if (!module)
 		return -ENOMEM;
 	file_off = addr - m->start + m->pgoff;
@@ -472,6 +489,7 @@ int sym_cache__mmap(struct sym_cache *sc, int pid, const struct proc_map *m)
 	memmove(&p->elfs[i + 1], &p->elfs[i], (p->nmaps - i) * sizeof(*p->elfs));
 	p->maps[i] = *m;
 	p->maps[i].path = strdup(m->path ? m->path : "");
+	p->maps[i].interned = NULL;
 	p->elfs[i] = NULL;
 	if (!p->maps[i].path) {
 		memmove(&p->maps[i], &p->maps[i + 1], (p->nmaps - i) * sizeof(*p->maps));
@@ -523,7 +541,7 @@ int sym_cache__module(struct sym_cache *sc, int pid, uint64_t addr, bool open_fi
 	out->pgoff = m->pgoff;
 	out->dev = m->dev;
 	out->inode = m->inode;
-	out->path = intern(sc, m->path);
+	out->path = map_path(sc, m);
 	if (!out->path) {
 		if (out->fd >= 0)
 			close(out->fd);

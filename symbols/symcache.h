@@ -57,6 +57,7 @@ struct sym_cache {
 	struct hmap *strs;  /* plain interned strings (value: the key itself) */
 	struct hmap *names; /* raw symbol name -> display name (in strs) */
 	struct hmap *procs; /* pid -> struct proc */
+	struct proc *last_proc; /* the last one proc_get found (NULL when freed) */
 	struct hmap *files; /* key -> struct elf_obj */
 	struct elf_obj **objs;
 	size_t nobjs, objs_cap, unused; /* unused: objs with refs == 0 */
