@@ -163,8 +163,11 @@ struct pd_kaddr {
  * same stack, which is passed on again without naming or parsing anything. */
 struct pd_seen {
 	uint64_t hash; /* 0: a free slot */
-	size_t key, key_len, stack, stack_len; /* offsets into pd->arena */
-	bool filtered;			       /* of an event the filter drops */
+	const unsigned char *chain; /* its call chain, read in place in the file (NULL: none) */
+	size_t key, stack;	    /* offsets into pd->arena: the rest of its key; its stack */
+	uint32_t key_len, stack_len;
+	uint64_t nchain;
+	bool filtered; /* of an event the filter drops */
 };
 
 struct pd {

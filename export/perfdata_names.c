@@ -390,7 +390,7 @@ static const struct pd_sym *name_of(struct pd *pd, int pid, uint64_t addr)
 			return &pd->syms[fslot->idx];
 		}
 	}
-	if (ARRAY_GROW(pd->syms, pd->syms_cap, pd->nsyms + 1))
+	if (BIG_ARRAY_GROW(pd->syms, pd->syms_cap, pd->nsyms + 1))
 		return NULL;
 	s = &pd->syms[pd->nsyms];
 	*s = (struct pd_sym){ 0 };
