@@ -104,7 +104,13 @@ static inline void array_shrink(void *pptr, size_t *cap, size_t n, size_t elem)
  * once per 4 KiB page (on a busy machine's capture: 6,000 faults, a fifth of the time). Smaller
  * ones are malloc'ed as usual; which of the two an array is follows from its size in bytes,
  * so that the array is freed by big_array_free with that size. */
-#define BIG_ARRAY_MIN (1u << 20)
+#define BIG_ARRAY_MIN (512u << 10)
+#define BIG_ARRAY_STEP (2u << 20) /* a huge page: mappings are made of whole ones */
+
+static inline size_t big_array_len(size_t bytes)
+{
+	return bytes > SIZE_MAX - BIG_ARRAY_STEP ? SIZE_MAX : (bytes + BIG_ARRAY_STEP - 1) & ~(size_t)(BIG_ARRAY_STEP - 1);
+}
 
 /* Resizes the array *pptr of old bytes (0 when *pptr is NULL) to bytes (more than 0),
  * keeping its contents; what is added is zeroed when it is mapped, undefined otherwise.
@@ -117,9 +123,22 @@ static inline int big_array_resize(void *pptr, size_t old, size_t bytes)
 	if (bytes < BIG_ARRAY_MIN && old < BIG_ARRAY_MIN) {
 		np = realloc(p, bytes);
 	} else if (old >= BIG_ARRAY_MIN && bytes >= BIG_ARRAY_MIN) {
-		np = mremap(p, old, bytes, MREMAP_MAYMOVE);
+		if (big_array_len(old) == big_array_len(bytes)) {
+			np = p;
+		} else {
+			/* its pages moved onto a new mapping (placed for huge pages), not copied */
+			np = mmap(NULL, big_array_len(bytes), PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (np != MAP_FAILED &&
+			    mremap(p, big_array_len(old), big_array_len(old),
+				   MREMAP_MAYMOVE | MREMAP_FIXED, np) == MAP_FAILED) {
+				munmap(np, big_array_len(bytes));
+				np = MAP_FAILED;
+			}
+		}
 	} else if (bytes >= BIG_ARRAY_MIN) {
-		np = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		np = mmap(NULL, big_array_len(bytes), PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (np != MAP_FAILED && old)
 			memcpy(np, p, old);
 		if (np != MAP_FAILED)
@@ -128,13 +147,13 @@ static inline int big_array_resize(void *pptr, size_t old, size_t bytes)
 		np = p ? malloc(bytes) : NULL; /* p is mapped: old is BIG_ARRAY_MIN or more */
 		if (np) {
 			memcpy(np, p, bytes);
-			munmap(p, old);
+			munmap(p, big_array_len(old));
 		}
 	}
 	if (!np || np == MAP_FAILED)
 		return -ENOMEM;
-	if (bytes >= BIG_ARRAY_MIN)
-		madvise(np, bytes, MADV_HUGEPAGE);
+	if (bytes >= BIG_ARRAY_MIN && np != p)
+		madvise(np, big_array_len(bytes), MADV_HUGEPAGE);
 	memcpy(pptr, &np, sizeof(np));
 	return 0;
 }
@@ -143,7 +162,7 @@ static inline int big_array_resize(void *pptr, size_t old, size_t bytes)
 static inline void big_array_free(void *p, size_t bytes)
 {
 	if (p && bytes >= BIG_ARRAY_MIN)
-		munmap(p, bytes);
+		munmap(p, big_array_len(bytes));
 	else
 		free(p);
 }
