@@ -149,10 +149,11 @@ $(AGENT): symbols/jvmti/agent.c
 # The leak sampler: optimized and without sanitizers in every build (it is the malloc of the
 # programs it goes into); frame pointers, so that frame-pointer stacks walk through it; its own
 # calls of the markers bound inside it.
-$(LEAK_LIB): bpf/preload/leak.c
+$(LEAK_LIB): bpf/preload/leak.c bpf/preload/leak_hooks.c $(wildcard bpf/preload/*.h)
 	@mkdir -p $(@D)
 	$(call msg,LEAKLIB,$<)$(CC) -std=gnu11 $(WARN) -O2 -g -fPIC -shared -fno-omit-frame-pointer \
-		-fvisibility=hidden -Wl,-Bsymbolic-functions -o $@ $< -ldl -lm -lpthread
+		-fvisibility=hidden -Wl,-Bsymbolic-functions -o $@ $(filter %.c,$^) \
+		-ldl -lm -lpthread
 
 $(O)/asan/tests/%: tests/%.c $(wildcard tests/*.h) $(O)/asan/libgalatop.a
 	@mkdir -p $(@D)

@@ -134,6 +134,7 @@ struct leak_set_of {
 	char exe[4096];		/* its executable as its maps name it ("" when unknown) */
 	char preload[4096];	/* the sampler library it runs with, as galatop opens it ("": none) */
 	enum leak_path path;
+	bool injected; /* the sampler is injected into it: preload[] is its library */
 	bool settled; /* its libraries are mapped (libc is, or it is static): its path stays */
 };
 
@@ -353,8 +354,8 @@ static void report(struct leak_probes *l, struct leak_set_of *ls)
 	}
 }
 
-/* Whether pid runs with the in-process sampler: its maps show the library, or it has just
- * started a dynamic program (its interpreter mapped) with the library in its LD_PRELOAD; the
+/* Whether pid runs with the in-process sampler preloaded: a dynamic program with the library
+ * in its LD_PRELOAD (a library mapped without it was injected, and interposes nothing); the
  * library's path into path[len] (as its maps show it, or, not mapped yet, as galatop opens
  * it). 1 when it does, 0 when not (always 0 with known, when that was found before: then
  * only *settled is looked at), -ESRCH when pid is gone or a zombie. *settled says whether
@@ -364,7 +365,7 @@ static int preload_of(int pid, char *path, size_t len, bool known, bool *settled
 	static const char lib[] = LEAK_PRELOAD_LIB;
 	struct proc_map *maps;
 	size_t n, size = 0;
-	bool dynamic = false, found = false;
+	bool dynamic = false, found = false, preloaded = false;
 	char env[64], *buf = NULL, *v, *tok, *save;
 
 	if (proc_maps__read(pid, &maps, &n))
@@ -386,27 +387,32 @@ static int preload_of(int pid, char *path, size_t len, bool known, bool *settled
 	if (!n)
 		return -ESRCH;
 	*settled |= !dynamic;
-	if (found || known || !dynamic)
-		return found;
+	if (known || !dynamic)
+		return 0;
+	/* Preloaded: in its LD_PRELOAD (mapped without it, the library was injected by a galatop
+	 * before and does not interpose). */
 	snprintf(env, sizeof(env), "/proc/%d/environ", pid);
 	if (file_read(env, 1 << 20, 0, &buf, &size))
 		return 0;
-	for (v = buf; v < buf + size && !found; v += strlen(v) + 1) {
+	for (v = buf; v < buf + size && !preloaded; v += strlen(v) + 1) {
 		if (strncmp(v, "LD_PRELOAD=", 11))
 			continue;
-		for (tok = strtok_r(v + 11, " :", &save); tok && !found;
+		for (tok = strtok_r(v + 11, " :", &save); tok && !preloaded;
 		     tok = strtok_r(NULL, " :", &save)) {
 			const char *base = strrchr(tok, '/');
 
 			if (tok[0] == '/' && !strncmp(base + 1, lib, sizeof(lib) - 1)) {
-				snprintf(path, len, "/proc/%d/root%s", pid, tok);
-				found = true;
+				if (!found)
+					snprintf(path, len, "/proc/%d/root%s", pid, tok);
+				preloaded = true;
 			}
 		}
 		break;
 	}
 	free(buf);
-	return found;
+	if (!preloaded)
+		path[0] = '\0';
+	return preloaded;
 }
 
 /* Probes what ls's process (or, for the set of every process, pids[0..n), NULL: all) maps.
@@ -435,14 +441,14 @@ static int scan_set(struct leak_probes *l, struct leak_set_of *ls, const int *pi
 			note_exe(ls); /* an exec changes it */
 	}
 	if (ls->preload[0] && ls->path != LEAK_PATH_UPROBES) {
-		for (int k = KIT_JEMALLOC; k <= KIT_EXE; k++) {
+		for (int k = KIT_JEMALLOC; k <= KIT_EXE && !ls->injected; k++) {
 			r = ls->lib[k] ? uprobe_lib__scan(ls->lib[k], pids, n, again) : 0;
 			added += r > 0 ? r : 0;
 			other += ls->lib[k] ? uprobe_lib__attached(ls->lib[k]) : 0;
 		}
 		if (!other) {
 			/* Found in its maps, else (not mapped yet) by the path it will map. */
-			ls->path = LEAK_PATH_PRELOAD;
+			ls->path = ls->injected ? LEAK_PATH_INJECTED : LEAK_PATH_PRELOAD;
 			r = uprobe_lib__scan(l->marks, pids, n, again);
 			added += r > 0 ? r : 0;
 			r = uprobe_lib__scan_path(l->marks, ls->preload);
@@ -469,6 +475,20 @@ int leak_probes__preload(struct leak_probes *l, int pid, const char *path)
 	if (!ls || !l->marks)
 		return -EINVAL;
 	snprintf(ls->preload, sizeof(ls->preload), "%s", path);
+	return 0;
+}
+
+int leak_probes__inject(struct leak_probes *l, int pid, const char *path, bool inject)
+{
+	struct leak_set_of *ls = l->per_pid && pid > 0 ? set_of(l, pid) : NULL;
+
+	if (!ls || !l->marks)
+		return -EINVAL;
+	snprintf(ls->preload, sizeof(ls->preload), "%s", inject ? path : "");
+	ls->injected = inject;
+	/* Not injected: its allocator, even with the library mapped (it then passes every call
+	 * on). */
+	ls->path = inject ? LEAK_PATH_UNKNOWN : LEAK_PATH_UPROBES;
 	return 0;
 }
 
@@ -540,7 +560,7 @@ static const struct uprobe_lib_file *file_of(const struct leak_probes *l, int pi
 
 		if (ls->pid > 0 && ls->pid != pid)
 			continue;
-		if (ls->path == LEAK_PATH_PRELOAD)
+		if (ls->path == LEAK_PATH_PRELOAD || ls->path == LEAK_PATH_INJECTED)
 			for (size_t j = 0; l->marks && j < uprobe_lib__nfiles(l->marks); j++) {
 				const struct uprobe_lib_file *f = uprobe_lib__file(l->marks, j);
 

@@ -19,6 +19,7 @@ enum leak_path {
 	LEAK_PATH_UNKNOWN, /* not looked at yet */
 	LEAK_PATH_PRELOAD, /* the in-process sampler, uprobes on its markers only */
 	LEAK_PATH_UPROBES, /* uprobes on its allocator */
+	LEAK_PATH_INJECTED, /* the in-process sampler loaded into it running, uprobes on its markers */
 };
 
 struct bpf_program;
@@ -38,6 +39,12 @@ struct leak_probes *leak_probes__new(struct bpf_program *entry, struct bpf_progr
  * allocator, unless its program turns out to bring another allocator. 0 or -EINVAL (not per
  * process, or no marker program). */
 int leak_probes__preload(struct leak_probes *l, int pid, const char *path);
+/* per_pid: the in-process sampler at path is being injected into running process pid
+ * (engine/leak_inject.h), whatever its allocator: its markers are probed (on the file, so
+ * before the process maps it) and its allocator is not; with inject false, it was not (or is
+ * no more): its allocator gets the uprobes at the next scan. 0 or -EINVAL (not per process,
+ * or no marker program). */
+int leak_probes__inject(struct leak_probes *l, int pid, const char *path, bool inject);
 /* How process pid's allocations are seen (LEAK_PATH_UPROBES for every one when not per
  * process). */
 enum leak_path leak_probes__path(const struct leak_probes *l, int pid);

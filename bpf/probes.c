@@ -77,6 +77,9 @@ struct probes {
 	bool leak_all;		  /* other kinds of targets (or none): every process is scanned */
 	int leak_preload_pid;	  /* the command started with the in-process sampler, 0: none */
 	char leak_preload[4096];  /* the sampler's library */
+	int *leak_inject;	  /* running processes the sampler is injected into */
+	size_t nleak_inject;
+	char leak_inject_lib[4096];
 	uint64_t lost_user;
 	char warnings[WARNINGS_MAX];
 	char lazy_warning[512]; /* why a lazy probe did not load */
@@ -498,6 +501,8 @@ static int attach_leak(struct probes *p)
 		return -ENOMEM;
 	if (p->leak_preload_pid > 0)
 		leak_probes__preload(p->leak, p->leak_preload_pid, p->leak_preload);
+	for (size_t i = 0; i < p->nleak_inject; i++)
+		leak_probes__inject(p->leak, p->leak_inject[i], p->leak_inject_lib, true);
 	probes__leak_scan(p, NULL, 0, false);
 	w = leak_probes__warnings(p->leak);
 	if (w[0])
@@ -633,6 +638,16 @@ struct probes *probes__open(const struct probe_opts *o, probe_event_fn fn, void 
 	if (o->leak_preload_pid > 0 && o->leak_preload) {
 		p->leak_preload_pid = o->leak_preload_pid;
 		snprintf(p->leak_preload, sizeof(p->leak_preload), "%s", o->leak_preload);
+	}
+	if (o->nleak_inject && o->leak_inject_lib) {
+		p->leak_inject = malloc(o->nleak_inject * sizeof(int));
+		if (!p->leak_inject) {
+			snprintf(err, errlen, "out of memory");
+			goto cleanup;
+		}
+		memcpy(p->leak_inject, o->leak_inject, o->nleak_inject * sizeof(int));
+		p->nleak_inject = o->nleak_inject;
+		snprintf(p->leak_inject_lib, sizeof(p->leak_inject_lib), "%s", o->leak_inject_lib);
 	}
 	if (o->npids) {
 		p->leak_pids = malloc(o->npids * sizeof(int));
@@ -846,6 +861,18 @@ bool probes__leak_session(const struct probes *p)
 	return p->skel && bpf_program__autoload(p->skel->progs.gt_leak_session);
 }
 
+int probes__leak_uninject(struct probes *p, int pid)
+{
+	int err;
+
+	if (!p->leak)
+		return -ENOENT;
+	err = leak_probes__inject(p->leak, pid, NULL, false);
+	if (!err)
+		leak_probes__scan(p->leak, &pid, 1, true);
+	return err;
+}
+
 int probes__leak_path(const struct probes *p, int pid)
 {
 	return p->leak ? (int)leak_probes__path(p->leak, pid) : LEAK_PATH_UNKNOWN;
@@ -930,5 +957,6 @@ void probes__free(struct probes *p)
 	gt_profile__destroy(p->skel);
 	free(p->oncpu_cpus);
 	free(p->leak_pids);
+	free(p->leak_inject);
 	free(p);
 }

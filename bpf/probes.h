@@ -75,6 +75,11 @@ struct probe_opts {
 	int leak_preload_pid; /* leak: a process about to run with the in-process sampler
 			       * preloaded from leak_preload (bpf/leak.h), 0: none */
 	const char *leak_preload;
+	const int *leak_inject; /* leak: running processes the in-process sampler at
+				 * leak_inject_lib is injected into when leak attaches (their
+				 * markers probed, not their allocator: probes__leak_inject) */
+	size_t nleak_inject;
+	const char *leak_inject_lib;
 	sideband_fn task_fn;  /* when set, gets every process's mappings, forks, execs and exits
 			       * (bpf/sideband.h) with the probes' ctx, each one before the
 			       * records taken after it */
@@ -198,6 +203,9 @@ uint64_t probes__leak_sample(const struct probes *p);
 /* leak: whether its probes are uprobe.session ones (the return probe runs for the calls that
  * need it only), else an entry uprobe and a uretprobe per function. */
 bool probes__leak_session(const struct probes *p);
+/* leak: the sampler could not be injected into process pid (one of leak_inject), or was
+ * taken out: its allocator gets the uprobes now. 0 or -errno. */
+int probes__leak_uninject(struct probes *p, int pid);
 /* leak: how process pid's allocations are seen (LEAK_PATH_* in bpf/leak.h). */
 int probes__leak_path(const struct probes *p, int pid);
 /* leak: whether target process pid could not be hooked (no allocator probed in it), with

@@ -286,6 +286,41 @@ void session__probe_options(const struct session *s, struct probe_opts *po)
 		po->leak_preload_pid = s->child;
 		po->leak_preload = s->leak_lib;
 	}
+	po->leak_inject = s->leak_inj.pids;
+	po->nleak_inject = s->leak_inj.n;
+	po->leak_inject_lib = s->leak_inj.lib;
+}
+
+/* leak: the running processes that get the in-process sampler injected when leak attaches:
+ * every process target found at the start (-p, --cmdline) but the command galatop runs, when
+ * processes are probed one by one and --leak-uprobes did not turn the sampler down. */
+static void leak_inject_targets(struct session *s)
+{
+	const struct record_opts *o = s->o;
+	int pids[RECORD_MAX_TARGETS + 1];
+	size_t n = 0;
+	char why[PATH_MAX + 128];
+
+	if (o->leak_uprobes || o->ntids || o->comm[0] || s->ncgroups)
+		return;
+	for (size_t i = 0; i < s->npids; i++)
+		if (s->pids[i] != s->child && s->pids[i] != 0x7fffffff && s->pids[i] != getpid())
+			pids[n++] = s->pids[i];
+	/* Said when leak is asked for from the start (other runs may never need the library). */
+	if (leak_injects__init(&s->leak_inj, pids, n, why, sizeof(why)) && (o->types & PROBE_LEAK))
+		msg_list__add(s->msgs, MSG_WARNING, "leak: %s: running processes get allocator "
+			      "uprobes", why);
+}
+
+/* leak: the hooks of the injected sampler come out of the processes (the library stays). */
+static void leak_inject_stop(struct session *s)
+{
+	char warn[2048];
+
+	leak_injects__detach(&s->leak_inj, warn, sizeof(warn));
+	if (warn[0] && s->msgs)
+		msg_list__add(s->msgs, MSG_WARNING, "leak: the sampler's hooks stay in %s (it goes on "
+			      "sampling for nobody, a few nanoseconds a call)", warn);
 }
 
 /* --cpu: the list (checked when parsed) as one flag per configured CPU. */
@@ -422,6 +457,7 @@ int session__open(struct session *s, struct record_opts *o, struct msg_list *msg
 	}
 	if (o->cgroup[0] && cgroup_targets(s))
 		goto fail;
+	leak_inject_targets(s);
 	session__probe_options(s, &po);
 	/* Thread timeline and L7 have probes of their own (session__threads_open, engine/l7_capture.c). */
 	po.types &= ~(PROBE_THREADS | RECORD_TYPE_L7);
@@ -437,6 +473,8 @@ int session__open(struct session *s, struct record_opts *o, struct msg_list *msg
 				      strerror(-r));
 			goto fail;
 		}
+		if (probes__types(s->probes) & PROBE_LEAK)
+			leak_injects__attach(&s->leak_inj, s->probes, probes__leak_sample(s->probes));
 		msg_list__add_lines(msgs, MSG_WARNING, probes__warnings(s->probes));
 		o->types &= probes__types(s->probes) | PROBE_THREADS | RECORD_TYPE_L7;
 	}
@@ -517,6 +555,8 @@ int session__attach_probe(struct session *s, unsigned type, char *err, size_t er
 	r = probes__attach(s->probes, type, err, errlen);
 	if (r)
 		return r;
+	if (type & PROBE_LEAK)
+		leak_injects__attach(&s->leak_inj, s->probes, probes__leak_sample(s->probes));
 	r = family_watch(s, FAMILY_STACKS, probes__fd(s->probes));
 	if (r) {
 		snprintf(err, errlen, "cannot poll the stack probes: %s", strerror(-r));
@@ -533,6 +573,8 @@ int session__detach_probe(struct session *s, unsigned type)
 
 	if (!s->probes)
 		return -ENOENT;
+	if (type & PROBE_LEAK)
+		leak_inject_stop(s);
 	r = probes__detach(s->probes, type);
 	if (!r && !(probes__types(s->probes) & stack_type_probes())) {
 		/* The last stack type gone: what is queued is read, the ring buffer leaves the
@@ -550,6 +592,7 @@ int session__detach(struct session *s, enum session_family f)
 	case FAMILY_STACKS:
 		if (!s->probes)
 			return -ENOENT;
+		leak_inject_stop(s);
 		for (int t = 0; t < STACK_TYPES; t++)
 			probes__detach(s->probes, stack_types[t].probe);
 		return session__detach_probe(s, stack_types[0].probe);
@@ -937,6 +980,7 @@ static void leak_summary(struct session *s, const struct probe_stats *ps)
 		      ps->leak_marker_files ? ", and the in-process sampler's markers" : "");
 	for (size_t i = 0; i < s->npids; i++) {
 		int path = probes__leak_path(s->probes, s->pids[i]);
+		const struct leak_injected *inj = leak_injects__find(&s->leak_inj, s->pids[i]);
 
 		if (probes__leak_unhooked(s->probes, s->pids[i], why, sizeof(why)) == 1)
 			msg_list__add(s->msgs, MSG_NOTE, "leak: pid %d not hooked: %s", s->pids[i],
@@ -945,6 +989,13 @@ static void leak_summary(struct session *s, const struct probe_stats *ps)
 			msg_list__add(s->msgs, MSG_NOTE, "leak: pid %d: in-process sampler (%s "
 				      "preloaded, uprobes on its markers only)", s->pids[i],
 				      LEAK_PRELOAD_LIB);
+		else if (path == LEAK_PATH_INJECTED && inj)
+			msg_list__add(s->msgs, MSG_NOTE, "leak: pid %d: in-process sampler (injected: "
+				      "%s, %u entries in %u modules; uprobes on its markers only)",
+				      s->pids[i], LEAK_PRELOAD_LIB, inj->li.entries, inj->li.modules);
+		else if (path == LEAK_PATH_UPROBES && inj && inj->why[0])
+			msg_list__add(s->msgs, MSG_NOTE, "leak: pid %d: uprobes on its allocator (not "
+				      "injected: %s)", s->pids[i], inj->why);
 		else if (path == LEAK_PATH_UPROBES)
 			msg_list__add(s->msgs, MSG_NOTE, "leak: pid %d: uprobes on its allocator%s",
 				      s->pids[i], s->pids[i] == s->child_pid && s->leak_lib[0]
@@ -1076,6 +1127,8 @@ void session__close(struct session *s, bool interrupted)
 		reap(s->child, interrupted);
 	}
 	l7_capture__free(s->l7); /* before the symbol cache it names stacks with */
+	leak_inject_stop(s);
+	leak_injects__free(&s->leak_inj);
 	probes__free(s->probes);
 	tl_capture__free(s->tl);
 	sli_collector__free(s->sli);

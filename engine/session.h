@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "leak_inject.h"
 #include "messages.h"
 #include "record_opts.h"
 #include "stack_collector.h"
@@ -52,6 +53,7 @@ struct session {
 	pid_t child;  /* the -- CMD process, -1 when none or reaped */
 	pid_t child_pid; /* the -- CMD process's pid, kept after it is reaped (0: none) */
 	char leak_lib[4096]; /* leak: the sampler library preloaded into it, "" when none */
+	struct leak_injects leak_inj; /* leak: running targets the sampler is injected into */
 	int go_fd;    /* write end of the pipe the command waits on, -1 once started */
 	int exec_fd;  /* read end of the pipe a failed exec of the command writes its errno on */
 	uint32_t renewed_at; /* frames in the table when it was last renewed */

@@ -9,7 +9,8 @@
  * the markers are empty functions; without GALATOP_LEAK_SAMPLE in the environment, or when
  * another allocator (jemalloc, tcmalloc, a program's own malloc) takes the calls, every call
  * goes straight on to the allocator and nothing is sampled: galatop then probes that
- * allocator with uprobes. */
+ * allocator with uprobes. Injected into a running process instead (dlopen through ptrace),
+ * its GOT hooks (leak_hooks.c) feed the same sampler, whatever the allocator. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
@@ -21,6 +22,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "sampler.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -57,6 +60,7 @@ EXPORT __attribute__((naked, noinline, used)) void galatop_leak_free(void *addr)
 enum mode { MODE_NEW, MODE_INIT, MODE_SAMPLE, MODE_PASS };
 static _Atomic int mode = MODE_NEW;
 static uint64_t mean; /* bytes between samples; 1: every allocation */
+static _Atomic bool atfork_set; /* the child's reset is registered */
 
 /* The next definitions of the interposed functions (glibc's, or another allocator's). */
 static struct {
@@ -304,7 +308,8 @@ static void init(void)
 	m = mean_from_env();
 	mean = m;
 	/* Still deciding: pthread_atfork may allocate. */
-	glibc = m && glibc && !pthread_atfork(NULL, NULL, after_fork_child);
+	glibc = m && glibc && !atomic_exchange(&atfork_set, true) &&
+		!pthread_atfork(NULL, NULL, after_fork_child);
 	deciding = false;
 	atomic_store(&mode, glibc ? MODE_SAMPLE : MODE_PASS);
 }
@@ -313,6 +318,24 @@ __attribute__((constructor)) static void load(void)
 {
 	if (atomic_load(&mode) == MODE_NEW)
 		init();
+}
+
+void sampler_start(uint64_t m)
+{
+	/* A block sampled by an earlier attach may have been freed unseen since: none is kept. */
+	for (size_t i = 0; m > 1 && i < SHARDS; i++) {
+		shard_lock(&shards[i]);
+		atomic_store_explicit(&shards[i].n, 0, memory_order_relaxed);
+		shard_unlock(&shards[i]);
+	}
+	if (!atomic_exchange(&atfork_set, true))
+		pthread_atfork(NULL, NULL, after_fork_child);
+	mean = m;
+}
+
+int sampler_preloaded(void)
+{
+	return atomic_load(&mode) == MODE_SAMPLE;
 }
 
 /* The mode for a call; MODE_INIT only for the thread deciding it (dlsym allocating). */
@@ -340,16 +363,14 @@ static void report(void *p, size_t size)
 	galatop_leak_alloc(p, size, c);
 }
 
-/* The allocation p of size bytes just made: reported if sampled. Returns p. */
-static void *made(void *p, size_t size)
+void *sampler_made(void *p, size_t size)
 {
 	if (p && sample(size))
 		report(p, size);
 	return p;
 }
 
-/* Block p is about to be freed (or moved): reported if it was a sampled one. */
-static void gone(void *p)
+void sampler_gone(void *p)
 {
 	if (mean <= 1) {
 		galatop_leak_free(p);
@@ -363,7 +384,7 @@ EXPORT void *malloc(size_t n)
 {
 	switch (mode_now()) {
 	case MODE_SAMPLE:
-		return made(__libc_malloc(n), n);
+		return sampler_made(__libc_malloc(n), n);
 	case MODE_PASS:
 		return next.malloc(n);
 	}
@@ -378,7 +399,7 @@ EXPORT void *calloc(size_t k, size_t n)
 	case MODE_SAMPLE:
 		if (__builtin_mul_overflow(k, n, &size))
 			return __libc_calloc(k, n); /* fails with ENOMEM */
-		return made(__libc_calloc(k, n), size);
+		return sampler_made(__libc_calloc(k, n), size);
 	case MODE_PASS:
 		return next.calloc(k, n);
 	}
@@ -393,7 +414,7 @@ EXPORT void free(void *p)
 		return;
 	switch (mode_now()) {
 	case MODE_SAMPLE:
-		gone(p);
+		sampler_gone(p);
 		__libc_free(p);
 		return;
 	case MODE_PASS:
@@ -424,8 +445,8 @@ EXPORT void *realloc(void *p, size_t n)
 	case MODE_SAMPLE:
 		/* Reported before the call, which may free p: another thread's block at the same
 		 * address must come after it. */
-		gone(p);
-		return made(__libc_realloc(p, n), n);
+		sampler_gone(p);
+		return sampler_made(__libc_realloc(p, n), n);
 	case MODE_PASS:
 		return next.realloc(p, n);
 	}
@@ -449,7 +470,7 @@ EXPORT void *memalign(size_t align, size_t n)
 {
 	switch (mode_now()) {
 	case MODE_SAMPLE:
-		return made(__libc_memalign(align, n), n);
+		return sampler_made(__libc_memalign(align, n), n);
 	case MODE_PASS:
 		return next.memalign(align, n);
 	}
@@ -460,7 +481,7 @@ EXPORT void *aligned_alloc(size_t align, size_t n)
 {
 	switch (mode_now()) {
 	case MODE_SAMPLE:
-		return made(next.aligned_alloc(align, n), n);
+		return sampler_made(next.aligned_alloc(align, n), n);
 	case MODE_PASS:
 		return next.aligned_alloc(align, n);
 	}
@@ -480,12 +501,12 @@ EXPORT int posix_memalign(void **out, size_t align, size_t n)
 			p = __libc_memalign(align, n);
 			if (!p)
 				return ENOMEM;
-			*out = made(p, n);
+			*out = sampler_made(p, n);
 			return 0;
 		}
 		r = next.posix_memalign(out, align, n);
 		if (!r)
-			made(*out, n);
+			sampler_made(*out, n);
 		return r;
 	case MODE_PASS:
 		if (next.posix_memalign)
@@ -507,7 +528,7 @@ EXPORT void *valloc(size_t n)
 {
 	switch (mode_now()) {
 	case MODE_SAMPLE:
-		return made(__libc_valloc(n), n);
+		return sampler_made(__libc_valloc(n), n);
 	case MODE_PASS:
 		return next.valloc(n);
 	}
@@ -520,7 +541,7 @@ EXPORT void *pvalloc(size_t n)
 
 	switch (mode_now()) {
 	case MODE_SAMPLE:
-		return made(__libc_pvalloc(n), pages);
+		return sampler_made(__libc_pvalloc(n), pages);
 	case MODE_PASS:
 		return next.pvalloc(n);
 	}

@@ -341,29 +341,195 @@ else
 	fail leak_heatmap_pane "$(tail -3 "$TMP/gv.txt"; head -1 "$TMP/gv.err")"
 fi
 
-# --- A process already running (-p) ----------------------------------------------------------
-# leaky churns from its start and leaks once told (SIGUSR1), after galatop has attached.
-"$TOOLS/leaky" 300 2 -1 50 >"$TMP/p.out" &
-L=$!
-PIDS="$PIDS $L"
-sleep 0.5
-"$GALATOP" record --type leak --leak-sample 1 --unwind fp -p $L -o "$TMP/p.folded" \
-	2>"$TMP/p.err" &
-G=$!
-wait_until 300 grep -q recording "$TMP/p.err"
-kill -USR1 $L
-wait_until 600 grep -q ready "$TMP/p.out"
-sleep 1.5
-kill -INT $G
-wait $G
+# --- A process already running (-p): the sampler injected ------------------------------------
+# start_leaky NAME: leaky, churning from its start (two threads pausing 50 us per block) and
+# leaking once told (SIGUSR1), its output in $TMP/NAME.out, its pid in $L.
+start_leaky() {
+	"$TOOLS/leaky" 300 2 -1 50 >"$TMP/$1.out" &
+	L=$!
+	PIDS="$PIDS $L"
+	sleep 0.5
+}
+# attach_start NAME OPTIONS...: galatop record --type leak -p $L OPTIONS -o $TMP/NAME.folded,
+# its messages in $TMP/NAME.err, its pid in $G, once it records.
+attach_start() {
+	n=$1
+	shift
+	"$GALATOP" record --type leak "$@" -p $L -o "$TMP/$n.folded" 2>"$TMP/$n.err" &
+	G=$!
+	wait_until 300 grep -q recording "$TMP/$n.err"
+}
+# attach_stop NAME: leaky leaks, galatop stops once the leaks are 1.5 s old.
+attach_stop() {
+	kill -USR1 $L
+	wait_until 600 grep -q ready "$TMP/$1.out"
+	sleep 1.5
+	kill -INT $G
+	wait $G
+}
+
+# galatop loads its sampler into leaky (dlopen through ptrace) and points its GOT entries at
+# the hooks; leaky's GOTs (read here through /proc/PID/mem, relocations from readelf) point into
+# the library while galatop runs and hold their old values again once it has gone, and leaky
+# runs on to its normal end (SIGUSR2) with its output.
+start_leaky p
+/usr/bin/python3 tests/record/leak_got.py $L >"$TMP/got.before"
+attach_start p --leak-sample 1 --unwind fp
+/usr/bin/python3 tests/record/leak_got.py $L >"$TMP/got.during"
+attach_stop p
 why=$(exact_leaks p)
-if [ -z "$why" ]; then pass leak_attach_running
-else fail leak_attach_running "$why $(tail -3 "$TMP/p.err")"; fi
-# A process galatop did not start gets uprobes on its allocator.
-if grep -q "leak: pid $L: uprobes on its allocator\$" "$TMP/p.err"; then pass leak_uprobe_path_p
-else fail leak_uprobe_path_p "$(grep 'leak:' "$TMP/p.err")"; fi
+churn=$(leaf_bytes "$TMP/p.leaf" churn_alloc)
+if [ -z "$why" ] && [ "$churn" = 0 ]; then pass leak_attach_running
+else fail leak_attach_running "$why churn $churn $(tail -3 "$TMP/p.err")"; fi
+if grep -q "leak: pid $L: in-process sampler (injected: libgalatop-leak.so, [1-9][0-9]* entries in [1-9][0-9]* modules" "$TMP/p.err"
+then pass leak_inject_path_p
+else fail leak_inject_path_p "$(grep 'leak:' "$TMP/p.err")"; fi
+# The modules mapped before galatop came (it adds its library and what that needs).
+/usr/bin/python3 tests/record/leak_got.py $L |
+	awk 'NR == FNR { m[$1]; next } $1 in m' "$TMP/got.before" - >"$TMP/got.after"
+# While attached: leaky's own malloc and free entries no longer hold their old values; after:
+# every entry as before.
+moved=$(awk -v exe="$(readlink "/proc/$L/exe")" 'NR == FNR { v[$1 " " $2] = $4; next }
+	$1 == exe && ($2 == "malloc" || $2 == "free") && v[$1 " " $2] != $4 { n++ }
+	END { print n + 0 }' "$TMP/got.before" "$TMP/got.during")
+if [ "$moved" = 2 ] && [ -s "$TMP/got.before" ] && cmp -s "$TMP/got.before" "$TMP/got.after"; then
+	pass leak_inject_got_restored
+else
+	fail leak_inject_got_restored "moved $moved; $(diff "$TMP/got.before" "$TMP/got.after" | head -3)"
+fi
+kill -USR2 $L
+wait $L
+rc=$?
+if [ $rc = 0 ] && grep -q '^churned [1-9]' "$TMP/p.out"; then pass leak_inject_process_runs_on
+else fail leak_inject_process_runs_on "rc=$rc $(tail -2 "$TMP/p.out")"; fi
+
+# Sampled by bytes, injected: each function within its sampling error, the churn ~0.
+R=16384
+start_leaky pi
+attach_start pi --leak-sample $R
+attach_stop pi
+sampled pi _injected
 kill $L 2>/dev/null
 wait $L 2>/dev/null
+
+# A second galatop finds the library loaded (the first one's hooks taken out) and attaches
+# again: exact again.
+start_leaky pa
+attach_start pa0 --leak-sample 1 --unwind fp
+kill -INT $G
+wait $G
+attach_start pa --leak-sample 1 --unwind fp
+attach_stop pa
+why=$(exact_leaks pa)
+if [ -z "$why" ] && [ "$(grep -c 'libgalatop-leak.so$' "/proc/$L/maps")" -ge 1 ] &&
+	grep -q "leak: pid $L: in-process sampler (injected" "$TMP/pa.err"; then
+	pass leak_inject_again
+else
+	fail leak_inject_again "$why $(grep 'leak:' "$TMP/pa.err")"
+fi
+kill $L 2>/dev/null
+wait $L 2>/dev/null
+
+# --leak-uprobes: a running process gets the allocator uprobes (no injection), exact too.
+start_leaky pu
+attach_start pu --leak-sample 1 --unwind fp --leak-uprobes
+attach_stop pu
+why=$(exact_leaks pu)
+if [ -z "$why" ] && grep -q "leak: pid $L: uprobes on its allocator\$" "$TMP/pu.err" &&
+	! grep -q libgalatop-leak "/proc/$L/maps"; then
+	pass leak_uprobe_path_p
+else
+	fail leak_uprobe_path_p "$why $(grep 'leak:' "$TMP/pu.err")"
+fi
+kill $L 2>/dev/null
+wait $L 2>/dev/null
+
+# A process galatop cannot call into falls back to the allocator uprobes and says why: one
+# traced by strace already (a second tracer is refused), one that never stops in a system
+# call (a busy loop: no safe point).
+if command -v strace >/dev/null 2>&1; then
+	start_leaky ps
+	strace -f -p $L -o /dev/null 2>/dev/null &
+	ST=$!
+	PIDS="$PIDS $ST"
+	wait_until 100 grep -q "TracerPid:[[:space:]]*$ST" "/proc/$L/status"
+	attach_start ps --leak-sample 1 --unwind fp
+	attach_stop ps
+	why=$(exact_leaks ps)
+	if [ -z "$why" ] && grep -q "leak: pid $L: uprobes on its allocator (not injected: it is traced by pid $ST already)" "$TMP/ps.err"
+	then pass leak_inject_traced_falls_back
+	else fail leak_inject_traced_falls_back "$why $(grep 'leak:' "$TMP/ps.err")"; fi
+	kill $ST 2>/dev/null
+	wait $ST 2>/dev/null
+	kill $L 2>/dev/null
+	wait $L 2>/dev/null
+else
+	skip leak_inject_traced_falls_back "strace is missing (make deps)"
+fi
+"$TOOLS/burn" 30 >/dev/null 2>&1 &
+B=$!
+PIDS="$PIDS $B"
+sleep 0.3
+"$GALATOP" record --type leak -p $B -d 1 -o "$TMP/pb.folded" 2>"$TMP/pb.err"
+if grep -q "leak: pid $B: uprobes on its allocator (not injected: no thread stopped in a system call where it is safe" "$TMP/pb.err" &&
+	kill -0 $B 2>/dev/null; then
+	pass leak_inject_no_safe_point
+else
+	fail leak_inject_no_safe_point "$(grep 'leak:' "$TMP/pb.err")"
+fi
+kill $B 2>/dev/null
+wait $B 2>/dev/null
+
+# --- redis-server (Debian's, jemalloc) under redis-benchmark, the sampler injected -----------
+# redis-server started here is attached to with -p while redis-benchmark loads it: the sampler
+# goes in (jemalloc's malloc sampled through the GOT hooks), redis answers right while and
+# after, a 2 MiB value stored while recording shows as outstanding (sampled unless the
+# Poisson gap past it is longer than 32 means: e^-32), and its GOTs hold their old values after.
+RPORT=18960
+if command -v redis-server >/dev/null 2>&1 && command -v redis-benchmark >/dev/null 2>&1 &&
+	command -v redis-cli >/dev/null 2>&1; then
+	rcli() { redis-cli -p $RPORT "$@" 2>&1; }
+	redis-server --port $RPORT --bind 127.0.0.1 --save '' --appendonly no \
+		>"$TMP/redis.log" 2>&1 &
+	RS=$!
+	PIDS="$PIDS $RS"
+	wait_until 100 sh -c "redis-cli -p $RPORT ping 2>/dev/null | grep -q PONG"
+	kill -0 $RS 2>/dev/null || fail leak_inject_redis "redis-server did not start (port $RPORT taken?)"
+	/usr/bin/python3 tests/record/leak_got.py $RS >"$TMP/rgot.before"
+	redis-benchmark -p $RPORT -t set,get,lpush,lpop -n 100000000 -c 8 -q >/dev/null 2>&1 &
+	RB=$!
+	PIDS="$PIDS $RB"
+	sleep 0.5
+	"$GALATOP" record --type leak --leak-sample 65536 -p $RS -d 4 -o "$TMP/rs.folded" 2>"$TMP/rs.err" &
+	G=$!
+	wait_until 300 grep -q recording "$TMP/rs.err"
+	head -c 2097152 /dev/zero | tr '\0' x | redis-cli -p $RPORT -x set galatop_big >/dev/null 2>&1
+	during="$(rcli set galatop_k v42) $(rcli get galatop_k) $(rcli strlen galatop_big)"
+	wait $G
+	kill $RB 2>/dev/null
+	wait $RB 2>/dev/null
+	after="$(rcli ping) $(rcli get galatop_k) $(rcli strlen galatop_big)"
+	info=$(rcli info memory | grep -c '^used_memory:[1-9]')
+	/usr/bin/python3 tests/record/leak_got.py $RS |
+		awk 'NR == FNR { m[$1]; next } $1 in m' "$TMP/rgot.before" - >"$TMP/rgot.after"
+	if grep -q "leak: pid $RS: in-process sampler (injected: libgalatop-leak.so" "$TMP/rs.err" &&
+		[ "$during" = "OK v42 2097152" ] && [ "$after" = "PONG v42 2097152" ] && [ "$info" = 1 ]
+	then
+		pass leak_inject_redis
+	else
+		fail leak_inject_redis "during '$during' after '$after' info $info $(grep 'leak:' "$TMP/rs.err")"
+	fi
+	if [ "$(folded_total "$TMP/rs.folded")" -ge 2097152 ] && [ -s "$TMP/rgot.before" ] &&
+		cmp -s "$TMP/rgot.before" "$TMP/rgot.after"; then
+		pass leak_inject_redis_leak_got
+	else
+		fail leak_inject_redis_leak_got "total $(folded_total "$TMP/rs.folded"); $(diff "$TMP/rgot.before" "$TMP/rgot.after" | head -3)"
+	fi
+	kill $RS 2>/dev/null
+	wait $RS 2>/dev/null
+else
+	skip leak_inject_redis "redis-server, redis-benchmark or redis-cli is missing (make deps)"
+fi
 
 # --- The live view on a running process: o to leak, then the top view --------------------------
 # Every allocation taken, frame pointers: small records the sanitized view keeps up with.

@@ -11,7 +11,8 @@
  * (leak_big), realloc chains grown to 2 MiB (leak_realloc), aligned blocks (posix_memalign,
  * aligned_alloc, memalign, valloc: leak_aligned) and calloc'ed blocks (leak_calloc), printing
  * each function's bytes as "truth NAME BYTES", then "ready". Everything churned is freed
- * before it exits, so only the leaks are left; "churned N" then says how many blocks churned. */
+ * before it exits, so only the leaks are left; "churned N" then says how many blocks churned.
+ * SIGUSR2 ends it before its time (after the leaks). */
 #include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
@@ -172,6 +173,13 @@ static void on_usr1(int sig)
 	go = 1;
 }
 
+static volatile sig_atomic_t end_now;
+
+static void on_usr2(int sig)
+{
+	end_now = 1;
+}
+
 static void sleep_s(double secs)
 {
 	struct timespec t = { (time_t)secs, (long)((secs - (time_t)secs) * 1e9) };
@@ -185,6 +193,7 @@ int main(int argc, char **argv)
 	pthread_t th[64];
 
 	signal(SIGUSR1, on_usr1);
+	signal(SIGUSR2, on_usr2);
 	nthreads = argc > 2 ? atoi(argv[2]) : 4;
 	churn_us = argc > 4 ? (unsigned)atoi(argv[4]) : 0;
 	if (nthreads < 1 || nthreads > 64)
@@ -204,7 +213,9 @@ int main(int argc, char **argv)
 	printf("truth leak_aligned %zu\n", leak_aligned());
 	printf("truth leak_calloc %zu\n", leak_calloc());
 	printf("ready\n");
-	sleep_s(delay >= 0 && secs > delay ? secs - delay : delay < 0 ? secs : 0);
+	for (double left = delay >= 0 && secs > delay ? secs - delay : delay < 0 ? secs : 0;
+	     left > 0 && !end_now; left -= 0.01)
+		sleep_s(left < 0.01 ? left : 0.01);
 	stop = 1;
 	for (int i = 0; i < nthreads; i++)
 		pthread_join(th[i], NULL);
