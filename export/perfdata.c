@@ -251,13 +251,60 @@ static uint64_t rec_time(const struct pd *pd, const unsigned char *r, size_t siz
 	return rd64(r + at);
 }
 
-static int rec_cmp(const void *a, const void *b)
+static inline bool rec_before(const struct pd_rec *x, const struct pd_rec *y)
 {
-	const struct pd_rec *x = a, *y = b;
+	return x->time < y->time || (x->time == y->time && x->off < y->off);
+}
 
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->off < y->off ? -1 : x->off > y->off;
+/* Sorts v[0..n) by time, then offset in the file. perf writes records in rounds of a few runs
+ * already in time order (a CPU's buffer each): the runs found are merged pairwise, in a
+ * fraction of what sorting from scratch costs. -ENOMEM or 0. */
+static int recs_sort(struct pd_rec *v, size_t n)
+{
+	struct pd_rec *tmp, *from = v, *to;
+	size_t *runs, nruns = 0;
+
+	if (n < 2)
+		return 0;
+	tmp = malloc(n * sizeof(*tmp));
+	runs = malloc((n + 1) * sizeof(*runs));
+	if (!tmp || !runs) {
+		free(tmp);
+		free(runs);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!i || rec_before(&v[i], &v[i - 1]))
+			runs[nruns++] = i;
+	runs[nruns] = n;
+	to = tmp;
+	while (nruns > 1) {
+		size_t k, out = 0;
+
+		for (k = 0; k + 1 < nruns; k += 2) {
+			size_t a = runs[k], ae = runs[k + 1], b = ae, be = runs[k + 2], o = a;
+
+			while (a < ae && b < be)
+				to[o++] = rec_before(&from[b], &from[a]) ? from[b++] : from[a++];
+			memcpy(to + o, from + a, (ae - a) * sizeof(*to));
+			o += ae - a;
+			memcpy(to + o, from + b, (be - b) * sizeof(*to));
+			runs[out++] = runs[k];
+		}
+		if (k < nruns) { /* an odd run out: copied as it is */
+			memcpy(to + runs[k], from + runs[k], (runs[k + 1] - runs[k]) * sizeof(*to));
+			runs[out++] = runs[k];
+		}
+		runs[out] = n;
+		nruns = out;
+		to = from;
+		from = from == v ? tmp : v;
+	}
+	if (from != v)
+		memcpy(v, from, n * sizeof(*v));
+	free(tmp);
+	free(runs);
+	return 0;
 }
 
 /* ---- processes, threads, mappings ---- */
@@ -767,8 +814,8 @@ static int replay(struct pd *pd)
 	uint64_t good = 0;
 	int err = 0;
 
-	if (pd->nrecs)
-		qsort(pd->recs, pd->nrecs, sizeof(*pd->recs), rec_cmp);
+	if (recs_sort(pd->recs, pd->nrecs))
+		return -ENOMEM;
 	for (size_t i = 0; i < pd->nrecs && !err; i++) {
 		const unsigned char *r = pd->buf + pd->recs[i].off;
 		size_t size = rd16(r + 6);
