@@ -357,12 +357,14 @@ int pd_table_room(void *tab, size_t *cap, size_t n, size_t esize, size_t first)
 
 	if (n * 2 < *cap)
 		return 0;
-	/* written whole now: calloc's fresh pages would each fault twice, on the first read
-	 * (the zero page) and the first write; a large table is a mapping of its own */
+	/* a large table is a mapping of its own, zero already (in huge pages: a read before
+	 * the first write costs little); a smaller one is written whole now, as calloc's fresh
+	 * pages would each fault twice, on the first read (the zero page) and the first write */
 	new = NULL;
 	if (ncap > SIZE_MAX / esize || big_array_resize(&new, 0, ncap * esize))
 		return -ENOMEM;
-	memset(new, 0, ncap * esize);
+	if (ncap * esize < BIG_ARRAY_MIN)
+		memset(new, 0, ncap * esize);
 	memcpy(&old, tab, sizeof(old));
 	for (size_t j = 0; j < *cap; j++) {
 		uint64_t h;

@@ -109,28 +109,36 @@ static bool radix_sort_start(struct sym_entry *v, size_t n)
 {
 	size_t (*count)[256] = calloc(8, sizeof(*count));
 	struct sym_entry *tmp = malloc(n * sizeof(*tmp)), *from = v, *to = tmp;
+	uint64_t any = 0, all = ~0ull;
+	int shift[8], nb = 0;
 
 	if (!count || !tmp) {
 		free(count);
 		free(tmp);
 		return false;
 	}
+	/* only the bytes in which starts differ are counted and sorted by */
+	for (size_t i = 0; i < n; i++) {
+		any |= v[i].start;
+		all &= v[i].start;
+	}
+	for (int b = 0; b < 8; b++)
+		if ((any ^ all) >> (8 * b) & 0xff)
+			shift[nb++] = 8 * b;
 	for (size_t i = 0; i < n; i++)
-		for (int b = 0; b < 8; b++)
-			count[b][(v[i].start >> (8 * b)) & 0xff]++;
-	for (int b = 0; b < 8; b++) {
-		size_t sum = 0, *c = count[b];
+		for (int k = 0; k < nb; k++)
+			count[k][(v[i].start >> shift[k]) & 0xff]++;
+	for (int k = 0; k < nb; k++) {
+		size_t sum = 0, *c = count[k];
 
-		if (c[(v[0].start >> (8 * b)) & 0xff] == n)
-			continue; /* every start has this byte */
 		for (int d = 0; d < 256; d++) {
-			size_t k = c[d];
+			size_t m = c[d];
 
 			c[d] = sum;
-			sum += k;
+			sum += m;
 		}
 		for (size_t i = 0; i < n; i++)
-			to[c[(from[i].start >> (8 * b)) & 0xff]++] = from[i];
+			to[c[(from[i].start >> shift[k]) & 0xff]++] = from[i];
 		struct sym_entry *t = from;
 		from = to;
 		to = t;
