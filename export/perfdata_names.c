@@ -273,19 +273,29 @@ int pd_on_mmap(struct pd *pd, const unsigned char *r, size_t size, uint16_t misc
 	return err;
 }
 
+/* The slot of (pid_gen, addr) in the table (which has room): its name's, or a free one. */
+static struct pd_sym_slot *sym_probe(struct pd *pd, uint64_t pid_gen, uint64_t addr, uint64_t h)
+{
+	size_t mask = pd->sym_slots_cap - 1, i;
+
+	for (i = h & mask; pd->sym_slots[i].hash; i = (i + 1) & mask)
+		if (pd->sym_slots[i].addr == addr && pd->sym_slots[i].pid_gen == pid_gen)
+			break;
+	return &pd->sym_slots[i];
+}
+
 /* The slot of (pid_gen, addr): its name's, or a free slot the caller fills. NULL on ENOMEM. */
 static struct pd_sym_slot *sym_slot(struct pd *pd, uint64_t pid_gen, uint64_t addr, uint64_t h)
 {
-	size_t mask, i;
+	struct pd_sym_slot *slot = pd->sym_slots_cap ? sym_probe(pd, pid_gen, addr, h) : NULL;
 
+	if (slot && slot->hash)
+		return slot; /* most frames: named before */
+	/* a new one: room for it first (the table may move) */
 	if (pd_table_room(&pd->sym_slots, &pd->sym_slots_cap, pd->nsym_slots,
 			  sizeof(*pd->sym_slots), 4096))
 		return NULL;
-	mask = pd->sym_slots_cap - 1;
-	for (i = h & mask; pd->sym_slots[i].hash; i = (i + 1) & mask)
-		if (pd->sym_slots[i].addr == addr && pd->sym_slots[i].pid_gen == pid_gen)
-			return &pd->sym_slots[i];
-	return &pd->sym_slots[i];
+	return sym_probe(pd, pid_gen, addr, h);
 }
 
 /* The slot of offset off of file m, or a free one the caller fills (m: a mapping of it);
@@ -586,9 +596,21 @@ const char *pd_comm_of(struct pd *pd, int tid)
  * with pad: printf's "%*d" (pad ' ') or "%0*u" (pad '0', v >= 0). The end of it. */
 static char *put_dec(char *p, bool neg, uint64_t v, int width, char pad)
 {
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930"
+				    "31323334353637383940414243444546474849505152535455565758596061"
+				    "62636465666768697071727374757677787980818283848586878889909192"
+				    "93949596979899";
 	char tmp[24];
 	int n = 0;
 
+	/* two digits at a time: a header holds five numbers, for thousands of samples */
+	while (v >= 100) {
+		const char *d = pairs + 2 * (v % 100);
+
+		tmp[n++] = d[1];
+		tmp[n++] = d[0];
+		v /= 100;
+	}
 	do {
 		tmp[n++] = (char)('0' + v % 10);
 		v /= 10;
