@@ -220,6 +220,10 @@ struct pd {
 
 	int last_pid; /* proc_get's last answer */
 	struct pd_proc *last_proc;
+	struct {
+		int tid; /* 0: empty (the idle task's comm is never cached) */
+		const char *comm;
+	} comm_cache[64]; /* tid -> its comm in comms, by tid % 64 */
 
 	struct pd_seen *seen;
 	size_t nseen, seen_cap;

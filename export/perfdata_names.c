@@ -66,6 +66,8 @@ static int comm_set(struct pd *pd, int tid, const unsigned char *s, size_t max)
 		c[i] = s[i] < ' ' || s[i] == 0x7f ? '?' : (char)s[i];
 	c[max] = '\0';
 	free(hmap__get(pd->comms, &tid, sizeof(tid)));
+	if (pd->comm_cache[(unsigned)tid % 64].tid == tid)
+		pd->comm_cache[(unsigned)tid % 64].tid = 0;
 	if (!hmap__put(pd->comms, &tid, sizeof(tid), c)) {
 		free(c);
 		return -ENOMEM;
@@ -582,10 +584,17 @@ size_t pd_unwind_user(struct pd *pd, const struct pd_attr *a, const struct pd_sa
 const char *pd_comm_of(struct pd *pd, int tid)
 {
 	static char def[24];
-	const char *comm = hmap__get(pd->comms, &tid, sizeof(tid));
+	unsigned at = (unsigned)tid % 64;
+	const char *comm;
 
-	if (comm)
+	if (tid && pd->comm_cache[at].tid == tid)
+		return pd->comm_cache[at].comm;
+	comm = hmap__get(pd->comms, &tid, sizeof(tid));
+	if (comm) {
+		pd->comm_cache[at].tid = tid;
+		pd->comm_cache[at].comm = comm;
 		return comm;
+	}
 	if (tid == 0)
 		return "swapper";
 	snprintf(def, sizeof(def), ":%d", tid);

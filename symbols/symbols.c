@@ -211,7 +211,7 @@ static int proc_refresh(struct sym_cache *sc, struct proc *p, int eager)
 	size_t n;
 	int err;
 
-	p->maps_ns = clock_mono_ns();
+	p->maps_ns = clock_coarse_ns();
 	if (!p->tracked) {
 		sc->maps_reads++;
 		err = proc_maps__read(p->pid, &maps, &n);
@@ -335,7 +335,7 @@ int sym_cache__user(struct sym_cache *sc, int pid, uint64_t addr, struct sym_inf
 	if (!p && !(p = proc_read_new(sc, pid)))
 		return unknown(sc, NULL, addr, out);
 	r = user_once(sc, p, addr, out);
-	if (r == 1 && clock_mono_ns() - p->maps_ns >= MAPS_REFRESH_NS) {
+	if (r == 1 && clock_coarse_ns() - p->maps_ns >= MAPS_REFRESH_NS) {
 		proc_refresh(sc, p, 0);
 		r = user_once(sc, p, addr, out);
 	}
@@ -408,7 +408,7 @@ static struct proc *proc_tracked(struct sym_cache *sc, int pid)
 	struct proc *p = proc_get(sc, pid);
 
 	if (!p && (p = proc_new(sc, pid)))
-		p->maps_ns = clock_mono_ns();
+		p->maps_ns = clock_coarse_ns();
 	return p;
 }
 
@@ -521,7 +521,7 @@ int sym_cache__module(struct sym_cache *sc, int pid, uint64_t addr, bool open_fi
 	if (!p && !(p = proc_read_new(sc, pid)))
 		return -ENOENT;
 	m = proc_maps__find(p->maps, p->nmaps, addr);
-	if ((!m || !m->path[0]) && clock_mono_ns() - p->maps_ns >= MAPS_REFRESH_NS) {
+	if ((!m || !m->path[0]) && clock_coarse_ns() - p->maps_ns >= MAPS_REFRESH_NS) {
 		proc_refresh(sc, p, 0);
 		m = proc_maps__find(p->maps, p->nmaps, addr);
 	}

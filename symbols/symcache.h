@@ -44,7 +44,7 @@ struct proc {
 	struct proc_map *maps;
 	struct elf_obj **elfs; /* per mapping, NULL until resolved */
 	size_t nmaps, maps_cap; /* mappings, and room for so many in maps and elfs */
-	uint64_t maps_ns; /* when maps were last read (or tried) */
+	uint64_t maps_ns; /* when maps were last read (or tried), by clock_coarse_ns */
 	struct sym_table *jit;
 	uint64_t jit_ns;
 	uint32_t jit_gen; /* JIT map reads that found one */
