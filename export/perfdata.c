@@ -934,6 +934,7 @@ int perfdata_collapse(const void *buf, size_t len, const char *label, struct sym
 			sym_cache__set_inlines(pd.sc, 0);
 			sym_cache__set_lazy_names(pd.sc, 1);
 			sym_cache__set_plain_unknowns(pd.sc, 1);
+			sym_cache__set_perf_names(pd.sc, 1);
 		}
 	}
 	if (!pd.comms || !pd.procs || !pd.files || !pd.unknowns || !pd.sc || !pd.ps) {

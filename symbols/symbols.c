@@ -53,7 +53,7 @@ static const char *display_name(struct sym_cache *sc, const char *raw)
 
 	if (d)
 		return d;
-	dem = sym_demangle(raw);
+	dem = sym_demangle(raw, !sc->perf_names);
 	d = intern(sc, dem ? dem : raw);
 	free(dem);
 	if (d && !hmap__put(sc->names, raw, len, (void *)d))
@@ -767,6 +767,11 @@ void sym_cache__set_lazy_names(struct sym_cache *sc, int on)
 void sym_cache__set_plain_unknowns(struct sym_cache *sc, int on)
 {
 	sc->plain_unknowns = on;
+}
+
+void sym_cache__set_perf_names(struct sym_cache *sc, int on)
+{
+	sc->perf_names = on;
 }
 
 static void proc_stats(const void *key, size_t len, void *val, void *arg)

@@ -67,6 +67,7 @@ struct sym_cache {
 	int inlines; /* inline frames (DWARF, Go's inline trees) */
 	int lazy_names; /* ELF names left in the mapped files (elf_src.lazy_names) */
 	int plain_unknowns; /* unknown offsets of files named "[unknown]", not "file+0xOFF" */
+	int perf_names;	    /* C++ names demangled as perf does: no parameters */
 	const char *unknown_name; /* "[unknown]", interned */
 	struct kallsyms *ks;
 	uint64_t ks_ns;
