@@ -103,42 +103,45 @@ static bool insertion_sort(struct sym_entry *v, size_t n, size_t budget)
 	return true;
 }
 
-/* Stable LSD radix sort of v[0..n) by start, a byte per pass, skipping the bytes all starts
- * share (the high bytes of kernel and shared-object addresses). false on ENOMEM. */
+/* Stable LSD radix sort of v[0..n) by start, 11 bits per pass over the bits in which starts
+ * differ only (a shared object's 100 MB of code: 3 passes, where a byte per pass takes 4).
+ * false on ENOMEM. */
+#define RADIX_BITS 11
 static bool radix_sort_start(struct sym_entry *v, size_t n)
 {
-	size_t (*count)[256] = calloc(8, sizeof(*count));
-	struct sym_entry *tmp = malloc(n * sizeof(*tmp)), *from = v, *to = tmp;
-	uint64_t any = 0, all = ~0ull;
-	int shift[8], nb = 0;
+	size_t (*count)[1 << RADIX_BITS];
+	struct sym_entry *tmp, *from = v, *to;
+	uint64_t any = 0, all = ~0ull, diff;
+	int shift[64 / RADIX_BITS + 1], np = 0;
 
+	for (size_t i = 0; i < n; i++) {
+		any |= v[i].start;
+		all &= v[i].start;
+	}
+	diff = any ^ all;
+	for (int sh = diff ? __builtin_ctzll(diff) : 64; sh < 64 && diff >> sh; sh += RADIX_BITS)
+		shift[np++] = sh;
+	count = calloc(np ? np : 1, sizeof(*count));
+	to = tmp = malloc(n * sizeof(*tmp));
 	if (!count || !tmp) {
 		free(count);
 		free(tmp);
 		return false;
 	}
-	/* only the bytes in which starts differ are counted and sorted by */
-	for (size_t i = 0; i < n; i++) {
-		any |= v[i].start;
-		all &= v[i].start;
-	}
-	for (int b = 0; b < 8; b++)
-		if ((any ^ all) >> (8 * b) & 0xff)
-			shift[nb++] = 8 * b;
 	for (size_t i = 0; i < n; i++)
-		for (int k = 0; k < nb; k++)
-			count[k][(v[i].start >> shift[k]) & 0xff]++;
-	for (int k = 0; k < nb; k++) {
+		for (int k = 0; k < np; k++)
+			count[k][(v[i].start >> shift[k]) & ((1 << RADIX_BITS) - 1)]++;
+	for (int k = 0; k < np; k++) {
 		size_t sum = 0, *c = count[k];
 
-		for (int d = 0; d < 256; d++) {
+		for (int d = 0; d < 1 << RADIX_BITS; d++) {
 			size_t m = c[d];
 
 			c[d] = sum;
 			sum += m;
 		}
 		for (size_t i = 0; i < n; i++)
-			to[c[(from[i].start >> shift[k]) & 0xff]++] = from[i];
+			to[c[(from[i].start >> shift[k]) & ((1 << RADIX_BITS) - 1)]++] = from[i];
 		struct sym_entry *t = from;
 		from = to;
 		to = t;
