@@ -36,12 +36,18 @@ int sym_table__add_ref(struct sym_table *t, uint64_t start, uint64_t size, uint3
 	if (ARRAY_GROW(t->syms, t->cap, t->count + 1))
 		return -ENOMEM;
 	e = &t->syms[t->count++];
-	e->start = start;
-	e->size = size > UINT32_MAX ? UINT32_MAX : size;
-	e->name = ref;
-	e->tag = tag;
-	e->prio = prio;
+	sym_entry__set(e, start, size, ref, tag, prio);
 	return 0;
+}
+
+struct sym_entry *sym_table__room(struct sym_table *t, size_t n)
+{
+	return t->cap - t->count >= n ? t->syms + t->count : NULL;
+}
+
+void sym_table__added(struct sym_table *t, size_t k)
+{
+	t->count += k;
 }
 
 int sym_table__add(struct sym_table *t, uint64_t start, uint64_t size, const char *name, size_t len,
