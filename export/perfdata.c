@@ -76,6 +76,7 @@ static int id_add(struct pd *pd, uint64_t id, size_t attr)
 	pd->ids[pd->nids].id = id;
 	pd->ids[pd->nids++].attr = attr;
 	pd->ids_sorted = false;
+	memset(pd->id_cache, 0, sizeof(pd->id_cache));
 	return 0;
 }
 
@@ -93,6 +94,8 @@ static struct pd_attr *attr_of(struct pd *pd, uint64_t id)
 
 	if (pd->nattrs == 1 || !pd->nids)
 		return pd->nattrs ? &pd->attrs[0] : NULL;
+	if (pd->id_cache[id % 4].attr && pd->id_cache[id % 4].id == id)
+		return &pd->attrs[pd->id_cache[id % 4].attr - 1];
 	if (!pd->ids_sorted) {
 		qsort(pd->ids, pd->nids, sizeof(*pd->ids), id_cmp);
 		pd->ids_sorted = true;
@@ -100,8 +103,11 @@ static struct pd_attr *attr_of(struct pd *pd, uint64_t id)
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (pd->ids[mid].id == id)
+		if (pd->ids[mid].id == id) {
+			pd->id_cache[id % 4].id = id;
+			pd->id_cache[id % 4].attr = pd->ids[mid].attr + 1;
 			return &pd->attrs[pd->ids[mid].attr];
+		}
 		if (pd->ids[mid].id < id)
 			lo = mid + 1;
 		else

@@ -183,6 +183,10 @@ struct pd {
 	struct pd_id *ids;
 	size_t nids, ids_cap;
 	bool ids_sorted;
+	struct {
+		uint64_t id;
+		size_t attr; /* 1 + its attribute's index; 0: empty */
+	} id_cache[4];	     /* ids looked up lately (a CPU's each), by id % 4 */
 
 	struct pd_bid *bids;
 	size_t nbids, bids_cap;
@@ -199,6 +203,8 @@ struct pd {
 	 * the line perf script prints for an unknown address differs by the address only,
 	 * which the script drops without --addrs (call chains that end in junk addresses) */
 	struct hmap *unknowns;
+	const char *unk_module; /* the module unknowns last answered for, and its answer */
+	void *unk_rep;
 	struct pd_sym_slot *sym_slots;
 	size_t nsym_slots, sym_slots_cap;
 	struct pd_file_slot *file_slots;

@@ -519,12 +519,16 @@ int pd_frame(struct pd *pd, int pid, uint64_t addr, bool kernel)
 		return -ENOMEM;
 	if (s->parsed[mode] == PD_FRAME_UNPARSED && !s->known && !pd->o->include_addrs) {
 		/* parsed as the first unknown frame of its module was */
-		void *rep = hmap__get(pd->unknowns, &s->module, sizeof(s->module));
+		void *rep = pd->unk_rep && pd->unk_module == s->module
+				    ? pd->unk_rep
+				    : hmap__get(pd->unknowns, &s->module, sizeof(s->module));
 		size_t i = (size_t)(uintptr_t)rep - 1;
 
 		if (!rep && !hmap__put(pd->unknowns, &s->module, sizeof(s->module),
 				       (void *)(uintptr_t)(s - pd->syms + 1)))
 			return -ENOMEM;
+		pd->unk_module = s->module; /* junk addresses come in runs of one module */
+		pd->unk_rep = rep ? rep : (void *)(uintptr_t)(s - pd->syms + 1);
 		if (rep && pd->syms[i].parsed[mode] != PD_FRAME_UNPARSED) {
 			s->parsed[mode] = pd->syms[i].parsed[mode];
 			s->frame_at[mode] = pd->syms[i].frame_at[mode];
