@@ -953,6 +953,24 @@ int stack_agg__add_cb(void *ctx, const char *stack, size_t len, uint64_t count)
 	return stack_agg__add(ctx, stack, len, count);
 }
 
+/* " COUNT\n" into buf (at least 23 bytes), as printf's " %llu\n": thousands of lines. Its
+ * length. */
+static int u64_line(char *buf, uint64_t v)
+{
+	char tmp[20];
+	int n = 0, len = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	buf[len++] = ' ';
+	while (n)
+		buf[len++] = tmp[--n];
+	buf[len++] = '\n';
+	return len;
+}
+
 int stack_agg__write(struct stack_agg *sa, FILE *out)
 {
 	size_t n = stack_set__count(sa->set);
@@ -968,7 +986,7 @@ int stack_agg__write(struct stack_agg *sa, FILE *out)
 		int len;
 
 		if (stack_set__exact(sa->set, 0, ids[i], &count))
-			len = snprintf(num, sizeof(num), " %llu\n", (unsigned long long)count);
+			len = u64_line(num, count);
 		else
 			len = snprintf(num, sizeof(num), " %.15g\n", stack_set__value(sa->set, 0, ids[i]));
 		fwrite(stack, 1, slen, out);
