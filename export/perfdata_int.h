@@ -224,8 +224,10 @@ struct pd {
 	size_t nksyms, ksyms_cap;
 	uint32_t kgen; /* bumped when they change: cached kernel names are then stale */
 
-	int last_pid; /* proc_get's last answer */
-	struct pd_proc *last_proc;
+	struct {
+		int pid;
+		struct pd_proc *proc; /* NULL: empty */
+	} proc_cache[64];	      /* pd_proc_get's last answers, by pid % 64 */
 	struct {
 		int tid; /* 0: empty (the idle task's comm is never cached) */
 		const char *comm;

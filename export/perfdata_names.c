@@ -22,14 +22,15 @@
 
 struct pd_proc *pd_proc_get(struct pd *pd, int pid)
 {
+	unsigned at = (unsigned)pid % 64;
 	struct pd_proc *p;
 
-	if (pd->last_proc && pd->last_pid == pid)
-		return pd->last_proc;
+	if (pd->proc_cache[at].proc && pd->proc_cache[at].pid == pid)
+		return pd->proc_cache[at].proc; /* states are never freed before the end */
 	p = hmap__get(pd->procs, &pid, sizeof(pid));
 	if (p) {
-		pd->last_pid = pid;
-		pd->last_proc = p;
+		pd->proc_cache[at].pid = pid;
+		pd->proc_cache[at].proc = p;
 		return p;
 	}
 	p = calloc(1, sizeof(*p));
@@ -613,28 +614,35 @@ static char *put_dec(char *p, bool neg, uint64_t v, int width, char pad)
 				    "31323334353637383940414243444546474849505152535455565758596061"
 				    "62636465666768697071727374757677787980818283848586878889909192"
 				    "93949596979899";
-	char tmp[24];
-	int n = 0;
+	uint64_t ten = 10;
+	int n = 1;
+	char *e;
 
-	/* two digits at a time: a header holds five numbers, for thousands of samples */
+	/* its digits counted, then written from the last, two at a time: a header holds five
+	 * numbers, for thousands of samples */
+	while (n < 20 && v >= ten) {
+		n++;
+		ten = n < 20 ? ten * 10 : ten;
+	}
+	for (int k = n + neg; k < width; k++)
+		*p++ = pad;
+	if (neg)
+		*p++ = '-';
+	e = p + n;
 	while (v >= 100) {
 		const char *d = pairs + 2 * (v % 100);
 
-		tmp[n++] = d[1];
-		tmp[n++] = d[0];
+		*--e = d[1];
+		*--e = d[0];
 		v /= 100;
 	}
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	if (neg)
-		tmp[n++] = '-';
-	for (int k = n; k < width; k++)
-		*p++ = pad;
-	while (n)
-		*p++ = tmp[--n];
-	return p;
+	if (v >= 10) {
+		*--e = pairs[2 * v + 1];
+		*--e = pairs[2 * v];
+	} else {
+		*--e = (char)('0' + v);
+	}
+	return p + n;
 }
 
 /* An int as printf's "%*d", or "%-*d" when left. */
