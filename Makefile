@@ -26,7 +26,13 @@ DLOPEN_PC := capstone
 # without them and their dozens of dependencies.
 AGENT_PC := libmicrohttpd libcurl rdkafka
 PC_CFLAGS := $(shell pkg-config --cflags $(LIBS_PC) $(DLOPEN_PC) $(AGENT_PC) 2>/dev/null)
-PC_LIBS   := $(shell pkg-config --libs $(LIBS_PC) 2>/dev/null)
+# Linked from their archives (in the same -dev packages; liblzma-dev and libbz2-dev for
+# libdw's): loading them as eleven shared libraries cost every start 0.7 ms of CPU, half of
+# `galatop --version` and a share of a perf.data file's read (docs/perfdata.md). libc, libm
+# and the agent's libraries stay shared.
+STATIC_PC := libbpf libelf libdw ncursesw jansson zlib libnghttp2 libbson-static-1.0
+PC_LIBS   := -Wl,-Bstatic $(filter-out -pthread -lpthread -ldl -lrt %.a,$(shell pkg-config --static \
+	--libs $(STATIC_PC) 2>/dev/null)) -Wl,-Bdynamic
 AGENT_LIBS := $(shell pkg-config --libs $(AGENT_PC) 2>/dev/null)
 LDLIBS    := $(PC_LIBS) -liberty -lm -lpthread -ldl
 
@@ -77,6 +83,7 @@ ASAN_AGENT_OBJS := $(patsubst %.c,$(O)/asan/pic/%.o,$(AGENT_SRCS))
 # rustc, golang-go and lld (rustc's newer default linker) build the language tests' programs;
 # python3 (3.11) runs test_python's.
 DEB_PKGS := gcc g++ make clang llvm libclang-rt-14-dev bpftool libbpf-dev libelf-dev libdw-dev \
+	liblzma-dev libbz2-dev \
 	libncurses-dev libjansson-dev zlib1g-dev libcapstone-dev pkg-config libiberty-dev tmux libxml2-utils \
 	linux-perf perl procps mount chromium jq nodejs strace openjdk-17-jdk-headless \
 	libc6-dbg rustc golang-go lld python3 libbson-dev

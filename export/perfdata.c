@@ -76,6 +76,7 @@ static int id_add(struct pd *pd, uint64_t id, size_t attr)
 	pd->ids[pd->nids].id = id;
 	pd->ids[pd->nids++].attr = attr;
 	pd->ids_sorted = false;
+	memset(pd->id_cache, 0, sizeof(pd->id_cache));
 	return 0;
 }
 
@@ -93,6 +94,8 @@ static struct pd_attr *attr_of(struct pd *pd, uint64_t id)
 
 	if (pd->nattrs == 1 || !pd->nids)
 		return pd->nattrs ? &pd->attrs[0] : NULL;
+	if (pd->id_cache[id % 4].attr && pd->id_cache[id % 4].id == id)
+		return &pd->attrs[pd->id_cache[id % 4].attr - 1];
 	if (!pd->ids_sorted) {
 		qsort(pd->ids, pd->nids, sizeof(*pd->ids), id_cmp);
 		pd->ids_sorted = true;
@@ -100,8 +103,11 @@ static struct pd_attr *attr_of(struct pd *pd, uint64_t id)
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (pd->ids[mid].id == id)
+		if (pd->ids[mid].id == id) {
+			pd->id_cache[id % 4].id = id;
+			pd->id_cache[id % 4].attr = pd->ids[mid].attr + 1;
 			return &pd->attrs[pd->ids[mid].attr];
+		}
 		if (pd->ids[mid].id < id)
 			lo = mid + 1;
 		else
@@ -251,13 +257,60 @@ static uint64_t rec_time(const struct pd *pd, const unsigned char *r, size_t siz
 	return rd64(r + at);
 }
 
-static int rec_cmp(const void *a, const void *b)
+static inline bool rec_before(const struct pd_rec *x, const struct pd_rec *y)
 {
-	const struct pd_rec *x = a, *y = b;
+	return x->time < y->time || (x->time == y->time && x->off < y->off);
+}
 
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->off < y->off ? -1 : x->off > y->off;
+/* Sorts v[0..n) by time, then offset in the file. perf writes records in rounds of a few runs
+ * already in time order (a CPU's buffer each): the runs found are merged pairwise, in a
+ * fraction of what sorting from scratch costs. -ENOMEM or 0. */
+static int recs_sort(struct pd_rec *v, size_t n)
+{
+	struct pd_rec *tmp, *from = v, *to;
+	size_t *runs, nruns = 0;
+
+	if (n < 2)
+		return 0;
+	tmp = malloc(n * sizeof(*tmp));
+	runs = malloc((n + 1) * sizeof(*runs));
+	if (!tmp || !runs) {
+		free(tmp);
+		free(runs);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!i || rec_before(&v[i], &v[i - 1]))
+			runs[nruns++] = i;
+	runs[nruns] = n;
+	to = tmp;
+	while (nruns > 1) {
+		size_t k, out = 0;
+
+		for (k = 0; k + 1 < nruns; k += 2) {
+			size_t a = runs[k], ae = runs[k + 1], b = ae, be = runs[k + 2], o = a;
+
+			while (a < ae && b < be)
+				to[o++] = rec_before(&from[b], &from[a]) ? from[b++] : from[a++];
+			memcpy(to + o, from + a, (ae - a) * sizeof(*to));
+			o += ae - a;
+			memcpy(to + o, from + b, (be - b) * sizeof(*to));
+			runs[out++] = runs[k];
+		}
+		if (k < nruns) { /* an odd run out: copied as it is */
+			memcpy(to + runs[k], from + runs[k], (runs[k + 1] - runs[k]) * sizeof(*to));
+			runs[out++] = runs[k];
+		}
+		runs[out] = n;
+		nruns = out;
+		to = from;
+		from = from == v ? tmp : v;
+	}
+	if (from != v)
+		memcpy(v, from, n * sizeof(*v));
+	free(tmp);
+	free(runs);
+	return 0;
 }
 
 /* ---- processes, threads, mappings ---- */
@@ -274,7 +327,7 @@ int pd_flush_text(struct pd *pd)
 
 int pd_arena_put(struct pd *pd, const void *s, size_t n, size_t *at)
 {
-	if (n > SIZE_MAX / 2 - pd->alen || ARRAY_GROW(pd->arena, pd->acap, pd->alen + n))
+	if (n > SIZE_MAX / 2 - pd->alen || BIG_ARRAY_GROW(pd->arena, pd->acap, pd->alen + n))
 		return -ENOMEM;
 	memcpy(pd->arena + pd->alen, s, n);
 	*at = pd->alen;
@@ -310,12 +363,14 @@ int pd_table_room(void *tab, size_t *cap, size_t n, size_t esize, size_t first)
 
 	if (n * 2 < *cap)
 		return 0;
-	/* written whole now: calloc's fresh pages would each fault twice, on the first read
-	 * (the zero page) and the first write */
-	new = ncap <= SIZE_MAX / esize ? malloc(ncap * esize) : NULL;
-	if (!new)
+	/* a large table is a mapping of its own, zero already (in huge pages: a read before
+	 * the first write costs little); a smaller one is written whole now, as calloc's fresh
+	 * pages would each fault twice, on the first read (the zero page) and the first write */
+	new = NULL;
+	if (ncap > SIZE_MAX / esize || big_array_resize(&new, 0, ncap * esize))
 		return -ENOMEM;
-	memset(new, 0, ncap * esize);
+	if (ncap * esize < BIG_ARRAY_MIN)
+		memset(new, 0, ncap * esize);
 	memcpy(&old, tab, sizeof(old));
 	for (size_t j = 0; j < *cap; j++) {
 		uint64_t h;
@@ -333,14 +388,15 @@ int pd_table_room(void *tab, size_t *cap, size_t n, size_t esize, size_t first)
 		}
 		memcpy(new + i * esize, old + j * esize, esize);
 	}
-	free(old);
+	big_array_free(old, *cap * esize);
 	memcpy(tab, &new, sizeof(new));
 	*cap = ncap;
 	return 0;
 }
 
-/* The slot of the key being built: a seen sample's, or a free one. NULL on ENOMEM. */
-static struct pd_seen *seen_slot(struct pd *pd, uint64_t h)
+/* The slot of the key being built and of call chain s->chain: a seen sample's, or a free one.
+ * NULL on ENOMEM. */
+static struct pd_seen *seen_slot(struct pd *pd, const struct pd_sample *s, uint64_t h)
 {
 	size_t mask, i;
 
@@ -350,8 +406,9 @@ static struct pd_seen *seen_slot(struct pd *pd, uint64_t h)
 	for (i = h & mask; pd->seen[i].hash; i = (i + 1) & mask) {
 		const struct pd_seen *e = &pd->seen[i];
 
-		if (e->hash == h && e->key_len == pd->klen &&
-		    !memcmp(pd->arena + e->key, pd->key, pd->klen))
+		if (e->hash == h && e->key_len == pd->klen && e->nchain == s->nchain &&
+		    !memcmp(pd->arena + e->key, pd->key, pd->klen) &&
+		    (!s->nchain || !memcmp(e->chain, s->chain, s->nchain * 8)))
 			break;
 	}
 	return &pd->seen[i];
@@ -466,7 +523,8 @@ static bool pname_is_comm(const char *stack, size_t len, const char *comm)
 }
 
 /* Builds the key of a sample in pd->key: what its collapsed stack depends on (with the user
- * frames unwound from its stack copy, upcs[0..nu)). */
+ * frames unwound from its stack copy, upcs[0..nu)) but its call chain, which stays in the
+ * file (seen_slot compares it there). */
 static int seen_key(struct pd *pd, const struct pd_attr *a, const struct pd_sample *s,
 		    uint16_t misc, const uint64_t *upcs, size_t nu)
 {
@@ -484,12 +542,11 @@ static int seen_key(struct pd *pd, const struct pd_attr *a, const struct pd_samp
 	pd->klen = 0;
 	if (key_put(pd, head, sizeof(head)) || key_put(pd, comm, strlen(comm) + 1))
 		return -ENOMEM;
-	if (nu && (key_put(pd, &s->nchain, sizeof(s->nchain)) ||
-		   key_put(pd, upcs, nu * sizeof(*upcs))))
+	if (nu && key_put(pd, upcs, nu * sizeof(*upcs)))
 		return -ENOMEM;
-	if (s->chain)
-		return key_put(pd, s->chain, s->nchain * 8);
-	return key_put(pd, &s->ip, sizeof(s->ip));
+	if (!s->chain && key_put(pd, &s->ip, sizeof(s->ip)))
+		return -ENOMEM;
+	return pd->klen > UINT32_MAX ? -ENOMEM : 0;
 }
 
 /* The attribute of sample record r (size bytes) and its fields in *s; NULL when it has no
@@ -580,8 +637,11 @@ static int on_sample(struct pd *pd, const unsigned char *r, size_t size, uint16_
 	err = seen_key(pd, a, &s, misc, pd->upcs, nu);
 	if (err)
 		return err;
-	h = hash_bytes(pd->key, pd->klen) | 1;
-	seen = seen_slot(pd, h);
+	h = hash_bytes(pd->key, pd->klen);
+	if (s.nchain)
+		h = hash_mix(h ^ hash_bytes(s.chain, s.nchain * 8));
+	h |= 1;
+	seen = seen_slot(pd, &s, h);
 	if (!seen)
 		return -ENOMEM;
 	if (seen->hash && seen->filtered)
@@ -620,7 +680,9 @@ static int on_sample(struct pd *pd, const unsigned char *r, size_t size, uint16_
 		if (!err && (!pd->passed || pname_is_comm(pd->arena + pd->passed_at,
 							  pd->passed_len, s.comm))) {
 			seen->hash = h;
-			seen->key_len = pd->klen;
+			seen->key_len = (uint32_t)pd->klen;
+			seen->chain = s.chain;
+			seen->nchain = s.nchain;
 			seen->filtered = !pd->passed;
 			seen->stack = pd->passed_at;
 			seen->stack_len = pd->passed_len;
@@ -714,7 +776,7 @@ static int list_records(struct pd *pd, size_t at, size_t end)
 				return err;
 			pd->st.bad += err > 0;
 		} else {
-			if (ARRAY_GROW(pd->recs, pd->recs_cap, pd->nrecs + 1))
+			if (BIG_ARRAY_GROW(pd->recs, pd->recs_cap, pd->nrecs + 1))
 				return -ENOMEM;
 			prev = rec_time(pd, r, size, prev);
 			pd->recs[pd->nrecs].time = prev;
@@ -760,8 +822,8 @@ static int replay(struct pd *pd)
 	uint64_t good = 0;
 	int err = 0;
 
-	if (pd->nrecs)
-		qsort(pd->recs, pd->nrecs, sizeof(*pd->recs), rec_cmp);
+	if (recs_sort(pd->recs, pd->nrecs))
+		return -ENOMEM;
 	for (size_t i = 0; i < pd->nrecs && !err; i++) {
 		const unsigned char *r = pd->buf + pd->recs[i].off;
 		size_t size = rd16(r + 6);
@@ -877,6 +939,8 @@ int perfdata_collapse(const void *buf, size_t len, const char *label, struct sym
 			sym_cache__set_lines(pd.sc, 0);
 			sym_cache__set_inlines(pd.sc, 0);
 			sym_cache__set_lazy_names(pd.sc, 1);
+			sym_cache__set_plain_unknowns(pd.sc, 1);
+			sym_cache__set_perf_names(pd.sc, 1);
 		}
 	}
 	if (!pd.comms || !pd.procs || !pd.files || !pd.unknowns || !pd.sc || !pd.ps) {
@@ -929,16 +993,16 @@ out:
 	free(pd.bids);
 	free(pd.attrs);
 	free(pd.ids);
-	free(pd.recs);
-	free(pd.syms);
-	free(pd.sym_slots);
-	free(pd.file_slots);
+	BIG_ARRAY_FREE(pd.recs, pd.recs_cap);
+	BIG_ARRAY_FREE(pd.syms, pd.syms_cap);
+	BIG_ARRAY_FREE(pd.sym_slots, pd.sym_slots_cap);
+	BIG_ARRAY_FREE(pd.file_slots, pd.file_slots_cap);
 	free(pd.text);
-	free(pd.seen);
-	free(pd.arena);
+	BIG_ARRAY_FREE(pd.seen, pd.seen_cap);
+	BIG_ARRAY_FREE(pd.arena, pd.acap);
 	free(pd.key);
 	free(pd.upcs);
-	free(pd.kset);
+	BIG_ARRAY_FREE(pd.kset, pd.kset_cap);
 	perfscript__free(pd.ps);
 	unwinder__free(pd.uw);
 	sym_cache__free(pd.own_sc);
@@ -957,9 +1021,8 @@ int perfdata_collapse_file(FILE *f, const void *head, size_t n, const char *labe
 
 	if (fd >= 0 && !fstat(fd, &sb) && S_ISREG(sb.st_mode) && sb.st_size >= (off_t)n &&
 	    sb.st_size > 0) {
-		map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
 		if (map != MAP_FAILED) {
-			madvise(map, (size_t)sb.st_size, MADV_SEQUENTIAL);
 			ret = perfdata_collapse(map, (size_t)sb.st_size, label, NULL, o, fn, ctx,
 						st, err, errlen);
 			munmap(map, (size_t)sb.st_size);

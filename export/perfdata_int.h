@@ -163,8 +163,11 @@ struct pd_kaddr {
  * same stack, which is passed on again without naming or parsing anything. */
 struct pd_seen {
 	uint64_t hash; /* 0: a free slot */
-	size_t key, key_len, stack, stack_len; /* offsets into pd->arena */
-	bool filtered;			       /* of an event the filter drops */
+	const unsigned char *chain; /* its call chain, read in place in the file (NULL: none) */
+	size_t key, stack;	    /* offsets into pd->arena: the rest of its key; its stack */
+	uint32_t key_len, stack_len;
+	uint64_t nchain;
+	bool filtered; /* of an event the filter drops */
 };
 
 struct pd {
@@ -180,6 +183,10 @@ struct pd {
 	struct pd_id *ids;
 	size_t nids, ids_cap;
 	bool ids_sorted;
+	struct {
+		uint64_t id;
+		size_t attr; /* 1 + its attribute's index; 0: empty */
+	} id_cache[4];	     /* ids looked up lately (a CPU's each), by id % 4 */
 
 	struct pd_bid *bids;
 	size_t nbids, bids_cap;
@@ -196,6 +203,8 @@ struct pd {
 	 * the line perf script prints for an unknown address differs by the address only,
 	 * which the script drops without --addrs (call chains that end in junk addresses) */
 	struct hmap *unknowns;
+	const char *unk_module; /* the module unknowns last answered for, and its answer */
+	void *unk_rep;
 	struct pd_sym_slot *sym_slots;
 	size_t nsym_slots, sym_slots_cap;
 	struct pd_file_slot *file_slots;
@@ -215,8 +224,14 @@ struct pd {
 	size_t nksyms, ksyms_cap;
 	uint32_t kgen; /* bumped when they change: cached kernel names are then stale */
 
-	int last_pid; /* proc_get's last answer */
-	struct pd_proc *last_proc;
+	struct {
+		int pid;
+		struct pd_proc *proc; /* NULL: empty */
+	} proc_cache[64];	      /* pd_proc_get's last answers, by pid % 64 */
+	struct {
+		int tid; /* 0: empty (the idle task's comm is never cached) */
+		const char *comm;
+	} comm_cache[64]; /* tid -> its comm in comms, by tid % 64 */
 
 	struct pd_seen *seen;
 	size_t nseen, seen_cap;

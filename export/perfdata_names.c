@@ -22,14 +22,15 @@
 
 struct pd_proc *pd_proc_get(struct pd *pd, int pid)
 {
+	unsigned at = (unsigned)pid % 64;
 	struct pd_proc *p;
 
-	if (pd->last_proc && pd->last_pid == pid)
-		return pd->last_proc;
+	if (pd->proc_cache[at].proc && pd->proc_cache[at].pid == pid)
+		return pd->proc_cache[at].proc; /* states are never freed before the end */
 	p = hmap__get(pd->procs, &pid, sizeof(pid));
 	if (p) {
-		pd->last_pid = pid;
-		pd->last_proc = p;
+		pd->proc_cache[at].pid = pid;
+		pd->proc_cache[at].proc = p;
 		return p;
 	}
 	p = calloc(1, sizeof(*p));
@@ -66,6 +67,8 @@ static int comm_set(struct pd *pd, int tid, const unsigned char *s, size_t max)
 		c[i] = s[i] < ' ' || s[i] == 0x7f ? '?' : (char)s[i];
 	c[max] = '\0';
 	free(hmap__get(pd->comms, &tid, sizeof(tid)));
+	if (pd->comm_cache[(unsigned)tid % 64].tid == tid)
+		pd->comm_cache[(unsigned)tid % 64].tid = 0;
 	if (!hmap__put(pd->comms, &tid, sizeof(tid), c)) {
 		free(c);
 		return -ENOMEM;
@@ -273,19 +276,29 @@ int pd_on_mmap(struct pd *pd, const unsigned char *r, size_t size, uint16_t misc
 	return err;
 }
 
+/* The slot of (pid_gen, addr) in the table (which has room): its name's, or a free one. */
+static struct pd_sym_slot *sym_probe(struct pd *pd, uint64_t pid_gen, uint64_t addr, uint64_t h)
+{
+	size_t mask = pd->sym_slots_cap - 1, i;
+
+	for (i = h & mask; pd->sym_slots[i].hash; i = (i + 1) & mask)
+		if (pd->sym_slots[i].addr == addr && pd->sym_slots[i].pid_gen == pid_gen)
+			break;
+	return &pd->sym_slots[i];
+}
+
 /* The slot of (pid_gen, addr): its name's, or a free slot the caller fills. NULL on ENOMEM. */
 static struct pd_sym_slot *sym_slot(struct pd *pd, uint64_t pid_gen, uint64_t addr, uint64_t h)
 {
-	size_t mask, i;
+	struct pd_sym_slot *slot = pd->sym_slots_cap ? sym_probe(pd, pid_gen, addr, h) : NULL;
 
+	if (slot && slot->hash)
+		return slot; /* most frames: named before */
+	/* a new one: room for it first (the table may move) */
 	if (pd_table_room(&pd->sym_slots, &pd->sym_slots_cap, pd->nsym_slots,
 			  sizeof(*pd->sym_slots), 4096))
 		return NULL;
-	mask = pd->sym_slots_cap - 1;
-	for (i = h & mask; pd->sym_slots[i].hash; i = (i + 1) & mask)
-		if (pd->sym_slots[i].addr == addr && pd->sym_slots[i].pid_gen == pid_gen)
-			return &pd->sym_slots[i];
-	return &pd->sym_slots[i];
+	return sym_probe(pd, pid_gen, addr, h);
 }
 
 /* The slot of offset off of file m, or a free one the caller fills (m: a mapping of it);
@@ -390,7 +403,7 @@ static const struct pd_sym *name_of(struct pd *pd, int pid, uint64_t addr)
 			return &pd->syms[fslot->idx];
 		}
 	}
-	if (ARRAY_GROW(pd->syms, pd->syms_cap, pd->nsyms + 1))
+	if (BIG_ARRAY_GROW(pd->syms, pd->syms_cap, pd->nsyms + 1))
 		return NULL;
 	s = &pd->syms[pd->nsyms];
 	*s = (struct pd_sym){ 0 };
@@ -507,12 +520,16 @@ int pd_frame(struct pd *pd, int pid, uint64_t addr, bool kernel)
 		return -ENOMEM;
 	if (s->parsed[mode] == PD_FRAME_UNPARSED && !s->known && !pd->o->include_addrs) {
 		/* parsed as the first unknown frame of its module was */
-		void *rep = hmap__get(pd->unknowns, &s->module, sizeof(s->module));
+		void *rep = pd->unk_rep && pd->unk_module == s->module
+				    ? pd->unk_rep
+				    : hmap__get(pd->unknowns, &s->module, sizeof(s->module));
 		size_t i = (size_t)(uintptr_t)rep - 1;
 
 		if (!rep && !hmap__put(pd->unknowns, &s->module, sizeof(s->module),
 				       (void *)(uintptr_t)(s - pd->syms + 1)))
 			return -ENOMEM;
+		pd->unk_module = s->module; /* junk addresses come in runs of one module */
+		pd->unk_rep = rep ? rep : (void *)(uintptr_t)(s - pd->syms + 1);
 		if (rep && pd->syms[i].parsed[mode] != PD_FRAME_UNPARSED) {
 			s->parsed[mode] = pd->syms[i].parsed[mode];
 			s->frame_at[mode] = pd->syms[i].frame_at[mode];
@@ -572,10 +589,17 @@ size_t pd_unwind_user(struct pd *pd, const struct pd_attr *a, const struct pd_sa
 const char *pd_comm_of(struct pd *pd, int tid)
 {
 	static char def[24];
-	const char *comm = hmap__get(pd->comms, &tid, sizeof(tid));
+	unsigned at = (unsigned)tid % 64;
+	const char *comm;
 
-	if (comm)
+	if (tid && pd->comm_cache[at].tid == tid)
+		return pd->comm_cache[at].comm;
+	comm = hmap__get(pd->comms, &tid, sizeof(tid));
+	if (comm) {
+		pd->comm_cache[at].tid = tid;
+		pd->comm_cache[at].comm = comm;
 		return comm;
+	}
 	if (tid == 0)
 		return "swapper";
 	snprintf(def, sizeof(def), ":%d", tid);
@@ -586,20 +610,39 @@ const char *pd_comm_of(struct pd *pd, int tid)
  * with pad: printf's "%*d" (pad ' ') or "%0*u" (pad '0', v >= 0). The end of it. */
 static char *put_dec(char *p, bool neg, uint64_t v, int width, char pad)
 {
-	char tmp[24];
-	int n = 0;
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930"
+				    "31323334353637383940414243444546474849505152535455565758596061"
+				    "62636465666768697071727374757677787980818283848586878889909192"
+				    "93949596979899";
+	uint64_t ten = 10;
+	int n = 1;
+	char *e;
 
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	if (neg)
-		tmp[n++] = '-';
-	for (int k = n; k < width; k++)
+	/* its digits counted, then written from the last, two at a time: a header holds five
+	 * numbers, for thousands of samples */
+	while (n < 20 && v >= ten) {
+		n++;
+		ten = n < 20 ? ten * 10 : ten;
+	}
+	for (int k = n + neg; k < width; k++)
 		*p++ = pad;
-	while (n)
-		*p++ = tmp[--n];
-	return p;
+	if (neg)
+		*p++ = '-';
+	e = p + n;
+	while (v >= 100) {
+		const char *d = pairs + 2 * (v % 100);
+
+		*--e = d[1];
+		*--e = d[0];
+		v /= 100;
+	}
+	if (v >= 10) {
+		*--e = pairs[2 * v + 1];
+		*--e = pairs[2 * v];
+	} else {
+		*--e = (char)('0' + v);
+	}
+	return p + n;
 }
 
 /* An int as printf's "%*d", or "%-*d" when left. */

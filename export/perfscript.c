@@ -393,26 +393,42 @@ static size_t skip_spaces(const char *l, size_t p, size_t n)
 {
 	if (p < n && l[p] == '\t')
 		p++;
-	while (n - p >= 8 && load_le(l + p) == 0x2020202020202020ULL)
-		p += 8;
+	for (; n - p >= 8; p += 8) {
+		uint64_t x = load_le(l + p) ^ 0x2020202020202020ULL;
+
+		if (x) { /* its lowest set bit is in the first byte that is no space */
+			p += (size_t)__builtin_ctzll(x) / 8;
+			break;
+		}
+	}
 	while (p < n && is_ws(l[p]))
 		p++;
 	return p;
 }
 
-/* Skips whole words of 8 lowercase hex digits from p on in l[0..n) (the address that starts a
- * frame line, all \w); the caller goes on byte by byte. */
+/* The bytes of w that are lowercase hex digits, as their top bits: exact for each byte (no
+ * carry crosses bytes), whatever the others hold. */
+static inline uint64_t hex_bytes(uint64_t w)
+{
+	const uint64_t ones = 0x0101010101010101ULL, top = ones << 7, low = ~top;
+	uint64_t v = w & low, digit, alpha;
+
+	digit = (v + ones * (0x80 - '0')) & ~(v + ones * (0x7f - '9'));
+	alpha = (v + ones * (0x80 - 'a')) & ~(v + ones * (0x7f - 'f'));
+	return (digit | alpha) & ~w & top;
+}
+
+/* Skips the lowercase hex digits from p on in l[0..n) (the address that starts a frame line,
+ * all \w), a word at a time; the caller goes on byte by byte. */
 static size_t skip_hex(const char *l, size_t p, size_t n)
 {
-	const uint64_t ones = 0x0101010101010101ULL, top = ones << 7;
+	const uint64_t top = 0x8080808080808080ULL;
 
 	for (; n - p >= 8; p += 8) {
-		uint64_t w = load_le(l + p), digit, alpha;
+		uint64_t other = ~hex_bytes(load_le(l + p)) & top;
 
-		digit = (w + ones * (0x80 - '0')) & ~(w + ones * (0x7f - '9'));
-		alpha = (w + ones * (0x80 - 'a')) & ~(w + ones * (0x7f - 'f'));
-		if ((w & top) || ((digit | alpha) & top) != top)
-			break;
+		if (other)
+			return p + (size_t)__builtin_ctzll(other) / 8;
 	}
 	return p;
 }
@@ -437,7 +453,7 @@ static bool match_frame(const char *l, size_t n, const char **pc, size_t *pc_len
 	while (p < n && is_ws(l[p]))
 		p++;
 	ws = p - w0 - wl;
-	rp = memrchr(l, ')', n);
+	rp = l[n - 1] == ')' ? l + n - 1 : memrchr(l, ')', n); /* the usual end, else a search */
 	if (!rp)
 		return false;
 	lp = rp - l;
@@ -651,8 +667,17 @@ frame_build(struct perfscript *ps, const char *pc, size_t pc_len, const char *fu
 	int err;
 
 	*adds = false;
-	/* s/\+0x[\da-f]+$// */
-	for (h = n; h > 0 && (is_digit(func[h - 1]) || (func[h - 1] >= 'a' && func[h - 1] <= 'f'));
+	/* s/\+0x[\da-f]+$//: the hex digits that end func, the last 8 bytes at a time */
+	for (h = n; h >= 8;) {
+		uint64_t other = ~hex_bytes(load_le(func + h - 8)) & 0x8080808080808080ULL;
+
+		if (other) {
+			h -= (size_t)__builtin_clzll(other) / 8;
+			break;
+		}
+		h -= 8;
+	}
+	for (; h > 0 && h < 8 && (is_digit(func[h - 1]) || (func[h - 1] >= 'a' && func[h - 1] <= 'f'));
 	     h--)
 		;
 	if (h < n && h >= 3 && !memcmp(func + h - 3, "+0x", 3))
@@ -928,6 +953,24 @@ int stack_agg__add_cb(void *ctx, const char *stack, size_t len, uint64_t count)
 	return stack_agg__add(ctx, stack, len, count);
 }
 
+/* " COUNT\n" into buf (at least 23 bytes), as printf's " %llu\n": thousands of lines. Its
+ * length. */
+static int u64_line(char *buf, uint64_t v)
+{
+	char tmp[20];
+	int n = 0, len = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	buf[len++] = ' ';
+	while (n)
+		buf[len++] = tmp[--n];
+	buf[len++] = '\n';
+	return len;
+}
+
 int stack_agg__write(struct stack_agg *sa, FILE *out)
 {
 	size_t n = stack_set__count(sa->set);
@@ -943,7 +986,7 @@ int stack_agg__write(struct stack_agg *sa, FILE *out)
 		int len;
 
 		if (stack_set__exact(sa->set, 0, ids[i], &count))
-			len = snprintf(num, sizeof(num), " %llu\n", (unsigned long long)count);
+			len = u64_line(num, count);
 		else
 			len = snprintf(num, sizeof(num), " %.15g\n", stack_set__value(sa->set, 0, ids[i]));
 		fwrite(stack, 1, slen, out);

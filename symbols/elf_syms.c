@@ -248,7 +248,8 @@ static int add_symbols(struct elf_syms *es, Elf *elf, int *has_symtab)
 		Elf_Data *d;
 		const Elf64_Sym *raw = NULL;
 		const char *strs;
-		size_t count, nraw = 0, slen = 0;
+		struct sym_entry *fill;
+		size_t count, nraw = 0, slen = 0, room, filled;
 
 		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
 			continue;
@@ -263,6 +264,20 @@ static int add_symbols(struct elf_syms *es, Elf *elf, int *has_symtab)
 			nraw = d->d_size / sizeof(*raw);
 		}
 		strs = string_table(elf, sh.sh_link, &slen);
+		/* room for them all at once (as many as the section's data holds, whatever its
+		 * header says): tens of thousands of symbols grown by doubling would be copied
+		 * (and their pages touched) again at each step; read in place, they are written
+		 * straight into it */
+		room = d->d_size / (is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym));
+		room = room < count ? room : count;
+		if (sym_table__reserve(es->tab, room, 0) ||
+		    (es->lazy && (es->nnames + room >= UINT32_MAX ||
+				  ARRAY_GROW(es->names, es->names_cap, es->nnames + room)))) {
+			err = -ENOMEM;
+			break;
+		}
+		fill = raw && es->lazy ? sym_table__room(es->tab, room) : NULL;
+		filled = 0;
 		for (size_t i = 1; i < count; i++) {
 			GElf_Sym s;
 			const char *name;
@@ -291,11 +306,19 @@ static int add_symbols(struct elf_syms *es, Elf *elf, int *has_symtab)
 			if (!name || (type == STT_NOTYPE && (!*name || name[0] == '$' ||
 							     (name[0] == '.' && name[1] == 'L'))))
 				continue;
+			if (fill && filled < room) {
+				es->names[es->nnames] = name;
+				sym_entry__set(&fill[filled++], s.st_value, s.st_size,
+					       (uint32_t)es->nnames++, 0, sym_prio(&s));
+				continue;
+			}
 			err = add_symbol(es, s.st_value, s.st_size, name, es->lazy ? 0 : strlen(name),
 					 sym_prio(&s));
 			if (err)
 				break;
 		}
+		if (fill)
+			sym_table__added(es->tab, filled);
 		if (sh.sh_type == SHT_SYMTAB)
 			*has_symtab = 1;
 	}

@@ -560,15 +560,34 @@ static size_t first_line(const char *t, size_t lo, size_t hi, size_t end,
 	return lo;
 }
 
-/* Adds to r the last text symbol of the core kernel's lines [0, core) starting at or below a,
- * found by binary search: the kernel lists them in address order (scripts/kallsyms sorts them
- * for its own binary searches), aliases one after the other. 0, or fn's error. */
-static int resolve_core(struct resolve *r, const char *t, size_t core, size_t end, uint64_t a,
-			size_t *nonzero)
+/* first_line for an answer likely near lo (that of the previous of ascending addresses):
+ * windows from lo that double until one holds it, then a binary search in that one. */
+static size_t first_line_near(const char *t, size_t lo, size_t hi, size_t end,
+			      bool (*pred)(const char *, size_t, size_t, uint64_t), uint64_t a)
 {
-	size_t at = first_line(t, 0, core, end, line_above, a);
+	for (size_t step = 4096; hi - lo > step; step *= 2) {
+		size_t probe = line_at(t, lo + step, end);
+
+		if (probe >= hi)
+			break;
+		if (pred(t, probe, end, a))
+			return first_line(t, lo, probe, end, pred, a);
+		lo = next_line(t, probe, end);
+	}
+	return first_line(t, lo, hi, end, pred, a);
+}
+
+/* Adds to r the last text symbol of the core kernel's lines [0, core) starting at or below a,
+ * found by binary search from *from (the line found for a smaller address, which it then
+ * becomes): the kernel lists them in address order (scripts/kallsyms sorts them for its own
+ * binary searches), aliases one after the other. 0, or fn's error. */
+static int resolve_core(struct resolve *r, const char *t, size_t core, size_t end, uint64_t a,
+			size_t *nonzero, size_t *from)
+{
+	size_t at = first_line_near(t, *from, core, end, line_above, a);
 	struct ksym_line l;
 
+	*from = at;
 	while (at > 0) {
 		const char *nl = memrchr(t, '\n', at - 1);
 
@@ -590,8 +609,8 @@ static int resolve_sorted(struct resolve *r, const char *t, size_t size, size_t 
 	char *tail = NULL;
 	int err = parse_text(t + core, size - core, resolve_line, r, nonzero, &tail);
 
-	for (size_t i = 0; !err && i < r->n; i++)
-		err = resolve_core(r, t, core, size, r->addrs[i], nonzero);
+	for (size_t i = 0, from = 0; !err && i < r->n; i++)
+		err = resolve_core(r, t, core, size, r->addrs[i], nonzero, &from);
 	if (!err)
 		err = resolve_keep(r);
 	free(tail);

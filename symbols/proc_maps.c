@@ -41,6 +41,7 @@ static int parse_line(const char *line, struct proc_map *m)
 	path += strspn(path, " \t");
 	len = strcspn(path, "\n");
 	m->deleted = 0;
+	m->interned = NULL;
 	if (len > 10 && !memcmp(path + len - 10, " (deleted)", 10)) {
 		m->deleted = 1;
 		len -= 10;

@@ -13,6 +13,7 @@ struct proc_map {
 	char *path;	     /* malloc'ed; "" when anonymous, "[vdso]" and the like kept, the
 			      * " (deleted)" suffix removed */
 	int deleted;	     /* the path had " (deleted)" */
+	const char *interned; /* the symbol cache's copy of path, once it was asked (else NULL) */
 };
 
 /* Reads the executable mappings of pid, sorted by start, into a malloc'ed array (*out, *n);

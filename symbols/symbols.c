@@ -53,12 +53,20 @@ static const char *display_name(struct sym_cache *sc, const char *raw)
 
 	if (d)
 		return d;
-	dem = sym_demangle(raw);
+	dem = sym_demangle(raw, !sc->perf_names);
 	d = intern(sc, dem ? dem : raw);
 	free(dem);
 	if (d && !hmap__put(sc->names, raw, len, (void *)d))
 		return NULL;
 	return d;
+}
+
+/* The path of mapping m, interned (once per mapping); NULL on ENOMEM. */
+static const char *map_path(struct sym_cache *sc, const struct proc_map *m)
+{
+	if (!m->interned)
+		((struct proc_map *)m)->interned = intern(sc, m->path);
+	return m->interned;
 }
 
 static void fill(struct sym_info *out, const char *name, const char *module, uint64_t off,
@@ -77,7 +85,7 @@ static void fill(struct sym_info *out, const char *name, const char *module, uin
 /* Fills out with "[unknown]"; the strings are interned at creation, so this cannot fail. */
 static int unknown(struct sym_cache *sc, const char *module, uint64_t off, struct sym_info *out)
 {
-	fill(out, intern(sc, "[unknown]"), module ? module : intern(sc, ""), off, FRAME_SPECIAL);
+	fill(out, sc->unknown_name, module ? module : intern(sc, ""), off, FRAME_SPECIAL);
 	return -ENOENT;
 }
 
@@ -94,8 +102,8 @@ struct sym_cache *sym_cache__new(void)
 	sc->elf_cap = 256;
 	sc->lines = 1;
 	sc->inlines = 1;
-	if (!sc->strs || !sc->names || !sc->procs || !sc->files || !intern(sc, "[unknown]") ||
-	    !intern(sc, "")) {
+	if (!sc->strs || !sc->names || !sc->procs || !sc->files ||
+	    !(sc->unknown_name = intern(sc, "[unknown]")) || !intern(sc, "")) {
 		sym_cache__free(sc);
 		return NULL;
 	}
@@ -118,6 +126,8 @@ static void proc_drop_maps(struct sym_cache *sc, struct proc *p)
 
 static void proc_free(struct sym_cache *sc, struct proc *p)
 {
+	if (sc->last_proc == p)
+		sc->last_proc = NULL;
 	proc_drop_maps(sc, p);
 	sym_table__free(p->jit);
 	free(p);
@@ -201,7 +211,7 @@ static int proc_refresh(struct sym_cache *sc, struct proc *p, int eager)
 	size_t n;
 	int err;
 
-	p->maps_ns = clock_mono_ns();
+	p->maps_ns = clock_coarse_ns();
 	if (!p->tracked) {
 		sc->maps_reads++;
 		err = proc_maps__read(p->pid, &maps, &n);
@@ -219,7 +229,14 @@ static int proc_refresh(struct sym_cache *sc, struct proc *p, int eager)
 
 static struct proc *proc_get(struct sym_cache *sc, int pid)
 {
-	return hmap__get(sc->procs, &pid, sizeof(pid));
+	struct proc *p;
+
+	if (sc->last_proc && sc->last_proc->pid == pid)
+		return sc->last_proc;
+	p = hmap__get(sc->procs, &pid, sizeof(pid));
+	if (p)
+		sc->last_proc = p;
+	return p;
 }
 
 uint32_t sym_cache__jit_gen(struct sym_cache *sc, int pid)
@@ -280,7 +297,7 @@ static int user_once(struct sym_cache *sc, struct proc *p, uint64_t addr, struct
 		fill(out, name, module, addr - e->start, FRAME_JIT);
 		return 0;
 	}
-	module = intern(sc, m->path);
+	module = map_path(sc, m);
 	if (!module)
 		return -ENOMEM;
 	file_off = addr - m->start + m->pgoff;
@@ -295,6 +312,10 @@ static int user_once(struct sym_cache *sc, struct proc *p, uint64_t addr, struct
 			out->line = out->file ? line : 0;
 		}
 		return sc->inlines ? user_inlines(sc, o->syms, vaddr, out) : 0;
+	}
+	if (sc->plain_unknowns) {
+		fill(out, sc->unknown_name, module, file_off, FRAME_USER);
+		return -ENOENT;
 	}
 	name = strrchr(m->path, '/');
 	snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, name ? name + 1 : m->path, file_off);
@@ -314,7 +335,7 @@ int sym_cache__user(struct sym_cache *sc, int pid, uint64_t addr, struct sym_inf
 	if (!p && !(p = proc_read_new(sc, pid)))
 		return unknown(sc, NULL, addr, out);
 	r = user_once(sc, p, addr, out);
-	if (r == 1 && clock_mono_ns() - p->maps_ns >= MAPS_REFRESH_NS) {
+	if (r == 1 && clock_coarse_ns() - p->maps_ns >= MAPS_REFRESH_NS) {
 		proc_refresh(sc, p, 0);
 		r = user_once(sc, p, addr, out);
 	}
@@ -387,7 +408,7 @@ static struct proc *proc_tracked(struct sym_cache *sc, int pid)
 	struct proc *p = proc_get(sc, pid);
 
 	if (!p && (p = proc_new(sc, pid)))
-		p->maps_ns = clock_mono_ns();
+		p->maps_ns = clock_coarse_ns();
 	return p;
 }
 
@@ -468,6 +489,7 @@ int sym_cache__mmap(struct sym_cache *sc, int pid, const struct proc_map *m)
 	memmove(&p->elfs[i + 1], &p->elfs[i], (p->nmaps - i) * sizeof(*p->elfs));
 	p->maps[i] = *m;
 	p->maps[i].path = strdup(m->path ? m->path : "");
+	p->maps[i].interned = NULL;
 	p->elfs[i] = NULL;
 	if (!p->maps[i].path) {
 		memmove(&p->maps[i], &p->maps[i + 1], (p->nmaps - i) * sizeof(*p->maps));
@@ -499,7 +521,7 @@ int sym_cache__module(struct sym_cache *sc, int pid, uint64_t addr, bool open_fi
 	if (!p && !(p = proc_read_new(sc, pid)))
 		return -ENOENT;
 	m = proc_maps__find(p->maps, p->nmaps, addr);
-	if ((!m || !m->path[0]) && clock_mono_ns() - p->maps_ns >= MAPS_REFRESH_NS) {
+	if ((!m || !m->path[0]) && clock_coarse_ns() - p->maps_ns >= MAPS_REFRESH_NS) {
 		proc_refresh(sc, p, 0);
 		m = proc_maps__find(p->maps, p->nmaps, addr);
 	}
@@ -519,7 +541,7 @@ int sym_cache__module(struct sym_cache *sc, int pid, uint64_t addr, bool open_fi
 	out->pgoff = m->pgoff;
 	out->dev = m->dev;
 	out->inode = m->inode;
-	out->path = intern(sc, m->path);
+	out->path = map_path(sc, m);
 	if (!out->path) {
 		if (out->fd >= 0)
 			close(out->fd);
@@ -740,6 +762,16 @@ void sym_cache__set_inlines(struct sym_cache *sc, int on)
 void sym_cache__set_lazy_names(struct sym_cache *sc, int on)
 {
 	sc->lazy_names = on;
+}
+
+void sym_cache__set_plain_unknowns(struct sym_cache *sc, int on)
+{
+	sc->plain_unknowns = on;
+}
+
+void sym_cache__set_perf_names(struct sym_cache *sc, int on)
+{
+	sc->perf_names = on;
 }
 
 static void proc_stats(const void *key, size_t len, void *val, void *arg)

@@ -131,5 +131,13 @@ void sym_cache__set_inlines(struct sym_cache *sc, int on);
  * fraction of the time, for a reader of many binaries that asks few names of each (a
  * perf.data file). Same names either way. */
 void sym_cache__set_lazy_names(struct sym_cache *sc, int on);
+/* Names an address of a mapped file that no symbol covers "[unknown]" (out->offset still its
+ * offset in the file) instead of "file+0xOFF" (off by default): for a reader that prints its
+ * own text for unknown frames and meets thousands of junk addresses (a perf.data file). */
+void sym_cache__set_plain_unknowns(struct sym_cache *sc, int on);
+/* Demangles C++ names as perf does (off by default): without their parameters, and so
+ * without a template function's return type, for a reader whose names must be perf's (a
+ * perf.data file's, compared with `perf script`'s); cheaper too. Before any lookup. */
+void sym_cache__set_perf_names(struct sym_cache *sc, int on);
 
 #endif

@@ -44,7 +44,7 @@ struct proc {
 	struct proc_map *maps;
 	struct elf_obj **elfs; /* per mapping, NULL until resolved */
 	size_t nmaps, maps_cap; /* mappings, and room for so many in maps and elfs */
-	uint64_t maps_ns; /* when maps were last read (or tried) */
+	uint64_t maps_ns; /* when maps were last read (or tried), by clock_coarse_ns */
 	struct sym_table *jit;
 	uint64_t jit_ns;
 	uint32_t jit_gen; /* JIT map reads that found one */
@@ -57,6 +57,7 @@ struct sym_cache {
 	struct hmap *strs;  /* plain interned strings (value: the key itself) */
 	struct hmap *names; /* raw symbol name -> display name (in strs) */
 	struct hmap *procs; /* pid -> struct proc */
+	struct proc *last_proc; /* the last one proc_get found (NULL when freed) */
 	struct hmap *files; /* key -> struct elf_obj */
 	struct elf_obj **objs;
 	size_t nobjs, objs_cap, unused; /* unused: objs with refs == 0 */
@@ -65,6 +66,9 @@ struct sym_cache {
 	int lines;
 	int inlines; /* inline frames (DWARF, Go's inline trees) */
 	int lazy_names; /* ELF names left in the mapped files (elf_src.lazy_names) */
+	int plain_unknowns; /* unknown offsets of files named "[unknown]", not "file+0xOFF" */
+	int perf_names;	    /* C++ names demangled as perf does: no parameters */
+	const char *unknown_name; /* "[unknown]", interned */
 	struct kallsyms *ks;
 	uint64_t ks_ns;
 	int ks_tried;

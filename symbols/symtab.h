@@ -29,6 +29,21 @@ int sym_table__add(struct sym_table *t, uint64_t start, uint64_t size, const cha
  * sym_table__name must not be asked for it. 0 or -ENOMEM. */
 int sym_table__add_ref(struct sym_table *t, uint64_t start, uint64_t size, uint32_t ref,
 		       uint32_t tag, uint32_t prio);
+/* Fills e as sym_table__add_ref adds a symbol. */
+static inline void sym_entry__set(struct sym_entry *e, uint64_t start, uint64_t size,
+				  uint32_t ref, uint32_t tag, uint32_t prio)
+{
+	e->start = start;
+	e->size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
+	e->name = ref;
+	e->tag = tag;
+	e->prio = prio;
+}
+/* For a loop of thousands of sym_table__add_ref: the room for n more entries, made by
+ * sym_table__reserve before (else NULL), which the caller fills in order (sym_entry__set),
+ * then counts with sym_table__added(t, k) (k <= n) before any other add. */
+struct sym_entry *sym_table__room(struct sym_table *t, size_t n);
+void sym_table__added(struct sym_table *t, size_t k);
 /* Makes room for nsyms more symbols with name_bytes of names (NULs included) in all, so that
  * adding a known amount grows nothing; sym_table__finish gives back what stays unused. 0 or
  * -ENOMEM. */

@@ -1,6 +1,7 @@
 /* Unit tests for util/grow.h: doubling growth, one capacity for parallel arrays, exact sizes
- * and shrinking, with their overflow checks. */
+ * and shrinking, with their overflow checks, and big arrays in mappings of their own. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "harness.h"
@@ -111,6 +112,39 @@ TEST_CASE(array_shrink_gives_back_the_slack)
 	free(s);
 }
 
+/* Across the line between malloc'ed and mapped (and back, and between mappings of different
+ * sizes) the contents are kept; what a mapping adds is zero. */
+TEST_CASE(big_arrays_keep_contents_across_malloc_and_mappings)
+{
+	uint32_t *a = NULL;
+	size_t cap = 0, n = 3 * BIG_ARRAY_MIN / sizeof(*a); /* a mapping of two huge pages */
+	bool same = true, zero = true;
+
+	CHECK(BIG_ARRAY_GROW(a, cap, 1000) == 0 && cap == 1024 && a);
+	for (size_t i = 0; i < cap; i++)
+		a[i] = (uint32_t)i * 7;
+	CHECK(BIG_ARRAY_GROW(a, cap, n) == 0 && cap >= n);
+	for (size_t i = 0; i < 1024; i++)
+		same = same && a[i] == (uint32_t)i * 7;
+	for (size_t i = 1024; i < cap; i++)
+		zero = zero && !a[i];
+	CHECK(same && zero);
+	for (size_t i = 0; i < cap; i++)
+		a[i] = (uint32_t)i * 3;
+	CHECK(BIG_ARRAY_GROW(a, cap, 4 * n) == 0 && cap >= 4 * n); /* moved, not copied */
+	same = true;
+	for (size_t i = 0; i < n; i++)
+		same = same && a[i] == (uint32_t)i * 3;
+	CHECK(same && !a[4 * n - 1]);
+	/* back under the line: malloc'ed again, its first items kept */
+	CHECK(big_array_resize(&a, cap * sizeof(*a), 4096 * sizeof(*a)) == 0);
+	cap = 4096;
+	CHECK(a[4095] == 4095u * 3);
+	CHECK(big_array_grow(&a, &cap, SIZE_MAX, sizeof(*a)) == -ENOMEM && cap == 4096);
+	BIG_ARRAY_FREE(a, cap);
+	BIG_ARRAY_FREE((char *)NULL, 0);
+}
+
 int main(void)
 {
 	RUN(grow_cap_doubles_from_first_and_clamps_to_max);
@@ -119,5 +153,6 @@ int main(void)
 	RUN(parallel_arrays_share_one_capacity);
 	RUN(array_resize_is_exact_and_checks_overflow);
 	RUN(array_shrink_gives_back_the_slack);
+	RUN(big_arrays_keep_contents_across_malloc_and_mappings);
 	HARNESS_EXIT();
 }
