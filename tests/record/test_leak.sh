@@ -486,6 +486,28 @@ else
 	fail leak_inject_killed_galatop "rc=$rc $(diff "$TMP/gotpk.before" "$TMP/gotpk.after" | head -3; grep 'leak:' "$TMP/pk.err")"
 fi
 
+# A target that execs loses the hooks with its old program: the new one gets the allocator
+# uprobes at its exec, and its leaks (made 2 s after the exec) are exact. The target is a
+# shell, injected while it waits for its sleeps, that execs leaky once told (SIGUSR1).
+sh -c "trap \"exec '$TOOLS/leaky' 300 2 2 50\" USR1; while :; do sleep 0.1; done" \
+	>"$TMP/px.out" &
+L=$!
+PIDS="$PIDS $L"
+sleep 0.3
+attach_start px --leak-sample 1 --unwind fp
+inj=$(grep -c "libgalatop-leak.so$" "/proc/$L/maps")
+kill -USR1 $L
+wait_until 600 grep -q ready "$TMP/px.out"
+sleep 1.5
+kill -INT $G
+wait $G
+why=$(exact_leaks px)
+if [ -z "$why" ] && [ "$inj" -ge 1 ] && grep -q "leak: pid $L: uprobes on its allocator" "$TMP/px.err"
+then pass leak_inject_exec
+else fail leak_inject_exec "mapped $inj $why $(grep 'leak:' "$TMP/px.err")"; fi
+kill $L 2>/dev/null
+wait $L 2>/dev/null
+
 # --leak-uprobes: a running process gets the allocator uprobes (no injection), exact too.
 start_leaky pu
 attach_start pu --leak-sample 1 --unwind fp --leak-uprobes
