@@ -359,8 +359,9 @@ static void report(struct leak_probes *l, struct leak_set_of *ls)
  * library's path into path[len] (as its maps show it, or, not mapped yet, as galatop opens
  * it). 1 when it does, 0 when not (always 0 with known, when that was found before: then
  * only *settled is looked at), -ESRCH when pid is gone or a zombie. *settled says whether
- * its libraries are in place (glibc is mapped, or it is a static program). */
-static int preload_of(int pid, char *path, size_t len, bool known, bool *settled)
+ * its libraries are in place (glibc is mapped, or it is a static program), *mapped whether
+ * it maps the library (preloaded or injected). */
+static int preload_of(int pid, char *path, size_t len, bool known, bool *settled, bool *mapped)
 {
 	static const char lib[] = LEAK_PRELOAD_LIB;
 	struct proc_map *maps;
@@ -371,12 +372,14 @@ static int preload_of(int pid, char *path, size_t len, bool known, bool *settled
 	if (proc_maps__read(pid, &maps, &n))
 		return -ESRCH;
 	*settled = false;
+	*mapped = false;
 	for (size_t i = 0; i < n; i++) {
 		const char *base = strrchr(maps[i].path, '/');
 
 		if (!maps[i].inode || !base)
 			continue;
 		*settled |= !strcmp(base + 1, "libc.so.6");
+		*mapped |= !strncmp(base + 1, lib, sizeof(lib) - 1);
 		if (!found && !known && !strncmp(base + 1, lib, sizeof(lib) - 1)) {
 			snprintf(path, len, "%s", maps[i].path);
 			found = true;
@@ -425,14 +428,21 @@ static int scan_set(struct leak_probes *l, struct leak_set_of *ls, const int *pi
 	size_t other = 0;
 
 	if (ls->pid > 0) {
-		bool settled;
+		bool settled, mapped;
 
 		pids = &ls->pid;
 		n = 1;
 		r = preload_of(ls->pid, ls->preload, sizeof(ls->preload),
-			       ls->preload[0] || ls->path != LEAK_PATH_UNKNOWN || !l->marks, &settled);
+			       ls->preload[0] || ls->path != LEAK_PATH_UNKNOWN || !l->marks, &settled,
+			       &mapped);
 		if (r < 0)
 			return 0; /* gone (or a zombie): its exit takes its set */
+		/* Injected, then exec'ed: the new program has no sampler, its allocator the probes. */
+		if (ls->path == LEAK_PATH_INJECTED && !mapped) {
+			ls->injected = false;
+			ls->preload[0] = '\0';
+			ls->path = LEAK_PATH_UPROBES;
+		}
 		/* Until its libraries are mapped another allocator may still come: looked at
 		 * again at each scan till then. */
 		again |= !ls->settled;

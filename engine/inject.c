@@ -82,24 +82,16 @@ int inject_mem_write(int pid, uint64_t addr, const void *buf, size_t len)
 	return mem_io(pid, addr, (void *)buf, len, true);
 }
 
-/* Waits for tid's next stop (or end) until deadline (ns, 0: none). The status, -ETIMEDOUT,
- * or -errno. */
-static int wait_stop(int tid, uint64_t deadline)
+/* Waits for tid's next stop (or end): the status, or -errno. */
+static int wait_stop(int tid)
 {
 	int status;
-	pid_t r;
 
 	for (;;) {
-		r = waitpid(tid, &status, __WALL | (deadline ? WNOHANG : 0));
-		if (r == tid)
+		if (waitpid(tid, &status, __WALL) == tid)
 			return status & 0x7fffffff;
-		if (r < 0 && errno != EINTR)
+		if (errno != EINTR)
 			return -errno;
-		if (r == 0) {
-			if (clock_mono_ns() >= deadline)
-				return -ETIMEDOUT;
-			usleep(200);
-		}
 	}
 }
 
@@ -174,15 +166,16 @@ static int list_threads(int pid, int **tids)
 	return (int)n;
 }
 
-/* Stops tid (PTRACE_INTERRUPT) and waits for the stop; its signal (0: the interrupt's own
- * stop) into *sig. */
-static int interrupt(int tid, int *sig, uint64_t deadline)
+/* Stops tid (PTRACE_INTERRUPT) and waits for the stop, however long it takes (a thread in
+ * an uninterruptible sleep stops when it leaves it: one given up on would stop later, with
+ * nobody to let it go); its signal (0: the interrupt's own stop) into *sig. */
+static int interrupt(int tid, int *sig)
 {
 	int st;
 
 	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL))
 		return -errno;
-	st = wait_stop(tid, deadline);
+	st = wait_stop(tid);
 	if (st < 0)
 		return st;
 	if (!WIFSTOPPED(st))
@@ -192,20 +185,20 @@ static int interrupt(int tid, int *sig, uint64_t deadline)
 }
 
 /* Seizes tid and stops it. */
-static int seize_stop(int tid, int *sig, uint64_t deadline)
+static int seize_stop(int tid, int *sig)
 {
 	if (ptrace(PTRACE_SEIZE, tid, NULL, NULL))
 		return -errno;
-	return interrupt(tid, sig, deadline);
+	return interrupt(tid, sig);
 }
 
 /* Resumes a stopped tid with sig (0: none) and stops it again a little later. */
-static int restop(int tid, int *sig, uint64_t deadline)
+static int restop(int tid, int *sig)
 {
 	if (ptrace(PTRACE_CONT, tid, NULL, (void *)(long)*sig))
 		return -errno;
 	usleep(300 + (unsigned)(clock_mono_ns() % 1700));
-	return interrupt(tid, sig, deadline);
+	return interrupt(tid, sig);
 }
 
 /* Whether stopped tid is at a safe point; its registers into *regs. */
@@ -232,7 +225,7 @@ int inject_thread__seize(struct inject_thread *t, int pid, const uint64_t *avoid
 	}
 	/* Each thread a few times in turn (the main one first) until the time is up. */
 	for (int i = 0; clock_mono_ns() < deadline; i = (i + 1) % n) {
-		int sig = 0, tid = tids[i], r = seize_stop(tid, &sig, deadline);
+		int sig = 0, tid = tids[i], r = seize_stop(tid, &sig);
 
 		if (r == -EPERM || r == -EBUSY) {
 			int tracer = tracer_of(pid, tid);
@@ -269,7 +262,7 @@ int inject_thread__seize(struct inject_thread *t, int pid, const uint64_t *avoid
 			if (sig && t->nsigs < INJECT_MAX_SIGS)
 				t->sigs[t->nsigs++] = sig; /* passed on when it is let go */
 			sig = 0;
-			r = restop(tid, &sig, deadline);
+			r = restop(tid, &sig);
 		}
 		if (r == -ESRCH || r == -ECHILD) {
 			/* The thread ended: the others. */
@@ -331,7 +324,7 @@ int inject_thread__call(struct inject_thread *t, uint64_t fn, const uint64_t *ar
 	for (;;) {
 		int sig;
 
-		st = wait_stop(t->tid, 0);
+		st = wait_stop(t->tid);
 		if (st < 0)
 			return st == -ECHILD ? -ESRCH : st;
 		if (!WIFSTOPPED(st))
@@ -381,7 +374,6 @@ static bool frozen_has(const struct inject_frozen *f, int tid)
 
 int inject_freeze(struct inject_frozen *f, int pid, char *why, size_t len)
 {
-	uint64_t deadline = clock_mono_ns() + 2000000000ull;
 	size_t sigs_cap = 0;
 	bool more = true;
 
@@ -408,7 +400,7 @@ int inject_freeze(struct inject_frozen *f, int pid, char *why, size_t len)
 				snprintf(why, len, "out of memory");
 				return -ENOMEM;
 			}
-			r = seize_stop(tids[i], &sig, deadline);
+			r = seize_stop(tids[i], &sig);
 			if (r == -ESRCH)
 				continue; /* ended meanwhile */
 			if (r) {

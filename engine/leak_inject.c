@@ -17,9 +17,11 @@
 #include "bpf/preload/leak_inject.h"
 #include "symbols/elf_func.h"
 #include "symbols/proc_maps.h"
+#include "util/clock.h"
 #include "util/companion.h"
 
-#define SAFE_POINT_MS 3000 /* how long a safe point is waited for */
+#define SAFE_POINT_MS 3000     /* how long safe points are waited for, all processes together */
+#define SAFE_POINT_MIN_MS 300  /* at least, for each process */
 #define MAX_AVOID 8
 
 /* libc's dlopen, dlsym and dlerror in pid; the address ranges of the dynamic linker and of
@@ -104,7 +106,7 @@ static bool mapped(int pid, const char *lib)
 	if (stat(lib, &st) || proc_maps__read(pid, &maps, &n))
 		return false;
 	for (size_t i = 0; i < n && !found; i++)
-		found = maps[i].inode == st.st_ino;
+		found = maps[i].inode == st.st_ino && strstr(maps[i].path, LEAK_PRELOAD_LIB);
 	proc_maps__free(maps, n);
 	return found;
 }
@@ -181,12 +183,13 @@ static int load_and_attach(struct inject_thread *t, const uint64_t fns[3], const
 }
 
 int leak_inject__attach(struct leak_inject *li, int pid, const char *lib, uint64_t mean,
-			char *why, size_t len)
+			int timeout_ms, char *why, size_t len)
 {
 	uint64_t fns[3], avoid[2 * MAX_AVOID];
 	size_t navoid;
 	struct inject_thread t;
 	struct leak_inject_state st;
+	uint64_t held;
 	int err;
 
 	memset(li, 0, sizeof(*li));
@@ -198,11 +201,13 @@ int leak_inject__attach(struct leak_inject *li, int pid, const char *lib, uint64
 	if (err)
 		return err;
 	li->loaded = mapped(pid, lib);
-	err = inject_thread__seize(&t, pid, avoid, navoid, SAFE_POINT_MS, why, len);
+	err = inject_thread__seize(&t, pid, avoid, navoid, timeout_ms, why, len);
 	if (err)
 		return err;
+	held = clock_mono_ns();
 	err = load_and_attach(&t, fns, lib, mean, &li->state, why, len);
 	inject_thread__release(&t);
+	li->held_ms = (double)(clock_mono_ns() - held) / 1e6;
 	if (err)
 		return err;
 	err = inject_mem_read(pid, li->state, &st, offsetof(struct leak_inject_state, slots));
@@ -214,6 +219,7 @@ int leak_inject__attach(struct leak_inject *li, int pid, const char *lib, uint64
 	li->pid = pid;
 	li->entries = st.nslots;
 	li->modules = st.modules;
+	li->left = st.elsewhere + st.full;
 	return 0;
 }
 
@@ -284,13 +290,18 @@ int leak_injects__init(struct leak_injects *set, const int *pids, size_t n, char
 
 void leak_injects__attach(struct leak_injects *set, struct probes *p, uint64_t mean)
 {
+	int each = set->n ? SAFE_POINT_MS / (int)set->n : 0;
+
+	if (each < SAFE_POINT_MIN_MS)
+		each = SAFE_POINT_MIN_MS;
 	for (size_t i = 0; i < set->n; i++) {
 		struct leak_injected *t = &set->t[i];
 
 		if (t->attached)
 			continue;
 		t->why[0] = '\0';
-		if (leak_inject__attach(&t->li, t->pid, set->lib, mean, t->why, sizeof(t->why))) {
+		if (leak_inject__attach(&t->li, t->pid, set->lib, mean, each, t->why,
+					sizeof(t->why))) {
 			probes__leak_uninject(p, t->pid);
 			continue;
 		}
@@ -310,8 +321,8 @@ void leak_injects__detach(struct leak_injects *set, char *warn, size_t len)
 
 		if (!t->attached)
 			continue;
-		if (kill(t->pid, 0) && errno == ESRCH) {
-			t->attached = false; /* gone */
+		if (!mapped(t->pid, set->lib)) {
+			t->attached = false; /* gone, or exec'ed: its hooks went with its program */
 			continue;
 		}
 		if (leak_inject__detach(&t->li, why, sizeof(why))) {

@@ -949,6 +949,20 @@ static void families_summary(struct session *s, double secs)
 	}
 }
 
+/* leak: how the sampler went into running process pid. */
+static void leak_injected_note(struct session *s, int pid, const struct leak_inject *li)
+{
+	char left[96] = "";
+
+	/* Blocks freed through those would stay counted: said. */
+	if (li->left)
+		snprintf(left, sizeof(left), ", %u left alone (bound to another allocator, or past "
+			 "its table)", li->left);
+	msg_list__add(s->msgs, MSG_NOTE, "leak: pid %d: in-process sampler (injected: %s, %u "
+		      "entries in %u modules%s, one thread held %.1f ms; uprobes on its markers "
+		      "only)", pid, LEAK_PRELOAD_LIB, li->entries, li->modules, left, li->held_ms);
+}
+
 /* leak: what was sampled and what is tracked, and the targets whose allocator could not be
  * hooked, with the reason. */
 static void leak_summary(struct session *s, const struct probe_stats *ps)
@@ -990,9 +1004,7 @@ static void leak_summary(struct session *s, const struct probe_stats *ps)
 				      "preloaded, uprobes on its markers only)", s->pids[i],
 				      LEAK_PRELOAD_LIB);
 		else if (path == LEAK_PATH_INJECTED && inj)
-			msg_list__add(s->msgs, MSG_NOTE, "leak: pid %d: in-process sampler (injected: "
-				      "%s, %u entries in %u modules; uprobes on its markers only)",
-				      s->pids[i], LEAK_PRELOAD_LIB, inj->li.entries, inj->li.modules);
+			leak_injected_note(s, s->pids[i], &inj->li);
 		else if (path == LEAK_PATH_UPROBES && inj && inj->why[0])
 			msg_list__add(s->msgs, MSG_NOTE, "leak: pid %d: uprobes on its allocator (not "
 				      "injected: %s)", s->pids[i], inj->why);

@@ -10,8 +10,9 @@
 #   RSS;
 # - once: the floor any uprobe sets (tests/tools/uprobe_cost: empty BPF programs on malloc and
 #   free, and on a marker with and without its 5-byte nop);
-# - redis-server (jemalloc) under redis-benchmark with the probe attached to it (-p: allocator
-#   uprobes), alone and probed in alternating rounds.
+# - redis-server (jemalloc) under redis-benchmark with the probe attached to it (-p: the
+#   in-process sampler injected, the default; and --leak-uprobes: allocator uprobes), alone
+#   and probed in alternating rounds.
 # Figures, not pass/fail; each line says the load. Targets: a smaller churn loss than
 # heaptrack's, at most 10% on redis-benchmark. Needs root (BPF), heaptrack, redis-server and
 # redis-benchmark. LEAK_SECS (3) per run, LEAK_ROUNDS (3), LEAK_REDIS_ROUNDS (4).
@@ -21,7 +22,7 @@ mkdir -p "$T"
 SECS=${LEAK_SECS:-3}
 ROUNDS=${LEAK_ROUNDS:-3}
 REDIS_ROUNDS=${LEAK_REDIS_ROUNDS:-4}
-PORT=18850
+PORT=18962
 load() { cut -d' ' -f1 /proc/loadavg; }
 if [ "$(id -u)" != 0 ]; then echo "leak: needs root (BPF)"; exit 0; fi
 for c in heaptrack redis-server redis-benchmark redis-cli; do
@@ -102,35 +103,74 @@ echo "floor, 16 B (empty programs, tests/tools/uprobe_cost): entry uprobes $(fl 
 	"on a push $(fl marker_push) ns; load $(load)"
 
 echo "redis-server (jemalloc) under redis-benchmark -t set,get,lpush,lpop -n 200000 -c 8, the leak"
-echo "probe attached to it (-p: uprobes on jemalloc), $REDIS_ROUNDS rounds:"
+echo "probe attached to it (-p: the in-process sampler injected, the default; --leak-uprobes:"
+echo "uprobes on jemalloc), $REDIS_ROUNDS alternating rounds of the three:"
 redis-server --port $PORT --bind 127.0.0.1 --save '' --appendonly no --dir "$T" \
 	--daemonize no >"$T/redis.log" 2>&1 &
 R=$!
 i=0
 while ! redis-cli -p $PORT ping >/dev/null 2>&1 && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+# rps: "REQUESTS/S CPU_US": the mean requests/s of redis-benchmark's four tests, and
+# redis-server's CPU time (user + system, from /proc) per request over them.
+ticks() { awk '{ print $14 + $15 }' "/proc/$R/stat"; }
 rps() {
-	redis-benchmark -p $PORT -t set,get,lpush,lpop -n 200000 -c 8 -q 2>/dev/null |
-		awk '{ for (i = 1; i <= NF; i++) if ($i ~ /requests/) { s += $(i - 1); n++ } }
-			END { printf "%.0f", n ? s / n : 0 }'
+	t0=$(ticks)
+	redis-benchmark -p $PORT -t set,get,lpush,lpop -n 200000 -c 8 -q >"$T/rb.out" 2>/dev/null
+	awk -v t0="$t0" -v t1="$(ticks)" -v hz="$(getconf CLK_TCK)" '
+		{ for (i = 1; i <= NF; i++) if ($i ~ /requests/) { s += $(i - 1); n++ } }
+		END { printf "%.0f %.2f", n ? s / n : 0, (t1 - t0) / hz * 1e6 / 800000 }' "$T/rb.out"
 }
-: >"$T/redis"
-for round in $(seq "$REDIS_ROUNDS"); do
-	a=$(rps)
-	"$GALATOP_OPT" record --type leak -p $R -o "$T/r.folded" 2>"$T/r.err" &
+# probed NAME OPTIONS...: the requests/s with galatop record --type leak OPTIONS -p on
+# redis-server, its messages in $T/NAME.err.
+probed() {
+	n=$1
+	shift
+	"$GALATOP_OPT" record --type leak "$@" -p $R -o "$T/$n.folded" 2>"$T/$n.err" &
 	g=$!
 	i=0
-	while ! grep -q recording "$T/r.err" 2>/dev/null && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
-	b=$(rps)
+	while ! grep -q recording "$T/$n.err" 2>/dev/null && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+	rps
 	kill -INT $g
 	wait $g
-	loss=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.1f", (a > 0 ? 100 * (1 - b / a) : 0) }')
-	echo "loss $loss" >>"$T/redis"
-	echo "  round $round: alone $a requests/s, with the leak probe $b requests/s: loss $loss%," \
+}
+# first WORDS / second WORDS: a rps answer's requests/s, its CPU per request.
+first() { echo "$1" | cut -d' ' -f1; }
+second() { echo "$1" | cut -d' ' -f2; }
+# lost A1 B A2: the loss of B against the mean of A1 and A2 (measured just before and after).
+lost() {
+	awk -v a="$1" -v b="$2" -v c="$3" 'BEGIN { m = (a + c) / 2
+		printf "%.1f", (m > 0 ? 100 * (1 - b / m) : 0) }'
+}
+: >"$T/redis"
+# Each probed run between two runs alone: the load of the moment is in its baseline.
+for round in $(seq "$REDIS_ROUNDS"); do
+	r1=$(rps)
+	ri=$(probed ri)
+	r2=$(rps)
+	ru=$(probed r --leak-uprobes)
+	r3=$(rps)
+	a1=$(first "$r1") bi=$(first "$ri") a2=$(first "$r2") bu=$(first "$ru") a3=$(first "$r3")
+	li=$(lost "$a1" "$bi" "$a2")
+	lu=$(lost "$a2" "$bu" "$a3")
+	echo "injected $li" >>"$T/redis"
+	echo "uprobes $lu" >>"$T/redis"
+	for x in "alone $r1" "alone $r2" "alone $r3" "injected $ri" "uprobes $ru"; do
+		set -- $x
+		echo "cpu-$1 $3" >>"$T/redis"
+	done
+	echo "  round $round: alone $a1, injected sampler $bi ($li% lost), alone $a2, allocator" \
+		"uprobes $bu ($lu% lost), alone $a3 requests/s; redis-server CPU per request" \
+		"$(second "$r1")/$(second "$ri")/$(second "$r2")/$(second "$ru")/$(second "$r3") us;" \
 		"load $(load)"
 done
-echo "  median loss $(med "$T/redis" loss)% (target <= 10%)"
-grep 'leak:' "$T/r.err" | sed 's/^/  /'
-# What the traps add: allocator calls per request (from the summary) times the trap floor per
+echo "  median loss: injected sampler $(med "$T/redis" injected)% (target <= 10%)," \
+	"allocator uprobes $(med "$T/redis" uprobes)%; redis-server's CPU per request (medians):" \
+	"alone $(med "$T/redis" cpu-alone) us, injected sampler $(med "$T/redis" cpu-injected) us," \
+	"allocator uprobes $(med "$T/redis" cpu-uprobes) us"
+grep 'leak:' "$T/ri.err" | sed 's/^/  injected: /'
+grep 'leak:' "$T/r.err" | sed 's/^/  uprobes: /'
+b=$bu
+# With the allocator uprobes, what the traps add: allocator calls per request (from the summary) times the trap floor per
 # call (half the session_skip pair above), as a share of one CPU at the rate seen with the
 # probe: the loss stays small while redis-server's one thread has that much to spare (the
 # clients and the loopback set the pace), and nears it when that thread is the bottleneck.

@@ -10,7 +10,10 @@
 # function leaks); heaptrack (Debian's) finds the same totals on the same program; the sampler
 # follows the command's children, passes the calls on to a user's preloaded jemalloc (which
 # then gets uprobes) and, without galatop, changes nothing; a process already running is
-# attached to with -p, and in the live view `o` reaches leak and the top view counts its
+# attached to with -p, the sampler injected into it (ptrace, GOT hooks: its GOT values read
+# back before, while and after), also into redis-server under redis-benchmark, with a
+# fallback to the allocator uprobes where it cannot be (traced, no safe point), and in the
+# live view `o` reaches leak and the top view counts its
 # blocks, and the live view's -- CMD runs with the sampler; a static stripped program is
 # named as not hooked; no BPF program is left behind. Needs root and BPF (CI).
 . tests/lib.sh
@@ -368,6 +371,13 @@ attach_stop() {
 	wait $G
 }
 
+# got_now BEFORE [PID]: the GOT allocator entries of PID (default $L) now, for the modules
+# listed in BEFORE (read before galatop came: it adds its library and what that needs).
+got_now() {
+	/usr/bin/python3 tests/record/leak_got.py ${2:-$L} |
+		awk 'NR == FNR { m[$1]; next } $1 in m' "$1" -
+}
+
 # galatop loads its sampler into leaky (dlopen through ptrace) and points its GOT entries at
 # the hooks; leaky's GOTs (read here through /proc/PID/mem, relocations from readelf) point into
 # the library while galatop runs and hold their old values again once it has gone, and leaky
@@ -384,9 +394,7 @@ else fail leak_attach_running "$why churn $churn $(tail -3 "$TMP/p.err")"; fi
 if grep -q "leak: pid $L: in-process sampler (injected: libgalatop-leak.so, [1-9][0-9]* entries in [1-9][0-9]* modules" "$TMP/p.err"
 then pass leak_inject_path_p
 else fail leak_inject_path_p "$(grep 'leak:' "$TMP/p.err")"; fi
-# The modules mapped before galatop came (it adds its library and what that needs).
-/usr/bin/python3 tests/record/leak_got.py $L |
-	awk 'NR == FNR { m[$1]; next } $1 in m' "$TMP/got.before" - >"$TMP/got.after"
+got_now "$TMP/got.before" >"$TMP/got.after"
 # While attached: leaky's own malloc and free entries no longer hold their old values; after:
 # every entry as before.
 moved=$(awk -v exe="$(readlink "/proc/$L/exe")" 'NR == FNR { v[$1 " " $2] = $4; next }
@@ -412,23 +420,71 @@ sampled pi _injected
 kill $L 2>/dev/null
 wait $L 2>/dev/null
 
-# A second galatop finds the library loaded (the first one's hooks taken out) and attaches
-# again: exact again.
+# jemalloc behind malloc (preloaded into leaky by its user): the hooks call jemalloc's
+# entries and sample them in the process too, exact.
+if [ -n "$JEMALLOC" ]; then
+	LD_PRELOAD="$JEMALLOC" "$TOOLS/leaky" 300 2 -1 50 >"$TMP/pj.out" &
+	L=$!
+	PIDS="$PIDS $L"
+	sleep 0.5
+	attach_start pj --leak-sample 1 --unwind fp
+	attach_stop pj
+	why=$(exact_leaks pj)
+	if [ -z "$why" ] && grep -q 'libjemalloc' "/proc/$L/maps" &&
+		grep -q "leak: pid $L: in-process sampler (injected" "$TMP/pj.err"; then
+		pass leak_inject_jemalloc_exact
+	else
+		fail leak_inject_jemalloc_exact "$why $(grep 'leak:' "$TMP/pj.err")"
+	fi
+	kill $L 2>/dev/null
+	wait $L 2>/dev/null
+else
+	skip leak_inject_jemalloc_exact "libjemalloc2 is missing (make deps)"
+fi
+
+# A galatop stopped by SIGTERM takes its hooks out too; a second galatop finds the library
+# loaded and attaches again: exact again.
 start_leaky pa
+/usr/bin/python3 tests/record/leak_got.py $L >"$TMP/gotpa.before"
 attach_start pa0 --leak-sample 1 --unwind fp
-kill -INT $G
+kill -TERM $G
 wait $G
+got_now "$TMP/gotpa.before" >"$TMP/gotpa.after"
 attach_start pa --leak-sample 1 --unwind fp
 attach_stop pa
 why=$(exact_leaks pa)
 if [ -z "$why" ] && [ "$(grep -c 'libgalatop-leak.so$' "/proc/$L/maps")" -ge 1 ] &&
+	cmp -s "$TMP/gotpa.before" "$TMP/gotpa.after" &&
 	grep -q "leak: pid $L: in-process sampler (injected" "$TMP/pa.err"; then
 	pass leak_inject_again
 else
-	fail leak_inject_again "$why $(grep 'leak:' "$TMP/pa.err")"
+	fail leak_inject_again "$why $(diff "$TMP/gotpa.before" "$TMP/gotpa.after" | head -3; grep 'leak:' "$TMP/pa.err")"
 fi
 kill $L 2>/dev/null
 wait $L 2>/dev/null
+
+# A galatop killed (SIGKILL) cannot take its hooks out: the process runs on with them
+# (sampling for nobody); the next galatop takes them over, and its exit restores the GOTs.
+start_leaky pk
+/usr/bin/python3 tests/record/leak_got.py $L >"$TMP/gotpk.before"
+attach_start pk0 --leak-sample 1 --unwind fp
+kill -KILL $G
+wait $G
+got_now "$TMP/gotpk.before" >"$TMP/gotpk.killed"
+"$GALATOP" record --type leak -p $L -d 1 -o "$TMP/pk.folded" 2>"$TMP/pk.err"
+got_now "$TMP/gotpk.before" >"$TMP/gotpk.after"
+kill -USR1 $L
+wait_until 600 grep -q ready "$TMP/pk.out"
+kill -USR2 $L
+wait $L
+rc=$?
+if ! cmp -s "$TMP/gotpk.before" "$TMP/gotpk.killed" && cmp -s "$TMP/gotpk.before" "$TMP/gotpk.after" &&
+	grep -q "leak: pid $L: in-process sampler (injected" "$TMP/pk.err" && [ $rc = 0 ] &&
+	grep -q '^churned [1-9]' "$TMP/pk.out"; then
+	pass leak_inject_killed_galatop
+else
+	fail leak_inject_killed_galatop "rc=$rc $(diff "$TMP/gotpk.before" "$TMP/gotpk.after" | head -3; grep 'leak:' "$TMP/pk.err")"
+fi
 
 # --leak-uprobes: a running process gets the allocator uprobes (no injection), exact too.
 start_leaky pu
@@ -510,8 +566,7 @@ if command -v redis-server >/dev/null 2>&1 && command -v redis-benchmark >/dev/n
 	wait $RB 2>/dev/null
 	after="$(rcli ping) $(rcli get galatop_k) $(rcli strlen galatop_big)"
 	info=$(rcli info memory | grep -c '^used_memory:[1-9]')
-	/usr/bin/python3 tests/record/leak_got.py $RS |
-		awk 'NR == FNR { m[$1]; next } $1 in m' "$TMP/rgot.before" - >"$TMP/rgot.after"
+	got_now "$TMP/rgot.before" $RS >"$TMP/rgot.after"
 	if grep -q "leak: pid $RS: in-process sampler (injected: libgalatop-leak.so" "$TMP/rs.err" &&
 		[ "$during" = "OK v42 2097152" ] && [ "$after" = "PONG v42 2097152" ] && [ "$info" = 1 ]
 	then
