@@ -654,19 +654,21 @@ static int frame_piece(struct perfscript *ps, const char *s, size_t n, bool inli
 	return 0;
 }
 
-/* The frame that a frame line (its pc, function and module) adds to the stack, in ps->frame;
- * *adds false when it adds none. 0 or -ENOMEM. Inlined into both callers: the text parser's
- * per-line path keeps its speed. */
+/* The frame that a frame line (its pc, function and module) adds to the stack: *frame[0..*len),
+ * in ps->frame or, for a name that needs no edit, in the line itself; *frame NULL when it adds
+ * none. 0 or -ENOMEM. Inlined into both callers: the text parser's per-line path keeps its
+ * speed. */
 static inline __attribute__((always_inline)) int
 frame_build(struct perfscript *ps, const char *pc, size_t pc_len, const char *func, size_t n,
-	    const char *mod, size_t mod_len, bool *adds)
+	    const char *mod, size_t mod_len, const char **frame, size_t *len)
 {
 	bool kernel = false, jit = false, first = true;
 	const char *end, *arrow;
 	size_t h;
 	int err;
 
-	*adds = false;
+	*frame = NULL;
+	*len = 0;
 	/* s/\+0x[\da-f]+$//: the hex digits that end func, the last 8 bytes at a time */
 	for (h = n; h >= 8;) {
 		uint64_t other = ~hex_bytes(load_le(func + h - 8)) & 0x8080808080808080ULL;
@@ -697,8 +699,14 @@ frame_build(struct perfscript *ps, const char *pc, size_t pc_len, const char *fu
 	else if (ps->o.annotate_jit)
 		jit = is_jit_mod(mod, mod_len);
 
-	ps->frame.len = 0;
 	end = func + n;
+	if (!kernel && !jit && !ps->java && !find_arrow(func, end) &&
+	    !(n == 9 && !memcmp(func, "[unknown]", 9)) && next_tidy(func, 0, n) == n) {
+		*frame = func; /* most frames: the name as it is, not copied */
+		*len = n;
+		return 0;
+	}
+	ps->frame.len = 0;
 	for (;;) {
 		arrow = find_arrow(func, end);
 		if (!first && buf_put(&ps->frame, ";", 1))
@@ -712,17 +720,19 @@ frame_build(struct perfscript *ps, const char *pc, size_t pc_len, const char *fu
 			break;
 		func = arrow + 2;
 	}
-	*adds = true;
+	*frame = ps->frame.p;
+	*len = ps->frame.len;
 	return 0;
 }
 
 static int frame_line(struct perfscript *ps, const char *pc, size_t pc_len, const char *func,
 		      size_t n, const char *mod, size_t mod_len)
 {
-	bool adds;
-	int err = frame_build(ps, pc, pc_len, func, n, mod, mod_len, &adds);
+	const char *frame;
+	size_t len;
+	int err = frame_build(ps, pc, pc_len, func, n, mod, mod_len, &frame, &len);
 
-	return err || !adds ? err : stack_prepend(ps, ps->frame.p, ps->frame.len, false);
+	return err || !frame ? err : stack_prepend(ps, frame, len, false);
 }
 
 int perfscript__frame_parse(struct perfscript *ps, const char *l, size_t n, const char **frame,
@@ -730,18 +740,13 @@ int perfscript__frame_parse(struct perfscript *ps, const char *l, size_t n, cons
 {
 	const char *pc, *func, *mod;
 	size_t pc_len, func_len, mod_len;
-	bool adds;
 	int err;
 
 	/* a line that starts with a blank is never a header (line() tries those first) */
 	if (!n || !is_ws(l[0]) || !match_frame(l, n, &pc, &pc_len, &func, &func_len, &mod, &mod_len))
 		return 0;
-	err = frame_build(ps, pc, pc_len, func, func_len, mod, mod_len, &adds);
-	if (err)
-		return err;
-	*frame = adds ? ps->frame.p : NULL;
-	*len = adds ? ps->frame.len : 0;
-	return 1;
+	err = frame_build(ps, pc, pc_len, func, func_len, mod, mod_len, frame, len);
+	return err ? err : 1;
 }
 
 int perfscript__frame_push(struct perfscript *ps, const char *frame, size_t len)

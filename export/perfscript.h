@@ -69,7 +69,8 @@ const struct perfscript_stats *perfscript__stats(const struct perfscript *ps);
  * often as the line comes, as feeding it would do. */
 /* Parses l[0..n) (one line, without its '\n') as a frame line would be parsed inside a
  * sample now: 1 with *frame[0..*len) what it adds to the stack (NULL when it adds nothing;
- * valid until the next call), 0 when it is not a frame line (feed it instead), -ENOMEM. The
+ * valid until the next call, and while l[0..n) is: it may be a part of it), 0 when it is not
+ * a frame line (feed it instead), -ENOMEM. The
  * result depends on the options and on perfscript__frame_mode only. */
 int perfscript__frame_parse(struct perfscript *ps, const char *l, size_t n, const char **frame,
 			    size_t *len);
