@@ -487,9 +487,9 @@ else
 fi
 
 # A target that execs loses the hooks with its old program: the new one gets the allocator
-# uprobes at its exec, and its leaks (made 2 s after the exec) are exact. The target is a
+# uprobes at its exec, and its leaks (made 3 s after the exec) are exact. The target is a
 # shell, injected while it waits for its sleeps, that execs leaky once told (SIGUSR1).
-sh -c "trap \"exec '$TOOLS/leaky' 300 2 2 50\" USR1; while :; do sleep 0.1; done" \
+sh -c "trap \"exec '$TOOLS/leaky' 300 2 3 50\" USR1; while :; do sleep 0.1; done" \
 	>"$TMP/px.out" &
 L=$!
 PIDS="$PIDS $L"
@@ -578,11 +578,13 @@ if command -v redis-server >/dev/null 2>&1 && command -v redis-benchmark >/dev/n
 	RB=$!
 	PIDS="$PIDS $RB"
 	sleep 0.5
-	"$GALATOP" record --type leak --leak-sample 65536 -p $RS -d 4 -o "$TMP/rs.folded" 2>"$TMP/rs.err" &
+	"$GALATOP" record --type leak --leak-sample 65536 -p $RS -o "$TMP/rs.folded" 2>"$TMP/rs.err" &
 	G=$!
 	wait_until 300 grep -q recording "$TMP/rs.err"
 	head -c 2097152 /dev/zero | tr '\0' x | redis-cli -p $RPORT -x set galatop_big >/dev/null 2>&1
 	during="$(rcli set galatop_k v42) $(rcli get galatop_k) $(rcli strlen galatop_big)"
+	sleep 1.5
+	kill -INT $G
 	wait $G
 	kill $RB 2>/dev/null
 	wait $RB 2>/dev/null
