@@ -1,9 +1,15 @@
 #!/usr/bin/python3
 """leak_got.py PID: the allocator entries in the GOTs (and data pointers) of every module PID
-maps but the dynamic linker and galatop's sampler, as "MODULE SYMBOL OFFSET VALUE" lines,
-the values read through /proc/PID/mem: what test_leak.sh compares before, while and after
-galatop injects its sampler. The relocations come from readelf (binutils), independently of
-galatop's own reading."""
+maps but the dynamic linker and galatop's sampler, as "MODULE SYMBOL OFFSET VALUE [lazy]"
+lines, the values read through /proc/PID/mem ("lazy": the value points into the module
+itself, a PLT stub not bound yet): what test_leak.sh compares before, while and after galatop
+injects its sampler. The relocations come from readelf (binutils), independently of
+galatop's own reading.
+
+leak_got.py --same BEFORE AFTER: the entries of BEFORE (its modules) that AFTER does not hold
+as they were, one per line, exit status 1 if any; a lazy entry bound since to the definition
+the other modules hold for its symbol counts as the same (the program's own first call of it
+binds it)."""
 import re
 import subprocess
 import sys
@@ -15,14 +21,40 @@ RELOC = re.compile(r"^([0-9a-f]+)\s+[0-9a-f]+\s+(R_X86_64_JUMP_SLOT|R_X86_64_GLO
                    r"R_X86_64_64)\s+[0-9a-f]+\s+([^@\s]+)\S*\s+\+\s+0$")
 
 
+def same(before_path, after_path):
+    def load(path):
+        with open(path) as f:
+            return {tuple(l.split()[:3]): l.split()[3:] for l in f if l.strip()}
+    before, after = load(before_path), load(after_path)
+    bound = {}
+    for (mod, sym, off), v in before.items():
+        if len(v) == 1:
+            bound.setdefault(sym, set()).add(v[0])
+    bad = 0
+    for key, v in before.items():
+        a = after.get(key)
+        if a == v or (a and len(v) == 2 and len(a) == 1 and a[0] in bound.get(key[1], ())):
+            continue
+        print(" ".join(key), " ".join(v), "->", " ".join(a) if a else "gone")
+        bad += 1
+    sys.exit(1 if bad else 0)
+
+
 def main():
+    if sys.argv[1] == "--same":
+        same(sys.argv[2], sys.argv[3])
     pid = sys.argv[1]
     bases = {}
+    spans = {}
     with open(f"/proc/{pid}/maps") as maps:
         for line in maps:
             f = line.split()
-            if len(f) >= 6 and f[5].startswith("/") and int(f[2], 16) == 0 and f[5] not in bases:
-                bases[f[5]] = int(f[0].split("-")[0], 16)
+            if len(f) < 6 or not f[5].startswith("/"):
+                continue
+            lo, hi = (int(x, 16) for x in f[0].split("-"))
+            spans.setdefault(f[5], []).append((lo, hi))
+            if int(f[2], 16) == 0 and f[5] not in bases:
+                bases[f[5]] = lo
     with open(f"/proc/{pid}/mem", "rb") as mem:
         for path, base in sorted(bases.items()):
             if "/ld-linux" in path or "libgalatop-leak" in path:
@@ -40,7 +72,8 @@ def main():
                 off = int(m.group(1), 16)
                 mem.seek(base + off)
                 value = int.from_bytes(mem.read(8), "little")
-                print(f"{path} {m.group(3)} {off:#x} {value:#x}")
+                lazy = any(lo <= value < hi for lo, hi in spans[path])
+                print(f"{path} {m.group(3)} {off:#x} {value:#x}" + (" lazy" if lazy else ""))
 
 
 main()

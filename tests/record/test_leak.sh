@@ -372,21 +372,21 @@ attach_stop() {
 	wait $G
 }
 
-# got_now BEFORE [PID]: the GOT allocator entries of PID (default $L) now, for the modules
-# listed in BEFORE (read before galatop came: it adds its library and what that needs).
-got_now() {
-	/usr/bin/python3 tests/record/leak_got.py ${2:-$L} |
-		awk 'NR == FNR { m[$1]; next } $1 in m' "$1" -
-}
+# got_now [PID]: the GOT allocator entries of PID (default $L) now (tests/record/leak_got.py).
+got_now() { /usr/bin/python3 tests/record/leak_got.py ${1:-$L}; }
+# got_same BEFORE AFTER: every entry of BEFORE as it was in AFTER (an entry not bound yet in
+# BEFORE may have been bound since by the program: to the same definition as the others);
+# what differs on standard output.
+got_same() { /usr/bin/python3 tests/record/leak_got.py --same "$1" "$2"; }
 
 # galatop loads its sampler into leaky (dlopen through ptrace) and points its GOT entries at
 # the hooks; leaky's GOTs (read here through /proc/PID/mem, relocations from readelf) point into
 # the library while galatop runs and hold their old values again once it has gone, and leaky
 # runs on to its normal end (SIGUSR2) with its output.
 start_leaky p
-/usr/bin/python3 tests/record/leak_got.py $L >"$TMP/got.before"
+got_now >"$TMP/got.before"
 attach_start p --leak-sample 1 --unwind fp
-/usr/bin/python3 tests/record/leak_got.py $L >"$TMP/got.during"
+got_now >"$TMP/got.during"
 attach_stop p
 why=$(exact_leaks p)
 churn=$(leaf_bytes "$TMP/p.leaf" churn_alloc)
@@ -395,16 +395,16 @@ else fail leak_attach_running "$why churn $churn $(tail -3 "$TMP/p.err")"; fi
 if grep -q "leak: pid $L: in-process sampler (injected: libgalatop-leak.so, [1-9][0-9]* entries in [1-9][0-9]* modules" "$TMP/p.err"
 then pass leak_inject_path_p
 else fail leak_inject_path_p "$(grep 'leak:' "$TMP/p.err")"; fi
-got_now "$TMP/got.before" >"$TMP/got.after"
+got_now >"$TMP/got.after"
 # While attached: leaky's own malloc and free entries no longer hold their old values; after:
 # every entry as before.
 moved=$(awk -v exe="$(readlink "/proc/$L/exe")" 'NR == FNR { v[$1 " " $2] = $4; next }
 	$1 == exe && ($2 == "malloc" || $2 == "free") && v[$1 " " $2] != $4 { n++ }
 	END { print n + 0 }' "$TMP/got.before" "$TMP/got.during")
-if [ "$moved" = 2 ] && [ -s "$TMP/got.before" ] && cmp -s "$TMP/got.before" "$TMP/got.after"; then
+if [ "$moved" = 2 ] && [ -s "$TMP/got.before" ] && got_same "$TMP/got.before" "$TMP/got.after" >"$TMP/got.diff"; then
 	pass leak_inject_got_restored
 else
-	fail leak_inject_got_restored "moved $moved; $(diff "$TMP/got.before" "$TMP/got.after" | head -3)"
+	fail leak_inject_got_restored "moved $moved; $(head -3 "$TMP/got.diff")"
 fi
 kill -USR2 $L
 wait $L
@@ -446,20 +446,20 @@ fi
 # A galatop stopped by SIGTERM takes its hooks out too; a second galatop finds the library
 # loaded and attaches again: exact again.
 start_leaky pa
-/usr/bin/python3 tests/record/leak_got.py $L >"$TMP/gotpa.before"
+got_now >"$TMP/gotpa.before"
 attach_start pa0 --leak-sample 1 --unwind fp
 kill -TERM $G
 wait $G
-got_now "$TMP/gotpa.before" >"$TMP/gotpa.after"
+got_now >"$TMP/gotpa.after"
 attach_start pa --leak-sample 1 --unwind fp
 attach_stop pa
 why=$(exact_leaks pa)
 if [ -z "$why" ] && [ "$(grep -c 'libgalatop-leak.so$' "/proc/$L/maps")" -ge 1 ] &&
-	cmp -s "$TMP/gotpa.before" "$TMP/gotpa.after" &&
+	got_same "$TMP/gotpa.before" "$TMP/gotpa.after" >"$TMP/gotpa.diff" &&
 	grep -q "leak: pid $L: in-process sampler (injected" "$TMP/pa.err"; then
 	pass leak_inject_again
 else
-	fail leak_inject_again "$why $(diff "$TMP/gotpa.before" "$TMP/gotpa.after" | head -3; grep 'leak:' "$TMP/pa.err")"
+	fail leak_inject_again "$why $(head -3 "$TMP/gotpa.diff"; grep 'leak:' "$TMP/pa.err")"
 fi
 kill $L 2>/dev/null
 wait $L 2>/dev/null
@@ -467,24 +467,25 @@ wait $L 2>/dev/null
 # A galatop killed (SIGKILL) cannot take its hooks out: the process runs on with them
 # (sampling for nobody); the next galatop takes them over, and its exit restores the GOTs.
 start_leaky pk
-/usr/bin/python3 tests/record/leak_got.py $L >"$TMP/gotpk.before"
+got_now >"$TMP/gotpk.before"
 attach_start pk0 --leak-sample 1 --unwind fp
 kill -KILL $G
 wait $G
-got_now "$TMP/gotpk.before" >"$TMP/gotpk.killed"
+got_now >"$TMP/gotpk.killed"
 "$GALATOP" record --type leak -p $L -d 1 -o "$TMP/pk.folded" 2>"$TMP/pk.err"
-got_now "$TMP/gotpk.before" >"$TMP/gotpk.after"
+got_now >"$TMP/gotpk.after"
 kill -USR1 $L
 wait_until 600 grep -q ready "$TMP/pk.out"
 kill -USR2 $L
 wait $L
 rc=$?
-if ! cmp -s "$TMP/gotpk.before" "$TMP/gotpk.killed" && cmp -s "$TMP/gotpk.before" "$TMP/gotpk.after" &&
+if ! got_same "$TMP/gotpk.before" "$TMP/gotpk.killed" >/dev/null &&
+	got_same "$TMP/gotpk.before" "$TMP/gotpk.after" >"$TMP/gotpk.diff" &&
 	grep -q "leak: pid $L: in-process sampler (injected" "$TMP/pk.err" && [ $rc = 0 ] &&
 	grep -q '^churned [1-9]' "$TMP/pk.out"; then
 	pass leak_inject_killed_galatop
 else
-	fail leak_inject_killed_galatop "rc=$rc $(diff "$TMP/gotpk.before" "$TMP/gotpk.after" | head -3; grep 'leak:' "$TMP/pk.err")"
+	fail leak_inject_killed_galatop "rc=$rc $(head -3 "$TMP/gotpk.diff"; grep 'leak:' "$TMP/pk.err")"
 fi
 
 # A target that execs loses the hooks with its old program: the new one gets the allocator
@@ -593,7 +594,7 @@ if command -v redis-server >/dev/null 2>&1 && command -v redis-benchmark >/dev/n
 	PIDS="$PIDS $RS"
 	wait_until 100 sh -c "redis-cli -p $RPORT ping 2>/dev/null | grep -q PONG"
 	kill -0 $RS 2>/dev/null || fail leak_inject_redis "redis-server did not start (port $RPORT taken?)"
-	/usr/bin/python3 tests/record/leak_got.py $RS >"$TMP/rgot.before"
+	got_now $RS >"$TMP/rgot.before"
 	redis-benchmark -p $RPORT -t set,get,lpush,lpop -n 100000000 -c 8 -q >/dev/null 2>&1 &
 	RB=$!
 	PIDS="$PIDS $RB"
@@ -610,7 +611,7 @@ if command -v redis-server >/dev/null 2>&1 && command -v redis-benchmark >/dev/n
 	wait $RB 2>/dev/null
 	after="$(rcli ping) $(rcli get galatop_k) $(rcli strlen galatop_big)"
 	info=$(rcli info memory | grep -c '^used_memory:[1-9]')
-	got_now "$TMP/rgot.before" $RS >"$TMP/rgot.after"
+	got_now $RS >"$TMP/rgot.after"
 	if grep -q "leak: pid $RS: in-process sampler (injected: libgalatop-leak.so" "$TMP/rs.err" &&
 		[ "$during" = "OK v42 2097152" ] && [ "$after" = "PONG v42 2097152" ] && [ "$info" = 1 ]
 	then
@@ -619,10 +620,10 @@ if command -v redis-server >/dev/null 2>&1 && command -v redis-benchmark >/dev/n
 		fail leak_inject_redis "during '$during' after '$after' info $info $(grep 'leak:' "$TMP/rs.err")"
 	fi
 	if [ "$(folded_total "$TMP/rs.folded")" -ge 2097152 ] && [ -s "$TMP/rgot.before" ] &&
-		cmp -s "$TMP/rgot.before" "$TMP/rgot.after"; then
+		got_same "$TMP/rgot.before" "$TMP/rgot.after" >"$TMP/rgot.diff"; then
 		pass leak_inject_redis_leak_got
 	else
-		fail leak_inject_redis_leak_got "total $(folded_total "$TMP/rs.folded"); $(diff "$TMP/rgot.before" "$TMP/rgot.after" | head -3)"
+		fail leak_inject_redis_leak_got "total $(folded_total "$TMP/rs.folded"); $(head -3 "$TMP/rgot.diff")"
 	fi
 	kill $RS 2>/dev/null
 	wait $RS 2>/dev/null
