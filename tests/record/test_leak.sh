@@ -12,7 +12,8 @@
 # then gets uprobes) and, without galatop, changes nothing; a process already running is
 # attached to with -p, the sampler injected into it (ptrace, GOT hooks: its GOT values read
 # back before, while and after), also into redis-server under redis-benchmark, with a
-# fallback to the allocator uprobes where it cannot be (traced, no safe point), and in the
+# fallback to the allocator uprobes where it cannot be (traced, no safe point, the library
+# not in its mount namespace), and in the
 # live view `o` reaches leak and the top view counts its
 # blocks, and the live view's -- CMD runs with the sampler; a static stripped program is
 # named as not hooked; no BPF program is left behind. Needs root and BPF (CI).
@@ -486,6 +487,28 @@ else
 	fail leak_inject_killed_galatop "rc=$rc $(diff "$TMP/gotpk.before" "$TMP/gotpk.after" | head -3; grep 'leak:' "$TMP/pk.err")"
 fi
 
+# A target that execs loses the hooks with its old program: the new one gets the allocator
+# uprobes at its exec, and its leaks (made 3 s after the exec) are exact. The target is a
+# shell, injected while it waits for its sleeps, that execs leaky once told (SIGUSR1).
+sh -c "trap \"exec '$TOOLS/leaky' 300 2 3 50\" USR1; while :; do sleep 0.1; done" \
+	>"$TMP/px.out" &
+L=$!
+PIDS="$PIDS $L"
+sleep 0.3
+attach_start px --leak-sample 1 --unwind fp
+inj=$(grep -c "libgalatop-leak.so$" "/proc/$L/maps")
+kill -USR1 $L
+wait_until 600 grep -q ready "$TMP/px.out"
+sleep 1.5
+kill -INT $G
+wait $G
+why=$(exact_leaks px)
+if [ -z "$why" ] && [ "$inj" -ge 1 ] && grep -q "leak: pid $L: uprobes on its allocator" "$TMP/px.err"
+then pass leak_inject_exec
+else fail leak_inject_exec "mapped $inj $why $(grep 'leak:' "$TMP/px.err")"; fi
+kill $L 2>/dev/null
+wait $L 2>/dev/null
+
 # --leak-uprobes: a running process gets the allocator uprobes (no injection), exact too.
 start_leaky pu
 attach_start pu --leak-sample 1 --unwind fp --leak-uprobes
@@ -522,6 +545,25 @@ if command -v strace >/dev/null 2>&1; then
 else
 	skip leak_inject_traced_falls_back "strace is missing (make deps)"
 fi
+# A process in another mount namespace where galatop's library is not at its path (a
+# container without it: here a tmpfs over galatop's build directory, leaky run from a copy):
+# not injected, with the reason; the uprobes see its leaks, exact.
+cp "$TOOLS/leaky" "$TMP/leaky_ns"
+unshare -m --propagation private sh -c "mount -t tmpfs none '$O' && exec '$TMP/leaky_ns' 300 2 -1 50" \
+	>"$TMP/pn.out" 2>&1 &
+L=$!
+PIDS="$PIDS $L"
+wait_until 100 grep -q leaky_ns "/proc/$L/cmdline"
+sleep 0.5
+attach_start pn --leak-sample 1 --unwind fp
+attach_stop pn
+why=$(exact_leaks pn)
+if [ -z "$why" ] && grep -q "leak: pid $L: uprobes on its allocator (not injected: .*libgalatop-leak.so is not visible at that path in its mount namespace)" "$TMP/pn.err"
+then pass leak_inject_other_mount_ns
+else fail leak_inject_other_mount_ns "$why $(grep 'leak:' "$TMP/pn.err"; head -2 "$TMP/pn.out")"; fi
+kill $L 2>/dev/null
+wait $L 2>/dev/null
+
 "$TOOLS/burn" 30 >/dev/null 2>&1 &
 B=$!
 PIDS="$PIDS $B"
@@ -556,11 +598,13 @@ if command -v redis-server >/dev/null 2>&1 && command -v redis-benchmark >/dev/n
 	RB=$!
 	PIDS="$PIDS $RB"
 	sleep 0.5
-	"$GALATOP" record --type leak --leak-sample 65536 -p $RS -d 4 -o "$TMP/rs.folded" 2>"$TMP/rs.err" &
+	"$GALATOP" record --type leak --leak-sample 65536 -p $RS -o "$TMP/rs.folded" 2>"$TMP/rs.err" &
 	G=$!
 	wait_until 300 grep -q recording "$TMP/rs.err"
 	head -c 2097152 /dev/zero | tr '\0' x | redis-cli -p $RPORT -x set galatop_big >/dev/null 2>&1
 	during="$(rcli set galatop_k v42) $(rcli get galatop_k) $(rcli strlen galatop_big)"
+	sleep 1.5
+	kill -INT $G
 	wait $G
 	kill $RB 2>/dev/null
 	wait $RB 2>/dev/null
