@@ -406,10 +406,19 @@ static __always_inline void call_begin(void *ctx, struct tl_start *sp, __u32 tgi
 }
 
 /* Copies the fields of thread entry s into record r (built with rec_init). */
+/* Whether the kernel counts call id in the task's read or write calls as it ends: call_key then
+ * tells each call of it from the next. */
+static __always_inline bool counted_call(long id)
+{
+	return id == GT_NR_READ || id == GT_NR_WRITE || id == GT_NR_PREAD64 ||
+	       id == GT_NR_PWRITE64 || id == GT_NR_READV || id == GT_NR_WRITEV;
+}
+
 static __always_inline void rec_from_entry(struct tl_rec *r, const struct tl_start *s)
 {
 	r->nr = s->nr;
 	r->arg0 = s->arg0;
+	r->call_key = !syscall_hooks && counted_call(s->nr) ? s->call_key : 0;
 	r->flags = s->flags;
 	r->futex_op = s->futex_op;
 	r->owner = s->owner;
@@ -606,14 +615,6 @@ static __always_inline __u64 call_key(struct task_struct *t)
 	return key;
 }
 
-/* Whether the kernel counts call id in the task's read or write calls as it ends: call_key then
- * tells each call of it from the next. */
-static __always_inline bool counted_call(long id)
-{
-	return id == GT_NR_READ || id == GT_NR_WRITE || id == GT_NR_PREAD64 ||
-	       id == GT_NR_PWRITE64 || id == GT_NR_READV || id == GT_NR_WRITEV;
-}
-
 /* Whether thread entry sp's call is the one regs and key show (call id, same user stack). */
 static __always_inline bool same_call(const struct tl_start *sp, bool call, long id,
 				      struct pt_regs *regs, __u64 key)
@@ -794,6 +795,10 @@ __noinline int tl_sample(void *ctx GT_ARG_CTX, __u64 now, int kernel)
 			sampled_finish(sp, task, tid, now);
 		else
 			resumed_finish(sp, task, tid, now);
+	} else if (sp && same_call(sp, call, id, regs, key) && now - sp->last_in < PREEMPT_RUN_NS) {
+		/* The tail of the call that ended when the thread was switched back in (a pipe
+		 * read finishing its copy): the call was counted then; not a second one. */
+		return 0;
 	}
 	if (call)
 		call_open(ctx, task, regs, id, k, now, TLS_SAMPLED, TLF_SAMPLED);

@@ -50,6 +50,10 @@ struct tl_rec {
 	__u64 start, end; /* bpf_ktime_get_ns() */
 	__s64 ret;	  /* the call's return value */
 	__u64 arg0;	  /* fd, or futex address */
+	/* Blocking mode, a read or write call (the kernel counts them as they end): what tells
+	 * this call from the thread's next one from the same place (tl_start.call_key); two
+	 * intervals with the same key are one call that blocked twice. 0 otherwise. */
+	__u64 call_key;
 	__u32 futex_op;	  /* futex op (cmd with flags) */
 	__u32 owner;	  /* futex owner tid read at entry (TLF_OWNER_*), else 0 */
 	__u32 futex_val;  /* the futex call's expected value (2: glibc lock wait) */

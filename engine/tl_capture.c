@@ -17,6 +17,7 @@
 #include "util/procfs.h"
 
 #define FD_SLOTS 4096 /* (pid, fd) -> path cache, direct-mapped */
+#define CALL_SLOTS 1024 /* tid -> its last read or write interval, direct-mapped */
 #define GLIBC_LOCK_WAIT_VAL 2 /* glibc waits with the lock word at 2 (locked, waiters) */
 #define SEED_MAX 1024	      /* calls in progress before the probes attached, kept with stacks */
 #define SEED_STACK 8192	      /* stack bytes copied to unwind them */
@@ -27,6 +28,13 @@ struct fd_slot {
 	uint32_t path; /* timeline strtab id */
 };
 
+/* A thread's last interval of a read or write call, which the next one of the same call
+ * (tl_rec.call_key) extends. */
+struct call_slot {
+	uint32_t tid, name;
+	uint64_t key, start;
+};
+
 struct tl_capture {
 	struct session *s;
 	struct tl_probes *p;
@@ -34,6 +42,7 @@ struct tl_capture {
 	uint32_t names[TL_SYSCALL_MAX]; /* interned syscall names, 0 = not yet */
 	uint32_t kind_names[TL_KIND_MAX];
 	struct fd_slot fds[FD_SLOTS];
+	struct call_slot calls[CALL_SLOTS];
 	uint64_t min_dur_ns;
 	struct {
 		uint32_t tid, stack;
@@ -310,6 +319,16 @@ static void on_record(void *ctx, const struct tl_rec *r)
 		fill_attrs(c, &ev, r);
 	if (r->flags & TLF_SAMPLED)
 		ev.flags |= TL_EV_SAMPLED;
+	if (r->call_key) {
+		/* The same call blocked again (woken before its data came): one interval. */
+		struct call_slot *cs = &c->calls[r->tid % CALL_SLOTS];
+
+		if (cs->tid == r->tid && cs->key == r->call_key && cs->name == ev.name &&
+		    !timeline__extend(c->tl, (size_t)ti, cs->start, ev.name, r->end))
+			return;
+		*cs = (struct call_slot){ .tid = r->tid, .name = ev.name, .key = r->call_key,
+					  .start = r->start };
+	}
 	ev.stack = stack_of(c, &r->stk);
 	if (!ev.stack && (r->flags & TLF_SEEDED))
 		ev.stack = seed_stack_of(c, r->tid);

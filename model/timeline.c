@@ -321,6 +321,34 @@ int timeline__add(struct timeline *tl, size_t i, const struct tl_event *ev)
 	return 0;
 }
 
+int timeline__extend(struct timeline *tl, size_t i, uint64_t start, uint32_t name, uint64_t end)
+{
+	struct tl_thread *t;
+	struct tl_event *e;
+
+	if (i >= tl->nthreads)
+		return -ENOENT;
+	t = &tl->threads[i];
+	/* Recent: from the end, past the intervals that began after it. */
+	for (size_t pos = t->n; pos > t->lo; pos--) {
+		e = &t->ev[pos - 1];
+		if (e->start < start)
+			break;
+		if (e->start != start || e->name != name)
+			continue;
+		if (end < e->end)
+			return -ENOENT;
+		t->tot_ns[e->kind] += end - e->end;
+		e->end = end;
+		if (end - start > t->max_dur)
+			t->max_dur = end - start;
+		if (end > tl->now)
+			tl->now = end;
+		return 0;
+	}
+	return -ENOENT;
+}
+
 void timeline__set_short(struct timeline *tl, size_t i, int kind, uint64_t count, uint64_t ns)
 {
 	if (i >= tl->nthreads || kind < 0 || kind >= TL_KIND_MAX)

@@ -93,6 +93,10 @@ const struct tl_process *timeline__process_find(const struct timeline *tl, uint3
  * timeline's table, else -EINVAL); the oldest intervals of all lanes are dropped when the
  * memory cap is reached. 0, -EINVAL or -ENOMEM. */
 int timeline__add(struct timeline *tl, size_t i, const struct tl_event *ev);
+/* Moves the end of thread i's interval that starts at start and is named name to end (a call
+ * seen blocking again before it returned: one interval, its count unchanged). 0, or -ENOENT
+ * when no such interval is held (dropped by the memory cap) or end is before its end. */
+int timeline__extend(struct timeline *tl, size_t i, uint64_t start, uint32_t name, uint64_t end);
 /* Sets thread i's count and time of intervals shorter than the minimum, by kind (cumulative
  * values, as the kernel keeps them). */
 void timeline__set_short(struct timeline *tl, size_t i, int kind, uint64_t count, uint64_t ns);

@@ -580,6 +580,36 @@ TEST_CASE(snapshot_damage_is_reported)
 	CHECK(read_doc("{}", err, sizeof(err)) == 0);
 }
 
+/* A call that blocked twice: its interval grows over the second wait, the running between
+ * included, its count and the intervals after it unchanged; no match, nothing changes. */
+TEST_CASE(extend_merges_a_call_that_blocked_again)
+{
+	struct timeline *tl = timeline__new(0);
+	size_t t = thread(tl, 1, 2, "w"), n;
+	const struct tl_thread *th;
+	const struct tl_event *ev;
+	uint32_t rd = str(tl, "read");
+
+	add(tl, t, TL_FILE, "read", 10 * MS, 11 * MS, NULL, NULL);
+	add(tl, t, TL_ONCPU, "oncpu", 11 * MS, 12 * MS, NULL, NULL);
+	CHECK(timeline__extend(tl, t, 10 * MS, rd, 30 * MS) == 0);
+	ev = timeline__lane(tl, t, &n);
+	CHECK(n == 2);
+	CHECK(ev[0].start == 10 * MS && ev[0].end == 30 * MS && ev[0].count == 1);
+	CHECK(ev[1].kind == TL_ONCPU && ev[1].end == 12 * MS);
+	th = timeline__thread(tl, t);
+	CHECK(th->tot_ns[TL_FILE] == 20 * MS && th->tot_count[TL_FILE] == 1);
+	CHECK(th->max_dur == 20 * MS);
+	CHECK(timeline__now(tl) == 30 * MS);
+	CHECK(timeline__extend(tl, t, 10 * MS, str(tl, "write"), 40 * MS) == -ENOENT);
+	CHECK(timeline__extend(tl, t, 9 * MS, rd, 40 * MS) == -ENOENT);
+	CHECK(timeline__extend(tl, t, 10 * MS, rd, 20 * MS) == -ENOENT);
+	CHECK(timeline__extend(tl, t + 1, 10 * MS, rd, 40 * MS) == -ENOENT);
+	ev = timeline__lane(tl, t, &n);
+	CHECK(ev[0].end == 30 * MS);
+	timeline__free(tl);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--fixture")) {
@@ -602,6 +632,7 @@ int main(int argc, char **argv)
 	RUN(thread_end_and_tid_reuse);
 	RUN(busy_time_leaves_out_idle_waits);
 	RUN(open_calls_grow_to_now);
+	RUN(extend_merges_a_call_that_blocked_again);
 	RUN(deadlock_hint_names_the_cycle);
 	RUN(contention_hint_names_the_holder);
 	RUN(ownerless_waits_fall_back_to_the_heuristic);
