@@ -645,6 +645,9 @@ if command -v tmux >/dev/null 2>&1; then
 	done
 	if pane_has lk "profile: leak (probe attached now"; then pass leak_live_o
 	else fail leak_live_o "$(sed -n 2p "$TMP/screen"; tail -1 "$TMP/screen")"; fi
+	# The running process got the sampler injected at that o (its maps show the library).
+	if grep -q '/libgalatop-leak.so$' "/proc/$L/maps"; then pass leak_live_o_injected
+	else fail leak_live_o_injected "$(grep -c . "/proc/$L/maps") mappings, none of the library"; fi
 	kill -USR1 $L
 	# The 1 MiB blocks show once 1 s old; the top view counts them with their age.
 	wait_until 600 grep -q ready "$TMP/lv.out"
