@@ -604,6 +604,19 @@ static void open_sideband(struct probes *p, const struct probe_opts *o)
 	free(cpus);
 }
 
+/* A copy of src[0..n) into *dst (NULL when n is 0), its count into *ndst. 0 or -ENOMEM. */
+static int copy_pids(int **dst, size_t *ndst, const int *src, size_t n)
+{
+	if (!n)
+		return 0;
+	*dst = malloc(n * sizeof(int));
+	if (!*dst)
+		return -ENOMEM;
+	memcpy(*dst, src, n * sizeof(int));
+	*ndst = n;
+	return 0;
+}
+
 struct probes *probes__open(const struct probe_opts *o, probe_event_fn fn, void *ctx, char *err,
 			    size_t errlen)
 {
@@ -639,25 +652,14 @@ struct probes *probes__open(const struct probe_opts *o, probe_event_fn fn, void 
 		p->leak_preload_pid = o->leak_preload_pid;
 		snprintf(p->leak_preload, sizeof(p->leak_preload), "%s", o->leak_preload);
 	}
-	if (o->nleak_inject && o->leak_inject_lib) {
-		p->leak_inject = malloc(o->nleak_inject * sizeof(int));
-		if (!p->leak_inject) {
-			snprintf(err, errlen, "out of memory");
-			goto cleanup;
-		}
-		memcpy(p->leak_inject, o->leak_inject, o->nleak_inject * sizeof(int));
-		p->nleak_inject = o->nleak_inject;
+	if ((o->nleak_inject && o->leak_inject_lib &&
+	     copy_pids(&p->leak_inject, &p->nleak_inject, o->leak_inject, o->nleak_inject)) ||
+	    copy_pids(&p->leak_pids, &p->nleak_pids, o->pids, o->npids)) {
+		snprintf(err, errlen, "out of memory");
+		goto cleanup;
+	}
+	if (p->nleak_inject)
 		snprintf(p->leak_inject_lib, sizeof(p->leak_inject_lib), "%s", o->leak_inject_lib);
-	}
-	if (o->npids) {
-		p->leak_pids = malloc(o->npids * sizeof(int));
-		if (!p->leak_pids) {
-			snprintf(err, errlen, "out of memory");
-			goto cleanup;
-		}
-		memcpy(p->leak_pids, o->pids, o->npids * sizeof(int));
-		p->nleak_pids = o->npids;
-	}
 	p->freq = o->freq ? o->freq : 99;
 	p->fixed_period = o->fixed_period;
 	p->oncpu_cpus = cpu_set(o, o->cpus_switchable, &p->ncpus);

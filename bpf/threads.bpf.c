@@ -405,7 +405,6 @@ static __always_inline void call_begin(void *ctx, struct tl_start *sp, __u32 tgi
 	sp->ts = ts;
 }
 
-/* Copies the fields of thread entry s into record r (built with rec_init). */
 /* Whether the kernel counts call id in the task's read or write calls as it ends: call_key then
  * tells each call of it from the next. */
 static __always_inline bool counted_call(long id)
@@ -414,6 +413,7 @@ static __always_inline bool counted_call(long id)
 	       id == GT_NR_PWRITE64 || id == GT_NR_READV || id == GT_NR_WRITEV;
 }
 
+/* Copies the fields of thread entry s into record r (built with rec_init). */
 static __always_inline void rec_from_entry(struct tl_rec *r, const struct tl_start *s)
 {
 	r->nr = s->nr;

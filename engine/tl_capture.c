@@ -312,15 +312,9 @@ static void on_record(void *ctx, const struct tl_rec *r)
 	ev.kind = r->kind;
 	ev.name = name_of(c, r->nr, r->kind);
 	ev.count = 1;
-	if ((r->nr == GT_NR_OPEN || r->nr == GT_NR_CREAT || r->nr == GT_NR_OPENAT) &&
-	    !(r->flags & TLF_PATH)) /* opened (the result is known from sys_exit) */
-		ev.attr = r->ret >= 0 ? fd_path(c, r->pid, r->ret) : 0;
-	else if (r->nr != TL_NR_NONE)
-		fill_attrs(c, &ev, r);
-	if (r->flags & TLF_SAMPLED)
-		ev.flags |= TL_EV_SAMPLED;
 	if (r->call_key) {
-		/* The same call blocked again (woken before its data came): one interval. */
+		/* The same call blocked again (woken before its data came): one interval (its
+		 * attributes and stack were taken with the first). */
 		struct call_slot *cs = &c->calls[r->tid % CALL_SLOTS];
 
 		if (cs->tid == r->tid && cs->key == r->call_key && cs->name == ev.name &&
@@ -329,6 +323,13 @@ static void on_record(void *ctx, const struct tl_rec *r)
 		*cs = (struct call_slot){ .tid = r->tid, .name = ev.name, .key = r->call_key,
 					  .start = r->start };
 	}
+	if ((r->nr == GT_NR_OPEN || r->nr == GT_NR_CREAT || r->nr == GT_NR_OPENAT) &&
+	    !(r->flags & TLF_PATH)) /* opened (the result is known from sys_exit) */
+		ev.attr = r->ret >= 0 ? fd_path(c, r->pid, r->ret) : 0;
+	else if (r->nr != TL_NR_NONE)
+		fill_attrs(c, &ev, r);
+	if (r->flags & TLF_SAMPLED)
+		ev.flags |= TL_EV_SAMPLED;
 	ev.stack = stack_of(c, &r->stk);
 	if (!ev.stack && (r->flags & TLF_SEEDED))
 		ev.stack = seed_stack_of(c, r->tid);
