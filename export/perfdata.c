@@ -169,6 +169,7 @@ static int bid_add(struct pd *pd, const unsigned char *p, size_t len)
 		return -ENOMEM;
 	b = &pd->bids[pd->nbids];
 	b->pid = (int)rd32(p + 8);
+	b->user = (misc & MISC_CPUMODE_MASK) == MISC_USER;
 	memcpy(b->id, p + 12, 20);
 	b->len = misc & MISC_BUILD_ID_SIZE ? p[32] : 20;
 	if (b->len > 20)
@@ -790,6 +791,27 @@ static int list_records(struct pd *pd, size_t at, size_t end)
 	return 0;
 }
 
+/* Starts reading the symbol tables of the user files perf found samples in (its build-id list)
+ * on a thread of their own while the records are listed, the kernel's frames named and the
+ * replay begins: on a busy machine's capture they are a fifth of the work (libLLVM's alone
+ * 2.4 ms). Without the list (pipe mode, perf record -B) or the thread, the replay reads them as
+ * it meets them. */
+static void preload_files(struct pd *pd)
+{
+	struct sym_preload *v = pd->nbids ? calloc(pd->nbids, sizeof(*v)) : NULL;
+	size_t n = 0;
+
+	if (!v)
+		return;
+	for (size_t i = 0; i < pd->nbids; i++)
+		if (pd->bids[i].user && pd->bids[i].path[0] == '/')
+			v[n++] = (struct sym_preload){ pd->bids[i].path, pd->bids[i].id,
+						       pd->bids[i].len };
+	if (n)
+		sym_cache__preload(pd->sc, v, n);
+	free(v);
+}
+
 /* Names the kernel frames of the samples ahead of the replay, by one pass over perf's copy of
  * kallsyms, or starts reading the running kernel's on a thread; kallsyms is not read at all
  * when no sample has a kernel frame. 0 or -ENOMEM; any other failure leaves the naming to
@@ -953,6 +975,9 @@ int perfdata_collapse(const void *buf, size_t len, const char *label, struct sym
 		ret = 0;
 	} else {
 		ret = read_file_header(&pd, &at, &end);
+		/* the build-id list is in the header's sections: read on while the records are */
+		if (!ret && pd.own_sc)
+			preload_files(&pd);
 	}
 	if (!ret)
 		ret = list_records(&pd, at, end);

@@ -101,6 +101,7 @@ struct pd_rec {
 /* What perf's build-id table says a file (or the kernel) was. */
 struct pd_bid {
 	int pid;
+	bool user; /* a user-space file (not the kernel or a module) */
 	unsigned char id[20];
 	size_t len;
 	char *path;

@@ -115,10 +115,12 @@ static struct elf_obj *obj_new(struct sym_cache *sc, struct elf_syms *syms, cons
 }
 
 /* Finishes es (already begun) into a shared object: an existing one with the same build-id is
- * reused; key is the caller's lookup key (dev/inode or vdso image). Returns a referenced object,
- * or NULL on ENOMEM (es is consumed either way). */
+ * reused; key is the caller's lookup key (dev/inode or vdso image). es is loaded from src, or was
+ * loaded before when src is NULL (load: what elf_syms__load returned). Returns a referenced
+ * object, or NULL on ENOMEM (es is consumed either way). */
 static struct elf_obj *obj_from_syms(struct sym_cache *sc, struct elf_syms *es,
-				     const struct elf_src *src, const void *key, size_t len)
+				     const struct elf_src *src, int load, const void *key,
+				     size_t len)
 {
 	unsigned char bkey[1 + 64];
 	const unsigned char *bid;
@@ -138,7 +140,7 @@ static struct elf_obj *obj_from_syms(struct sym_cache *sc, struct elf_syms *es,
 			return o;
 		}
 	}
-	err = elf_syms__load(es, src);
+	err = src ? elf_syms__load(es, src) : load;
 	if (err == -ENOMEM) {
 		elf_syms__free(es);
 		return NULL;
@@ -152,6 +154,14 @@ static struct elf_obj *obj_from_syms(struct sym_cache *sc, struct elf_syms *es,
 	if (o && bid && es)
 		obj_add_key(sc, o, bkey, blen + 1);
 	return o;
+}
+
+int sym_cache__preload(struct sym_cache *sc, const struct sym_preload *files, size_t n)
+{
+	elf_preload__free(sc->pre);
+	sc->pre = elf_preload__start(files, n, sc->debug_root ? sc->debug_root : "/usr/lib/debug",
+				     sc->lines || sc->inlines, sc->lazy_names);
+	return sc->pre ? 0 : -ENOMEM;
 }
 
 /* Opens the file of mapping m of p: through the process's root (containers), through map_files
@@ -182,7 +192,7 @@ static struct elf_obj *resolve_file(struct sym_cache *sc, struct proc *p, const 
 	unsigned char key[17];
 	struct elf_syms *es;
 	struct elf_obj *o;
-	int fd, keep;
+	int fd, keep, load;
 
 	key[0] = 'F';
 	memcpy(key + 1, &m->dev, 8);
@@ -197,18 +207,24 @@ static struct elf_obj *resolve_file(struct sym_cache *sc, struct proc *p, const 
 		return o;
 	}
 	sc->elf_opens++;
-	fd = open_mapped(p, m);
-	if (fd < 0) {
-		o = obj_new(sc, NULL, key, sizeof(key));
-		if (o)
-			o->retry_ns = clock_mono_ns() + OPEN_RETRY_NS;
-		return o;
+	if (sc->pre && (m->dev || m->inode) &&
+	    elf_preload__take(sc->pre, m->dev, m->inode, &es, &load, &keep)) {
+		/* read ahead on the preload thread */
+		o = obj_from_syms(sc, es, NULL, load, key, sizeof(key));
+	} else {
+		fd = open_mapped(p, m);
+		if (fd < 0) {
+			o = obj_new(sc, NULL, key, sizeof(key));
+			if (o)
+				o->retry_ns = clock_mono_ns() + OPEN_RETRY_NS;
+			return o;
+		}
+		keep = dup(fd);
+		if (elf_syms__begin(fd, NULL, 0, &es))
+			o = obj_new(sc, NULL, key, sizeof(key));
+		else
+			o = obj_from_syms(sc, es, &src, 0, key, sizeof(key));
 	}
-	keep = dup(fd);
-	if (elf_syms__begin(fd, NULL, 0, &es))
-		o = obj_new(sc, NULL, key, sizeof(key));
-	else
-		o = obj_from_syms(sc, es, &src, key, sizeof(key));
 	if (o && o->fd < 0) {
 		o->fd = keep;
 		keep = -1;
@@ -290,7 +306,7 @@ static struct elf_obj *resolve_vdso(struct sym_cache *sc, struct proc *p, const 
 		elf_syms__free(es);
 		elf_cache_ref(sc, o);
 	} else {
-		o = obj_from_syms(sc, es, &src, key, klen + 1);
+		o = obj_from_syms(sc, es, &src, 0, key, klen + 1);
 	}
 	if (o && o->fd < 0) /* a file the unwinder can open as it does the others */
 		o->fd = image_fd(img, len);

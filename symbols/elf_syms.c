@@ -7,6 +7,7 @@
 #include <gelf.h>
 #include <libgen.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,13 +65,19 @@ struct inl_chain {
 	const char *names[]; /* outermost first */
 };
 
-static int elf_ready(void)
-{
-	static int ok = -1;
+static bool elf_ok;
 
-	if (ok < 0)
-		ok = elf_version(EV_CURRENT) != EV_NONE;
-	return ok;
+static void elf_init(void)
+{
+	elf_ok = elf_version(EV_CURRENT) != EV_NONE;
+}
+
+bool elf_syms__ready(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, elf_init);
+	return elf_ok;
 }
 
 static int read_build_id(Elf *elf, unsigned char *id, size_t *len)
@@ -107,7 +114,7 @@ int elf_syms__begin(int fd, const void *mem, size_t len, struct elf_syms **out)
 	struct elf_syms *es;
 
 	*out = NULL;
-	if (!elf_ready()) {
+	if (!elf_syms__ready()) {
 		if (fd >= 0)
 			close(fd);
 		return -ENOEXEC;

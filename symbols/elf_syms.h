@@ -26,6 +26,8 @@ struct elf_src {
 				 * than copy them all at load (files only, not memory images) */
 };
 
+/* Whether libelf is ready (set up once, from any thread); elf_syms__begin checks it. */
+bool elf_syms__ready(void);
 /* Starts reading an image from fd (ownership taken: closed by elf_syms__free or earlier) or, when
  * fd < 0, from mem[0..len) (which must stay valid until elf_syms__load returns); reads its
  * build-id. 0, -ENOEXEC when it is not ELF, -ENOMEM. */

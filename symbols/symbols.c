@@ -847,6 +847,7 @@ void sym_cache__free(struct sym_cache *sc)
 		free(sc->objs[i]);
 	}
 	free(sc->objs);
+	elf_preload__free(sc->pre);
 	kernel_join(sc);
 	kallsyms__free(sc->ks);
 	kernel_prefetch_free(sc);

@@ -65,6 +65,19 @@ int sym_cache__kernel_preload(struct sym_cache *sc);
  * answers them from these names from then on, others from the table as before. Replaces an
  * earlier prefetch. 0 or -errno (nothing kept). */
 int sym_cache__kernel_prefetch(struct sym_cache *sc, uint64_t *addrs, size_t n);
+/* A file whose symbols a reader will need, and the build-id it must have (build_id_len 0: any). */
+struct sym_preload {
+	const char *path; /* on the host */
+	const unsigned char *build_id;
+	size_t build_id_len;
+};
+/* Starts reading the symbol tables of files[0..n) on a thread of their own, in that order, for
+ * a reader that knows them before it names anything (a perf.data file's build-id list): a
+ * lookup that maps one of them (by its device and inode now) takes its table from there,
+ * waiting while the thread reads it, or reads it itself when the thread has not reached it.
+ * Call before the first lookup and after the settings; replaces an earlier preload. 0 or
+ * -errno (nothing started: lookups read the files as before). */
+int sym_cache__preload(struct sym_cache *sc, const struct sym_preload *files, size_t n);
 /* Resolves a user address of pid through its mappings (read on first use, re-read at most every
  * 200 ms when addr is in no known mapping). 0, or -ENOENT when unknown (out still filled with
  * "module+0xOFF" or "[unknown]"); -ENOMEM. */

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "elf_preload.h"
 #include "elf_syms.h"
 #include "hmap.h"
 #include "kallsyms.h"
@@ -79,6 +80,7 @@ struct sym_cache {
 	struct kallsyms_hit *khits; /* what names them */
 	size_t nkaddrs;
 	char *karena; /* their strings */
+	struct elf_preload *pre; /* tables read ahead (sym_cache__preload), or NULL */
 	char *debug_root, *kallsyms_path;
 	size_t maps_reads, elf_opens, evictions;
 	size_t hostile;		      /* files a process controls that were refused */

@@ -6,6 +6,7 @@
 #ifndef GALATOP_TESTS_HARNESS_H
 #define GALATOP_TESTS_HARNESS_H
 
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,20 @@ static inline int harness_ci(void)
 	const char *ci = getenv("CI");
 
 	return ci && *ci && strcmp(ci, "0") && strcmp(ci, "false");
+}
+
+/* Open descriptors of this process (with the one reading the list): to check that code under
+ * test closes what it opens. */
+static inline int harness_open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	while (d && readdir(d))
+		n++;
+	if (d)
+		closedir(d);
+	return n;
 }
 
 /* A case that cannot run here (a missing tool, privilege or resource): "SKIP: name: why", or

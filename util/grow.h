@@ -112,6 +112,18 @@ static inline size_t big_array_len(size_t bytes)
 	return bytes > SIZE_MAX - BIG_ARRAY_STEP ? SIZE_MAX : (bytes + BIG_ARRAY_STEP - 1) & ~(size_t)(BIG_ARRAY_STEP - 1);
 }
 
+/* A new mapping for a big array of bytes, asking for huge pages before anything touches it (a
+ * copy into it would fault it in 4 KiB pages first). MAP_FAILED on failure. */
+static inline void *big_array_map(size_t bytes)
+{
+	void *p = mmap(NULL, big_array_len(bytes), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p != MAP_FAILED)
+		madvise(p, big_array_len(bytes), MADV_HUGEPAGE);
+	return p;
+}
+
 /* Resizes the array *pptr of old bytes (0 when *pptr is NULL) to bytes (more than 0),
  * keeping its contents; what is added is zeroed when it is mapped, undefined otherwise.
  * 0, or -ENOMEM with *pptr unchanged. */
@@ -127,8 +139,7 @@ static inline int big_array_resize(void *pptr, size_t old, size_t bytes)
 			np = p;
 		} else {
 			/* its pages moved onto a new mapping (placed for huge pages), not copied */
-			np = mmap(NULL, big_array_len(bytes), PROT_READ | PROT_WRITE,
-				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			np = big_array_map(bytes);
 			if (np != MAP_FAILED &&
 			    mremap(p, big_array_len(old), big_array_len(old),
 				   MREMAP_MAYMOVE | MREMAP_FIXED, np) == MAP_FAILED) {
@@ -137,8 +148,7 @@ static inline int big_array_resize(void *pptr, size_t old, size_t bytes)
 			}
 		}
 	} else if (bytes >= BIG_ARRAY_MIN) {
-		np = mmap(NULL, big_array_len(bytes), PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		np = big_array_map(bytes);
 		if (np != MAP_FAILED && old)
 			memcpy(np, p, old);
 		if (np != MAP_FAILED)
@@ -152,8 +162,6 @@ static inline int big_array_resize(void *pptr, size_t old, size_t bytes)
 	}
 	if (!np || np == MAP_FAILED)
 		return -ENOMEM;
-	if (bytes >= BIG_ARRAY_MIN && np != p)
-		madvise(np, big_array_len(bytes), MADV_HUGEPAGE);
 	memcpy(pptr, &np, sizeof(np));
 	return 0;
 }

@@ -5,7 +5,6 @@
  * Debian root with DEB_PKGS: libc (symbols from libc6-dbg's debuginfo too), libstdc++ and
  * libLLVM (.dynsym of C++ names, tens of thousands), the test binary itself (a full .symtab)
  * and Debian's go (no .symtab: the names of its .gopclntab). */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -117,25 +116,12 @@ static void ask_file(struct cmp *c, Elf *image, Elf *symbols_of)
 	}
 }
 
-/* Open descriptors of this process. */
-static int open_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	while (d && readdir(d))
-		n++;
-	if (d)
-		closedir(d);
-	return n;
-}
-
 /* Loads path both ways and compares them; debug is its separate debuginfo (or NULL). */
 static void compare(const char *path, const char *debug)
 {
 	struct elf_syms *copied = NULL, *lazy = NULL;
 	struct cmp c = { 0 };
-	int fd = -1, dfd = -1, ea, eb, fds = open_fds();
+	int fd = -1, dfd = -1, ea, eb, fds = harness_open_fds();
 	Elf *elf = NULL, *delf = NULL;
 
 	ea = load(path, 0, &copied);
@@ -144,7 +130,7 @@ static void compare(const char *path, const char *debug)
 	CHECK(eb == 0);
 	/* neither table holds a descriptor (Go's keeps its image's, for the unwinder) */
 	if (!ea && !eb && !strstr(path, "/go"))
-		CHECK(open_fds() == fds);
+		CHECK(harness_open_fds() == fds);
 	if (ea || eb)
 		goto out;
 	CHECK(elf_syms__count(copied) == elf_syms__count(lazy));
