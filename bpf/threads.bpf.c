@@ -846,8 +846,26 @@ SEC("tp_btf/sched_process_exit")
 int BPF_PROG(gt_tl_exit, struct task_struct *p)
 {
 	__u32 tid = BPF_CORE_READ(p, pid);
+	__u64 now = bpf_ktime_get_ns();
+	struct tl_start *s = syscall_hooks ? NULL : bpf_map_lookup_elem(&gt_tl_start, &tid);
 	struct tl_rec *r;
 
+	/* A call still open as the thread ends: one the sampler saw run and that returned with
+	 * no sample or switch-out since (the thread ran on to its end), or one it was
+	 * preempted in. It ended by now; its record goes before the exit's. */
+	if (s && s->ts) {
+		if (s->state & TLS_SAMPLED) {
+			sampled_finish(s, p, tid, now);
+		} else if (s->state & TLS_RESUMED) {
+			resumed_finish(s, p, tid, now);
+		} else {
+			/* its switch back in unseen: it came back when its time on a CPU began */
+			__u64 ran = BPF_CORE_READ(p, se.sum_exec_runtime) -
+				    BPF_CORE_READ(p, se.prev_sum_exec_runtime);
+
+			block_finish(s, p, tid, ran < now - s->ts ? now - ran : s->ts);
+		}
+	}
 	bpf_map_delete_elem(&gt_tl_start, &tid);
 	if (!syscall_hooks)
 		bpf_map_delete_elem(&gt_tl_stash, &tid);
@@ -856,7 +874,7 @@ int BPF_PROG(gt_tl_exit, struct task_struct *p)
 	r = scratch(SLOT_SYS);
 	if (!r)
 		return 0;
-	rec_init(r, BPF_CORE_READ(p, tgid), tid, TLK_ONCPU, 0, bpf_ktime_get_ns());
+	rec_init(r, BPF_CORE_READ(p, tgid), tid, TLK_ONCPU, 0, now);
 	r->type = TLR_EXIT;
 	BPF_CORE_READ_STR_INTO(&r->comm, p, comm);
 	if (bpf_ringbuf_output(&gt_tl_events, r, TL_REC_HDR_SIZE, wakeup_flags()))
