@@ -624,18 +624,21 @@ static __always_inline void fill_addrs(struct l7_event *e, const struct conn *c,
 	peer_from_user(e, uaddr);
 }
 
-/* Sends the record in s with its got bytes of data. */
+/* Sends the record in s with its got bytes of data. Whether the ring holds enough to wake its
+ * reader is asked for one record in 16 of each CPU (the answer reads the reader's position, a
+ * cache line the reader writes: 4 % of the programs' time in a traced nginx): a wakeup comes at
+ * most 15 records late, and the reader's poll reads the ring every 100 ms anyway. */
 static __always_inline void output(struct l7_scratch *s, __u32 got, struct l7_counters *cnt)
 {
-	__u64 size = got;
+	__u64 size = got, wake = BPF_RB_NO_WAKEUP;
 
 	/* got <= L7_CAPTURE_MAX; the mask is what the verifier can see. */
 	asm volatile("%0 &= 0x7fff" : "+r"(size));
 	size += sizeof(struct l7_event);
-	if (bpf_ringbuf_output(&gt_l7_events, s, size,
-			       bpf_ringbuf_query(&gt_l7_events, BPF_RB_AVAIL_DATA) >= wakeup_bytes
-				       ? BPF_RB_FORCE_WAKEUP
-				       : BPF_RB_NO_WAKEUP)) {
+	if ((!cnt || !(cnt->events & 15)) &&
+	    bpf_ringbuf_query(&gt_l7_events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
+		wake = BPF_RB_FORCE_WAKEUP;
+	if (bpf_ringbuf_output(&gt_l7_events, s, size, wake)) {
 		if (cnt)
 			cnt->drops++;
 	} else if (cnt) {
