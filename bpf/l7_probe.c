@@ -229,11 +229,18 @@ static void unix_starts_attach(struct l7_probes *p)
 	p->unix_starts = true;
 	if (!bpf_program__autoload(p->skel->progs.gt_l7_send_ready))
 		return;
+	/* The sends take their starts before the program gives any: a start it gave to a send
+	 * that did not take it would stay, and the thread's next send would take it (a request
+	 * beginning within the one before it). */
+	p->skel->bss->unix_starts = 1;
 	/* On failure, requests over Unix-domain sockets start at their send's end. */
 	link = bpf_program__attach(p->skel->progs.gt_l7_send_ready);
-	if (!link || probe_links_add(&p->links, &p->nlinks, link))
-		return;
-	p->skel->bss->unix_starts = 1;
+	if (link && probe_links_add(&p->links, &p->nlinks, link)) {
+		bpf_link__destroy(link);
+		link = NULL;
+	}
+	if (!link)
+		p->skel->bss->unix_starts = 0;
 }
 
 static int on_record(void *ctx, void *data, size_t size)
