@@ -695,6 +695,16 @@ static __always_inline void resumed_finish(struct tl_start *s, struct task_struc
 		block_finish(s, t, tid, s->last_in);
 }
 
+/* When task t, in thread entry s's call since s->ts, came back on a CPU at a switch back in
+ * that was not seen: when its time on a CPU since then began (not before the call). */
+static __always_inline __u64 unseen_in(const struct tl_start *s, struct task_struct *t, __u64 now)
+{
+	__u64 ran = BPF_CORE_READ(t, se.sum_exec_runtime) -
+		    BPF_CORE_READ(t, se.prev_sum_exec_runtime);
+
+	return ran < now - s->ts ? now - ran : s->ts;
+}
+
 /* Blocking mode, at the switch-out of the current task (not exiting): when it is inside a
  * traced system call, the call starts now (or goes on, below) and its record is built in the
  * thread's stash; it ends at the switch back in. A call the thread is preempted in (runnable)
@@ -725,12 +735,8 @@ __noinline int tl_block_begin(void *ctx GT_ARG_CTX, __u64 now, int preempted)
 		sampled_finish(sp, task, tid, now);
 	}
 	if (sp && sp->ts && !(sp->state & TLS_RESUMED)) {
-		/* Its switch back in was not seen (it happens): it came back when its time on a
-		 * CPU since then began. */
-		__u64 ran = BPF_CORE_READ(task, se.sum_exec_runtime) -
-			    BPF_CORE_READ(task, se.prev_sum_exec_runtime);
-
-		sp->last_in = ran < now - sp->ts ? now - ran : sp->ts;
+		/* Its switch back in was not seen (it happens). */
+		sp->last_in = unseen_in(sp, task, now);
 		if (sp->state & TLS_PREEMPTED)
 			sp->state = TLS_RESUMED;
 		else
@@ -859,11 +865,7 @@ int BPF_PROG(gt_tl_exit, struct task_struct *p)
 		} else if (s->state & TLS_RESUMED) {
 			resumed_finish(s, p, tid, now);
 		} else {
-			/* its switch back in unseen: it came back when its time on a CPU began */
-			__u64 ran = BPF_CORE_READ(p, se.sum_exec_runtime) -
-				    BPF_CORE_READ(p, se.prev_sum_exec_runtime);
-
-			block_finish(s, p, tid, ran < now - s->ts ? now - ran : s->ts);
+			block_finish(s, p, tid, unseen_in(s, p, now)); /* switch back in unseen */
 		}
 	}
 	bpf_map_delete_elem(&gt_tl_start, &tid);

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,6 +12,7 @@
 
 #include "elf_preload.h"
 #include "elf_syms.h"
+#include "util/thread.h"
 
 enum { PRE_QUEUED, PRE_READING, PRE_READ, PRE_TAKEN };
 
@@ -145,8 +145,6 @@ struct elf_preload *elf_preload__start(const struct sym_preload *files, size_t n
 {
 	struct elf_preload *pl = calloc(1, sizeof(*pl));
 	size_t kept = 0;
-	sigset_t all, old;
-	int err;
 
 	if (!pl || !elf_syms__ready())
 		goto fail;
@@ -189,12 +187,7 @@ struct elf_preload *elf_preload__start(const struct sym_preload *files, size_t n
 	qsort_r(pl->order, pl->n, sizeof(*pl->order), by_rank, pl->v);
 	pthread_mutex_init(&pl->lock, NULL);
 	pthread_cond_init(&pl->read, NULL);
-	/* signals stay with the main thread, whose loop watches for them */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = pthread_create(&pl->thread, NULL, run, pl);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (err) {
+	if (thread_start_quiet(&pl->thread, run, pl)) {
 		pthread_cond_destroy(&pl->read);
 		pthread_mutex_destroy(&pl->lock);
 		goto fail;

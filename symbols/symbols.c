@@ -6,7 +6,6 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +26,7 @@
 #include "symcache.h"
 #include "symtab.h"
 #include "util/clock.h"
+#include "util/thread.h"
 #include "util/grow.h"
 
 /* Returns the cache's copy of s (stable until sym_cache__free), or NULL on ENOMEM. */
@@ -570,18 +570,13 @@ static void *kernel_preload_run(void *arg)
 
 int sym_cache__kernel_preload(struct sym_cache *sc)
 {
-	sigset_t all, old;
 	int err;
 
 	if (sc->ks_tried || sc->ks_pending)
 		return 0;
-	/* Signals stay with the main thread, whose loop watches for them. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = pthread_create(&sc->ks_thread, NULL, kernel_preload_run, sc);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	err = thread_start_quiet(&sc->ks_thread, kernel_preload_run, sc);
 	if (err)
-		return -err;
+		return err;
 	sc->ks_pending = true;
 	sc->ks_ns = clock_mono_ns();
 	return 0;
