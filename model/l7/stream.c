@@ -292,29 +292,32 @@ static int append(struct l7_dirstate *s, const uint8_t *buf, size_t n, uint64_t 
 	return 0;
 }
 
-/* Parses what is pending in dir; fresh is where this chunk's bytes begin in the pending
- * buffer (what remains before it came earlier). 0 or -EPROTO. */
-static int parse_pending(struct l7_parser *p, enum l7_dir dir, size_t fresh, uint64_t ts)
+/* Parses the n bytes at data in dir: the pending buffer, or a chunk straight from the capture
+ * when nothing was pending (no copy: most messages come whole); fresh is where this chunk's
+ * bytes begin in them (what comes before came earlier). The bytes parsed go in *used.
+ * 0 or -EPROTO. */
+static int parse(struct l7_parser *p, enum l7_dir dir, const uint8_t *data, size_t n,
+		 size_t fresh, uint64_t ts, size_t *used)
 {
 	struct l7_dirstate *s = &p->d[dir];
 	size_t off = 0;
 
-	while (off < s->npend && !s->skip) {
+	while (off < n && !s->skip) {
 		struct l7_step st = { 0 };
 		enum l7_step_rc rc;
 		uint64_t take;
 
 		if (p->req_dir < 0) {
-			int r = p->ops->is_request(s->pend + off, s->npend - off, false);
+			int r = p->ops->is_request(data + off, n - off, false);
 
 			if (r < 0)
 				return -EPROTO;
 			p->req_dir = r ? (int)dir : (int)!dir;
 		}
-		rc = p->ops->step(p, is_req(p, dir), s->pend + off, s->npend - off, &st);
+		rc = p->ops->step(p, is_req(p, dir), data + off, n - off, &st);
 		if (rc == STEP_MORE)
 			break;
-		if (rc == STEP_BAD || st.used > s->npend - off || (!st.used && !st.skip))
+		if (rc == STEP_BAD || st.used > n - off || (!st.used && !st.skip))
 			return -EPROTO;
 		if (!s->active) {
 			s->active = true;
@@ -322,7 +325,7 @@ static int parse_pending(struct l7_parser *p, enum l7_dir dir, size_t fresh, uin
 			s->bytes = 0;
 		}
 		off += st.used;
-		take = st.skip < s->npend - off ? st.skip : s->npend - off;
+		take = st.skip < n - off ? st.skip : n - off;
 		off += take;
 		s->bytes += st.used + take;
 		s->skip = st.skip - take;
@@ -331,9 +334,26 @@ static int parse_pending(struct l7_parser *p, enum l7_dir dir, size_t fresh, uin
 		else if (st.done)
 			finish(p, dir, ts);
 	}
-	memmove(s->pend, s->pend + off, s->npend - off);
-	s->npend -= off;
-	if (s->npend && off >= fresh)
+	*used = off;
+	return 0;
+}
+
+/* Parses take bytes of a chunk at buf with what is pending in dir; what does not parse yet
+ * stays pending. 0 or -EPROTO. */
+static int parse_chunk(struct l7_parser *p, enum l7_dir dir, const uint8_t *buf, size_t take,
+		       uint64_t ts)
+{
+	struct l7_dirstate *s = &p->d[dir];
+	size_t fresh = s->npend, used;
+
+	if (!s->npend)
+		return parse(p, dir, buf, take, 0, ts, &used) ||
+		       (used < take && append(s, buf + used, take - used, ts)) ? -EPROTO : 0;
+	if (append(s, buf, take, ts) || parse(p, dir, s->pend, s->npend, fresh, ts, &used))
+		return -EPROTO;
+	memmove(s->pend, s->pend + used, s->npend - used);
+	s->npend -= used;
+	if (s->npend && used >= fresh)
 		s->pend_ns = ts;
 	return 0;
 }
@@ -393,13 +413,11 @@ int l7_parser__feed(struct l7_parser *p, enum l7_dir dir, const uint8_t *buf, si
 		if (pos < cap) {
 			size_t take = cap - pos < L7_PEND_MAX - s->npend ? cap - pos
 									 : L7_PEND_MAX - s->npend;
-			size_t fresh = s->npend;
 
 			/* Parsing goes a slice at a time so that only an unfinished header stays
 			 * buffered; a full buffer that parses no further is out of sync. */
 			p->cut = pos + take == cap && cap < len;
-			if (!take || append(s, buf + pos, take, ts_ns) ||
-			    parse_pending(p, dir, fresh, ts_ns)) {
+			if (!take || parse_chunk(p, dir, buf + pos, take, ts_ns)) {
 				lose(p, dir);
 				rc = -EPROTO;
 				break;

@@ -384,6 +384,7 @@ int l7_table__record(struct l7_table *t, uint32_t session, const struct l7_recor
 		     struct l7_slow **slow)
 {
 	struct l7_session *s;
+	const char *name;
 	long e, p;
 	int err;
 
@@ -392,13 +393,21 @@ int l7_table__record(struct l7_table *t, uint32_t session, const struct l7_recor
 	if (session >= t->nsessions)
 		return -EINVAL;
 	s = &t->sessions[session];
-	e = endpoint_get(t, s->key.proto, s->key.l7_role, r->endpoint[0] ? r->endpoint : "(none)");
-	if (e < 0)
-		return -ENOMEM;
-	p = pair_get(t, session, (uint32_t)e);
-	if (p < 0)
-		return -ENOMEM;
-	s = &t->sessions[session];
+	name = r->endpoint[0] ? r->endpoint : "(none)";
+	if (s->last_endpoint && !strcmp(t->endpoints[s->last_endpoint - 1].name, name)) {
+		e = (long)s->last_endpoint - 1;
+		p = (long)s->last_pair - 1;
+	} else {
+		e = endpoint_get(t, s->key.proto, s->key.l7_role, name);
+		if (e < 0)
+			return -ENOMEM;
+		p = pair_get(t, session, (uint32_t)e);
+		if (p < 0)
+			return -ENOMEM;
+		s = &t->sessions[session];
+		s->last_endpoint = (uint32_t)e + 1;
+		s->last_pair = (uint32_t)p + 1;
+	}
 	err = count_record(&s->st, r, s->key.l7_role, false);
 	err = err ?: count_record(&t->endpoints[e].st, r, s->key.l7_role, true);
 	err = err ?: count_record(&t->pairs[p].st, r, s->key.l7_role, true);

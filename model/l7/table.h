@@ -57,6 +57,9 @@ struct l7_session {
 	bool ident_done;     /* container and pod were looked up */
 	uint64_t cgroup_id;
 	struct l7_stats st;
+	/* The endpoint and pair of the session's last record, + 1 (0: none): a connection
+	 * mostly repeats its endpoint, which then costs a compare instead of two lookups. */
+	uint32_t last_endpoint, last_pair;
 };
 
 /* One of the slowest requests of an endpoint. */
