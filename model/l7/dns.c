@@ -160,9 +160,10 @@ struct dns_state {
 static void message(struct l7_parser *p, bool req, uint16_t id, int rcode, const char *key,
 		    const char *detail, uint64_t start, uint64_t end, uint64_t bytes)
 {
-	struct l7_resp r = { .on = true, .start_ns = start, .bytes = bytes };
+	struct l7_resp r;
 	struct l7_req *rq;
 
+	l7_resp_init(&r, true, start, bytes);
 	if (req) {
 		rq = l7_request(p, start, end, bytes);
 		if (!rq)

@@ -346,8 +346,9 @@ static void http_end(struct l7_parser *p, bool req, uint64_t start, uint64_t end
 	struct http_state *hs = p->state;
 	struct http_dir *d = &hs->d[req];
 	struct l7_req *rq;
-	struct l7_resp r = { .start_ns = start, .bytes = bytes };
+	struct l7_resp r;
 
+	l7_resp_init(&r, false, start, bytes);
 	d->phase = P_HEAD;
 	if (req) {
 		rq = l7_request(p, start, end, bytes);

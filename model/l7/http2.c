@@ -444,8 +444,9 @@ static void settle(struct l7_parser *p, const struct fields *f, bool req)
 static void finish(struct l7_parser *p, struct h2_stream *s, uint64_t end)
 {
 	struct h2_state *hs = p->state;
-	struct l7_resp r = { .on = true, .start_ns = s->start, .bytes = s->bytes };
+	struct l7_resp r;
 
+	l7_resp_init(&r, true, s->start, s->bytes);
 	if (s->grpc && s->grpc_status >= 0) {
 		r.status = s->grpc_status;
 		r.error = s->grpc_status != 0;

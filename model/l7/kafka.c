@@ -592,8 +592,9 @@ static void kafka_end(struct l7_parser *p, bool req, uint64_t start, uint64_t en
 		return;
 	m->ok = false;
 	if (!req) {
-		struct l7_resp r = { .on = true, .start_ns = start, .bytes = bytes };
+		struct l7_resp r;
 
+		l7_resp_init(&r, true, start, bytes);
 		if (!m->matched)
 			return;
 		r.error = m->err != 0;

@@ -166,6 +166,18 @@ struct l7_resp {
 	int status;
 	char errmsg[L7_ERRMSG_MAX];
 };
+/* An empty response, begun (on) at start_ns with bytes so far: its numbers set, its text ""
+ * (the bytes past the text's end are not cleared: this runs per message, and zeroing the
+ * text was two thirds of redis_end's time). */
+static inline void l7_resp_init(struct l7_resp *r, bool on, uint64_t start_ns, uint64_t bytes)
+{
+	r->on = on;
+	r->start_ns = start_ns;
+	r->bytes = bytes;
+	r->error = false;
+	r->status = 0;
+	r->errmsg[0] = 0;
+}
 /* Counts one more message (began at start_ns, bytes long) into the response at hand. */
 void l7_resp_add(struct l7_resp *r, uint64_t start_ns, uint64_t bytes);
 /* The response ended at end_ns: pairs it with the oldest waiting request (if any), passes

@@ -51,7 +51,7 @@ static bool parse_int(const uint8_t *s, size_t n, int64_t *out)
 	if (i == n || n - i > 18)
 		return false;
 	for (; i < n; i++) {
-		if (!isdigit(s[i]))
+		if ((unsigned)(s[i] - '0') > 9) /* not isdigit: no locale table per digit */
 			return false;
 		v = v * 10 + (s[i] - '0');
 	}
@@ -213,9 +213,10 @@ static void redis_end(struct l7_parser *p, bool req, uint64_t start, uint64_t en
 {
 	struct redis_state *rs = p->state;
 	struct redis_dir *d = &rs->d[req];
-	struct l7_resp r = { .start_ns = start, .bytes = bytes };
+	struct l7_resp r;
 	struct l7_req *rq;
 
+	l7_resp_init(&r, false, start, bytes);
 	if (req) {
 		size_t w = 0;
 

@@ -258,8 +258,9 @@ static void rmq_end(struct l7_parser *p, bool req, uint64_t start, uint64_t end,
 		return;
 	st->ok[req] = false;
 	if (!req) {
-		struct l7_resp r = { .on = true, .start_ns = start, .bytes = bytes };
+		struct l7_resp r;
 
+		l7_resp_init(&r, true, start, bytes);
 		r.status = h->code;
 		r.error = h->code != 0 && (h->code < 19 || h->code > 21);
 		if (r.error)

@@ -232,7 +232,7 @@ void l7_resp_finish(struct l7_parser *p, struct l7_resp *r, uint64_t end_ns)
 {
 	if (p->fifo_len)
 		pair(p, 0, r, end_ns);
-	memset(r, 0, sizeof(*r));
+	l7_resp_init(r, false, 0, 0);
 }
 
 bool l7_resp_finish_id(struct l7_parser *p, struct l7_resp *r, uint64_t end_ns, uint64_t id)
@@ -243,7 +243,7 @@ bool l7_resp_finish_id(struct l7_parser *p, struct l7_resp *r, uint64_t end_ns, 
 		i++;
 	if (i < p->fifo_len)
 		pair(p, i, r, end_ns);
-	memset(r, 0, sizeof(*r));
+	l7_resp_init(r, false, 0, 0);
 	return i < p->fifo_len;
 }
 
