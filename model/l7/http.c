@@ -149,11 +149,14 @@ static const char *field(const char *hdr, size_t i, size_t end, const char *name
 {
 	size_t a, b;
 
-	/* The first letter compared first (names are letters: | 0x20 folds the case):
-	 * strncasecmp goes through the locale, and most lines start otherwise. */
-	if (end - i <= nl || (hdr[i] | 0x20) != (name[0] | 0x20) ||
-	    strncasecmp(hdr + i, name, nl) || hdr[i + nl] != ':')
+	/* name is letters and '-': a letter matches either case (| 0x20 folds only a letter
+	 * onto a lower-case letter), '-' itself. Not strncasecmp, which goes through the
+	 * locale for every line. */
+	if (end - i <= nl || hdr[i + nl] != ':')
 		return NULL;
+	for (size_t k = 0; k < nl; k++)
+		if (hdr[i + k] != name[k] && (name[k] == '-' || (hdr[i + k] | 0x20) != (name[k] | 0x20)))
+			return NULL;
 	a = i + nl + 1;
 	b = end;
 	while (a < b && (hdr[a] == ' ' || hdr[a] == '\t'))
@@ -228,16 +231,16 @@ static enum l7_step_rc head(struct l7_parser *p, bool req, const uint8_t *buf, s
 	v = f.cl;
 	vl = f.cll;
 	if (v) {
-		char num[24];
-
-		if (!vl || vl >= sizeof(num))
+		if (!vl || vl >= 24)
 			return STEP_BAD;
-		memcpy(num, v, vl);
-		num[vl] = 0;
-		for (size_t i = 0; i < vl; i++)
-			if (!isdigit((unsigned char)num[i]))
+		for (size_t i = 0; i < vl; i++) {
+			unsigned dg = (unsigned)(v[i] - '0');
+
+			if (dg > 9)
 				return STEP_BAD;
-		clen = strtoull(num, NULL, 10);
+			/* Saturates as strtoull did: the body then runs to the close. */
+			clen = clen > (UINT64_MAX - dg) / 10 ? UINT64_MAX : clen * 10 + dg;
+		}
 		has_clen = true;
 	}
 	out->used = hl;

@@ -48,6 +48,22 @@ TEST_CASE(http_head_has_no_body)
 	cap_free(&cp);
 }
 
+/* A server's parser fed the requests (received) and then the responses (sent, resp_len bytes
+ * of which resps is the captured start); rs holds what it emitted. */
+static struct l7_parser *http_server_fed(const char *reqs, const char *resps, size_t resp_len,
+					 size_t want_pending)
+{
+	struct l7_parser *p = l7_parser__new(L7_HTTP, L7_ROLE_SERVER, false);
+
+	rs.n = 0;
+	CHECK(l7_parser__feed(p, L7_DIR_RECV, (const uint8_t *)reqs, strlen(reqs), strlen(reqs),
+			      10, on_record, &rs) == 0);
+	CHECK(l7_parser__pending(p) == want_pending);
+	CHECK(l7_parser__feed(p, L7_DIR_SEND, (const uint8_t *)resps, strlen(resps), resp_len, 20,
+			      on_record, &rs) == 0);
+	return p;
+}
+
 TEST_CASE(http_pipelining_and_close_delimited)
 {
 	const char *reqs = "GET /a/1 HTTP/1.1\r\nHost: x\r\n\r\nPOST /b?q=1 HTTP/1.1\r\n"
@@ -55,14 +71,8 @@ TEST_CASE(http_pipelining_and_close_delimited)
 	const char *resps = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 3"
 			    "\r\n\r\nabcHTTP/1.1 503 Busy\r\nTransfer-Encoding: chunked\r\n\r\n"
 			    "4\r\nwxyz\r\n0\r\n\r\nHTTP/1.0 200 OK\r\n\r\nrest of the body";
-	struct l7_parser *p = l7_parser__new(L7_HTTP, L7_ROLE_SERVER, false);
+	struct l7_parser *p = http_server_fed(reqs, resps, strlen(resps) + 1000, 3);
 
-	rs.n = 0;
-	CHECK(l7_parser__feed(p, L7_DIR_RECV, (const uint8_t *)reqs, strlen(reqs), strlen(reqs),
-			      10, on_record, &rs) == 0);
-	CHECK(l7_parser__pending(p) == 3);
-	CHECK(l7_parser__feed(p, L7_DIR_SEND, (const uint8_t *)resps, strlen(resps),
-			      strlen(resps) + 1000, 20, on_record, &rs) == 0);
 	CHECK(rs.n == 2 && l7_parser__pending(p) == 1);
 	l7_parser__close(p, on_record, &rs);
 	CHECK(rs.n == 3 && !rs.r[2].no_response && rs.r[2].resp_bytes == strlen(resps) + 1000 -
@@ -70,6 +80,29 @@ TEST_CASE(http_pipelining_and_close_delimited)
 	CHECK(!strcmp(rs.r[0].endpoint, "GET /a/{id}") && rs.r[0].status == 200);
 	CHECK(!strcmp(rs.r[1].endpoint, "POST /b") && rs.r[1].status == 503 && rs.r[1].error);
 	CHECK(!strcmp(rs.r[2].endpoint, "GET /c"));
+	l7_parser__free(p);
+}
+
+/* Framing header names in any case; a name that only looks like one (another separator, a
+ * control byte) is not one; a Content-Length past 64 bits runs to the close. */
+TEST_CASE(http_framing_header_names)
+{
+	const char *reqs = "GET /1 HTTP/1.1\r\n\r\nGET /2 HTTP/1.1\r\n\r\nGET /3 HTTP/1.1\r\n\r\n"
+			   "GET /4 HTTP/1.1\r\n\r\n";
+	const char *resps = "HTTP/1.1 200 OK\r\ncontent-LENGTH: 3\r\n\r\nabc"
+			    "HTTP/1.1 201 OK\r\nTRANSFER-encoding: Chunked\r\n\r\n2\r\nxy\r\n0\r\n\r\n"
+			    "HTTP/1.1 202 OK\r\nContent_Length: 9\r\nContent\rLength: 9\r\n"
+			    "Content-Length: 000000000000000000002\r\n\r\nzz"
+			    "HTTP/1.1 203 OK\r\nContent-Length: 99999999999999999999999\r\n\r\nbody";
+	struct l7_parser *p = http_server_fed(reqs, resps, strlen(resps), 4);
+
+	/* The fourth response's body runs on: it ends at the close. */
+	CHECK(rs.n == 3 && l7_parser__pending(p) == 1);
+	CHECK(rs.n == 3 && rs.r[0].status == 200 && rs.r[1].status == 201 && rs.r[2].status == 202);
+	CHECK(rs.n == 3 && rs.r[2].resp_bytes == (size_t)(strstr(resps, "HTTP/1.1 203") -
+							   strstr(resps, "HTTP/1.1 202")));
+	l7_parser__close(p, on_record, &rs);
+	CHECK(rs.n == 4 && rs.r[3].status == 203);
 	l7_parser__free(p);
 }
 
@@ -343,6 +376,7 @@ int main(void)
 	RUN(http_keepalive_statuses_chunked_and_ids);
 	RUN(http_head_has_no_body);
 	RUN(http_pipelining_and_close_delimited);
+	RUN(http_framing_header_names);
 	RUN(redis_resp2_resp3_errors);
 	RUN(redis_pipelined_benchmark_counts);
 	RUN(pgsql_simple_extended_prepared);
