@@ -154,9 +154,12 @@ static const char *field(const char *hdr, size_t i, size_t end, const char *name
 	 * locale for every line. */
 	if (end - i <= nl || hdr[i + nl] != ':')
 		return NULL;
-	for (size_t k = 0; k < nl; k++)
-		if (hdr[i + k] != name[k] && (name[k] == '-' || (hdr[i + k] | 0x20) != (name[k] | 0x20)))
+	for (size_t k = 0; k < nl; k++) {
+		char c = hdr[i + k];
+
+		if (c != name[k] && (name[k] == '-' || (c | 0x20) != (name[k] | 0x20)))
 			return NULL;
+	}
 	a = i + nl + 1;
 	b = end;
 	while (a < b && (hdr[a] == ' ' || hdr[a] == '\t'))

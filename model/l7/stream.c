@@ -339,16 +339,18 @@ static int parse(struct l7_parser *p, enum l7_dir dir, const uint8_t *data, size
 }
 
 /* Parses take bytes of a chunk at buf with what is pending in dir; what does not parse yet
- * stays pending. 0 or -EPROTO. */
+ * stays pending. 0, or < 0 when the stream is lost. */
 static int parse_chunk(struct l7_parser *p, enum l7_dir dir, const uint8_t *buf, size_t take,
 		       uint64_t ts)
 {
 	struct l7_dirstate *s = &p->d[dir];
 	size_t fresh = s->npend, used;
 
-	if (!s->npend)
-		return parse(p, dir, buf, take, 0, ts, &used) ||
-		       (used < take && append(s, buf + used, take - used, ts)) ? -EPROTO : 0;
+	if (!s->npend) {
+		if (parse(p, dir, buf, take, 0, ts, &used))
+			return -EPROTO;
+		return used < take ? append(s, buf + used, take - used, ts) : 0;
+	}
 	if (append(s, buf, take, ts) || parse(p, dir, s->pend, s->npend, fresh, ts, &used))
 		return -EPROTO;
 	memmove(s->pend, s->pend + used, s->npend - used);

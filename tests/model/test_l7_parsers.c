@@ -90,10 +90,12 @@ TEST_CASE(http_framing_header_names)
 	const char *reqs = "GET /1 HTTP/1.1\r\n\r\nGET /2 HTTP/1.1\r\n\r\nGET /3 HTTP/1.1\r\n\r\n"
 			   "GET /4 HTTP/1.1\r\n\r\n";
 	const char *resps = "HTTP/1.1 200 OK\r\ncontent-LENGTH: 3\r\n\r\nabc"
-			    "HTTP/1.1 201 OK\r\nTRANSFER-encoding: Chunked\r\n\r\n2\r\nxy\r\n0\r\n\r\n"
+			    "HTTP/1.1 201 OK\r\nTRANSFER-encoding: Chunked\r\n\r\n"
+			    "2\r\nxy\r\n0\r\n\r\n"
 			    "HTTP/1.1 202 OK\r\nContent_Length: 9\r\nContent\rLength: 9\r\n"
 			    "Content-Length: 000000000000000000002\r\n\r\nzz"
-			    "HTTP/1.1 203 OK\r\nContent-Length: 99999999999999999999999\r\n\r\nbody";
+			    "HTTP/1.1 203 OK\r\n"
+			    "Content-Length: 99999999999999999999999\r\n\r\nbody";
 	struct l7_parser *p = http_server_fed(reqs, resps, strlen(resps), 4);
 
 	/* The fourth response's body runs on: it ends at the close. */
