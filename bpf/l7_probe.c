@@ -57,7 +57,6 @@ _Static_assert(GT_TCP_ESTABLISHED == TCP_ESTABLISHED && GT_TCP_SYN_SENT == TCP_S
 
 #define WARNINGS_MAX 4096
 #define DEFAULT_RINGBUF (16u << 20)
-#define PID_HEADROOM 1024
 #define RESCAN_NEW_S 2.0  /* maps of processes not seen yet */
 #define RESCAN_ALL_S 30.0 /* every process again: libraries loaded with dlopen */
 
@@ -339,7 +338,7 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 	rc = rc ?: bpf_map__set_max_entries(p->skel->maps.gt_l7_scratch, ncpus > 0 ? ncpus : 1);
 	if (o->no_stacks)
 		rc = rc ?: bpf_map__set_max_entries(p->skel->maps.gt_l7_stacks, 1);
-	rc = rc ?: targets_size(p->skel->obj, t, PID_HEADROOM);
+	rc = rc ?: targets_size(p->skel->obj, t);
 	rc = rc ?: gt_l7_probe__load(p->skel);
 	rc = rc ?: targets_fill(p->skel->obj, t);
 	if (rc) {

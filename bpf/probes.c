@@ -48,8 +48,6 @@ _Static_assert(STACK_TYPES <= 8 * sizeof(unsigned), "a probe bit per stack type"
 #define WARNINGS_MAX 4096
 #define DEFAULT_RINGBUF (8u << 20)
 #define DEFAULT_RINGBUF_DWARF (32u << 20) /* a record carries a stack copy of up to 16 KiB */
-#define PID_HEADROOM 1024    /* room for probes__add_pid */
-#define FOLLOW_HEADROOM 8192 /* room for followed children */
 
 struct probes {
 	struct gt_profile *skel;
@@ -174,7 +172,6 @@ static struct gt_profile *load_skel_as(const struct probe_opts *o, unsigned type
 {
 	struct bpf_program *growth[GROWTH_PROGS];
 	struct gt_profile *skel;
-	size_t extra_pids = PID_HEADROOM + (o->follow_children ? FOLLOW_HEADROOM : 0);
 	unsigned ustack = o->user_stacks ? ustack_bytes(o->ustack_copy) : 0;
 	size_t rbsize;
 	int err;
@@ -238,7 +235,7 @@ static struct gt_profile *load_skel_as(const struct probe_opts *o, unsigned type
 	err = err ?: bpf_map__set_max_entries(skel->maps.gt_leak_live,
 					      o->leak_max_live ? o->leak_max_live
 					      : leak_mean(o) == 1 ? 1u << 20 : 65536);
-	err = err ?: targets_size(skel->obj, o, extra_pids);
+	err = err ?: targets_size(skel->obj, o);
 	err = err ?: gt_profile__load(skel);
 	if (err) {
 		gt_profile__destroy(skel);

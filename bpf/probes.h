@@ -174,7 +174,7 @@ int probes__poll(struct probes *p, int timeout_ms);
 int probes__consume(struct probes *p, uint64_t deadline_ns);
 
 /* Adds a target process at run time. Returns 0, -EINVAL if the pid filter is off (open with
- * pids or follow_children), -E2BIG if the set is full, or another -errno. */
+ * pids or follow_children), -E2BIG past the kernel's largest pid, or another -errno. */
 int probes__add_pid(struct probes *p, int tgid);
 
 /* Takes events only on the CPUs c with cpus[c] != 0 (c < n) from now on; cpus NULL = every

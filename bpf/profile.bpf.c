@@ -448,7 +448,7 @@ int BPF_PROG(gt_proc_exit, struct task_struct *p)
 	if (current_passes(tgid, (__u32)pid_tgid))
 		emit_proc(GT_EV_EXIT, BPF_CORE_READ(p, exit_code));
 	if (filter_pids_enabled)
-		bpf_map_delete_elem(&gt_pids, &tgid);
+		targets_pid_drop(tgid);
 	bpf_map_delete_elem(&gt_py_procs, &tgid);
 	return 0;
 }

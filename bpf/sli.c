@@ -24,7 +24,6 @@
 
 #define DELAYACCT_SYSCTL "/proc/sys/kernel/task_delayacct"
 #define SWAPIN_ENV "GALATOP_SLI_SWAPIN" /* "faults": the fallback even with delay accounting */
-#define PID_HEADROOM 4096 /* room in the pid set for pids added at run time */
 #define BATCH 1024
 
 struct sli_probes {
@@ -264,7 +263,7 @@ struct sli_probes *sli_probes__open(const struct probe_opts *o, unsigned want,
 		ret = ret ?: bpf_program__set_autoload(p->skel->progs.gt_sli_majfault, false);
 	}
 	btf__free(btf);
-	ret = ret ?: targets_size(p->skel->obj, o, targets_pid_filter(o) ? PID_HEADROOM : 0);
+	ret = ret ?: targets_size(p->skel->obj, o);
 	ret = ret ?: gt_sli__load(p->skel);
 	ret = ret ?: targets_fill(p->skel->obj, o);
 	if (ret) {

@@ -33,12 +33,12 @@ static inline bool targets_pid_filter(const struct probe_opts *o)
 		}                                                                                  \
 	} while (0)
 
-/* Sizes the target maps of obj before load: the given targets plus extra_pids of room in the
- * pid set when it is on. 0 or -errno. */
-int targets_size(struct bpf_object *obj, const struct probe_opts *o, size_t extra_pids);
+/* Sizes the target maps of obj before load (the pid set, when on, holds every possible pid).
+ * 0 or -errno. */
+int targets_size(struct bpf_object *obj, const struct probe_opts *o);
 /* Fills the target maps of the loaded obj from o. 0 or -errno. */
 int targets_fill(struct bpf_object *obj, const struct probe_opts *o);
-/* Adds one pid to the loaded obj's pid set. 0 or -errno (-E2BIG when full). */
+/* Adds one pid to the loaded obj's pid set. 0 or -errno (-E2BIG past the kernel's largest pid). */
 int targets_add_pid(struct bpf_object *obj, int tgid);
 
 #endif

@@ -22,9 +22,6 @@
 #include "bpf/targets.h"
 #include "threads.skel.h"
 
-#define PID_HEADROOM 1024
-#define FOLLOW_HEADROOM 8192
-
 /* The traced system calls and their classes, as gala-gopher classifies them; read/write
  * family calls on sockets move from file to net at exit. x86_64 numbers (<sys/syscall.h>). */
 static const struct {
@@ -227,7 +224,7 @@ struct tl_probes *tl_probes__open(const struct tl_probe_opts *o, tl_record_fn fn
 	p->skel->rodata->wakeup_bytes = rbsize / 4;
 	ret = bpf_map__set_max_entries(p->skel->maps.gt_tl_events, rbsize);
 	if (!ret && t)
-		ret = targets_size(p->skel->obj, t, PID_HEADROOM + (t->follow_children ? FOLLOW_HEADROOM : 0));
+		ret = targets_size(p->skel->obj, t);
 	p->skel->rodata->syscall_hooks = o->all_syscalls;
 	p->skel->rodata->sched_states = classes & TL_PROBE_ONCPU;
 	/* sched_switch: the oncpu class, and the blocking calls unless the system call hooks

@@ -616,6 +616,53 @@ TEST_CASE(comm_and_tid_filters)
 	free(r.v);
 }
 
+/* The pid set is a bitmap of 64 pids a word: two busy processes (forked one after the other,
+ * so most often neighbours in one word), added one at a time at run time. Only the added one
+ * is sampled; the second added keeps the first; a pid past the kernel's largest is refused. */
+TEST_CASE(pid_set_neighbours)
+{
+	struct child a = spawn("gt_pid_a", busy, 0), b = spawn("gt_pid_b", busy, 0);
+	struct recs r = {0};
+	struct probe_opts o;
+	struct probes *p;
+	size_t na = 0, nb = 0;
+
+	printf("  pids %d and %d (words %d and %d)\n", (int)a.pid, (int)b.pid, (int)a.pid / 64,
+	       (int)b.pid / 64);
+	start(&a);
+	start(&b);
+	probe_opts__init(&o);
+	o.follow_children = true; /* the pid filter on, the set empty */
+	p = open_or_fail(&o, &r);
+	CHECK(p != NULL);
+	if (p) {
+		poll_for(p, 0.4);
+		CHECK(r.n == 0);
+		CHECK(probes__add_pid(p, a.pid) == 0);
+		poll_for(p, 0.6);
+		for (size_t i = 0; i < r.n; i++) {
+			na += r.v[i].pid == (uint32_t)a.pid;
+			nb += r.v[i].pid == (uint32_t)b.pid;
+		}
+		CHECK(na >= 5 && nb == 0 && na == r.n);
+		r.n = na = nb = 0;
+		CHECK(probes__add_pid(p, b.pid) == 0);
+		poll_for(p, 0.6);
+		for (size_t i = 0; i < r.n; i++) {
+			na += r.v[i].pid == (uint32_t)a.pid;
+			nb += r.v[i].pid == (uint32_t)b.pid;
+		}
+		printf("  after both were added: %zu samples of a, %zu of b\n", na, nb);
+		CHECK(na >= 5 && nb >= 5 && na + nb == r.n);
+		CHECK(probes__add_pid(p, 4 << 22) == -E2BIG);
+		CHECK(probes__add_pid(p, 0) == -EINVAL);
+	}
+	probes__free(p);
+	reap(&a);
+	reap(&b);
+	free(r.v);
+}
+
 TEST_CASE(cgroup_filter)
 {
 	struct child a = spawn("gt_cg_in", busy, 0), b = spawn("gt_cg_out", busy, 0);
@@ -831,6 +878,7 @@ int main(void)
 	    "comm_and_tid_filters",
 	    "cgroup_filter",
 	    "exec_exit_follow_children",
+	    "pid_set_neighbours",
 	    "nothing_left_after_free",
 	    "nothing_left_after_sigkill",
 	    "failed_probe_warns",
@@ -855,6 +903,7 @@ int main(void)
 	RUN(comm_and_tid_filters);
 	RUN(cgroup_filter);
 	RUN(exec_exit_follow_children);
+	RUN(pid_set_neighbours);
 	RUN(nothing_left_after_free);
 	RUN(nothing_left_after_sigkill);
 	RUN(failed_probe_warns);
