@@ -58,7 +58,8 @@ int hist_add_n(struct hist *h, uint64_t v, uint64_t n)
 
 	if (!n)
 		return 0;
-	if (cover(h, i, i))
+	/* Most values fall in buckets the histogram has: cover only for the others. */
+	if ((!h->n || i < h->lo || i >= h->lo + h->n) && cover(h, i, i))
 		return -ENOMEM;
 	h->c[i - h->lo] += n;
 	widen(h, v, v);

@@ -72,8 +72,21 @@ size_t sanitize_text(const char *s, size_t len, char *out)
 
 	while (i < len) {
 		size_t n;
+		uint64_t w;
 
-		/* Printable ASCII, the common case, a byte at a time without the UTF-8 checks. */
+		/* Printable ASCII, the common case: eight bytes at a time while no byte of the
+		 * word is below 0x20 or above 0x7e (a carry can only flag more bytes, which then
+		 * go one at a time), then a byte at a time without the UTF-8 checks. */
+		if (len - i >= 8) {
+			memcpy(&w, p + i, 8);
+			if (!(((w - 0x2020202020202020ull) | (w + 0x0101010101010101ull) | w) &
+			      0x8080808080808080ull)) {
+				memcpy(out + o, &w, 8);
+				o += 8;
+				i += 8;
+				continue;
+			}
+		}
 		if (p[i] >= 0x20 && p[i] < 0x7f) {
 			out[o++] = (char)p[i++];
 			continue;

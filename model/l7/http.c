@@ -170,10 +170,12 @@ static const char *field(const char *hdr, size_t i, size_t end, const char *name
 	return hdr + a;
 }
 
-/* The framing headers of a message head: the first of each, NULL when absent. */
+/* The framing headers of a message head: the first of each, NULL when absent; and where its
+ * first line's CRLF is (-1: the first line ends in a bare LF). */
 struct framing {
 	const char *te, *cl; /* Transfer-Encoding, Content-Length values */
 	size_t tel, cll;
+	long eol;
 };
 
 /* One pass over the lines of s[0..n): the end of the head (past the "\r\n\r\n" that ends
@@ -181,19 +183,25 @@ struct framing {
 static const char *head_scan(const char *s, size_t n, struct framing *f)
 {
 	f->te = f->cl = NULL;
+	f->eol = -1;
 	for (size_t i = 0; i < n;) {
 		const char *eol = memchr(s + i, '\n', n - i);
 		size_t end;
+		char c;
 
 		if (!eol)
 			return NULL;
 		end = (size_t)(eol - s);
+		if (!i && end && s[end - 1] == '\r')
+			f->eol = (long)end - 1;
 		/* An empty line after a CRLF-ended one: the first "\r\n\r\n" ends at its '\n'. */
 		if (end == i + 1 && s[i] == '\r' && i >= 2 && s[i - 2] == '\r')
 			return eol + 1;
-		if (!f->te)
+		/* Only a line starting with the name's letter (either case) is compared. */
+		c = (char)(s[i] | 0x20);
+		if (!f->te && c == 't')
 			f->te = field(s, i, end, "Transfer-Encoding", 17, &f->tel);
-		if (!f->cl)
+		if (!f->cl && c == 'c')
 			f->cl = field(s, i, end, "Content-Length", 14, &f->cll);
 		i = end + 1;
 	}
@@ -229,7 +237,8 @@ static enum l7_step_rc head(struct l7_parser *p, bool req, const uint8_t *buf, s
 	if (!eoh)
 		return n >= L7_PEND_MAX ? STEP_BAD : STEP_MORE;
 	hl = (size_t)(eoh - s);
-	eol = (size_t)l7_find_crlf(buf, hl);
+	/* The first line's CRLF, found by the scan unless that line ends in a bare LF. */
+	eol = (size_t)(f.eol >= 0 ? f.eol : l7_find_crlf(buf, hl));
 	chunked = f.te && value_has(f.te, f.tel, "chunked");
 	v = f.cl;
 	vl = f.cll;

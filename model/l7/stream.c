@@ -497,9 +497,15 @@ size_t l7_textf(char *dst, size_t cap, const char *fmt, ...)
 
 long l7_find_crlf(const uint8_t *buf, size_t n)
 {
-	for (size_t i = 0; i + 1 < n; i++)
-		if (buf[i] == '\r' && buf[i + 1] == '\n')
-			return (long)i;
+	const uint8_t *p = buf, *end = buf + n;
+
+	/* memchr for the '\r' (vectorized), then its '\n': a byte loop was 4 % of galatop's
+	 * time under a busy HTTP or Redis server. */
+	while (n >= 2 && (p = memchr(p, '\r', (size_t)(end - p) - 1))) {
+		if (p[1] == '\n')
+			return (long)(p - buf);
+		p++;
+	}
 	return -1;
 }
 

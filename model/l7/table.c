@@ -364,6 +364,9 @@ static struct l7_slow *keep_slow(struct l7_endpoint *e, uint32_t session, uint32
 
 	if (r->no_response)
 		return NULL;
+	/* Most requests are no slower than the fastest of a full list: one compare. */
+	if (e->nslow == L7_SLOW_PER_ENDPOINT && lat <= latency(&e->slow[e->nslow - 1].rec))
+		return NULL;
 	for (pos = 0; pos < e->nslow; pos++)
 		if (lat > latency(&e->slow[pos].rec))
 			break;

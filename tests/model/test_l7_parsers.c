@@ -85,6 +85,35 @@ TEST_CASE(http_pipelining_and_close_delimited)
 
 /* Framing header names in any case; a name that only looks like one (another separator, a
  * control byte) is not one; a Content-Length past 64 bits runs to the close. */
+/* The first CRLF of a buffer, within its n bytes: a lone CR, a CR at the end, CRs before it. */
+TEST_CASE(find_crlf)
+{
+	static const struct {
+		const char *s;
+		size_t n;
+		long want;
+	} cases[] = {
+	    {"", 0, -1},
+	    {"\r", 1, -1},
+	    {"\n", 1, -1},
+	    {"\r\n", 2, 0},
+	    {"a\r\n", 3, 1},
+	    {"a\r\n", 2, -1},
+	    {"\r\r\n", 3, 1},
+	    {"ab\rc\r\n", 6, 4},
+	    {"\n\r\r\rx\r", 6, -1},
+	    {"0123456789abcdefghij\r\r\n", 23, 21},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		long got = l7_find_crlf((const uint8_t *)cases[i].s, cases[i].n);
+
+		if (got != cases[i].want)
+			printf("  case %zu: %ld, want %ld\n", i, got, cases[i].want);
+		CHECK(got == cases[i].want);
+	}
+}
+
 TEST_CASE(http_framing_header_names)
 {
 	const char *reqs = "GET /1 HTTP/1.1\r\n\r\nGET /2 HTTP/1.1\r\n\r\nGET /3 HTTP/1.1\r\n\r\n"
@@ -378,6 +407,7 @@ int main(void)
 	RUN(http_keepalive_statuses_chunked_and_ids);
 	RUN(http_head_has_no_body);
 	RUN(http_pipelining_and_close_delimited);
+	RUN(find_crlf);
 	RUN(http_framing_header_names);
 	RUN(redis_resp2_resp3_errors);
 	RUN(redis_pipelined_benchmark_counts);

@@ -438,6 +438,35 @@ TEST_CASE(sanitize_replaces_controls_and_bad_utf8)
 	CHECK(sanitize_is_clean(out, n));
 }
 
+/* Long printable runs go eight bytes at a time: a byte that is not printable ASCII is caught
+ * at every position of a word, and the range's ends (space, '~') pass. */
+TEST_CASE(sanitize_words_of_printable_ascii)
+{
+	static const unsigned char bad[] = { 0x00, 0x09, 0x1f, 0x7f, 0x80, 0xc0, 0xff };
+	char in[25], out[64], want[64];
+	size_t n;
+
+	for (size_t k = 0; k < 24; k++)
+		in[k] = k % 2 ? '~' : ' ';
+	n = sanitize_text(in, 24, out);
+	CHECK(n == 24 && !memcmp(out, in, 24));
+	for (size_t b = 0; b < sizeof(bad); b++)
+		for (size_t pos = 0; pos < 24; pos++) {
+			for (size_t k = 0; k < 24; k++)
+				in[k] = (char)('A' + k);
+			in[pos] = (char)bad[b];
+			memcpy(want, in, pos);
+			memcpy(want + pos, "\xef\xbf\xbd", 3);
+			memcpy(want + pos + 3, in + pos + 1, 23 - pos);
+			n = sanitize_text(in, 24, out);
+			CHECK(n == 26 && !memcmp(out, want, 26));
+			if (harness_case_failed) {
+				printf("  byte 0x%02x at %zu\n", bad[b], pos);
+				return;
+			}
+		}
+}
+
 TEST_CASE(profile_merge_column_builds_a_differential)
 {
 	struct strtab *st = strtab__new();
@@ -494,5 +523,6 @@ int main(void)
 	RUN(profile_wide_fanout_is_indexed);
 	RUN(profile_child_path_matches_child);
 	RUN(sanitize_replaces_controls_and_bad_utf8);
+	RUN(sanitize_words_of_printable_ascii);
 	HARNESS_EXIT();
 }
