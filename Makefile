@@ -177,6 +177,11 @@ $(O)/tools/%: tests/tools/%.c $(wildcard tests/tools/*.h)
 		-fno-optimize-sibling-calls -o $@ $< -lz -lpthread -lm
 tools: $(TOOL_BINS)
 
+# Benchmarks that link galatop's own code (tests/bench/l7_replay.sh builds them by name).
+$(O)/bench/%: tests/bench/%.c $(OBJS)
+	@mkdir -p $(@D)
+	$(call msg,BENCH-LD,$<)$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $< $(OBJS) $(LDLIBS)
+
 # BPF: vmlinux.h from the running kernel's BTF, then *.bpf.c -> *.bpf.o -> *.skel.h.
 $(O)/bpf/vmlinux.h:
 	@mkdir -p $(@D)
