@@ -7,6 +7,7 @@
 
 #include "harness.h"
 #include "l7_cap.h"
+#include "model/l7/parser.h"
 
 static struct recs rs;
 
