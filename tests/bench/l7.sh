@@ -8,12 +8,8 @@
 . tests/bench/cost.lib
 . tests/bench/servers.lib
 cost_header
-# BENCH_BASE=PATH: first a row per workload under another galatop binary (e.g. one built from
-# an earlier commit), to compare in the same conditions.
-[ -z "${BENCH_BASE:-}" ] || GALATOP_OPT=$BENCH_BASE cost_row l7 "base: redis GET" \
-	"--type l7 -p $RS -o $CT/l7.json" redis_rps
+# BENCH_BASE=PATH: a "base:" row per workload under another galatop binary (e.g. one built from
+# an earlier commit), its runs in the same rounds (cost.lib).
 cost_row l7 "redis-benchmark GET -c 16" "--type l7 -p $RS -o $CT/l7.json" redis_rps
-[ -z "${BENCH_BASE:-}" ] || GALATOP_OPT=$BENCH_BASE cost_row l7 "base: wrk nginx" \
-	"--type l7 -p $NG,$NGW -o $CT/l7.json" wrk_rps
 cost_row l7 "wrk nginx keep-alive -c 8" "--type l7 -p $NG,$NGW -o $CT/l7.json" wrk_rps
 [ -n "${COST_TABLE_HEADER_DONE:-}" ] || cost_footer

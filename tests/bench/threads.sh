@@ -13,10 +13,8 @@ trap 'cost_cleanup' EXIT INT TERM
 SPIN=${BENCH_SPIN:-2000}
 calls_per_s() { "$TOOLS/tl_work" syscalls "$SECS" "$SPIN" | awk -v s="$SECS" '{ print $1 / s }'; }
 cost_header
-# BENCH_BASE=PATH: a first row under another galatop binary (e.g. one built from an earlier
-# commit), to compare in the same conditions.
-[ -z "${BENCH_BASE:-}" ] || GALATOP_OPT=$BENCH_BASE cost_row threads "base: $(basename "$(dirname "$BENCH_BASE")")" \
-	"--type threads --comm tl_work -o $CT/tl.jsonl" calls_per_s
+# BENCH_BASE=PATH: a "base:" row per workload under another galatop binary (e.g. one built from
+# an earlier commit), its runs in the same rounds (cost.lib).
 cost_row threads "tl_work syscalls (2 threads)" "--type threads --comm tl_work -o $CT/tl.jsonl" \
 	calls_per_s
 cost_row threads "tl_work --all-syscalls" \
