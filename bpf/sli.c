@@ -509,7 +509,7 @@ int sli_probes__add_pid(struct sli_probes *p, int tgid)
 {
 	if (!p->skel->rodata->filter_pids_enabled)
 		return -EINVAL;
-	return targets_add_pid(p->skel->obj, tgid) ? -errno : 0;
+	return targets_add_pid(p->skel->obj, tgid);
 }
 
 void sli_probes__counts(const struct sli_probes *p, uint64_t *events, uint64_t *drops)

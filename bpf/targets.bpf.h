@@ -28,7 +28,7 @@ struct {
 	__type(value, __u64);
 } gt_pids SEC(".maps");
 
-/* Target sets; user space sizes them. */
+/* The tid and cgroup sets; user space sizes them. */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
