@@ -182,6 +182,16 @@ $(O)/bench/%: tests/bench/%.c $(OBJS)
 	@mkdir -p $(@D)
 	$(call msg,BENCH-LD,$<)$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $< $(OBJS) $(LDLIBS)
 
+# tests/bench/l7_floor.sh's kernel-only counter: a BPF program and loader of its own, not galatop's.
+$(O)/bench/l7_floor.bpf.o: tests/bench/l7_floor.bpf.c $(O)/bpf/vmlinux.h bpf/msb.bpf.h
+	@mkdir -p $(@D)
+	$(call msg,BPF,$<)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(O)/bpf -Ibpf -c $< -o $@.tmp && \
+		$(BPFTOOL) gen object $@ $@.tmp && rm -f $@.tmp
+$(O)/bench/l7_floor.skel.h: $(O)/bench/l7_floor.bpf.o
+	$(call msg,GEN-SKEL,$@)$(BPFTOOL) gen skeleton $< name l7_floor > $@.tmp && mv $@.tmp $@
+$(O)/bench/l7_floor: tests/bench/l7_floor.c $(O)/bench/l7_floor.skel.h
+	$(call msg,BENCH-LD,$<)$(CC) $(BASE_CFLAGS) $(CFLAGS) -I$(O)/bench -o $@ $< $(LDLIBS)
+
 # BPF: vmlinux.h from the running kernel's BTF, then *.bpf.c -> *.bpf.o -> *.skel.h.
 $(O)/bpf/vmlinux.h:
 	@mkdir -p $(@D)

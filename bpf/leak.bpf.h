@@ -12,6 +12,7 @@
 #define GALATOP_BPF_LEAK_BPF_H
 
 #include "leak_event.h"
+#include "msb.bpf.h"
 
 /* Mean bytes between two samples; 1: every allocation. leak_mean_ln2_q8 is
  * leak_mean * ln 2 * 256, leak_log2_q16[i] is log2(1 + i/64) * 65536 (user space fills both). */
@@ -63,31 +64,9 @@ struct {
  * error about 1e-5). */
 static __always_inline __s64 leak_draw(void)
 {
-	__u64 x = (__u64)bpf_get_prandom_u32() + 1, v = x, m, f, rem, lg, gap;
-	__u32 msb = 0, i, lo, hi;
+	__u64 x = (__u64)bpf_get_prandom_u32() + 1, m, f, rem, lg, gap;
+	__u32 msb = msb64(x), i, lo, hi;
 
-	if (v >> 32) {
-		v >>= 32;
-		msb += 32;
-	}
-	if (v >> 16) {
-		v >>= 16;
-		msb += 16;
-	}
-	if (v >> 8) {
-		v >>= 8;
-		msb += 8;
-	}
-	if (v >> 4) {
-		v >>= 4;
-		msb += 4;
-	}
-	if (v >> 2) {
-		v >>= 2;
-		msb += 2;
-	}
-	if (v >> 1)
-		msb += 1;
 	/* x = 2^msb * (1 + f / 2^40) */
 	m = x << (40 - msb);
 	f = m - (1ull << 40);

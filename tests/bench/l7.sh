@@ -8,8 +8,8 @@
 . tests/bench/cost.lib
 . tests/bench/servers.lib
 cost_header
-# BENCH_BASE=PATH: a "base:" row per workload under another galatop binary (e.g. one built from
-# an earlier commit), its runs in the same rounds (cost.lib).
+# BENCH_BASE=PATH: a "base:" row (named by BENCH_BASE_LABEL) per workload under another galatop
+# binary (e.g. one built from an earlier commit), its runs in the same rounds (cost.lib).
 cost_row l7 "redis-benchmark GET -c 16" "--type l7 -p $RS -o $CT/l7.json" redis_rps
 cost_row l7 "wrk nginx keep-alive -c 8" "--type l7 -p $NG,$NGW -o $CT/l7.json" wrk_rps
 [ -n "${COST_TABLE_HEADER_DONE:-}" ] || cost_footer

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The least a kernel-side L7 capture can cost, for tests/bench/l7_floor.sh: on the same two
+ * tracepoints as galatop's L7 family (sock:sock_send_length, sock:sock_recv_length), each
+ * target's socket call is tied to its connection and, for the server's requests (HTTP/1 and
+ * RESP), the request's endpoint is hashed from its first bytes; each response's status (HTTP's
+ * code, RESP's error reply) and latency go into the endpoint's counters and log-linear histogram
+ * in a map. No record per message, no protocol guess, no framing of bodies, no addresses: a
+ * lower bound of a design that keeps its tables in the kernel, not a capture. Measured against
+ * galatop in the same rounds, it tells how much of galatop's cost any per-request counting
+ * pays on this machine. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "msb.bpf.h"
+
+#define NR_READ 0
+#define NR_WRITE 1
+#define NR_SENDTO 44
+#define NR_RECVFROM 45
+#define NR_READV 19
+#define NR_WRITEV 20
+#define PID_WORDS (1 << 16) /* one bit per pid up to 4M */
+
+/* One bit per target tgid, set by user space: an array lookup the verifier inlines. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, PID_WORDS);
+	__type(key, __u32);
+	__type(value, __u64);
+} fl_pids SEC(".maps");
+
+struct fl_conn {
+	__u64 sk;
+	__u64 req_ts; /* the open request's arrival, 0 when none */
+	__u64 ep;     /* its endpoint's hash */
+	__u64 req_bytes;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64); /* tgid << 32 | fd */
+	__type(value, struct fl_conn);
+} fl_conns SEC(".maps");
+
+#define FL_BUCKETS 512 /* 8 per power of two */
+
+struct fl_ep {
+	__u64 count, err, bytes, sum;
+	__u32 hist[FL_BUCKETS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, struct fl_ep);
+} fl_eps SEC(".maps");
+
+/* A zeroed endpoint to insert from (too big for the stack). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fl_ep);
+} fl_zero SEC(".maps");
+
+static __always_inline bool is_target(__u32 tgid)
+{
+	__u32 w = (tgid >> 6) & (PID_WORDS - 1);
+	__u64 *bits = bpf_map_lookup_elem(&fl_pids, &w);
+
+	return bits && (*bits >> (tgid & 63) & 1);
+}
+
+/* A request's endpoint: HTTP's method and path up to the query, or RESP's command name (after
+ * "*N\r\n$L\r\n", counts of one or two digits). Constant indices only (an unrolled loop). */
+static __always_inline int request_hash(const __u8 *d, __u64 *h)
+{
+	__u64 x = 14695981039346656037ull;
+	int i, start, stop, n = 0;
+
+	if (d[0] == '*') {
+		start = d[2] == '\r' ? 4 : 5;
+		if (start == 4)
+			start = d[4] == '$' ? (d[6] == '\r' ? 8 : 9) : 0;
+		else
+			start = d[5] == '$' ? (d[7] == '\r' ? 9 : 10) : 0;
+		if (!start)
+			return 0;
+		stop = '\r';
+	} else if (d[0] >= 'A' && d[0] <= 'Z') {
+		start = 0;
+		stop = '?';
+	} else {
+		return 0;
+	}
+#pragma unroll
+	for (i = 0; i < 64; i++) {
+		__u8 c = d[i];
+
+		if (i < start)
+			continue;
+		if (c == stop || c == '\r' || (c == ' ' && ++n == 2))
+			break;
+		x = (x ^ c) * 1099511628211ull;
+	}
+	*h = x;
+	return 1;
+}
+
+static __always_inline int on_sock(struct sock *sk, int ret, int recv)
+{
+	__u64 id = bpf_get_current_pid_tgid(), key, now, buf, h;
+	struct fl_conn *c;
+	struct pt_regs *regs;
+	long nr;
+
+	if (ret <= 0 || !is_target(id >> 32))
+		return 0;
+	regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	nr = regs->orig_ax;
+	buf = regs->si;
+	if (nr == NR_READV || nr == NR_WRITEV) {
+		struct iovec v;
+
+		if (bpf_probe_read_user(&v, sizeof(v), (void *)buf))
+			return 0;
+		buf = (__u64)v.iov_base;
+	} else if (nr != NR_READ && nr != NR_WRITE && nr != NR_SENDTO && nr != NR_RECVFROM) {
+		return 0;
+	}
+	key = (id >> 32) << 32 | (__u32)regs->di;
+	c = bpf_map_lookup_elem(&fl_conns, &key);
+	if (!c || c->sk != (__u64)sk) {
+		struct fl_conn n = {.sk = (__u64)sk};
+
+		bpf_map_update_elem(&fl_conns, &key, &n, BPF_ANY);
+		c = bpf_map_lookup_elem(&fl_conns, &key);
+		if (!c)
+			return 0;
+	}
+	now = bpf_ktime_get_ns();
+	if (recv) {
+		__u8 d[64] = {};
+
+		if (bpf_probe_read_user(d, ret < 64 ? (ret & 63) : 64, (void *)buf) ||
+		    !request_hash(d, &h))
+			return 0;
+		c->req_ts = now;
+		c->ep = h;
+		c->req_bytes = ret;
+	} else {
+		__u8 d[16] = {};
+		struct fl_ep *e;
+		__u64 lat;
+		__u32 b, err;
+
+		if (!c->req_ts || bpf_probe_read_user(d, ret < 16 ? (ret & 15) : 16, (void *)buf))
+			return 0;
+		if (d[0] == 'H' && d[1] == 'T' && d[2] == 'T' && d[3] == 'P')
+			err = d[9] >= '4';
+		else if (d[0] == '-')
+			err = 1;
+		else if (d[0] == '$' || d[0] == '+' || d[0] == ':' || d[0] == '*')
+			err = 0;
+		else
+			return 0;
+		h = c->ep;
+		e = bpf_map_lookup_elem(&fl_eps, &h);
+		if (!e) {
+			__u32 zero = 0;
+			struct fl_ep *z = bpf_map_lookup_elem(&fl_zero, &zero);
+
+			if (!z)
+				return 0;
+			bpf_map_update_elem(&fl_eps, &h, z, BPF_NOEXIST);
+			e = bpf_map_lookup_elem(&fl_eps, &h);
+			if (!e)
+				return 0;
+		}
+		lat = now - c->req_ts;
+		b = msb64(lat | 8);
+		__sync_fetch_and_add(&e->count, 1);
+		__sync_fetch_and_add(&e->err, err);
+		__sync_fetch_and_add(&e->sum, lat);
+		__sync_fetch_and_add(&e->bytes, c->req_bytes + ret);
+		__sync_fetch_and_add(
+		    &e->hist[(b << 3 | (__u32)(lat >> (b - 3)) & 7) & (FL_BUCKETS - 1)], 1);
+		c->req_ts = 0;
+	}
+	return 0;
+}
+
+SEC("tp_btf/sock_send_length")
+int BPF_PROG(gt_l7_fl_send, struct sock *sk, int ret, int flags)
+{
+	return on_sock(sk, ret, 0);
+}
+
+SEC("tp_btf/sock_recv_length")
+int BPF_PROG(gt_l7_fl_recv, struct sock *sk, int ret, int flags)
+{
+	return on_sock(sk, ret, 1);
+}
+
+char LICENSE[] SEC("license") = "GPL";
