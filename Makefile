@@ -183,13 +183,13 @@ $(O)/bench/%: tests/bench/%.c $(OBJS)
 	$(call msg,BENCH-LD,$<)$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $< $(OBJS) $(LDLIBS)
 
 # tests/bench/l7_floor.sh's kernel-only counter: a BPF program and loader of its own, not galatop's.
-$(O)/bench/l7_floor.bpf.o: tests/bench/l7_floor.bpf.c $(O)/bpf/vmlinux.h bpf/msb.bpf.h
+$(O)/bench/l7_floor.bpf.o: tests/bench/l7_floor.bpf.c tests/bench/l7_floor.h $(O)/bpf/vmlinux.h bpf/msb.bpf.h bpf/kabi.h
 	@mkdir -p $(@D)
-	$(call msg,BPF,$<)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(O)/bpf -Ibpf -c $< -o $@.tmp && \
+	$(call msg,BPF,$<)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(O)/bpf -Ibpf -Itests/bench -c $< -o $@.tmp && \
 		$(BPFTOOL) gen object $@ $@.tmp && rm -f $@.tmp
 $(O)/bench/l7_floor.skel.h: $(O)/bench/l7_floor.bpf.o
 	$(call msg,GEN-SKEL,$@)$(BPFTOOL) gen skeleton $< name l7_floor > $@.tmp && mv $@.tmp $@
-$(O)/bench/l7_floor: tests/bench/l7_floor.c $(O)/bench/l7_floor.skel.h
+$(O)/bench/l7_floor: tests/bench/l7_floor.c tests/bench/l7_floor.h $(O)/bench/l7_floor.skel.h
 	$(call msg,BENCH-LD,$<)$(CC) $(BASE_CFLAGS) $(CFLAGS) -I$(O)/bench -o $@ $< $(LDLIBS)
 
 # BPF: vmlinux.h from the running kernel's BTF, then *.bpf.c -> *.bpf.o -> *.skel.h.
@@ -198,7 +198,7 @@ $(O)/bpf/vmlinux.h:
 	$(call msg,GEN,$@)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
 
 $(O)/bpf/%.bpf.o: bpf/%.bpf.c $(O)/bpf/vmlinux.h $(wildcard bpf/*.h)
-	$(call msg,BPF,$<)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(O)/bpf -Ibpf -c $< -o $@.tmp && \
+	$(call msg,BPF,$<)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(O)/bpf -Ibpf -Itests/bench -c $< -o $@.tmp && \
 		$(BPFTOOL) gen object $@ $@.tmp && rm -f $@.tmp
 
 $(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o

@@ -11,14 +11,10 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include "kabi.h"
 #include "msb.bpf.h"
+#include "l7_floor.h"
 
-#define NR_READ 0
-#define NR_WRITE 1
-#define NR_SENDTO 44
-#define NR_RECVFROM 45
-#define NR_READV 19
-#define NR_WRITEV 20
 #define PID_WORDS (1 << 16) /* one bit per pid up to 4M */
 
 /* One bit per target tgid, set by user space: an array lookup the verifier inlines. */
@@ -42,13 +38,6 @@ struct {
 	__type(key, __u64); /* tgid << 32 | fd */
 	__type(value, struct fl_conn);
 } fl_conns SEC(".maps");
-
-#define FL_BUCKETS 512 /* 8 per power of two */
-
-struct fl_ep {
-	__u64 count, err, bytes, sum;
-	__u32 hist[FL_BUCKETS];
-};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -121,13 +110,14 @@ static __always_inline int on_sock(struct sock *sk, int ret, int recv)
 	regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
 	nr = regs->orig_ax;
 	buf = regs->si;
-	if (nr == NR_READV || nr == NR_WRITEV) {
+	if (nr == GT_NR_READV || nr == GT_NR_WRITEV) {
 		struct iovec v;
 
 		if (bpf_probe_read_user(&v, sizeof(v), (void *)buf))
 			return 0;
 		buf = (__u64)v.iov_base;
-	} else if (nr != NR_READ && nr != NR_WRITE && nr != NR_SENDTO && nr != NR_RECVFROM) {
+	} else if (nr != GT_NR_READ && nr != GT_NR_WRITE && nr != GT_NR_SENDTO &&
+		   nr != GT_NR_RECVFROM) {
 		return 0;
 	}
 	key = (id >> 32) << 32 | (__u32)regs->di;

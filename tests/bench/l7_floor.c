@@ -12,14 +12,8 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "l7_floor.h"
 #include "l7_floor.skel.h"
-
-#define FL_BUCKETS 512
-
-struct fl_ep {
-	__u64 count, err, bytes, sum;
-	__u32 hist[FL_BUCKETS];
-};
 
 static volatile sig_atomic_t stop;
 
