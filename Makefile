@@ -8,6 +8,8 @@ FUZZ_TIME ?= 10
 ARGS      ?=
 O         ?= build
 BIN       ?= galatop
+# A BPF object from C (galatop's bpf/*.bpf.c and the benchmarks' own), vmlinux.h from $(O)/bpf.
+BPF_CC     = $(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(O)/bpf -Ibpf
 
 ifeq ($(V),1)
 Q =
@@ -185,8 +187,7 @@ $(O)/bench/%: tests/bench/%.c $(OBJS)
 # tests/bench/l7_floor.sh's kernel-only counter: a BPF program and loader of its own, not galatop's.
 $(O)/bench/l7_floor.bpf.o: tests/bench/l7_floor.bpf.c tests/bench/l7_floor.h $(O)/bpf/vmlinux.h bpf/msb.bpf.h bpf/kabi.h
 	@mkdir -p $(@D)
-	$(call msg,BPF,$<)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(O)/bpf -Ibpf -Itests/bench -c $< -o $@.tmp && \
-		$(BPFTOOL) gen object $@ $@.tmp && rm -f $@.tmp
+	$(call msg,BPF,$<)$(BPF_CC) -c $< -o $@.tmp && $(BPFTOOL) gen object $@ $@.tmp && rm -f $@.tmp
 $(O)/bench/l7_floor.skel.h: $(O)/bench/l7_floor.bpf.o
 	$(call msg,GEN-SKEL,$@)$(BPFTOOL) gen skeleton $< name l7_floor > $@.tmp && mv $@.tmp $@
 $(O)/bench/l7_floor: tests/bench/l7_floor.c tests/bench/l7_floor.h $(O)/bench/l7_floor.skel.h
@@ -198,8 +199,7 @@ $(O)/bpf/vmlinux.h:
 	$(call msg,GEN,$@)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
 
 $(O)/bpf/%.bpf.o: bpf/%.bpf.c $(O)/bpf/vmlinux.h $(wildcard bpf/*.h)
-	$(call msg,BPF,$<)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(O)/bpf -Ibpf -Itests/bench -c $< -o $@.tmp && \
-		$(BPFTOOL) gen object $@ $@.tmp && rm -f $@.tmp
+	$(call msg,BPF,$<)$(BPF_CC) -c $< -o $@.tmp && $(BPFTOOL) gen object $@ $@.tmp && rm -f $@.tmp
 
 $(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
 	$(call msg,GEN-SKEL,$@)$(BPFTOOL) gen skeleton $< name gt_$* > $@.tmp && mv $@.tmp $@
