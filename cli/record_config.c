@@ -14,6 +14,7 @@
 #include "bpf/threads.h"
 #include "cli/record.h"
 #include "model/l7/proto.h"
+#include "model/sanitize.h"
 #include "util/file.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -905,7 +906,7 @@ int record_config_parse_request(const char *text, size_t len, const char *name,
 {
 	struct cfg c = { .name = name ? name : "config", .err = err, .errlen = errlen,
 			 .state = state };
-	char shown[JSON_ERROR_TEXT_LENGTH];
+	char shown[SANITIZE_MAX(JSON_ERROR_TEXT_LENGTH)];
 	json_error_t je;
 	json_t *root;
 	int ret;
@@ -914,10 +915,7 @@ int record_config_parse_request(const char *text, size_t len, const char *name,
 	root = json_loadb(text ? text : "", text ? len : 0, JSON_REJECT_DUPLICATES, &je);
 	if (!root) {
 		/* jansson quotes the input near the error; keep the message on one line. */
-		snprintf(shown, sizeof(shown), "%s", je.text);
-		for (char *p = shown; *p; p++)
-			if ((unsigned char)*p < 0x20 || *p == 0x7f)
-				*p = '?';
+		sanitize_cstr(je.text, shown, sizeof(shown));
 		put_err(err, errlen, "%s:%d:%d: %s", c.name, je.line, je.column, shown);
 		return -EINVAL;
 	}

@@ -557,8 +557,12 @@ int l7_json_load(const char *text, size_t len, const char *name, struct l7_table
 	int ret = 0;
 
 	json_c_locale_end(c, old);
-	if (!root)
-		return bad(&l, "not JSON: %s (line %d)", je.text, je.line);
+	if (!root) {
+		char shown[SANITIZE_MAX(JSON_ERROR_TEXT_LENGTH)];
+
+		sanitize_cstr(je.text, shown, sizeof(shown));
+		return bad(&l, "not JSON: %s (line %d)", shown, je.line);
+	}
 	if (!json_is_object(root) || !json_is_array(json_object_get(root, "sessions")) ||
 	    !json_is_array(json_object_get(root, "endpoints"))) {
 		json_decref(root);

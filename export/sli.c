@@ -9,6 +9,7 @@
 
 /* jsonio first: jansson defines a json_is_number macro that would clash with its prototype. */
 #include "jsonio.h"
+#include "model/sanitize.h"
 #include "prom.h"
 
 #include <jansson.h>
@@ -479,7 +480,11 @@ int sli_snapshot_parse(const char *text, size_t len, struct sli **out, char *err
 
 	*out = NULL;
 	if (!root || !json_is_object(root)) {
-		bad(&p, "sli: %s", root ? "not an object" : je.text);
+		char shown[SANITIZE_MAX(JSON_ERROR_TEXT_LENGTH)];
+
+		if (!root)
+			sanitize_cstr(je.text, shown, sizeof(shown));
+		bad(&p, "sli: %s", root ? "not an object" : shown);
 		goto out;
 	}
 	s = sli__new();

@@ -105,3 +105,8 @@ size_t sanitize_text(const char *s, size_t len, char *out)
 	}
 	return o;
 }
+
+void sanitize_cstr(const char *s, char *out, size_t cap)
+{
+	out[sanitize_text(s, strnlen(s, (cap - 1) / 3), out)] = 0;
+}
