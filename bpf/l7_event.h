@@ -84,6 +84,8 @@ struct l7_counters {
 	__u64 skipped;	 /* messages on connections whose protocol is not traced */
 	__u64 ssl_calls; /* OpenSSL and Go crypto/tls calls seen */
 	__u64 truncated; /* messages longer than the capture size */
+	__u64 counted;	 /* requests counted in the kernel, no record sent */
+	__u64 count_lost; /* requests the kernel could not count: its maps full */
 };
 
 #endif

@@ -26,6 +26,7 @@ const volatile __u32 proto_mask = ~0u; /* bits 1 << L7_KPROTO_* that are traced 
 const volatile bool want_stacks = true;
 const volatile __u64 wakeup_bytes = 0;
 const volatile bool follow_children = false; /* `record -- CMD`: its children are targets too */
+const volatile bool count_on = false; /* plain exchanges of busy servers counted here */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -68,7 +69,11 @@ struct conn {
 	/* The socket's addresses, read once when the connection is first seen. */
 	__u16 lport, rport; /* host byte order */
 	__u8 af_unix;	    /* a Unix-domain socket: its peer goes in an L7_EV_PEER record */
-	__u8 pad2[3];
+	__u8 counted;	    /* requests counted here: 0 not yet, 1 yes, 2 no (bpf/l7_count.h) */
+	__u8 ctries;	    /* receives since user space's word was last looked for */
+	__u8 pad2;
+	__u32 slot; /* counted: its slot in gt_l7_cnt_slots */
+	__u32 pad3;
 	__u8 laddr[16], raddr[16];
 	/* The process's, when the connection was first seen (asked once, not per message). */
 	__u64 cgroup_id;
@@ -252,13 +257,20 @@ static __always_inline struct l7_event *conn_record(__u32 type, __u32 tgid, int 
 	return e;
 }
 
-/* Reports the end of a traced connection's generation. */
-static __always_inline void emit_close(__u32 tgid, int fd, const struct conn *c)
+struct l7_scratch;
+__noinline int gt_count_close(struct l7_scratch *s, struct conn *c, __u64 key);
+static __always_inline struct l7_scratch *scratch(void);
+
+/* Reports the end of a traced connection's generation (a request counted in the kernel and
+ * waiting for it is settled first). */
+static __always_inline void emit_close(__u32 tgid, int fd, struct conn *c)
 {
 	struct l7_event *e;
 
 	if (c->state != CONN_TRACED)
 		return;
+	if (c->counted == 1)
+		gt_count_close(scratch(), c, conn_key(tgid, fd));
 	e = conn_record(L7_EV_CLOSE, tgid, fd, c, 0);
 	if (e)
 		bpf_ringbuf_submit(e, 0);
@@ -665,13 +677,13 @@ static __always_inline void flush_pending(__u32 tid)
 /* Builds and sends the record of one message of len bytes on connection c: data is copied
  * from buf (kind K_BUF) or an iovec array (K_IOV, n entries); the datagram peer is uaddr (a
  * user sockaddr), or will be in peer_later (a received datagram's source: the record is held
- * until the thread's next socket call) when either is given. tp is the TCP socket when the
- * caller has it (else its segment counters are read through c->sk); cnt the counters. */
+ * until the thread's next socket call) when either is given. segs: the TCP socket's segment
+ * counts the record carries (out << 32 | in), -1 to read them through c->sk; cnt the counters. */
 static __always_inline void emit_data(void *ctx, __u64 start_ns, __u64 end_ns, __u32 tgid, int fd,
 				      struct conn *c,
 				      __u8 dir, __u64 len, __u8 kind, __u64 buf, __u32 n,
 				      __u64 uaddr, __u64 peer_later, __u32 flags,
-				      struct tcp_sock *tp, struct l7_counters *cnt)
+				      __s64 segs, struct l7_counters *cnt)
 {
 	struct l7_scratch *s = scratch();
 	struct l7_event *e;
@@ -733,9 +745,9 @@ static __always_inline void emit_data(void *ctx, __u64 start_ns, __u64 end_ns, _
 	e->proto = c->proto;
 	fill_addrs(e, c, c->udp ? uaddr : 0);
 	if (!c->udp && !c->af_unix) {
-		if (tp) {
-			e->segs_in = tp->segs_in;
-			e->segs_out = tp->segs_out;
+		if (segs >= 0) {
+			e->segs_in = (__u32)segs;
+			e->segs_out = (__u32)((__u64)segs >> 32);
 		} else {
 			struct tcp_sock *t = (struct tcp_sock *)c->sk;
 
@@ -764,6 +776,8 @@ static __always_inline void emit_data(void *ctx, __u64 start_ns, __u64 end_ns, _
 	}
 	output(s, got, cnt);
 }
+
+#include "l7_count.bpf.h"
 
 /* The index in its vector of the message a sendmmsg/recvmmsg (system call nr) of thread tid on
  * fd is at. */
@@ -804,6 +818,7 @@ static __always_inline void mmsg_fail(__u32 tid)
 static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir)
 {
 	__u64 id = bpf_get_current_pid_tgid(), now, t0 = 0, buf, addr = 0, later = 0;
+	__s64 segs = -1; /* the TCP socket's segment counts (out << 32 | in) when known */
 	__u32 tgid = id >> 32, tid = (__u32)id, n = 0, flags = 0;
 	struct ssl_args *ssl = NULL;
 	struct l7_counters *cnt;
@@ -891,6 +906,8 @@ static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir
 		return 0;
 	}
 	tp = c->udp ? NULL : bpf_skc_to_tcp_sock(sk);
+	if (tp)
+		segs = (__s64)((__u64)tp->segs_out << 32 | tp->segs_in);
 	/* A datagram received on an unconnected socket: its source is written to the caller's
 	 * sockaddr after this, and read from there at the thread's next socket call. */
 	if (dir == 1) {
@@ -934,7 +951,25 @@ static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir
 		n = 0;
 		flags = L7_EVF_SENDFILE;
 	}
-	emit_data(ctx, t0, now, tgid, fd, c, dir, ret, kind, buf, n, addr, later, flags, tp, cnt);
+	/* A busy connection's plain exchange is counted here once user space has said so (looked
+	 * for at one request in 16 until then: a server's receive, a client's send). */
+	if (count_on && c->role != L7_KROLE_UNKNOWN && c->state == CONN_TRACED && !c->udp &&
+	    !c->af_unix && (c->proto == L7_KPROTO_HTTP || c->proto == L7_KPROTO_REDIS) &&
+	    (c->counted == 1 ||
+	     (!c->counted && dir == (c->role == L7_KROLE_SERVER) && !(c->ctries++ & 15)))) {
+		struct l7c_call a = {conn_key(tgid, fd), ret, buf, now, t0, dir, kind, n};
+
+		if (tp) {
+			a.segs_in = (__u32)segs;
+			a.segs_out = (__u32)((__u64)segs >> 32);
+		}
+		if (gt_count(c, &a))
+			return 0;
+		/* A counted connection's records carry its segments less the kernel's. */
+		if (tp)
+			segs = (__s64)((__u64)a.segs_out << 32 | a.segs_in);
+	}
+	emit_data(ctx, t0, now, tgid, fd, c, dir, ret, kind, buf, n, addr, later, flags, segs, cnt);
 	return 0;
 }
 
@@ -1046,7 +1081,7 @@ static __always_inline void tls_plain(void *ctx, __u64 start_ns, __u32 tgid, int
 		c->state = CONN_UNDECIDED;
 		c->tries = 0;
 	}
-	emit_data(ctx, start_ns, 0, tgid, fd, c, dir, len, K_BUF, buf, 0, 0, 0, L7_EVF_SSL, NULL,
+	emit_data(ctx, start_ns, 0, tgid, fd, c, dir, len, K_BUF, buf, 0, 0, 0, L7_EVF_SSL, -1,
 		  counters());
 }
 

@@ -26,8 +26,10 @@
 #include "bpf/probes.h"
 #include "bpf/targets.h"
 #include "bpf/uprobe_lib.h"
+#include "model/hist.h"
 #include "model/l7/proto.h"
 #include "symbols/go_tls.h"
+#include "symbols/hmap.h"
 #include "util/clock.h"
 #include "util/grow.h"
 #include "l7_probe.skel.h"
@@ -74,10 +76,18 @@ struct l7_probes {
 	bool unix_starts; /* gt_l7_send_ready's attach was tried */
 	double next_new, next_all;
 	uint64_t malformed;
+	/* Requests counted in the kernel: the cells' sums at the last read, the free slots, the
+	 * slot of each named connection (tgid, fd, gen). */
+	struct hmap *cnt_cells, *cnt_slot_of;
+	uint32_t *cnt_free;
+	size_t cnt_nfree;
+	int ncpus;
 	int *target_pids; /* with targets that are processes only: their pids, else NULL */
 	size_t ntarget_pids, target_cap;
 	char warnings[WARNINGS_MAX];
 };
+
+static void count_forget(struct l7_probes *p, uint32_t tgid, int32_t fd, uint64_t gen);
 
 static void add_warning(struct l7_probes *p, const char *fmt, ...)
 {
@@ -253,6 +263,8 @@ static int on_record(void *ctx, void *data, size_t size)
 	}
 	if ((e->flags & L7_EVF_UNIX) && !p->unix_starts)
 		unix_starts_attach(p);
+	if (e->type == L7_EV_CLOSE && hmap__count(p->cnt_slot_of))
+		count_forget(p, e->tgid, e->fd, e->gen);
 	p->fn(p->ctx, e, (const uint8_t *)(e + 1));
 	return 0;
 }
@@ -304,6 +316,17 @@ struct l7_probes *l7_probes__open(const struct l7_probe_opts *o, l7_event_fn fn,
 	p->skel->rodata->want_stacks = !o->no_stacks && !getenv("GT_NOSTACK");
 	p->skel->rodata->wakeup_bytes = rbsize / 8;
 	p->skel->rodata->follow_children = t->follow_children;
+	p->skel->rodata->count_on = o->count;
+	p->ncpus = ncpus > 0 ? ncpus : 1;
+	p->cnt_cells = hmap__new();
+	p->cnt_slot_of = hmap__new();
+	p->cnt_free = malloc(L7C_SLOTS * sizeof(*p->cnt_free));
+	for (size_t i = 0; p->cnt_free && i < L7C_SLOTS; i++)
+		p->cnt_free[p->cnt_nfree++] = L7C_SLOTS - 1 - (uint32_t)i;
+	if (!p->cnt_cells || !p->cnt_slot_of || !p->cnt_free) {
+		snprintf(err, errlen, "l7: out of memory");
+		goto fail;
+	}
 	rc = t->follow_children ? 0 : bpf_program__set_autoload(p->skel->progs.gt_l7_fork, false);
 	/* Before 6.4 no sock:sk_data_ready: a Unix-domain send's request starts at its end. */
 	if (libbpf_find_vmlinux_btf_id("sk_data_ready", BPF_TRACE_RAW_TP) < 0)
@@ -470,6 +493,260 @@ void l7_probes__stats(const struct l7_probes *p, struct l7_probe_stats *st)
 		       sizeof(st->k) / sizeof(__u64));
 }
 
+struct conn_id {
+	uint32_t tgid;
+	int32_t fd;
+	uint64_t gen;
+};
+
+/* The slot of connection (tgid, fd, gen), + 1; 0 when it has none. */
+static uint32_t count_slot_of(const struct l7_probes *p, uint32_t tgid, int32_t fd, uint64_t gen)
+{
+	struct conn_id id = {tgid, fd, gen};
+
+	return (uint32_t)(uintptr_t)hmap__get(p->cnt_slot_of, &id, sizeof(id));
+}
+
+int l7_probes__count_conn(struct l7_probes *p, uint32_t tgid, int32_t fd, uint64_t gen,
+			  uint32_t sess)
+{
+	struct conn_id id = {tgid, fd, gen};
+	uint64_t key = (uint64_t)tgid << 32 | (uint32_t)fd;
+	struct l7c_name name = {.gen = gen};
+	struct l7c_conn *v;
+	int err = 0;
+
+	if (count_slot_of(p, tgid, fd, gen))
+		return 0;
+	if (!p->cnt_nfree)
+		return -ENOSPC;
+	v = calloc(1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	name.slot = p->cnt_free[p->cnt_nfree - 1];
+	v->gen = gen;
+	v->sess = sess;
+	/* The slot first: the kernel takes the word only for a slot that is the connection's. */
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.gt_l7_cnt_slots), &name.slot, v, BPF_ANY) ||
+	    bpf_map_update_elem(bpf_map__fd(p->skel->maps.gt_l7_cnt_names), &key, &name, BPF_ANY))
+		err = errno == E2BIG ? -ENOSPC : -errno;
+	else if (!hmap__put(p->cnt_slot_of, &id, sizeof(id), (void *)(uintptr_t)(name.slot + 1)))
+		err = -ENOMEM;
+	if (!err)
+		p->cnt_nfree--;
+	free(v);
+	return err;
+}
+
+/* Connection (tgid, fd, gen) ended (its close record, which the kernel sends after it settled
+ * the connection's counts): its slot is free again, and a word the kernel never took goes. */
+static void count_forget(struct l7_probes *p, uint32_t tgid, int32_t fd, uint64_t gen)
+{
+	struct conn_id id = {tgid, fd, gen};
+	uint32_t slot = count_slot_of(p, tgid, fd, gen);
+	uint64_t key = (uint64_t)tgid << 32 | (uint32_t)fd;
+	int nfd = bpf_map__fd(p->skel->maps.gt_l7_cnt_names);
+	struct l7c_name name;
+
+	if (!slot)
+		return;
+	hmap__del(p->cnt_slot_of, &id, sizeof(id));
+	p->cnt_free[p->cnt_nfree++] = slot - 1;
+	if (!bpf_map_lookup_elem(nfd, &key, &name) && name.gen == gen)
+		bpf_map_delete_elem(nfd, &key);
+}
+
+int l7_probes__count_endpoint(struct l7_probes *p, uint64_t h, uint32_t ep, uint64_t slow_ns)
+{
+	struct l7c_ep v = {.ep = ep, .slow_ns = slow_ns};
+
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.gt_l7_cnt_eps), &h, &v, BPF_ANY))
+		return -errno;
+	__atomic_add_fetch(&p->skel->bss->eps_gen, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* Takes back the slot of one named connection (the kernel sees another generation in it). */
+static void count_take_back(const void *key, size_t len, void *val, void *arg)
+{
+	struct l7_probes *p = arg;
+	uint32_t slot = (uint32_t)(uintptr_t)val - 1;
+	struct l7c_conn *v = calloc(1, sizeof(*v));
+
+	(void)key, (void)len;
+	if (v)
+		bpf_map_update_elem(bpf_map__fd(p->skel->maps.gt_l7_cnt_slots), &slot, v, BPF_ANY);
+	free(v);
+}
+
+void l7_probes__count_stop(struct l7_probes *p)
+{
+	int mfd = bpf_map__fd(p->skel->maps.gt_l7_cnt_names);
+	uint64_t key;
+
+	while (!bpf_map_get_next_key(mfd, NULL, &key))
+		if (bpf_map_delete_elem(mfd, &key))
+			break;
+	hmap__each(p->cnt_slot_of, count_take_back, p);
+}
+
+struct pending_walk {
+	struct l7_probes *p;
+	l7_count_fn fn;
+	void *ctx;
+	struct l7c_conn *v;
+};
+
+/* One named connection's answered request, if it has one (its slot set back to idle). */
+static void pending_one(const void *key, size_t len, void *val, void *arg)
+{
+	const struct conn_id *id = key;
+	struct pending_walk *w = arg;
+	struct l7c_conn *v = w->v;
+	uint32_t slot = (uint32_t)(uintptr_t)val - 1;
+	int fd = bpf_map__fd(w->p->skel->maps.gt_l7_cnt_slots);
+	struct l7_count_bucket b = {0};
+	uint64_t lat;
+
+	(void)len;
+	if (bpf_map_lookup_elem(fd, &slot, v) || v->gen != id->gen || v->mode != L7C_ANSWERED)
+		return;
+	v->mode = L7C_IDLE;
+	if (bpf_map_update_elem(fd, &slot, v, BPF_EXIST))
+		return;
+	lat = v->resp_end > v->req_ts ? v->resp_end - v->req_ts : 0;
+	b.sess = v->sess;
+	b.ep = v->ep;
+	b.bucket = hist_index(lat);
+	b.n = 1;
+	b.lat_sum = lat;
+	b.bytes_recv = v->client ? v->resp_bytes : v->req_len;
+	b.bytes_sent = v->client ? v->req_len : v->resp_bytes;
+	b.segs_recv = v->segs_in_x;
+	b.segs_sent = v->segs_out_x;
+	b.first_ns = v->req_ts;
+	b.last_ns = v->resp_end;
+	w->fn(w->ctx, b.sess, b.ep, &b, 1);
+}
+
+int l7_probes__count_pending(struct l7_probes *p, l7_count_fn fn, void *ctx)
+{
+	struct pending_walk w = {p, fn, ctx, calloc(1, sizeof(struct l7c_conn))};
+
+	if (!w.v)
+		return -ENOMEM;
+	hmap__each(p->cnt_slot_of, pending_one, &w);
+	free(w.v);
+	return 0;
+}
+
+/* The shadows' values are malloc'd copies of the sums. */
+static void shadow_free_one(const void *key, size_t len, void *val, void *arg)
+{
+	(void)key, (void)len, (void)arg;
+	free(val);
+}
+
+static void count_shadow_free(struct hmap *m)
+{
+	if (m)
+		hmap__each(m, shadow_free_one, NULL);
+	hmap__free(m);
+}
+
+/* The growth of the __u64 counters (n per CPU, summed) of key in per-CPU map fd since the last
+ * call, through shadow; values is room for one value per CPU. Counters at first and last (<
+ * n, else n) are no sums but times: the earliest of the CPUs' (0 = none) and the latest, as they
+ * are. 1 when something grew, 0 when not, -errno. */
+static int count_growth(struct l7_probes *p, int fd, struct hmap *shadow, const void *key,
+			size_t klen, __u64 *values, size_t n, size_t first, size_t last_at,
+			__u64 *out)
+{
+	__u64 *last;
+	bool grew = false;
+
+	if (bpf_map_lookup_elem(fd, key, values))
+		return -errno;
+	memset(out, 0, n * sizeof(*out));
+	for (int c = 0; c < p->ncpus; c++)
+		for (size_t i = 0; i < n; i++) {
+			__u64 v = values[c * n + i];
+
+			if (i == first)
+				out[i] = v && (!out[i] || v < out[i]) ? v : out[i];
+			else if (i == last_at)
+				out[i] = v > out[i] ? v : out[i];
+			else
+				out[i] += v;
+		}
+	last = hmap__get(shadow, key, klen);
+	if (!last) {
+		last = calloc(n, sizeof(*last));
+		if (!last || !hmap__put(shadow, key, klen, last)) {
+			free(last);
+			return -ENOMEM;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		__u64 now = out[i];
+
+		if (i == first || i == last_at)
+			continue;
+		out[i] = now - last[i];
+		grew |= out[i] != 0;
+		last[i] = now;
+	}
+	return grew;
+}
+
+static int bucket_cmp(const void *a, const void *b)
+{
+	const struct l7_count_bucket *x = a, *y = b;
+
+	if (x->sess != y->sess)
+		return x->sess < y->sess ? -1 : 1;
+	return x->ep != y->ep ? (x->ep < y->ep ? -1 : 1) : 0;
+}
+
+int l7_probes__count_read(struct l7_probes *p, l7_count_fn fn, void *ctx)
+{
+	int fd = bpf_map__fd(p->skel->maps.gt_l7_cnt_cells);
+	size_t nv = sizeof(struct l7c_cell) / sizeof(__u64), nbs = 0, bcap = 0;
+	__u64 *vals = calloc((size_t)p->ncpus * nv, sizeof(__u64));
+	struct l7c_cell_key k, *prev = NULL;
+	struct l7_count_bucket *bs = NULL;
+	int err = 0;
+
+	if (!vals)
+		return -ENOMEM;
+	while (!err && !bpf_map_get_next_key(fd, prev, &k)) {
+		struct l7c_cell d;
+		int g = count_growth(p, fd, p->cnt_cells, &k, sizeof(k), vals, nv,
+				     offsetof(struct l7c_cell, first_ns) / sizeof(__u64),
+				     offsetof(struct l7c_cell, last_ns) / sizeof(__u64), (__u64 *)&d);
+
+		prev = &k;
+		if (g < 0)
+			err = g;
+		else if (g && ARRAY_GROW(bs, bcap, nbs + 1))
+			err = -ENOMEM;
+		else if (g)
+			bs[nbs++] = (struct l7_count_bucket){
+			    k.sess,	 k.ep,	       k.bucket,    d.n,       d.lat_sum, d.bytes_recv,
+			    d.bytes_sent, d.segs_recv, d.segs_sent, d.first_ns, d.last_ns};
+	}
+	if (nbs)
+		qsort(bs, nbs, sizeof(*bs), bucket_cmp);
+	for (size_t i = 0, j; !err && i < nbs; i = j) {
+		for (j = i + 1; j < nbs && !bucket_cmp(&bs[i], &bs[j]); j++)
+			;
+		fn(ctx, bs[i].sess, bs[i].ep, bs + i, j - i);
+	}
+	free(bs);
+	free(vals);
+	return err;
+}
+
 void l7_probes__free(struct l7_probes *p)
 {
 	if (!p)
@@ -481,6 +758,9 @@ void l7_probes__free(struct l7_probes *p)
 		bpf_link__destroy(p->links[i]);
 	free(p->links);
 	gt_l7_probe__destroy(p->skel);
+	count_shadow_free(p->cnt_cells);
+	hmap__free(p->cnt_slot_of);
+	free(p->cnt_free);
 	free(p->target_pids);
 	free(p);
 }

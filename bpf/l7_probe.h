@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bpf/l7_count.h"
 #include "bpf/l7_event.h"
 #include "bpf/probes.h"
 
@@ -22,6 +23,9 @@ struct l7_probe_opts {
 	const char *exec_file;
 	bool no_stacks;			  /* no user stack per message */
 	size_t ringbuf_bytes;		  /* 0 = 16 MiB */
+	/* Plain exchanges of connections user space names (l7_probes__count_conn) counted in
+	 * the kernel (bpf/l7_count.h). */
+	bool count;
 };
 
 /* Summed kernel counters plus the loader's own. */
@@ -59,6 +63,37 @@ size_t l7_probes__stack(struct l7_probes *p, int32_t id, uint64_t *ips, size_t m
 /* Adds a target process at run time (pid filter on). 0 or -errno. */
 int l7_probes__add_pid(struct l7_probes *p, int tgid);
 void l7_probes__stats(const struct l7_probes *p, struct l7_probe_stats *st);
+/* Requests counted in the kernel (opts.count): connection (tgid, fd, gen), a server's HTTP/1 or
+ * RESP one, is counted from now on under session number sess (its slot is freed at its close
+ * record). 0 or -errno (-ENOSPC: every slot is taken). */
+int l7_probes__count_conn(struct l7_probes *p, uint32_t tgid, int32_t fd, uint64_t gen,
+			  uint32_t sess);
+/* Requests with key hash h (bpf/l7_count.h's l7c_request) belong to endpoint number ep; those
+ * answered later than slow_ns go as records (0: every one). 0 or -errno. */
+int l7_probes__count_endpoint(struct l7_probes *p, uint64_t h, uint32_t ep, uint64_t slow_ns);
+/* No connection is counted any more (every message goes as a record again); a request held
+ * at that moment is lost. */
+void l7_probes__count_stop(struct l7_probes *p);
+
+/* The growth of the counted requests of one session and endpoint whose latency falls in one
+ * bucket since the last read; first_ns and last_ns are the cell's earliest request and latest
+ * answer so far, not a growth. */
+struct l7_count_bucket {
+	uint32_t sess, ep;
+	uint32_t bucket; /* model/hist.h's index */
+	uint64_t n, lat_sum, bytes_recv, bytes_sent, segs_recv, segs_sent, first_ns, last_ns;
+};
+/* Called with the buckets that grew of one (session, endpoint) pair (nb of them). */
+typedef void (*l7_count_fn)(void *ctx, uint32_t sess, uint32_t ep,
+			    const struct l7_count_bucket *b, size_t nb);
+/* Calls fn for every pair whose counts grew since the last call. 0 or -errno. */
+int l7_probes__count_read(struct l7_probes *p, l7_count_fn fn, void *ctx);
+
+/* The end of a recording: every named connection's request answered but not yet counted (the
+ * kernel counts it at the connection's next request or close) is passed to fn as a bucket of
+ * one, and left out of the kernel's counts. 0 or -errno. */
+int l7_probes__count_pending(struct l7_probes *p, l7_count_fn fn, void *ctx);
+
 /* Detaches and frees everything; NULL is a no-op. */
 void l7_probes__free(struct l7_probes *p);
 

@@ -140,6 +140,8 @@ const char cmd_record_help[] =
 	"  --protocols P,..  only these protocols (default all; a wrong name lists them)\n"
 	"  --no-tls          no OpenSSL uprobes (HTTPS and other TLS traffic is not seen)\n"
 	"  --l7-capture B    bytes copied per message (default 4096, 64..16384)\n"
+	"  --no-l7-count     every message to user space: no request of a busy connection\n"
+	"                    counted in the kernel (docs/l7.md, \"Counted in the kernel\")\n"
 	"  -o FILE           .json (sessions and endpoints), .prom (Prometheus text),\n"
 	"                    .jsonl (one line per request), .gtop (galatop view reopens it);\n"
 	"                    default: the tables as text on standard output\n"
@@ -386,7 +388,7 @@ enum {
 	OPT_ANNOTATE, OPT_PERIOD, OPT_OUT_DIR, OPT_MULTI, OPT_CONFIG, OPT_THEME, OPT_NO_COLOR,
 	OPT_ASCII, OPT_UNWIND, OPT_STACK_SIZE, OPT_UNWIND_CACHE, OPT_EVENT_RATE, OPT_INCLUDE_SELF,
 	OPT_MAX_STACKS, OPT_LONGSYS, OPT_CGROUP, OPT_MIN_DUR, OPT_MIN_AGGR, OPT_TIMELINE_MEM,
-	OPT_PROTOCOLS, OPT_NO_TLS, OPT_L7_CAPTURE, OPT_NO_JAVA_AGENT, OPT_GROUP, OPT_CALL_GRAPH,
+	OPT_PROTOCOLS, OPT_NO_TLS, OPT_NO_L7_COUNT, OPT_L7_CAPTURE, OPT_NO_JAVA_AGENT, OPT_GROUP, OPT_CALL_GRAPH,
 	OPT_TRIGGER, OPT_TRIGGER_BEFORE, OPT_TRIGGER_AFTER, OPT_TRIGGER_COOLDOWN,
 	OPT_JAVA_NATIVE, OPT_NO_JAVA_NATIVE, OPT_HISTORY, OPT_FIXED_PERIOD, OPT_LEAK_SAMPLE,
 	OPT_LEAK_MIN_AGE, OPT_LEAK_URETPROBE, OPT_LEAK_UPROBES, OPT_ALL_SYSCALLS, OPT_PROBE_STATS,
@@ -481,6 +483,7 @@ int record_parse_args_extra(int argc, char **argv, struct record_opts *o, const 
 		{ "cgroup", required_argument, NULL, OPT_CGROUP },
 		{ "protocols", required_argument, NULL, OPT_PROTOCOLS },
 		{ "no-tls", no_argument, NULL, OPT_NO_TLS },
+		{ "no-l7-count", no_argument, NULL, OPT_NO_L7_COUNT },
 		{ "no-java-agent", no_argument, NULL, OPT_NO_JAVA_AGENT },
 		{ "java-native", no_argument, NULL, OPT_JAVA_NATIVE },
 		{ "no-java-native", no_argument, NULL, OPT_NO_JAVA_NATIVE },
@@ -729,6 +732,9 @@ static int parse_args(int argc, char **argv, struct record_opts *o, const char *
 		case OPT_PROTOCOLS:
 			if (l7_parse_protocols(cmd, optarg, &o->l7_protocols))
 				return EXIT_USAGE;
+			break;
+		case OPT_NO_L7_COUNT:
+			o->no_l7_count = true;
 			break;
 		case OPT_NO_TLS:
 			o->no_tls = true;

@@ -14,10 +14,13 @@
 #include "symbols/hmap.h"
 #include "symbols/ident.h"
 #include "util/clock.h"
+#include "util/grow.h"
 
 _Static_assert(L7_UNIX_PATH == L7_UNIX_PATH_MAX, "model/l7/track.h L7_UNIX_PATH mirrors bpf");
 
 #define EXPIRE_EVERY_NS 10000000000ull /* look for idle connections every 10 s */
+#define COUNT_EVERY_NS 250000000ull    /* requests counted in the kernel read 4 times a second */
+#define BOUNDS_EVERY_NS 20000000ull    /* their slowness bounds moved at most every 20 ms */
 #define IDLE_NS 300000000000ull	       /* a connection silent for 5 min has gone */
 
 struct l7_capture {
@@ -31,6 +34,15 @@ struct l7_capture {
 	struct hmap *seen; /* processes whose maps were read */
 	uint32_t last_tgid; /* the latest record's process (in seen): most follow one another */
 	struct l7_probe_stats past; /* the counts of probes attached before, now detached */
+	/* Requests counted in the kernel: on unless --no-l7-count or a per-request trace; the
+	 * request keys named, with the slowness bound the kernel has for each. */
+	bool count;
+	uint64_t next_count, next_bounds;
+	struct count_key {
+		uint64_t h, slow_ns;
+		uint32_t ep;
+	} *keys;
+	size_t nkeys, keys_cap;
 };
 
 static void on_event(void *ctx, const struct l7_event *e, const uint8_t *data)
@@ -117,6 +129,87 @@ static void name_ident(void *ctx, uint32_t tgid, char *container, size_t ccap, c
 	snprintf(pod, pcap, "%s", id.pod_name[0] ? id.pod_name : id.pod_id);
 }
 
+static bool count_key(void *ctx, enum l7_proto p, const uint8_t *data, size_t len, uint64_t *h)
+{
+	(void)ctx;
+	return l7c_request_copy(data, len, (__u8)p, (__u64 *)h);
+}
+
+static void count_conn(void *ctx, uint32_t tgid, int32_t fd, uint64_t gen, uint32_t sess)
+{
+	struct l7_capture *en = ctx;
+
+	if (en->probes)
+		l7_probes__count_conn(en->probes, tgid, fd, gen, sess);
+}
+
+static void count_endpoint(void *ctx, uint64_t h, uint32_t ep)
+{
+	struct l7_capture *en = ctx;
+	struct count_key *k;
+
+	if (ARRAY_GROW(en->keys, en->keys_cap, en->nkeys + 1))
+		return;
+	k = &en->keys[en->nkeys++];
+	k->h = h;
+	k->ep = ep;
+	k->slow_ns = l7_track__count_slow(en->track, ep);
+	if (en->probes)
+		l7_probes__count_endpoint(en->probes, h, ep, k->slow_ns);
+}
+
+static const struct l7_count_ops count_ops = {count_key, count_conn, count_endpoint};
+
+/* One (session, endpoint) pair's requests counted in the kernel since the last read. */
+static void on_count(void *ctx, uint32_t sess, uint32_t ep, const struct l7_count_bucket *b,
+		     size_t nb)
+{
+	struct l7_capture *en = ctx;
+	struct l7_stats st = {0};
+
+	for (size_t i = 0; i < nb; i++) {
+		st.req_count += b[i].n;
+		st.bytes_recv += b[i].bytes_recv;
+		st.bytes_sent += b[i].bytes_sent;
+		st.segs_recv += b[i].segs_recv;
+		st.segs_sent += b[i].segs_sent;
+		if (b[i].first_ns && (!st.first_ns || b[i].first_ns < st.first_ns))
+			st.first_ns = b[i].first_ns;
+		if (b[i].last_ns > st.last_ns)
+			st.last_ns = b[i].last_ns;
+		if (b[i].n)
+			hist_add_bucket(&st.lat, b[i].bucket, b[i].n, b[i].lat_sum);
+	}
+	st.resp_count = st.req_count;
+	l7_track__counted(en->track, sess, ep, &st);
+	l7_stats_reset(&st);
+}
+
+/* Moves the kernel's slowness bounds of the request keys to their endpoints' slowest lists'
+ * (answers slower than an endpoint's eighth slowest come as records): at each read, and as
+ * records come in, so that a new key's answers stop coming as records soon after its list is
+ * full. */
+static void count_bounds(struct l7_capture *en)
+{
+	for (size_t i = 0; en->probes && en->count && i < en->nkeys; i++) {
+		struct count_key *k = &en->keys[i];
+		uint64_t slow = l7_track__count_slow(en->track, k->ep);
+
+		if (slow != k->slow_ns && !l7_probes__count_endpoint(en->probes, k->h, k->ep, slow))
+			k->slow_ns = slow;
+	}
+}
+
+/* Takes in the requests counted in the kernel, and moves the kernel's slowness bounds to the
+ * slowest lists' (answers slower than an endpoint's eighth slowest come as records). */
+static void count_read(struct l7_capture *en)
+{
+	if (!en->probes || !en->count)
+		return;
+	l7_probes__count_read(en->probes, on_count, en);
+	count_bounds(en);
+}
+
 /* The tables and the tracker, without probes. */
 static struct l7_capture *capture_new(struct session *s, char *err, size_t errlen)
 {
@@ -137,6 +230,7 @@ static struct l7_capture *capture_new(struct session *s, char *err, size_t errle
 	}
 	l7_track__set_stacks(en->track, name_stack, en);
 	l7_track__set_ident(en->track, name_ident, en);
+	en->count = !s->o->no_l7_count;
 	en->ts0_ns = clock_mono_ns();
 	en->wall0 = clock_wall_s();
 	en->next_expire = en->ts0_ns + EXPIRE_EVERY_NS;
@@ -167,8 +261,16 @@ int l7_capture__attach(struct l7_capture *e, char *err, size_t errlen)
 	lo.proto_mask = e->s->o->l7_protocols;
 	lo.no_tls = e->s->o->no_tls;
 	lo.exec_file = e->s->child > 0 && e->s->go_fd >= 0 ? e->s->o->command[0] : NULL;
+	lo.count = e->count;
 	e->probes = l7_probes__open(&lo, on_event, e, err, errlen);
-	return e->probes ? 0 : -EPERM;
+	if (!e->probes)
+		return -EPERM;
+	/* Connections and keys named before a detach are named again to the new probes. */
+	for (size_t i = 0; i < e->nkeys; i++)
+		l7_probes__count_endpoint(e->probes, e->keys[i].h, e->keys[i].ep, e->keys[i].slow_ns);
+	l7_track__set_count(e->track, e->count ? &count_ops : NULL, e);
+	e->next_count = clock_mono_ns() + COUNT_EVERY_NS;
+	return 0;
 }
 
 /* The probes' counts, those of probes detached before included. */
@@ -183,6 +285,8 @@ static void probe_stats(const struct l7_capture *e, struct l7_probe_stats *ps)
 	ps->k.skipped += e->past.k.skipped;
 	ps->k.ssl_calls += e->past.k.ssl_calls;
 	ps->k.truncated += e->past.k.truncated;
+	ps->k.counted += e->past.k.counted;
+	ps->k.count_lost += e->past.k.count_lost;
 	ps->malformed += e->past.malformed;
 	if (!e->probes) {
 		ps->tls_files = e->past.tls_files;
@@ -197,6 +301,7 @@ void l7_capture__detach(struct l7_capture *e)
 	if (!e->probes)
 		return;
 	l7_capture__consume(e, deadline); /* what is queued, read before */
+	count_read(e);
 	probe_stats(e, &e->past);
 	l7_probes__free(e->probes);
 	e->probes = NULL;
@@ -225,6 +330,14 @@ int l7_capture__consume(struct l7_capture *e, uint64_t deadline_ns)
 	int n = e->probes ? l7_probes__consume(e->probes, deadline_ns) : 0;
 	uint64_t now = clock_mono_ns();
 
+	if (now >= e->next_count) {
+		count_read(e);
+		e->next_count = now + COUNT_EVERY_NS;
+	} else if (n > 0 && now >= e->next_bounds) {
+		/* Records came in: answers may have entered the slowest lists. */
+		count_bounds(e);
+		e->next_bounds = now + BOUNDS_EVERY_NS;
+	}
 	if (now >= e->next_expire) {
 		l7_track__expire(e->track, now, IDLE_NS);
 		e->next_expire = now + EXPIRE_EVERY_NS;
@@ -245,6 +358,14 @@ const char *l7_capture__warnings(struct l7_capture *e)
 void l7_capture__set_trace(struct l7_capture *e, l7_trace_fn fn, void *ctx)
 {
 	l7_track__set_trace(e->track, fn, ctx);
+	/* A trace wants every request: nothing is counted in the kernel from now on. */
+	if (fn && e->count) {
+		count_read(e);
+		e->count = false;
+		l7_track__set_count(e->track, NULL, NULL);
+		if (e->probes)
+			l7_probes__count_stop(e->probes);
+	}
 }
 
 void l7_capture__clock0(const struct l7_capture *e, uint64_t *ts0_ns, double *wall0)
@@ -255,6 +376,9 @@ void l7_capture__clock0(const struct l7_capture *e, uint64_t *ts0_ns, double *wa
 
 void l7_capture__flush(struct l7_capture *e)
 {
+	count_read(e);
+	if (e->probes && e->count)
+		l7_probes__count_pending(e->probes, on_count, e);
 	l7_track__flush(e->track);
 }
 
@@ -274,11 +398,13 @@ void l7_capture__summary(struct l7_capture *e, double secs, char *buf, size_t le
 	probe_stats(e, &ps);
 	l7_track__stats(e->track, &ts);
 	snprintf(buf, len,
-		 "recorded %llu L7 requests on %llu connections in %.1f s; %llu messages, "
+		 "recorded %llu L7 requests on %llu connections in %.1f s (%llu counted in the "
+		 "kernel, %llu lost there: its maps full); %llu messages, "
 		 "%llu dropped (ring buffer full), %llu cut to --l7-capture, %llu rejected by "
 		 "parsers, %llu HTTP/2 header blocks not decoded; TLS: %llu libssl files, "
 		 "%llu Go programs, %llu TLS calls",
 		 (unsigned long long)ts.records, (unsigned long long)ts.conns, secs,
+		 (unsigned long long)ts.counted, (unsigned long long)ps.k.count_lost,
 		 (unsigned long long)ps.k.events, (unsigned long long)ps.k.drops,
 		 (unsigned long long)ps.k.truncated, (unsigned long long)ts.parse_errors,
 		 (unsigned long long)ts.undecoded, (unsigned long long)ps.tls_files,
@@ -292,6 +418,7 @@ void l7_capture__free(struct l7_capture *e)
 	l7_probes__free(e->probes);
 	l7_track__free(e->track);
 	l7_table__free(e->table);
+	free(e->keys);
 	hmap__free(e->seen);
 	free(e);
 }

@@ -117,6 +117,7 @@ struct record_opts {
 	bool no_java_native;	 /* --no-java-native, native_stack 0: libjvm frames between Java
 				  * frames are dropped */
 	unsigned l7_capture;	 /* --l7-capture: bytes copied per message, 0 = 4096 */
+	bool no_l7_count;	 /* --no-l7-count: no request counted in the kernel */
 	/* The live view only: */
 	bool cpu_switch;	 /* the CPU set changes at run time (oncpu samples every CPU) */
 	bool source_lines;	 /* resolve file:line for the detail line (costs DWARF lookups) */

@@ -427,6 +427,43 @@ int l7_table__record(struct l7_table *t, uint32_t session, const struct l7_recor
 	return 0;
 }
 
+int l7_table__counted(struct l7_table *t, uint32_t session, const char *name,
+		      const struct l7_stats *d)
+{
+	struct l7_session *s;
+	struct l7_stats rows;
+	long e, p;
+
+	if (session >= t->nsessions)
+		return -EINVAL;
+	s = &t->sessions[session];
+	e = endpoint_get(t, s->key.proto, s->key.l7_role, name[0] ? name : "(none)");
+	p = e < 0 ? -1 : pair_get(t, session, (uint32_t)e);
+	if (p < 0)
+		return -ENOMEM;
+	/* TCP segments are the sessions' only, as l7_table__io counts them. */
+	rows = *d;
+	rows.segs_sent = rows.segs_recv = 0;
+	if (l7_stats_merge(&t->sessions[session].st, d) ||
+	    l7_stats_merge(&t->endpoints[e].st, &rows) || l7_stats_merge(&t->pairs[p].st, &rows))
+		return -ENOMEM;
+	t->gen++;
+	t->records += d->req_count;
+	return 0;
+}
+
+uint64_t l7_table__slow_floor(const struct l7_table *t, uint8_t proto, uint8_t role,
+			      const char *name)
+{
+	struct endpoint_q q = {t, proto, role, name};
+	size_t slot;
+	long e = index_find(&t->eidx, endpoint_hash(proto, role, name), endpoint_eq, &q, &slot);
+
+	if (e < 0 || t->endpoints[e].nslow < L7_SLOW_PER_ENDPOINT)
+		return 0;
+	return latency(&t->endpoints[e].slow[L7_SLOW_PER_ENDPOINT - 1].rec);
+}
+
 int l7_slow__set_stack(struct l7_slow *s, const char *text)
 {
 	size_t len = strlen(text), o = 0;

@@ -109,6 +109,16 @@ void l7_table__io(struct l7_table *t, uint32_t session, enum l7_dir dir, uint64_
  * -ENOMEM. */
 int l7_table__record(struct l7_table *t, uint32_t session, const struct l7_record *r, uint32_t tid,
 		     struct l7_slow **slow);
+/* Adds requests of session counted elsewhere (in the kernel) to endpoint name (of the
+ * session's protocol and role), its pair and the session: d holds their counts, bytes, first
+ * and last activity and latencies (no slowest entries: those came as records). 0, -EINVAL for
+ * a bad session, -ENOMEM. */
+int l7_table__counted(struct l7_table *t, uint32_t session, const char *name,
+		      const struct l7_stats *d);
+/* The latency a request of endpoint (proto, role, name) must exceed to enter its slowest
+ * list: 0 while the list has room or the endpoint is not known. */
+uint64_t l7_table__slow_floor(const struct l7_table *t, uint8_t proto, uint8_t role,
+			      const char *name);
 /* Copies the stack text (sanitized line by line) into the slow entry. 0 or -ENOMEM. */
 int l7_slow__set_stack(struct l7_slow *s, const char *text);
 

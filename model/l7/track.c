@@ -1,11 +1,13 @@
 #include "track.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/hash.h"
 #include "model/sanitize.h"
+#include "util/grow.h"
 
 #define STACK_RING 16 /* request starts remembered per connection, for their stacks */
 #define HELD_IO 8     /* messages counted before the session is known (HTTP/2 or gRPC) */
@@ -32,7 +34,7 @@ struct conn {
 	uint64_t cgroup_id;
 	struct {
 		uint8_t dir;
-		uint64_t bytes, segs, ts;
+		uint64_t bytes, segs_in, segs_out, ts;
 	} held[HELD_IO];
 	unsigned nheld;
 	uint32_t segs_in, segs_out;
@@ -45,6 +47,24 @@ struct conn {
 	unsigned nstart;
 	int32_t last_stack; /* latest stack id seen on a request, -1 if none */
 	uint64_t undecoded; /* the parser's count, as added to the table */
+	/* Counting elsewhere: the key of the request at hand (when one alone was waiting), the
+	 * records paired, whether the connection was named. */
+	uint64_t req_key, req_key_ts;
+	bool req_key_ok, count_named;
+	unsigned nrec;
+};
+
+/* Sessions and endpoints named for counting elsewhere: numbers that stay valid when the
+ * table is emptied. */
+struct count_sess {
+	struct l7_session_key key;
+	char comm[16];
+	uint64_t cgroup_id;
+};
+
+struct count_ep {
+	uint8_t proto, role;
+	char name[L7_ENDPOINT_MAX];
 };
 
 struct l7_track {
@@ -59,6 +79,14 @@ struct l7_track {
 	void *stack_ctx;
 	l7_ident_fn ident;
 	void *ident_ctx;
+	const struct l7_count_ops *count;
+	void *count_ctx;
+	struct count_sess *csess;
+	size_t ncsess, csess_cap;
+	struct count_ep *ceps;
+	size_t nceps, ceps_cap;
+	uint64_t *ckeys; /* request keys named: open addressing, 0 = free (key 0 is never named) */
+	size_t nckeys, ckeys_cap;
 	struct l7_track_stats st;
 };
 
@@ -112,6 +140,8 @@ struct rec_ctx {
 };
 
 static int session_open(struct l7_track *tk, struct conn *c);
+static void count_name(struct l7_track *tk, struct conn *c, const struct l7_record *r);
+static bool count_eligible(const struct conn *c);
 
 static void on_record(void *vctx, const struct l7_record *r)
 {
@@ -137,6 +167,8 @@ static void on_record(void *vctx, const struct l7_record *r)
 	if (l7_table__record(tk->t, c->session, r, tid, &slow))
 		return;
 	tk->st.records++;
+	if (tk->count)
+		count_name(tk, c, r);
 	if (slow && tk->stack && stack_id >= 0) {
 		char buf[4096];
 
@@ -188,6 +220,31 @@ static void conn_end(struct l7_track *tk, struct conn *c)
 	tk->nconns--;
 }
 
+/* Counts a message of bytes in direction dir at ts, with the TCP segments each way since the
+ * connection's previous message. */
+static void io(struct l7_track *tk, const struct conn *c, uint8_t dir, uint64_t bytes,
+	       uint64_t segs_in, uint64_t segs_out, uint64_t ts)
+{
+	l7_table__io(tk->t, c->session, (enum l7_dir)dir, bytes,
+		     dir == L7_DIR_SEND ? segs_out : segs_in, ts);
+	/* The other way's segments since (an ACK, a segment sent after its call returned, the
+	 * calls counted in the kernel): counted with no bytes. */
+	if (dir == L7_DIR_SEND ? segs_in : segs_out)
+		l7_table__io(tk->t, c->session, dir == L7_DIR_SEND ? L7_DIR_RECV : L7_DIR_SEND, 0,
+			     dir == L7_DIR_SEND ? segs_in : segs_out, ts);
+}
+
+/* Names the container and pod of table session idx (process tgid) once. */
+static void session_ident(struct l7_track *tk, uint32_t idx, uint32_t tgid)
+{
+	if (tk->ident && !l7_table__get_session(tk->t, idx)->ident_done) {
+		char con[128] = "", pod[128] = "";
+
+		tk->ident(tk->ident_ctx, tgid, con, sizeof(con), pod, sizeof(pod));
+		l7_table__set_ident(tk->t, idx, con, pod);
+	}
+}
+
 /* Opens the session of c, now that its parser names the protocol (or must: a record, the
  * end, enough messages), and counts the I/O held until then. A protocol not traced ends the
  * connection's parsing. 0 or -ENOMEM. */
@@ -204,15 +261,10 @@ static int session_open(struct l7_track *tk, struct conn *c)
 	if (l7_table__session(tk->t, &c->key, c->comm, c->cgroup_id, &c->session))
 		return -ENOMEM;
 	c->has_session = true;
-	if (tk->ident && !l7_table__get_session(tk->t, c->session)->ident_done) {
-		char con[128] = "", pod[128] = "";
-
-		tk->ident(tk->ident_ctx, c->key.tgid, con, sizeof(con), pod, sizeof(pod));
-		l7_table__set_ident(tk->t, c->session, con, pod);
-	}
+	session_ident(tk, c->session, c->key.tgid);
 	for (unsigned i = 0; i < c->nheld; i++)
-		l7_table__io(tk->t, c->session, c->held[i].dir, c->held[i].bytes, c->held[i].segs,
-			     c->held[i].ts);
+		io(tk, c, c->held[i].dir, c->held[i].bytes, c->held[i].segs_in, c->held[i].segs_out,
+		   c->held[i].ts);
 	c->nheld = 0;
 	return 0;
 }
@@ -352,7 +404,7 @@ static void close_conn(struct l7_track *tk, const struct l7_msg *m)
 void l7_track__msg(struct l7_track *tk, const struct l7_msg *m, const uint8_t *data)
 {
 	struct conn *c;
-	uint64_t segs = 0, ts;
+	uint64_t segs_in = 0, segs_out = 0, ts;
 	bool request;
 
 	tk->st.msgs++;
@@ -381,22 +433,25 @@ void l7_track__msg(struct l7_track *tk, const struct l7_msg *m, const uint8_t *d
 		return;
 	}
 	if (m->segs_valid) {
-		uint32_t now = m->dir == L7_DIR_SEND ? m->segs_out : m->segs_in;
-
-		if (c->segs_known)
-			segs = m->dir == L7_DIR_SEND ? now - c->segs_out : now - c->segs_in;
-		else if (m->role != L7_ROLE_UNKNOWN)
-			segs = now; /* a connection seen from its start */
+		if (c->segs_known) {
+			segs_in = (uint32_t)(m->segs_in - c->segs_in);
+			segs_out = (uint32_t)(m->segs_out - c->segs_out);
+		} else if (m->role != L7_ROLE_UNKNOWN) {
+			/* a connection seen from its start */
+			segs_in = m->segs_in;
+			segs_out = m->segs_out;
+		}
 		c->segs_in = m->segs_in;
 		c->segs_out = m->segs_out;
 		c->segs_known = true;
 	}
 	if (c->has_session) {
-		l7_table__io(tk->t, c->session, m->dir, m->len, segs, m->ts_ns);
+		io(tk, c, (uint8_t)m->dir, m->len, segs_in, segs_out, m->ts_ns);
 	} else {
 		c->held[c->nheld].dir = (uint8_t)m->dir;
 		c->held[c->nheld].bytes = m->len;
-		c->held[c->nheld].segs = segs;
+		c->held[c->nheld].segs_in = segs_in;
+		c->held[c->nheld].segs_out = segs_out;
 		c->held[c->nheld++].ts = m->ts_ns;
 	}
 	request = (m->dir == L7_DIR_SEND) == (c->role == L7_ROLE_CLIENT);
@@ -415,6 +470,11 @@ void l7_track__msg(struct l7_track *tk, const struct l7_msg *m, const uint8_t *d
 		c->starts[k].ts = ts;
 		c->starts[k].tid = m->tid;
 		c->starts[k].stack_id = c->last_stack;
+	}
+	if (tk->count && request && count_eligible(c)) {
+		c->req_key_ok = !m->no_data && m->cap == m->len && !l7_parser__pending(c->parser) &&
+				tk->count->key(tk->count_ctx, c->proto, data, m->len, &c->req_key);
+		c->req_key_ts = ts;
 	}
 	{
 		struct rec_ctx x = {tk, c, m->tid};
@@ -445,6 +505,170 @@ void l7_track__msg(struct l7_track *tk, const struct l7_msg *m, const uint8_t *d
 	 * Unix-domain datagram socket keeps one parser, and with it its peer, until it closes. */
 	if (c->udp && !m->uds && !l7_parser__pending(c->parser))
 		conn_remove(tk, c);
+}
+
+/* Whether c's plain exchanges may be counted elsewhere. */
+static bool count_eligible(const struct conn *c)
+{
+	return c->has_session && c->role != L7_ROLE_UNKNOWN && !c->udp &&
+	       c->key.l4_role == L7_L4_TCP && !c->key.ssl &&
+	       (c->proto == L7_HTTP || c->proto == L7_REDIS);
+}
+
+/* The slot of key h in the named keys (its own, or the free one it would take). */
+static size_t ckey_slot(const struct l7_track *tk, uint64_t h)
+{
+	size_t mask = tk->ckeys_cap - 1, i = hash_mix(h) & mask;
+
+	while (tk->ckeys[i] && tk->ckeys[i] != h)
+		i = (i + 1) & mask;
+	return i;
+}
+
+/* Adds key h to the named ones; 1 when new, 0 when known, -ENOMEM. */
+static int ckey_add(struct l7_track *tk, uint64_t h)
+{
+	size_t i;
+
+	if (!h)
+		return 0;
+	if ((tk->nckeys + 1) * 2 > tk->ckeys_cap) {
+		size_t ncap = tk->ckeys_cap ? tk->ckeys_cap * 2 : 256, ocap = tk->ckeys_cap;
+		uint64_t *old = tk->ckeys;
+
+		tk->ckeys = calloc(ncap, sizeof(*tk->ckeys));
+		if (!tk->ckeys) {
+			tk->ckeys = old;
+			return -ENOMEM;
+		}
+		tk->ckeys_cap = ncap;
+		for (size_t j = 0; j < ocap; j++)
+			if (old[j])
+				tk->ckeys[ckey_slot(tk, old[j])] = old[j];
+		free(old);
+	}
+	i = ckey_slot(tk, h);
+	if (tk->ckeys[i])
+		return 0;
+	tk->ckeys[i] = h;
+	tk->nckeys++;
+	return 1;
+}
+
+/* The number of endpoint (proto, role, name), given on first use; -1 on ENOMEM. */
+static long count_ep_of(struct l7_track *tk, uint8_t proto, uint8_t role, const char *name)
+{
+	struct count_ep *e;
+
+	for (size_t i = tk->nceps; i-- > 0;)
+		if (tk->ceps[i].proto == proto && tk->ceps[i].role == role &&
+		    !strcmp(tk->ceps[i].name, name))
+			return (long)i;
+	if (ARRAY_GROW(tk->ceps, tk->ceps_cap, tk->nceps + 1))
+		return -1;
+	e = &tk->ceps[tk->nceps];
+	e->proto = proto;
+	e->role = role;
+	snprintf(e->name, sizeof(e->name), "%s", name);
+	return (long)tk->nceps++;
+}
+
+/* The number of c's session, given on first use; -1 on ENOMEM. */
+static long count_sess_of(struct l7_track *tk, const struct conn *c)
+{
+	struct count_sess *s;
+
+	for (size_t i = tk->ncsess; i-- > 0;)
+		if (!memcmp(&tk->csess[i].key, &c->key, sizeof(c->key)) &&
+		    tk->csess[i].cgroup_id == c->cgroup_id && !strcmp(tk->csess[i].comm, c->comm))
+			return (long)i;
+	if (ARRAY_GROW(tk->csess, tk->csess_cap, tk->ncsess + 1))
+		return -1;
+	s = &tk->csess[tk->ncsess];
+	s->key = c->key;
+	memcpy(s->comm, c->comm, sizeof(s->comm));
+	s->cgroup_id = c->cgroup_id;
+	return (long)tk->ncsess++;
+}
+
+/* Redis commands after which the server sends on its own (subscriptions, replication): their
+ * answers are not one reply, so they are never counted elsewhere. */
+static bool redis_pushes(const char *cmd)
+{
+	static const char *const push[] = {"SUBSCRIBE", "PSUBSCRIBE", "SSUBSCRIBE", "MONITOR",
+					   "SYNC",	"PSYNC"};
+
+	for (size_t i = 0; i < sizeof(push) / sizeof(push[0]); i++)
+		if (!strcmp(cmd, push[i]))
+			return true;
+	return false;
+}
+
+/* After record r of connection c: names the key of its request when it is new, and the
+ * connection once it has paired two requests. */
+static void count_name(struct l7_track *tk, struct conn *c, const struct l7_record *r)
+{
+	long n;
+
+	if (!count_eligible(c))
+		return;
+	if (c->req_key_ok && r->req_start_ns == c->req_key_ts && !r->no_response && !r->error &&
+	    r->endpoint[0] && !(c->proto == L7_REDIS && redis_pushes(r->endpoint))) {
+		n = count_ep_of(tk, (uint8_t)c->proto, (uint8_t)c->role, r->endpoint);
+		if (n >= 0 && ckey_add(tk, c->req_key) == 1)
+			tk->count->endpoint(tk->count_ctx, c->req_key, (uint32_t)n);
+	}
+	c->req_key_ok = false;
+	if (c->count_named || ++c->nrec < 2)
+		return;
+	n = count_sess_of(tk, c);
+	if (n < 0)
+		return;
+	c->count_named = true;
+	tk->st.count_conns++;
+	tk->count->conn(tk->count_ctx, c->tgid, c->fd, c->gen, (uint32_t)n);
+}
+
+void l7_track__set_count(struct l7_track *tk, const struct l7_count_ops *ops, void *ctx)
+{
+	tk->count = ops;
+	tk->count_ctx = ctx;
+}
+
+int l7_track__counted(struct l7_track *tk, uint32_t sess, uint32_t ep, const struct l7_stats *d)
+{
+	const struct count_sess *cs;
+	uint32_t idx;
+	int err;
+
+	if (sess >= tk->ncsess || ep >= tk->nceps)
+		return -EINVAL;
+	cs = &tk->csess[sess];
+	err = l7_table__session(tk->t, &cs->key, cs->comm, cs->cgroup_id, &idx);
+	if (err)
+		return err;
+	session_ident(tk, idx, cs->key.tgid);
+	err = l7_table__counted(tk->t, idx, tk->ceps[ep].name, d);
+	if (!err) {
+		tk->st.records += d->req_count;
+		tk->st.counted += d->req_count;
+	}
+	return err;
+}
+
+uint64_t l7_track__count_slow(const struct l7_track *tk, uint32_t ep)
+{
+	const struct count_ep *e;
+
+	if (ep >= tk->nceps)
+		return UINT64_MAX;
+	e = &tk->ceps[ep];
+	return l7_table__slow_floor(tk->t, e->proto, e->role, e->name);
+}
+
+uint32_t l7_track__count_endpoints(const struct l7_track *tk)
+{
+	return (uint32_t)tk->nceps;
 }
 
 void l7_track__expire(struct l7_track *tk, uint64_t now_ns, uint64_t idle_ns)
@@ -497,5 +721,8 @@ void l7_track__free(struct l7_track *tk)
 	}
 	free(tk->buckets);
 	l7_topics__free(tk->topics);
+	free(tk->csess);
+	free(tk->ceps);
+	free(tk->ckeys);
 	free(tk);
 }

@@ -60,7 +60,9 @@ struct l7_track_stats {
 	uint64_t unknown;      /* messages of connections no parser took */
 	uint64_t parse_errors; /* chunks parsers rejected */
 	uint64_t undecoded;    /* header blocks parsers could not decode (HTTP/2, gRPC) */
-	uint64_t records;
+	uint64_t records;      /* paired records, those counted elsewhere included */
+	uint64_t counted;      /* requests counted elsewhere */
+	uint64_t count_conns;  /* connections named for counting */
 };
 
 struct l7_track;
@@ -72,6 +74,31 @@ void l7_track__set_trace(struct l7_track *tk, l7_trace_fn fn, void *ctx);
 void l7_track__set_stacks(struct l7_track *tk, l7_stack_fn fn, void *ctx);
 /* Names each new session's container and pod with fn. */
 void l7_track__set_ident(struct l7_track *tk, l7_ident_fn fn, void *ctx);
+/* Requests counted elsewhere (the kernel, bpf/l7_count.h): the tracker names the connections
+ * whose plain exchanges may be counted there (an HTTP/1 or Redis connection over TCP without
+ * TLS whose role is known, once it has paired two requests on it) with a number for their session, and the
+ * request keys it has seen with a number for their endpoint; the counts come back through
+ * l7_track__counted. */
+struct l7_count_ops {
+	/* The key of request data[0..len) of protocol p (all of it captured): true and *h, or
+	 * false when such a request is not counted. */
+	bool (*key)(void *ctx, enum l7_proto p, const uint8_t *data, size_t len, uint64_t *h);
+	/* Connection (tgid, fd, gen) may be counted, under session number sess. */
+	void (*conn)(void *ctx, uint32_t tgid, int32_t fd, uint64_t gen, uint32_t sess);
+	/* Requests with key h belong to endpoint number ep. */
+	void (*endpoint)(void *ctx, uint64_t h, uint32_t ep);
+};
+/* Starts naming (ops, borrowed), or stops it (NULL): connections named before stay named. */
+void l7_track__set_count(struct l7_track *tk, const struct l7_count_ops *ops, void *ctx);
+/* Adds requests counted under session number sess and endpoint number ep (d: their counts,
+ * bytes, activity and latencies) to the table. 0, -EINVAL for numbers never given, -ENOMEM. */
+int l7_track__counted(struct l7_track *tk, uint32_t sess, uint32_t ep, const struct l7_stats *d);
+/* How late an answer to endpoint number ep must be to enter its slowest list (0: any), so
+ * that such answers come as records; UINT64_MAX for a number never given. */
+uint64_t l7_track__count_slow(const struct l7_track *tk, uint32_t ep);
+/* Endpoint numbers given so far (0 .. n - 1). */
+uint32_t l7_track__count_endpoints(const struct l7_track *tk);
+
 /* Takes one message; data holds m->cap bytes. */
 void l7_track__msg(struct l7_track *tk, const struct l7_msg *m, const uint8_t *data);
 /* Ends connections idle since before now_ns - idle_ns (processes that exited without

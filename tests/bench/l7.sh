@@ -1,7 +1,8 @@
 #!/bin/sh
 # The L7 capture's cost (tests/bench/cost.lib's table): redis-benchmark GET -c 16 and wrk against
-# nginx keep-alive, each alone, with `galatop record --type l7` tracing the server, and under the
-# system call tracepoint floor. Targets: loss <= 5%, galatop's CPU <= 3% of a core at 10k
+# nginx keep-alive, each alone, with `galatop record --type l7` tracing the server (and, without
+# BENCH_BASE, with `--type l7,sli` tracing every process), and under the system call tracepoint
+# floor. Targets: loss <= 5%, galatop's CPU <= 3% of a core at 10k
 # requests/s (us/op <= 3). Needs root.
 . "$(dirname "$0")/env.sh"
 [ "$(id -u)" = 0 ] || { echo "l7: skipped (needs root)"; exit 0; }
@@ -12,4 +13,10 @@ cost_header
 # binary (e.g. one built from an earlier commit), its runs in the same rounds (cost.lib).
 cost_row l7 "redis-benchmark GET -c 16" "--type l7 -p $RS -o $CT/l7.json" redis_rps
 cost_row l7 "wrk nginx keep-alive -c 8" "--type l7 -p $NG,$NGW -o $CT/l7.json" wrk_rps
+# As `sudo galatop --type l7,sli` runs on a box: every process traced (the clients too, on
+# loopback here), the SLI probes on as well.
+if [ -z "${BENCH_BASE:-}" ]; then
+	cost_row l7,sli "redis-benchmark GET -c 16" "--type l7,sli -o $CT/l7sli.gtop" redis_rps
+	cost_row l7,sli "wrk nginx keep-alive -c 8" "--type l7,sli -o $CT/l7sli.gtop" wrk_rps
+fi
 [ -n "${COST_TABLE_HEADER_DONE:-}" ] || cost_footer
