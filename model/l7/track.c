@@ -83,6 +83,8 @@ struct l7_track {
 	void *count_ctx;
 	struct count_sess *csess;
 	size_t ncsess, csess_cap;
+	uint32_t *row_sess; /* by table session row: its session number + 1 when last seen */
+	size_t row_sess_cap;
 	struct count_ep *ceps;
 	size_t nceps, ceps_cap;
 	uint64_t *ckeys; /* request keys named: open addressing, 0 = free (key 0 is never named) */
@@ -573,22 +575,36 @@ static long count_ep_of(struct l7_track *tk, uint8_t proto, uint8_t role, const 
 	return (long)tk->nceps++;
 }
 
-/* The number of c's session, given on first use; -1 on ENOMEM. */
+static bool count_sess_is(const struct count_sess *s, const struct conn *c)
+{
+	return !memcmp(&s->key, &c->key, sizeof(c->key)) && s->cgroup_id == c->cgroup_id &&
+	       !strcmp(s->comm, c->comm);
+}
+
+/* The number of c's session, given on first use; -1 on ENOMEM. Most connections share their
+ * table row's number: looked up through the row first (rows are renumbered when the table is
+ * emptied, hence the check), else among all. */
 static long count_sess_of(struct l7_track *tk, const struct conn *c)
 {
+	uint32_t hint = c->session < tk->row_sess_cap ? tk->row_sess[c->session] : 0;
 	struct count_sess *s;
+	size_t i;
 
-	for (size_t i = tk->ncsess; i-- > 0;)
-		if (!memcmp(&tk->csess[i].key, &c->key, sizeof(c->key)) &&
-		    tk->csess[i].cgroup_id == c->cgroup_id && !strcmp(tk->csess[i].comm, c->comm))
-			return (long)i;
-	if (ARRAY_GROW(tk->csess, tk->csess_cap, tk->ncsess + 1))
-		return -1;
-	s = &tk->csess[tk->ncsess];
-	s->key = c->key;
-	memcpy(s->comm, c->comm, sizeof(s->comm));
-	s->cgroup_id = c->cgroup_id;
-	return (long)tk->ncsess++;
+	if (hint && hint <= tk->ncsess && count_sess_is(&tk->csess[hint - 1], c))
+		return (long)hint - 1;
+	for (i = 0; i < tk->ncsess && !count_sess_is(&tk->csess[i], c); i++)
+		;
+	if (i == tk->ncsess) {
+		if (ARRAY_GROW(tk->csess, tk->csess_cap, tk->ncsess + 1))
+			return -1;
+		s = &tk->csess[tk->ncsess++];
+		s->key = c->key;
+		memcpy(s->comm, c->comm, sizeof(s->comm));
+		s->cgroup_id = c->cgroup_id;
+	}
+	if (!ARRAY_GROW_ZERO(tk->row_sess, tk->row_sess_cap, (size_t)c->session + 1))
+		tk->row_sess[c->session] = (uint32_t)i + 1;
+	return (long)i;
 }
 
 /* Redis commands after which the server sends on its own (subscriptions, replication): their
@@ -722,6 +738,7 @@ void l7_track__free(struct l7_track *tk)
 	free(tk->buckets);
 	l7_topics__free(tk->topics);
 	free(tk->csess);
+	free(tk->row_sess);
 	free(tk->ceps);
 	free(tk->ckeys);
 	free(tk);

@@ -204,6 +204,15 @@ TEST_CASE(track_names_connections_and_keys_then_takes_counts)
 			 "GET /users/42 HTTP/1.1\r\nHost: x\r\n\r\n", ok);
 	CHECK(l7_track__count_slow(tk, n.ep) == 1000); /* now full: its eighth's latency */
 
+	/* another connection of the same session: the same session number */
+	{
+		uint32_t sess = n.sess;
+
+		exchange(tk, 8, 9000000, "GET /users/42 HTTP/1.1\r\nHost: x\r\n\r\n", ok);
+		exchange(tk, 8, 9100000, "GET /users/42 HTTP/1.1\r\nHost: x\r\n\r\n", ok);
+		CHECK(n.conns == 2 && n.sess == sess);
+	}
+
 	/* after the table was emptied (periodic output), the numbers still name the rows */
 	l7_table__clear(t);
 	CHECK(l7_track__counted(tk, n.sess, n.ep, &d) == 0);
@@ -217,7 +226,7 @@ TEST_CASE(track_names_connections_and_keys_then_takes_counts)
 	l7_track__set_count(tk, NULL, NULL);
 	exchange(tk, 6, 20000000, "GET /users/42 HTTP/1.1\r\n\r\n", ok);
 	exchange(tk, 6, 21000000, "GET /users/42 HTTP/1.1\r\n\r\n", ok);
-	CHECK(n.conns == 1);
+	CHECK(n.conns == 2);
 	l7_track__free(tk);
 	l7_table__free(t);
 }
