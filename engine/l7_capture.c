@@ -43,6 +43,8 @@ struct l7_capture {
 		uint32_t ep;
 	} *keys;
 	size_t nkeys, keys_cap;
+	uint64_t *ep_slow; /* count_bounds' bound per endpoint number */
+	size_t ep_slow_cap;
 };
 
 static void on_event(void *ctx, const struct l7_event *e, const uint8_t *data)
@@ -191,9 +193,16 @@ static void on_count(void *ctx, uint32_t sess, uint32_t ep, const struct l7_coun
  * full. */
 static void count_bounds(struct l7_capture *en)
 {
-	for (size_t i = 0; en->probes && en->count && i < en->nkeys; i++) {
+	uint32_t neps = l7_track__count_endpoints(en->track);
+
+	if (!en->probes || !en->count || ARRAY_GROW(en->ep_slow, en->ep_slow_cap, neps))
+		return;
+	/* Once per endpoint (many keys share one: /users/1, /users/2, ...), not per key. */
+	for (uint32_t ep = 0; ep < neps; ep++)
+		en->ep_slow[ep] = l7_track__count_slow(en->track, ep);
+	for (size_t i = 0; i < en->nkeys; i++) {
 		struct count_key *k = &en->keys[i];
-		uint64_t slow = l7_track__count_slow(en->track, k->ep);
+		uint64_t slow = k->ep < neps ? en->ep_slow[k->ep] : UINT64_MAX;
 
 		if (slow != k->slow_ns && !l7_probes__count_endpoint(en->probes, k->h, k->ep, slow))
 			k->slow_ns = slow;
@@ -419,6 +428,7 @@ void l7_capture__free(struct l7_capture *e)
 	l7_track__free(e->track);
 	l7_table__free(e->table);
 	free(e->keys);
+	free(e->ep_slow);
 	hmap__free(e->seen);
 	free(e);
 }
