@@ -47,8 +47,10 @@
 #define GT_AF_UNIX 1
 #define GT_AF_INET 2
 #define GT_AF_INET6 10
+#define GT_SOCK_STREAM 1
 #define GT_SOCK_DGRAM 2
 #define GT_MSG_PEEK 2
+#define GT_IPPROTO_TCP 6
 #define GT_IPPROTO_UDP 17
 /* TCP states (include/net/tcp_states.h). */
 #define GT_TCP_ESTABLISHED 1

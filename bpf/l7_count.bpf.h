@@ -145,6 +145,33 @@ struct l7c_call {
 	__u32 segs_in, segs_out;
 };
 
+/* The first bytes of a call's data (at most L7C_HEAD) into d, on the program's stack: a buffer
+ * is one read, an iovec array two (its first entry, then that entry's bytes) when the entry
+ * holds them all, else copy_iov's walk. Returns how many were read. */
+#define L7C_HEAD 16
+static __always_inline __u32 l7c_head(struct l7_scratch *s, const struct l7c_call *a, __u8 *d)
+{
+	__u32 n = a->len < L7C_HEAD ? (__u32)a->len : L7C_HEAD;
+	struct iovec v;
+
+	if (!n)
+		return 0;
+	asm volatile("%0 &= 0x1f" : "+r"(n));
+	if (n > L7C_HEAD)
+		return 0;
+	if (a->kind == K_BUF)
+		return bpf_probe_read_user(d, n, (const void *)a->buf) ? 0 : n;
+	if (a->kind != K_IOV || !a->n ||
+	    bpf_probe_read_user(&v, sizeof(v), (const void *)a->buf))
+		return 0;
+	if (v.iov_len >= n)
+		return bpf_probe_read_user(d, n, v.iov_base) ? 0 : n;
+	n = copy_iov(s, a->buf, a->n, n);
+	if (n > L7C_HEAD || bpf_probe_read_kernel(d, L7C_HEAD, s->data))
+		return 0;
+	return n;
+}
+
 /* The segments since the connection's latest call: the kernel's when it counts this call, else
  * the record's (whose counts are then lowered by what the kernel counted). */
 static __always_inline void l7c_segs(struct l7c_conn *st, struct l7c_call *a, int counted)
@@ -227,6 +254,7 @@ static __always_inline int l7c_call(struct conn *c, struct l7c_call *a, struct l
 {
 	struct l7_counters *cnt = counters();
 	struct l7_scratch *s = scratch();
+	__u8 head[L7C_HEAD] = {};
 	struct l7c_conn *st;
 	__u64 h, len, now;
 	__u32 got = 0, n;
@@ -293,11 +321,8 @@ static __always_inline int l7c_call(struct conn *c, struct l7c_call *a, struct l
 	if (st->mode != L7C_HELD)
 		return 0;
 	/* The answer's first bytes: a success in time is counted, the rest go as records. */
-	if (a->kind == K_BUF)
-		got = copy_at(s, 0, a->buf, len < 16 ? len : 16);
-	else if (a->kind == K_IOV)
-		got = copy_iov(s, a->buf, a->n, len < 16 ? (__u32)len : 16);
-	if (!l7c_success(s->data, got, c->proto) || now - st->req_ts > st->slow_ns) {
+	got = l7c_head(s, a, head);
+	if (!l7c_success(head, got, c->proto) || now - st->req_ts > st->slow_ns) {
 		l7c_emit_held(s, c, a->key, st, cnt);
 		return 0;
 	}

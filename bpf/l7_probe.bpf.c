@@ -20,6 +20,10 @@
 #include "l7_event.h"
 #include "targets.bpf.h"
 
+/* The kernel's cast of a pointer to a type of its BTF (kernel 6.2 and later): a verifier
+ * rewrite, no call. */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+
 
 const volatile __u32 capture_bytes = L7_CAPTURE_DEFAULT;
 const volatile __u32 proto_mask = ~0u; /* bits 1 << L7_KPROTO_* that are traced */
@@ -71,7 +75,7 @@ struct conn {
 	__u8 af_unix;	    /* a Unix-domain socket: its peer goes in an L7_EV_PEER record */
 	__u8 counted;	    /* requests counted here: 0 not yet, 1 yes, 2 no (bpf/l7_count.h) */
 	__u8 ctries;	    /* receives since user space's word was last looked for */
-	__u8 pad2;
+	__u8 tcp;	    /* a TCP socket (stream, IPPROTO_TCP): its sk is a struct tcp_sock */
 	__u32 slot; /* counted: its slot in gt_l7_cnt_slots */
 	__u32 pad3;
 	__u8 laddr[16], raddr[16];
@@ -349,6 +353,8 @@ static __always_inline struct conn *conn_get(__u32 tgid, int fd, struct sock *sk
 		sock_ident(&n, sk);
 		n.state = CONN_UNDECIDED;
 		n.udp = BPF_CORE_READ(sk, sk_type) == GT_SOCK_DGRAM;
+		n.tcp = BPF_CORE_READ(sk, sk_type) == GT_SOCK_STREAM &&
+			BPF_CORE_READ(sk, sk_protocol) == GT_IPPROTO_TCP;
 	} else if (family == GT_AF_UNIX) {
 		/* No addresses: the path and the peer's pid go in an L7_EV_PEER record. An
 		 * accepted socket carries its listener's path, a client's has none: that is the
@@ -905,7 +911,9 @@ static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir
 			cnt->skipped++;
 		return 0;
 	}
-	tp = c->udp ? NULL : bpf_skc_to_tcp_sock(sk);
+	/* A cast, not bpf_skc_to_tcp_sock: no helper call (its tests were made once, when the
+	 * connection was first seen); the loads through it are the kernel's checked ones. */
+	tp = c->tcp ? bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct tcp_sock)) : NULL;
 	if (tp)
 		segs = (__s64)((__u64)tp->segs_out << 32 | tp->segs_in);
 	/* A datagram received on an unconnected socket: its source is written to the caller's
