@@ -56,7 +56,7 @@ static __always_inline __u32 l7c_bucket(__u64 v)
 }
 
 /* Adds the answered request st holds to its cell. */
-static __always_inline void l7c_finish(struct l7c_conn *st, struct l7_counters *cnt)
+static __always_inline void l7c_finish(struct l7c_conn *st)
 {
 	__u64 lat = st->resp_end > st->req_ts ? st->resp_end - st->req_ts : 0;
 	struct l7c_cell_key k = {st->sess, st->ep, l7c_bucket(lat)};
@@ -68,8 +68,7 @@ static __always_inline void l7c_finish(struct l7c_conn *st, struct l7_counters *
 		bpf_map_update_elem(&gt_l7_cnt_cells, &k, &zero, BPF_NOEXIST);
 		v = bpf_map_lookup_elem(&gt_l7_cnt_cells, &k);
 		if (!v) {
-			if (cnt)
-				cnt->count_lost++;
+			COUNT(count_lost);
 			return;
 		}
 	}
@@ -83,13 +82,11 @@ static __always_inline void l7c_finish(struct l7c_conn *st, struct l7_counters *
 		v->first_ns = st->req_ts;
 	if (st->resp_end > v->last_ns)
 		v->last_ns = st->resp_end;
-	if (cnt)
-		cnt->counted++;
 }
 
 /* Sends the request st holds as the record it would have been. */
 static __always_inline void l7c_emit_held(struct l7_scratch *s, const struct conn *c, __u64 key,
-					  struct l7c_conn *st, struct l7_counters *cnt)
+					  struct l7c_conn *st)
 {
 	struct l7_event *e = &s->e;
 	struct tcp_sock *t = (struct tcp_sock *)c->sk;
@@ -122,7 +119,7 @@ static __always_inline void l7c_emit_held(struct l7_scratch *s, const struct con
 	e->segs_out = BPF_CORE_READ(t, segs_out) - st->segs_out_ctd;
 	e->ustack_id = -1;
 	__builtin_memcpy(e->comm, c->comm, sizeof(e->comm));
-	output(s, n, cnt);
+	output(s, n, counters());
 }
 
 /* The first bytes of an answer (n of them in d) begin a success: an HTTP/1 status 2xx or 3xx, a
@@ -136,11 +133,12 @@ static __always_inline int l7c_success(const __u8 *d, __u32 n, __u8 proto)
 }
 
 /* One socket call of len bytes on a connection (key: its tgid and fd) in direction dir, its data
- * at buf as kind says (K_BUF or K_IOV with n entries; K_SENDFILE: none), ended at now. */
+ * at buf as kind says (K_BUF or K_IOV with n entries; K_SENDFILE: none), ended at now, made by
+ * thread tid. */
 struct l7c_call {
 	__u64 key, len, buf, now;
 	__u64 start; /* a send's beginning (a client's request starts there) */
-	__u32 dir, kind, n, pad;
+	__u32 dir, kind, n, tid;
 	/* in: the TCP socket's segment counts; out (a record): what of them its record carries */
 	__u32 segs_in, segs_out;
 };
@@ -252,7 +250,6 @@ __noinline int gt_count(struct conn *c, struct l7c_call *a)
 /* gt_count's work; *out is the connection's slot when it has one. */
 static __always_inline int l7c_call(struct conn *c, struct l7c_call *a, struct l7c_conn **out)
 {
-	struct l7_counters *cnt = counters();
 	struct l7_scratch *s = scratch();
 	__u8 head[L7C_HEAD] = {};
 	struct l7c_conn *st;
@@ -269,10 +266,10 @@ static __always_inline int l7c_call(struct conn *c, struct l7c_call *a, struct l
 	now = a->now;
 	if (a->dir == (st->client ? 0 : 1)) {
 		if (st->mode == L7C_ANSWERED) {
-			l7c_finish(st, cnt);
+			l7c_finish(st);
 		} else if (st->mode == L7C_HELD) {
 			/* More of the request, or a pipelined one: all of it as records. */
-			l7c_emit_held(s, c, a->key, st, cnt);
+			l7c_emit_held(s, c, a->key, st);
 			return 0;
 		}
 		st->mode = L7C_EMIT;
@@ -310,7 +307,7 @@ static __always_inline int l7c_call(struct conn *c, struct l7c_call *a, struct l
 		st->req_len = n;
 		st->req_ts = st->client ? a->start : now;
 		st->req_end = now;
-		st->tid = (__u32)bpf_get_current_pid_tgid();
+		st->tid = a->tid;
 		return 1;
 	}
 	if (st->mode == L7C_ANSWERED) {
@@ -323,7 +320,7 @@ static __always_inline int l7c_call(struct conn *c, struct l7c_call *a, struct l
 	/* The answer's first bytes: a success in time is counted, the rest go as records. */
 	got = l7c_head(s, a, head);
 	if (!l7c_success(head, got, c->proto) || now - st->req_ts > st->slow_ns) {
-		l7c_emit_held(s, c, a->key, st, cnt);
+		l7c_emit_held(s, c, a->key, st);
 		return 0;
 	}
 	st->mode = L7C_ANSWERED;
@@ -345,9 +342,9 @@ __noinline int gt_count_close(struct l7_scratch *s, struct conn *c, __u64 key)
 	if (!st)
 		return 0;
 	if (st->mode == L7C_ANSWERED)
-		l7c_finish(st, counters());
+		l7c_finish(st);
 	else if (st->mode == L7C_HELD)
-		l7c_emit_held(s, c, key, st, counters());
+		l7c_emit_held(s, c, key, st);
 	st->mode = L7C_IDLE;
 	return 0;
 }

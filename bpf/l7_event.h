@@ -78,13 +78,11 @@ struct l7_event {
 
 /* Per-CPU counters summed by user space. */
 struct l7_counters {
-	__u64 calls;	 /* socket calls seen from targets */
 	__u64 events;	 /* records written */
 	__u64 drops;	 /* records lost: ring buffer full */
 	__u64 skipped;	 /* messages on connections whose protocol is not traced */
 	__u64 ssl_calls; /* OpenSSL and Go crypto/tls calls seen */
 	__u64 truncated; /* messages longer than the capture size */
-	__u64 counted;	 /* requests counted in the kernel, no record sent */
 	__u64 count_lost; /* requests the kernel could not count: its maps full */
 };
 

@@ -890,9 +890,6 @@ static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir
 	}
 	fd = (int)regs->di;
 	buf = regs->si;
-	cnt = counters();
-	if (cnt)
-		cnt->calls++;
 	c = conn_get(tgid, fd, sk);
 	if (!c)
 		return 0;
@@ -907,8 +904,7 @@ static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir
 	if (c->ssl)
 		return 0;
 	if (c->state == CONN_IGNORED) {
-		if (cnt)
-			cnt->skipped++;
+		COUNT(skipped);
 		return 0;
 	}
 	/* A cast, not bpf_skc_to_tcp_sock: no helper call (its tests were made once, when the
@@ -965,7 +961,7 @@ static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir
 	    !c->af_unix && (c->proto == L7_KPROTO_HTTP || c->proto == L7_KPROTO_REDIS) &&
 	    (c->counted == 1 ||
 	     (!c->counted && dir == (c->role == L7_KROLE_SERVER) && !(c->ctries++ & 15)))) {
-		struct l7c_call a = {conn_key(tgid, fd), ret, buf, now, t0, dir, kind, n};
+		struct l7c_call a = {conn_key(tgid, fd), ret, buf, now, t0, dir, kind, n, tid};
 
 		if (tp) {
 			a.segs_in = (__u32)segs;
@@ -977,6 +973,8 @@ static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir
 		if (tp)
 			segs = (__s64)((__u64)a.segs_out << 32 | a.segs_in);
 	}
+	/* The counters only for calls that go on (a counted one needs none of them). */
+	cnt = counters();
 	emit_data(ctx, t0, now, tgid, fd, c, dir, ret, kind, buf, n, addr, later, flags, segs, cnt);
 	return 0;
 }

@@ -288,13 +288,11 @@ static void probe_stats(const struct l7_capture *e, struct l7_probe_stats *ps)
 	memset(ps, 0, sizeof(*ps));
 	if (e->probes)
 		l7_probes__stats(e->probes, ps);
-	ps->k.calls += e->past.k.calls;
 	ps->k.events += e->past.k.events;
 	ps->k.drops += e->past.k.drops;
 	ps->k.skipped += e->past.k.skipped;
 	ps->k.ssl_calls += e->past.k.ssl_calls;
 	ps->k.truncated += e->past.k.truncated;
-	ps->k.counted += e->past.k.counted;
 	ps->k.count_lost += e->past.k.count_lost;
 	ps->malformed += e->past.malformed;
 	if (!e->probes) {
