@@ -100,25 +100,11 @@ static __always_inline void l7c_emit_held(struct l7_scratch *s, const struct con
 	if (n > L7C_HOLD || bpf_probe_read_kernel(s->data, L7C_HOLD, st->req))
 		return;
 	__builtin_memset(e, 0, sizeof(*e));
-	e->type = L7_EV_DATA;
-	e->tgid = (__u32)(key >> 32);
-	e->tid = st->tid;
-	e->fd = (__s32)(__u32)key;
-	e->ts_ns = st->req_end;
-	e->start_ns = st->req_ts;
-	e->gen = c->gen;
-	e->len = n;
-	e->cgroup_id = c->cgroup_id;
-	e->cap = n;
-	e->flags = L7_EVF_SEGS;
-	e->dir = st->client ? 0 : 1;
-	e->role = c->role;
-	e->proto = c->proto;
-	fill_addrs(e, c, 0);
+	data_head(e, c, (__u32)(key >> 32), st->tid, (__s32)(__u32)key, st->req_ts, st->req_end, n,
+		  n, st->client ? 0 : 1, L7_EVF_SEGS, 0);
 	e->segs_in = BPF_CORE_READ(t, segs_in) - st->segs_in_ctd;
 	e->segs_out = BPF_CORE_READ(t, segs_out) - st->segs_out_ctd;
 	e->ustack_id = -1;
-	__builtin_memcpy(e->comm, c->comm, sizeof(e->comm));
 	output(s, n, counters());
 }
 

@@ -642,6 +642,31 @@ static __always_inline void fill_addrs(struct l7_event *e, const struct conn *c,
 	peer_from_user(e, uaddr);
 }
 
+/* The header of a data record of connection c (a socket call's, or a held request's that the
+ * kernel gave up counting): who moved how much and when, and the connection's identity; the
+ * datagram peer from uaddr. The caller adds the segments and the stack. */
+static __always_inline void data_head(struct l7_event *e, const struct conn *c, __u32 tgid,
+				      __u32 tid, int fd, __u64 start_ns, __u64 end_ns, __u64 len,
+				      __u32 cap, __u8 dir, __u32 flags, __u64 uaddr)
+{
+	e->type = L7_EV_DATA;
+	e->tgid = tgid;
+	e->tid = tid;
+	e->fd = fd;
+	e->ts_ns = end_ns;
+	e->start_ns = start_ns;
+	e->gen = c->gen;
+	e->len = len;
+	e->cgroup_id = c->cgroup_id;
+	e->cap = cap;
+	e->flags = flags | (c->udp ? L7_EVF_UDP : 0) | (c->af_unix ? L7_EVF_UNIX : 0);
+	e->dir = dir;
+	e->role = c->role;
+	e->proto = c->proto;
+	fill_addrs(e, c, c->udp ? uaddr : 0);
+	__builtin_memcpy(e->comm, c->comm, sizeof(e->comm));
+}
+
 /* Sends the record in s with its got bytes of data. Whether the ring holds enough to wake its
  * reader is asked for one record in 16 of each CPU (the answer reads the reader's position, a
  * cache line the reader writes: 4 % of the programs' time in a traced nginx): a wakeup comes at
@@ -735,21 +760,8 @@ static __always_inline void emit_data(void *ctx, __u64 start_ns, __u64 end_ns, _
 	}
 	if (len > got && kind != K_SENDFILE && cnt)
 		cnt->truncated++;
-	e->type = L7_EV_DATA;
-	e->tgid = tgid;
-	e->tid = (__u32)bpf_get_current_pid_tgid();
-	e->fd = fd;
-	e->ts_ns = end_ns ? end_ns : bpf_ktime_get_ns();
-	e->start_ns = start_ns;
-	e->gen = c->gen;
-	e->len = len;
-	e->cgroup_id = c->cgroup_id;
-	e->cap = got;
-	e->flags = flags | (c->udp ? L7_EVF_UDP : 0) | (c->af_unix ? L7_EVF_UNIX : 0);
-	e->dir = dir;
-	e->role = c->role;
-	e->proto = c->proto;
-	fill_addrs(e, c, c->udp ? uaddr : 0);
+	data_head(e, c, tgid, (__u32)bpf_get_current_pid_tgid(), fd, start_ns,
+		  end_ns ? end_ns : bpf_ktime_get_ns(), len, got, dir, flags, uaddr);
 	if (!c->udp && !c->af_unix) {
 		if (segs >= 0) {
 			e->segs_in = (__u32)segs;
@@ -771,7 +783,6 @@ static __always_inline void emit_data(void *ctx, __u64 start_ns, __u64 end_ns, _
 	if (want_stacks && c->role != L7_KROLE_UNKNOWN &&
 	    (dir == 0) == (c->role == L7_KROLE_CLIENT) && c->requests++ % L7_STACK_EVERY == 0)
 		e->ustack_id = bpf_get_stackid(ctx, &gt_l7_stacks, BPF_F_USER_STACK);
-	__builtin_memcpy(e->comm, c->comm, sizeof(e->comm));
 	if (c->udp && peer_later) {
 		__u32 tid = e->tid;
 
