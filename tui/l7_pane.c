@@ -46,6 +46,7 @@ struct row {
 	uint8_t proto;
 	uint32_t tgid;		    /* 0 when the row spans processes */
 	long session, endpoint;	    /* -1 when the row is not one of them */
+	bool segs;		    /* whole sessions: TCP segments counted (not per endpoint) */
 	struct l7_stats st;	    /* merged; owns its histogram */
 	const struct l7_slow *slow; /* request rows */
 };
@@ -300,6 +301,7 @@ static void compute(struct l7v *s, struct tui_app *a)
 				r->tgid = ss->key.tgid;
 			if (s->group == GRP_PROTOCOL && s->level == LVL_ROWS)
 				r->proto = ss->key.proto;
+			r->segs = !p;
 			l7_stats_merge(&r->st, st);
 		}
 	} else if (s->level == LVL_REQUESTS) {
@@ -718,17 +720,21 @@ static void l7_detail_line(struct view *v, struct tui_app *a, WINDOW *w, int y)
 		snprintf(buf, sizeof(buf), "%s%s%s", r->endpoint, r->errmsg[0] ? "  " : "",
 			 r->errmsg);
 	} else {
-		const struct l7_stats *st = &s->rows[s->list.sel].st;
-
-		snprintf(
+		const struct row *r = &s->rows[s->list.sel];
+		const struct l7_stats *st = &r->st;
+		int k = snprintf(
 		    buf, sizeof(buf),
-		    "%s  req %llu resp %llu err %llu (4xx %llu, 5xx %llu)  sent %llu recv %llu "
-		    "bytes  segs %llu/%llu",
-		    s->rows[s->list.sel].label, (unsigned long long)st->req_count,
-		    (unsigned long long)st->resp_count, (unsigned long long)st->err_count,
-		    (unsigned long long)st->err_4xx, (unsigned long long)st->err_5xx,
-		    (unsigned long long)st->bytes_sent, (unsigned long long)st->bytes_recv,
-		    (unsigned long long)st->segs_sent, (unsigned long long)st->segs_recv);
+		    "%s  req %llu resp %llu err %llu (4xx %llu, 5xx %llu)  sent %llu recv %llu bytes",
+		    r->label, (unsigned long long)st->req_count, (unsigned long long)st->resp_count,
+		    (unsigned long long)st->err_count, (unsigned long long)st->err_4xx,
+		    (unsigned long long)st->err_5xx, (unsigned long long)st->bytes_sent,
+		    (unsigned long long)st->bytes_recv);
+
+		/* Segments are a connection's, not an endpoint's: only rows of whole sessions. */
+		if (r->segs && k > 0 && (size_t)k < sizeof(buf))
+			snprintf(buf + k, sizeof(buf) - (size_t)k, "  segs %llu/%llu",
+				 (unsigned long long)st->segs_sent,
+				 (unsigned long long)st->segs_recv);
 	}
 	tui_put_fit(w, buf, strlen(buf), a->cols);
 }
