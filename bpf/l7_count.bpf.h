@@ -84,12 +84,14 @@ static __always_inline void l7c_finish(struct l7c_conn *st)
 		v->last_ns = st->resp_end;
 }
 
-/* Sends the request st holds as the record it would have been. */
+/* Sends the request st holds as the record it would have been, its segment counts those of the
+ * call that gives it up (segs_in, segs_out: the socket's counts that call read, not the live
+ * ones, which may have grown since: the call's own record, sent next, would then carry fewer
+ * than the one before it). */
 static __always_inline void l7c_emit_held(struct l7_scratch *s, const struct conn *c, __u64 key,
-					  struct l7c_conn *st)
+					  struct l7c_conn *st, __u32 segs_in, __u32 segs_out)
 {
 	struct l7_event *e = &s->e;
-	struct tcp_sock *t = (struct tcp_sock *)c->sk;
 	__u32 n = st->req_len;
 
 	st->mode = L7C_EMIT;
@@ -102,8 +104,8 @@ static __always_inline void l7c_emit_held(struct l7_scratch *s, const struct con
 	__builtin_memset(e, 0, sizeof(*e));
 	data_head(e, c, (__u32)(key >> 32), st->tid, (__s32)(__u32)key, st->req_ts, st->req_end, n,
 		  n, st->client ? 0 : 1, L7_EVF_SEGS, 0);
-	e->segs_in = BPF_CORE_READ(t, segs_in) - st->segs_in_ctd;
-	e->segs_out = BPF_CORE_READ(t, segs_out) - st->segs_out_ctd;
+	e->segs_in = segs_in - st->segs_in_ctd;
+	e->segs_out = segs_out - st->segs_out_ctd;
 	e->ustack_id = -1;
 	output(s, n, counters());
 }
@@ -255,7 +257,7 @@ static __always_inline int l7c_call(struct conn *c, struct l7c_call *a, struct l
 			l7c_finish(st);
 		} else if (st->mode == L7C_HELD) {
 			/* More of the request, or a pipelined one: all of it as records. */
-			l7c_emit_held(s, c, a->key, st);
+			l7c_emit_held(s, c, a->key, st, a->segs_in, a->segs_out);
 			return 0;
 		}
 		st->mode = L7C_EMIT;
@@ -306,7 +308,7 @@ static __always_inline int l7c_call(struct conn *c, struct l7c_call *a, struct l
 	/* The answer's first bytes: a success in time is counted, the rest go as records. */
 	got = l7c_head(s, a, head);
 	if (!l7c_success(head, got, c->proto) || now - st->req_ts > st->slow_ns) {
-		l7c_emit_held(s, c, a->key, st);
+		l7c_emit_held(s, c, a->key, st, a->segs_in, a->segs_out);
 		return 0;
 	}
 	st->mode = L7C_ANSWERED;
@@ -319,10 +321,12 @@ static __always_inline int l7c_call(struct conn *c, struct l7c_call *a, struct l
  * the close. */
 __noinline int gt_count_close(struct l7_scratch *s, struct conn *c, __u64 key)
 {
+	struct tcp_sock *t;
 	struct l7c_conn *st;
 
 	if (!s || !c || c->counted != 1)
 		return 0;
+	t = (struct tcp_sock *)c->sk;
 	st = l7c_slot(c, key);
 	c->counted = 2;
 	if (!st)
@@ -330,7 +334,7 @@ __noinline int gt_count_close(struct l7_scratch *s, struct conn *c, __u64 key)
 	if (st->mode == L7C_ANSWERED)
 		l7c_finish(st);
 	else if (st->mode == L7C_HELD)
-		l7c_emit_held(s, c, key, st);
+		l7c_emit_held(s, c, key, st, BPF_CORE_READ(t, segs_in), BPF_CORE_READ(t, segs_out));
 	st->mode = L7C_IDLE;
 	return 0;
 }

@@ -436,16 +436,28 @@ void l7_track__msg(struct l7_track *tk, const struct l7_msg *m, const uint8_t *d
 	}
 	if (m->segs_valid) {
 		if (c->segs_known) {
-			segs_in = (uint32_t)(m->segs_in - c->segs_in);
-			segs_out = (uint32_t)(m->segs_out - c->segs_out);
-		} else if (m->role != L7_ROLE_UNKNOWN) {
-			/* a connection seen from its start */
-			segs_in = m->segs_in;
-			segs_out = m->segs_out;
+			/* The counts only grow; a record behind the one before it (two threads'
+			 * calls on one socket, read in one order and sent in the other) adds
+			 * nothing and leaves the base where it was. */
+			int32_t din = (int32_t)(m->segs_in - c->segs_in);
+			int32_t dout = (int32_t)(m->segs_out - c->segs_out);
+
+			segs_in = din > 0 ? (uint64_t)din : 0;
+			segs_out = dout > 0 ? (uint64_t)dout : 0;
+			if (din > 0)
+				c->segs_in = m->segs_in;
+			if (dout > 0)
+				c->segs_out = m->segs_out;
+		} else {
+			/* a connection seen from its start counts from zero */
+			if (m->role != L7_ROLE_UNKNOWN) {
+				segs_in = m->segs_in;
+				segs_out = m->segs_out;
+			}
+			c->segs_in = m->segs_in;
+			c->segs_out = m->segs_out;
+			c->segs_known = true;
 		}
-		c->segs_in = m->segs_in;
-		c->segs_out = m->segs_out;
-		c->segs_known = true;
 	}
 	if (c->has_session) {
 		io(tk, c, (uint8_t)m->dir, m->len, segs_in, segs_out, m->ts_ns);

@@ -148,6 +148,25 @@ TEST_CASE(role_from_ports_and_segments_from_counters)
 	CHECK(s->st.segs_sent == 1 && s->st.segs_recv == 3);
 	CHECK(s->st.req_count == 1 && s->st.resp_count == 1);
 	CHECK(s->st.bytes_sent == strlen(req) && s->st.bytes_recv == strlen(resp));
+	/* A record whose counts are behind the one before it (two threads' calls on one socket,
+	 * read in one order and sent in the other) adds nothing, and the next counts from the
+	 * larger base: no wrap to 2^32. */
+	m = msg(20, 7, 1, L7_DIR_SEND, 3000, strlen(req));
+	m.role = L7_ROLE_UNKNOWN;
+	m.lport = 45000;
+	m.rport = 80;
+	m.segs_valid = true;
+	m.segs_out = 100, m.segs_in = 92;
+	l7_track__msg(tk, &m, (const uint8_t *)req);
+	CHECK(s->st.segs_sent == 1 && s->st.segs_recv == 3);
+	m = msg(20, 7, 1, L7_DIR_RECV, 4000, strlen(resp));
+	m.role = L7_ROLE_UNKNOWN;
+	m.lport = 45000;
+	m.rport = 80;
+	m.segs_valid = true;
+	m.segs_out = 102, m.segs_in = 95;
+	l7_track__msg(tk, &m, (const uint8_t *)resp);
+	CHECK(s->st.segs_sent == 2 && s->st.segs_recv == 5);
 	l7_track__free(tk);
 	l7_table__free(t);
 }
