@@ -24,6 +24,20 @@
  * rewrite, no call. */
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 
+/* The current task's user registers, at a fixed offset from its kernel stack (the top of it):
+ * the offset learnt from bpf_task_pt_regs at the first call, the rest a cast (no helper call per
+ * socket call). Loads through it are the kernel's checked ones. */
+static __u64 regs_off;
+
+static __always_inline struct pt_regs *user_regs(void)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	__u64 stack = (__u64)t->stack;
+
+	if (!regs_off)
+		regs_off = (__u64)bpf_task_pt_regs(t) - stack;
+	return bpf_rdonly_cast((void *)(stack + regs_off), bpf_core_type_id_kernel(struct pt_regs));
+}
 
 const volatile __u32 capture_bytes = L7_CAPTURE_DEFAULT;
 const volatile __u32 proto_mask = ~0u; /* bits 1 << L7_KPROTO_* that are traced */
@@ -867,8 +881,7 @@ static __always_inline int on_sock(void *ctx, struct sock *sk, int ret, __u8 dir
 	if (ret <= 0)
 		return 0;
 	flush_pending(tid);
-	/* Direct loads (no helper call per field): regs is a kernel pointer the verifier knows. */
-	regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	regs = user_regs();
 	nr = regs->orig_ax;
 	switch (nr) {
 	case GT_NR_READ:
@@ -1004,7 +1017,7 @@ int BPF_PROG(gt_l7_send_ready, const struct sock *sk)
 
 	if (sk->__sk_common.skc_family != GT_AF_UNIX || !current_passes(id >> 32, (__u32)id))
 		return 0;
-	regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	regs = user_regs();
 	nr = regs->orig_ax;
 	if (nr != GT_NR_WRITE && nr != GT_NR_WRITEV && nr != GT_NR_SENDTO && nr != GT_NR_SENDMSG)
 		return 0;
