@@ -118,27 +118,32 @@ TEST_CASE(generations_keep_a_reused_fd_apart)
 	l7_table__free(t);
 }
 
+/* A message of a connection older than the capture (no role known: from port 45000 to port 80)
+ * with the socket's segment counts. */
+static struct l7_msg old_msg(enum l7_dir dir, uint64_t ts, size_t len, uint32_t segs_out,
+			     uint32_t segs_in)
+{
+	struct l7_msg m = msg(20, 7, 1, dir, ts, len);
+
+	m.role = L7_ROLE_UNKNOWN;
+	m.lport = 45000;
+	m.rport = 80;
+	m.segs_valid = true;
+	m.segs_out = segs_out, m.segs_in = segs_in;
+	return m;
+}
+
 TEST_CASE(role_from_ports_and_segments_from_counters)
 {
 	struct l7_table *t = l7_table__new();
 	struct l7_track *tk = l7_track__new(t, 0);
-	struct l7_msg m = msg(20, 7, 1, L7_DIR_SEND, 1000, strlen(req));
-	const struct l7_session *s;
-
 	/* A connection older than the capture: the traced process sends to port 80 from an
 	 * ephemeral port, so it is the client; segments count from its first message. */
-	m.role = L7_ROLE_UNKNOWN;
-	m.lport = 45000;
-	m.rport = 80;
-	m.segs_valid = true;
-	m.segs_out = 100, m.segs_in = 90;
+	struct l7_msg m = old_msg(L7_DIR_SEND, 1000, strlen(req), 100, 90);
+	const struct l7_session *s;
+
 	l7_track__msg(tk, &m, (const uint8_t *)req);
-	m = msg(20, 7, 1, L7_DIR_RECV, 2000, strlen(resp));
-	m.role = L7_ROLE_UNKNOWN;
-	m.lport = 45000;
-	m.rport = 80;
-	m.segs_valid = true;
-	m.segs_out = 101, m.segs_in = 93;
+	m = old_msg(L7_DIR_RECV, 2000, strlen(resp), 101, 93);
 	l7_track__msg(tk, &m, (const uint8_t *)resp);
 	s = l7_table__get_session(t, 0);
 	CHECK(s->key.l7_role == L7_ROLE_CLIENT && s->key.server_port == 80);
@@ -151,20 +156,10 @@ TEST_CASE(role_from_ports_and_segments_from_counters)
 	/* A record whose counts are behind the one before it (two threads' calls on one socket,
 	 * read in one order and sent in the other) adds nothing, and the next counts from the
 	 * larger base: no wrap to 2^32. */
-	m = msg(20, 7, 1, L7_DIR_SEND, 3000, strlen(req));
-	m.role = L7_ROLE_UNKNOWN;
-	m.lport = 45000;
-	m.rport = 80;
-	m.segs_valid = true;
-	m.segs_out = 100, m.segs_in = 92;
+	m = old_msg(L7_DIR_SEND, 3000, strlen(req), 100, 92);
 	l7_track__msg(tk, &m, (const uint8_t *)req);
 	CHECK(s->st.segs_sent == 1 && s->st.segs_recv == 3);
-	m = msg(20, 7, 1, L7_DIR_RECV, 4000, strlen(resp));
-	m.role = L7_ROLE_UNKNOWN;
-	m.lport = 45000;
-	m.rport = 80;
-	m.segs_valid = true;
-	m.segs_out = 102, m.segs_in = 95;
+	m = old_msg(L7_DIR_RECV, 4000, strlen(resp), 102, 95);
 	l7_track__msg(tk, &m, (const uint8_t *)resp);
 	CHECK(s->st.segs_sent == 2 && s->st.segs_recv == 5);
 	l7_track__free(tk);
