@@ -17,6 +17,14 @@
 
 #define PID_WORDS (1 << 16) /* one bit per pid up to 4M */
 
+/* Set by the loader before load. fl_all: every process is a target, and each side of a
+ * connection counts its own exchanges (a client's request as it is sent, its answer as it comes
+ * in), as `galatop --type l7` with no target does. fl_noread (with fl_all): no byte of a call is
+ * read; a call in the other direction than the one before closes an exchange, counted under one
+ * endpoint: what is left once reading the messages is taken away. */
+const volatile bool fl_all;
+const volatile bool fl_noread;
+
 /* One bit per target tgid, set by user space: an array lookup the verifier inlines. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -30,6 +38,7 @@ struct fl_conn {
 	__u64 req_ts; /* the open request's arrival, 0 when none */
 	__u64 ep;     /* its endpoint's hash */
 	__u64 req_bytes;
+	__u64 last_recv; /* fl_noread: the direction of the connection's previous call */
 };
 
 struct {
@@ -39,8 +48,9 @@ struct {
 	__type(value, struct fl_conn);
 } fl_conns SEC(".maps");
 
+/* Per CPU, so that the two sides of a connection, running on two CPUs, never share a line. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, 4096);
 	__type(key, __u64);
 	__type(value, struct fl_ep);
@@ -98,14 +108,56 @@ static __always_inline int request_hash(const __u8 *d, __u64 *h)
 	return 1;
 }
 
+/* A response's status and latency into its request's endpoint. */
+static __always_inline void count(struct fl_conn *c, __u64 now, int ret, __u32 err)
+{
+	struct fl_ep *e;
+	__u64 lat, h = c->ep;
+	__u32 b;
+
+	e = bpf_map_lookup_elem(&fl_eps, &h);
+	if (!e) {
+		__u32 zero = 0;
+		struct fl_ep *z = bpf_map_lookup_elem(&fl_zero, &zero);
+
+		if (!z)
+			return;
+		bpf_map_update_elem(&fl_eps, &h, z, BPF_NOEXIST);
+		e = bpf_map_lookup_elem(&fl_eps, &h);
+		if (!e)
+			return;
+	}
+	lat = now - c->req_ts;
+	b = msb64(lat | 8);
+	e->count++;
+	e->err += err;
+	e->sum += lat;
+	e->bytes += c->req_bytes + ret;
+	e->hist[(b << 3 | (__u32)(lat >> (b - 3)) & 7) & (FL_BUCKETS - 1)]++;
+	c->req_ts = 0;
+}
+
+/* A response's first bytes: 1 for an error, 0 for a success, -1 for no response. */
+static __always_inline int response_err(const __u8 *d)
+{
+	if (d[0] == 'H' && d[1] == 'T' && d[2] == 'T' && d[3] == 'P')
+		return d[9] >= '4';
+	if (d[0] == '-')
+		return 1;
+	if (d[0] == '$' || d[0] == '+' || d[0] == ':' || d[0] == '*')
+		return 0;
+	return -1;
+}
+
 static __always_inline int on_sock(struct sock *sk, int ret, int recv)
 {
 	__u64 id = bpf_get_current_pid_tgid(), key, now, buf, h;
 	struct fl_conn *c;
 	struct pt_regs *regs;
 	long nr;
+	int err;
 
-	if (ret <= 0 || !is_target(id >> 32))
+	if (ret <= 0 || (!fl_all && !is_target(id >> 32)))
 		return 0;
 	regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
 	nr = regs->orig_ax;
@@ -113,6 +165,8 @@ static __always_inline int on_sock(struct sock *sk, int ret, int recv)
 	if (nr == GT_NR_READV || nr == GT_NR_WRITEV) {
 		struct iovec v;
 
+		if (fl_noread)
+			goto known;
 		if (bpf_probe_read_user(&v, sizeof(v), (void *)buf))
 			return 0;
 		buf = (__u64)v.iov_base;
@@ -120,6 +174,7 @@ static __always_inline int on_sock(struct sock *sk, int ret, int recv)
 		   nr != GT_NR_RECVFROM) {
 		return 0;
 	}
+known:
 	key = (id >> 32) << 32 | (__u32)regs->di;
 	c = bpf_map_lookup_elem(&fl_conns, &key);
 	if (!c || c->sk != (__u64)sk) {
@@ -131,7 +186,28 @@ static __always_inline int on_sock(struct sock *sk, int ret, int recv)
 			return 0;
 	}
 	now = bpf_ktime_get_ns();
-	if (recv) {
+	if (fl_all && fl_noread) {
+		if (c->req_ts && c->last_recv != (__u64)recv)
+			count(c, now, ret, 0);
+		else if (!c->req_ts) {
+			c->req_ts = now;
+			c->req_bytes = ret;
+		}
+		c->last_recv = recv;
+	} else if (fl_all) {
+		/* Either side: a request starts an exchange, a response after one ends it. */
+		__u8 d[64] = {};
+
+		if (bpf_probe_read_user(d, ret < 64 ? (ret & 63) : 64, (void *)buf))
+			return 0;
+		if (c->req_ts && (err = response_err(d)) >= 0) {
+			count(c, now, ret, err);
+		} else if (request_hash(d, &h)) {
+			c->req_ts = now;
+			c->ep = h;
+			c->req_bytes = ret;
+		}
+	} else if (recv) {
 		__u8 d[64] = {};
 
 		if (bpf_probe_read_user(d, ret < 64 ? (ret & 63) : 64, (void *)buf) ||
@@ -142,42 +218,12 @@ static __always_inline int on_sock(struct sock *sk, int ret, int recv)
 		c->req_bytes = ret;
 	} else {
 		__u8 d[16] = {};
-		struct fl_ep *e;
-		__u64 lat;
-		__u32 b, err;
 
 		if (!c->req_ts || bpf_probe_read_user(d, ret < 16 ? (ret & 15) : 16, (void *)buf))
 			return 0;
-		if (d[0] == 'H' && d[1] == 'T' && d[2] == 'T' && d[3] == 'P')
-			err = d[9] >= '4';
-		else if (d[0] == '-')
-			err = 1;
-		else if (d[0] == '$' || d[0] == '+' || d[0] == ':' || d[0] == '*')
-			err = 0;
-		else
-			return 0;
-		h = c->ep;
-		e = bpf_map_lookup_elem(&fl_eps, &h);
-		if (!e) {
-			__u32 zero = 0;
-			struct fl_ep *z = bpf_map_lookup_elem(&fl_zero, &zero);
-
-			if (!z)
-				return 0;
-			bpf_map_update_elem(&fl_eps, &h, z, BPF_NOEXIST);
-			e = bpf_map_lookup_elem(&fl_eps, &h);
-			if (!e)
-				return 0;
-		}
-		lat = now - c->req_ts;
-		b = msb64(lat | 8);
-		__sync_fetch_and_add(&e->count, 1);
-		__sync_fetch_and_add(&e->err, err);
-		__sync_fetch_and_add(&e->sum, lat);
-		__sync_fetch_and_add(&e->bytes, c->req_bytes + ret);
-		__sync_fetch_and_add(
-		    &e->hist[(b << 3 | (__u32)(lat >> (b - 3)) & 7) & (FL_BUCKETS - 1)], 1);
-		c->req_ts = 0;
+		err = response_err(d);
+		if (err >= 0)
+			count(c, now, ret, err);
 	}
 	return 0;
 }

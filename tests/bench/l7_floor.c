@@ -1,6 +1,8 @@
 /* Loader of tests/bench/l7_floor.bpf.c for tests/bench/l7_floor.sh. Takes the part of
  * `galatop record`'s command line the cost benchmarks pass (cost.lib's cost_under):
- *   l7_floor record --type l7 -p PID[,PID...] [-o FILE] [--probe-stats on]
+ *   l7_floor record --type l7[,sli] [-p PID[,PID...]] [-o FILE] [--probe-stats on]
+ * With no -p every process is counted, each side of a connection on its own (FL_NOREAD=1 in the
+ * environment: without reading a byte of any call, see l7_floor.bpf.c).
  * Says "Ctrl-C to stop" on standard error once attached; at SIGINT or SIGTERM prints the requests
  * and errors its maps counted and its programs' kernel time per call (BPF statistics, held on
  * with --probe-stats on), in the line cost.lib reads: "l7_floor: l7 NS_PER_CALL ...". */
@@ -25,7 +27,7 @@ static void on_signal(int sig)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: l7_floor record --type l7 -p PID[,PID...] [-o FILE] "
+	fprintf(stderr, "usage: l7_floor record --type l7[,sli] [-p PID[,PID...]] [-o FILE] "
 			"[--probe-stats on|off]\n");
 	return 2;
 }
@@ -74,7 +76,8 @@ int main(int argc, char **argv)
 	int i, stats_fd = -1;
 	__u64 ns = 0, cnt = 0, reqs = 0, errs = 0, key, next, *prev = NULL;
 	unsigned eps = 0;
-	static struct fl_ep v;
+	struct fl_ep *v;
+	int ncpu;
 
 	if (argc < 2 || strcmp(argv[1], "record"))
 		return usage();
@@ -92,14 +95,20 @@ int main(int argc, char **argv)
 			return usage();
 		}
 	}
-	if (!pids)
-		return usage();
-	f = l7_floor__open_and_load();
+	f = l7_floor__open();
+	if (f) {
+		f->rodata->fl_all = !pids;
+		f->rodata->fl_noread = !pids && getenv("FL_NOREAD") && *getenv("FL_NOREAD") == '1';
+		if (l7_floor__load(f)) {
+			l7_floor__destroy(f);
+			f = NULL;
+		}
+	}
 	if (!f) {
 		fprintf(stderr, "l7_floor: cannot load the programs: %s\n", strerror(errno));
 		return 1;
 	}
-	if (add_pids(f, pids) || l7_floor__attach(f)) {
+	if ((pids && add_pids(f, pids)) || l7_floor__attach(f)) {
 		fprintf(stderr, "l7_floor: cannot attach\n");
 		l7_floor__destroy(f);
 		return 1;
@@ -113,15 +122,20 @@ int main(int argc, char **argv)
 		pause();
 	prog_time(f->progs.gt_l7_fl_send, &ns, &cnt);
 	prog_time(f->progs.gt_l7_fl_recv, &ns, &cnt);
-	while (!bpf_map_get_next_key(bpf_map__fd(f->maps.fl_eps), prev, &next)) {
+	ncpu = libbpf_num_possible_cpus();
+	v = ncpu > 0 ? calloc(ncpu, sizeof(*v)) : NULL;
+	while (v && !bpf_map_get_next_key(bpf_map__fd(f->maps.fl_eps), prev, &next)) {
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(bpf_map__fd(f->maps.fl_eps), &key, &v))
+		if (bpf_map_lookup_elem(bpf_map__fd(f->maps.fl_eps), &key, v))
 			continue;
 		eps++;
-		reqs += v.count;
-		errs += v.err;
+		for (i = 0; i < ncpu; i++) {
+			reqs += v[i].count;
+			errs += v[i].err;
+		}
 	}
+	free(v);
 	fprintf(stderr, "l7_floor: %llu requests, %llu errors, %u endpoints\n",
 		(unsigned long long)reqs, (unsigned long long)errs, eps);
 	fprintf(stderr, "l7_floor: l7 %.0f ns/call over %llu calls%s\n",
