@@ -2,11 +2,12 @@
 # No aliasing: a periodic loop split 50/35/15 over leaf_a, leaf_b, leaf_c (tests/tools/split,
 # its period 10 sampling periods of 997 Hz, pinned to one CPU) recorded at 997 Hz. With a fixed
 # period (--fixed-period) every sample falls on one of 10 phases of the loop and the split is
-# off by about 5 points, run after run: the workload does alias, so the test has power. With
-# galatop's randomized periods each run, and the runs pooled, stay within 4 standard errors
-# of the truth the workload measured with its own thread CPU clock (binomial errors of the
-# samples each run got: fewer on a loaded machine, and the bound widens with them); the mean
-# rate stays 997 Hz. tests/bench/aliasing.sh runs 10 runs against the 2.5-point target.
+# off by about 5 points in nearly every run (a second run where one did not): the workload does
+# alias, so the test has power. With galatop's randomized periods each run, and the runs
+# pooled, stay within 4 standard errors of the truth the workload measured with its own thread
+# CPU clock (binomial errors of the samples each run got: fewer on a loaded machine, and the
+# bound widens with them); the mean rate stays 997 Hz. tests/bench/aliasing.sh runs 10 runs
+# against the 2.5-point target.
 # Needs root and BPF.
 . tests/lib.sh
 need_root_bpf aliasing || exit 0
@@ -41,13 +42,19 @@ zmax() {
 
 # Its 5-point error is 3 standard errors at about 460 samples: a machine so loaded that the
 # workload got less than 0.6 s of CPU in 5 s gets a 20 s run instead.
-run fixed 5 --fixed-period
-set -- $(counts fixed)
-[ $(($1 + $2 + $3)) -lt 600 ] && run fixed 20 --fixed-period && set -- $(counts fixed)
-set -- $(zmax "$1" "$2" "$3" "$5" "$6" "$7") "$1" "$2" "$3"
-echo "  fixed period: $(cat "$TMP/fixed.truth"), measured $3 $4 $5 samples: largest error $2 pp = $1 standard errors"
+# The loop stays in phase with the fixed timer only while neither drifts: a run in which this
+# guest's clocks drifted spread its samples over all phases (once in CI, 0.44 standard errors),
+# so the control gets a second run when the first does not alias.
+for try in 1 2; do
+	run fixed 5 --fixed-period
+	set -- $(counts fixed)
+	[ $(($1 + $2 + $3)) -lt 600 ] && run fixed 20 --fixed-period && set -- $(counts fixed)
+	set -- $(zmax "$1" "$2" "$3" "$5" "$6" "$7") "$1" "$2" "$3"
+	echo "  fixed period, run $try: $(cat "$TMP/fixed.truth"), measured $3 $4 $5 samples: largest error $2 pp = $1 standard errors"
+	awk -v z="$1" 'BEGIN { exit !(z > 3) }' && break
+done
 if awk -v z="$1" 'BEGIN { exit !(z > 3) }'; then pass aliasing_fixed_period_aliases
-else fail aliasing_fixed_period_aliases "the workload should alias with a fixed period: $1 standard errors"; fi
+else fail aliasing_fixed_period_aliases "the workload should alias with a fixed period: $1 standard errors in each of 2 runs"; fi
 
 pa=0 pb=0 pc=0 pcpu=0 wa=0 wb=0 wc=0 ok=1
 i=1
