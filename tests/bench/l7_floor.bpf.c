@@ -194,36 +194,23 @@ known:
 			c->req_bytes = ret;
 		}
 		c->last_recv = recv;
-	} else if (fl_all) {
-		/* Either side: a request starts an exchange, a response after one ends it. */
+	} else {
+		/* Traced servers: a request comes in, its answer goes out (a 16-byte read);
+		 * every process: either side, a request starts an exchange, an answer ends it. */
+		bool in = fl_all || recv, out = fl_all || !recv;
+		__u32 n = in ? 64 : 16;
 		__u8 d[64] = {};
 
-		if (bpf_probe_read_user(d, ret < 64 ? (ret & 63) : 64, (void *)buf))
+		if ((!in && !c->req_ts) ||
+		    bpf_probe_read_user(d, ret < n ? (ret & 63) : n, (void *)buf))
 			return 0;
-		if (c->req_ts && (err = response_err(d)) >= 0) {
+		if (out && c->req_ts && (err = response_err(d)) >= 0) {
 			count(c, now, ret, err);
-		} else if (request_hash(d, &h)) {
+		} else if (in && request_hash(d, &h)) {
 			c->req_ts = now;
 			c->ep = h;
 			c->req_bytes = ret;
 		}
-	} else if (recv) {
-		__u8 d[64] = {};
-
-		if (bpf_probe_read_user(d, ret < 64 ? (ret & 63) : 64, (void *)buf) ||
-		    !request_hash(d, &h))
-			return 0;
-		c->req_ts = now;
-		c->ep = h;
-		c->req_bytes = ret;
-	} else {
-		__u8 d[16] = {};
-
-		if (!c->req_ts || bpf_probe_read_user(d, ret < 16 ? (ret & 15) : 16, (void *)buf))
-			return 0;
-		err = response_err(d);
-		if (err >= 0)
-			count(c, now, ret, err);
 	}
 	return 0;
 }

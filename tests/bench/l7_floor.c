@@ -70,7 +70,7 @@ static void prog_time(struct bpf_program *p, __u64 *ns, __u64 *cnt)
 
 int main(int argc, char **argv)
 {
-	const char *pids = NULL;
+	const char *pids = NULL, *noread;
 	bool stats = false;
 	struct l7_floor *f;
 	int i, stats_fd = -1;
@@ -95,10 +95,11 @@ int main(int argc, char **argv)
 			return usage();
 		}
 	}
+	noread = getenv("FL_NOREAD");
 	f = l7_floor__open();
 	if (f) {
 		f->rodata->fl_all = !pids;
-		f->rodata->fl_noread = !pids && getenv("FL_NOREAD") && *getenv("FL_NOREAD") == '1';
+		f->rodata->fl_noread = !pids && noread && !strcmp(noread, "1");
 		if (l7_floor__load(f)) {
 			l7_floor__destroy(f);
 			f = NULL;
