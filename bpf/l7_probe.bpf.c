@@ -1207,13 +1207,16 @@ int BPF_KRETPROBE(gt_l7_ssl_ret, int ret)
 
 /* Go's crypto/tls (symbols/go_tls.h finds the places): uprobes at the start of
  * (*Conn).Write and of (*Conn).Read (on their stack check's conditional jump, which the kernel
- * emulates rather than single-steps) and on each RET of Read, never uretprobes (Go moves
- * goroutine stacks). Go's register ABI: the receiver in RAX, the slice's pointer and length
- * in RBX and RCX; Read returns n in RAX; R14 holds the goroutine (g), which keys a Read in
- * flight (its goroutine may resume on another thread). The attach cookie holds the offsets
- * from a *tls.Conn to its fd (struct go_tls_info): conn, fd, and pfd + Sysfd, 16 bits each,
- * then GO_ON_CHECK when the probe is on the stack check's JBE. */
+ * emulates rather than single-steps), and where Read has its result: on the conditional jump
+ * of its test of n after the copy (also emulated), else on each RET of Read; never
+ * uretprobes (Go moves goroutine stacks). Go's register ABI: the receiver in RAX, the slice's
+ * pointer and length in RBX and RCX; Read returns n in RAX; R14 holds the goroutine (g),
+ * which keys a Read in flight (its goroutine may resume on another thread). The attach
+ * cookie holds the offsets from a *tls.Conn to its fd (struct go_tls_info): conn, fd, and
+ * pfd + Sysfd, 16 bits each, then GO_ON_CHECK when the probe is on the stack check's JBE, and
+ * from bit 56 the register holding Read's result (enum go_tls_reg: its word in pt_regs). */
 #define GO_ON_CHECK (1ull << 48)
+#define GO_REG_SHIFT 56
 #define GT_X86_CF 0x1
 #define GT_X86_ZF 0x40
 
@@ -1235,7 +1238,7 @@ struct go_read {
 	__u64 ts;
 	__u64 buf;
 	__s32 fd;
-	__u32 pad;
+	__u32 len; /* of the slice read into (at most 4 GiB - 1) */
 };
 
 struct {
@@ -1317,23 +1320,40 @@ int gt_l7_go_read(struct pt_regs *ctx)
 	if (r.fd < 0)
 		return 0;
 	r.buf = ctx->bx;
+	r.len = ctx->cx < 0xffffffff ? (__u32)ctx->cx : 0xffffffff;
 	bpf_map_update_elem(&gt_l7_go_reads, &k, &r, BPF_ANY);
 	return 0;
 }
 
+/* The register of pt_regs word w (enum go_tls_reg in symbols/go_tls.h), or -1. A read through
+ * the helper: the verifier allows context loads at constant offsets only, and the compiler
+ * folds a switch over the fields into one load at a computed offset. */
+static __always_inline long go_reg(struct pt_regs *ctx, __u64 w)
+{
+	long v;
+
+	if (w > 14 || bpf_probe_read_kernel(&v, sizeof(v), (const void *)ctx + w * 8))
+		return -1;
+	return v;
+}
+
+/* Read has its result: n in the cookie's register, at most the slice's length (a register
+ * that is not n, if the compiler ever placed it so, is refused here rather than read as
+ * bytes). */
 SEC("uprobe")
 int gt_l7_go_read_ret(struct pt_regs *ctx)
 {
 	struct go_read_key k = {.g = ctx->r14, .tgid = bpf_get_current_pid_tgid() >> 32};
 	struct go_read *rp = bpf_map_lookup_elem(&gt_l7_go_reads, &k), r;
-	long n = (long)ctx->ax;
+	long n;
 
 	if (!rp)
 		return 0;
+	n = go_reg(ctx, (bpf_get_attach_cookie(ctx) >> GO_REG_SHIFT) & 0x1f);
 	r = *rp;
 	bpf_map_delete_elem(&gt_l7_go_reads, &k);
 	COUNT(ssl_calls);
-	if (n > 0)
+	if (n > 0 && (__u64)n <= r.len)
 		tls_plain(ctx, r.ts, k.tgid, r.fd, 1, (__u64)n, r.buf);
 	return 0;
 }

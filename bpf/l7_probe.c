@@ -128,7 +128,8 @@ static bool go_match(void *ctx, const char *path)
 }
 
 /* The probes of a Go program linking crypto/tls (symbols/go_tls): Write's and Read's entries
- * and Read's RETs, each with the fd offsets as cookie. 0 for other files. */
+ * and Read's result check (else its RETs), each with the fd offsets as cookie. 0 for other
+ * files. */
 static int go_sites(void *ctx, const char *full, struct uprobe_lib_site *out)
 {
 	struct gt_l7_probe *skel = ctx;
@@ -144,17 +145,23 @@ static int go_sites(void *ctx, const char *full, struct uprobe_lib_site *out)
 		return 0;
 	if (err)
 		return err;
-	/* As go_fd and go_stack_grows in bpf/l7_probe.bpf.c read it: the offsets of conn, fd, and
-	 * pfd + Sysfd (16 bits each), then whether the probe is on the stack check's JBE. */
+	/* As go_fd, go_stack_grows and go_reg in bpf/l7_probe.bpf.c read it: the offsets of conn,
+	 * fd, and pfd + Sysfd (16 bits each), whether the probe is on the stack check's JBE, and
+	 * from bit 56 the register holding Read's result. */
 	cookie = gi.conn_off | (uint64_t)gi.fd_off << 16 |
 		 (uint64_t)(uint16_t)(gi.pfd_off + gi.sysfd_off) << 32;
 	out[n++] = (struct uprobe_lib_site){ skel->progs.gt_l7_go_write, gi.write_off,
 					     cookie | (uint64_t)gi.write_on_check << 48 };
 	out[n++] = (struct uprobe_lib_site){ skel->progs.gt_l7_go_read, gi.read_off,
 					     cookie | (uint64_t)gi.read_on_check << 48 };
+	if (gi.read_result_off)
+		out[n++] = (struct uprobe_lib_site){ skel->progs.gt_l7_go_read_ret,
+						     gi.read_result_off,
+						     cookie | (uint64_t)gi.read_result_reg << 56 };
 	for (size_t i = 0; i < gi.nread_rets && n < UPROBE_LIB_MAX_SITES; i++)
 		out[n++] = (struct uprobe_lib_site){ skel->progs.gt_l7_go_read_ret,
-						     gi.read_rets[i], cookie };
+						     gi.read_rets[i],
+						     cookie | (uint64_t)GO_REG_AX << 56 };
 	return n;
 }
 

@@ -13,6 +13,10 @@
 
 static const char WRITE_FN[] = "crypto/tls.(*Conn).Write";
 static const char READ_FN[] = "crypto/tls.(*Conn).Read";
+/* What copies the plaintext out in Read: bytes.(*Reader).Read, inlined there with its call
+ * to runtime.memmove. */
+static const char *const COPY_FNS[] = { "runtime.memmove", "bytes.(*Reader).Read" };
+#define NCOPY (sizeof(COPY_FNS) / sizeof(COPY_FNS[0]))
 
 /* The PT_LOAD segments of elf over its raw bytes (size bytes at raw) into *segs (caller
  * frees); 0 or -ENOMEM. */
@@ -186,14 +190,77 @@ static void dwarf_offsets(Elf *elf, struct go_tls_info *out)
 	out->dwarf = true;
 }
 
-/* Finds Write and Read in the Go function table g and fills their offsets and Read's RETs. */
+/* capstone's 64-bit general registers as enum go_tls_reg; -1 for any other (and RSP, R14:
+ * Go's goroutine). */
+static int gp_reg(x86_reg r)
+{
+	switch (r) {
+	case X86_REG_RAX: return GO_REG_AX;
+	case X86_REG_RBX: return GO_REG_BX;
+	case X86_REG_RCX: return GO_REG_CX;
+	case X86_REG_RDX: return GO_REG_DX;
+	case X86_REG_RSI: return GO_REG_SI;
+	case X86_REG_RDI: return GO_REG_DI;
+	case X86_REG_RBP: return GO_REG_BP;
+	case X86_REG_R8: return GO_REG_R8;
+	case X86_REG_R9: return GO_REG_R9;
+	case X86_REG_R10: return GO_REG_R10;
+	case X86_REG_R11: return GO_REG_R11;
+	case X86_REG_R12: return GO_REG_R12;
+	case X86_REG_R13: return GO_REG_R13;
+	case X86_REG_R15: return GO_REG_R15;
+	default: return -1;
+	}
+}
+
+int go_tls_read_result(const uint8_t *code, size_t len, uint64_t addr, const uint64_t *copy_fns,
+		       size_t ncopy, uint64_t *jcc, enum go_tls_reg *reg)
+{
+	const struct capstone_fns *cs_fn = capstone_dl();
+	bool copied = false;
+	int err = -ENOENT;
+	csh cs;
+	cs_insn *insn;
+	size_t n;
+
+	if (!cs_fn)
+		return -ENOENT;
+	if (cs_fn->open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+		return -ENOMEM;
+	cs_fn->option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+	n = cs_fn->disasm(cs, code, len, addr, 0, &insn);
+	for (size_t i = 0; i + 1 < n && err; i++) {
+		const cs_x86 *x = &insn[i].detail->x86;
+		int r;
+
+		if (insn[i].id == X86_INS_CALL && x->op_count == 1 && x->operands[0].type == X86_OP_IMM)
+			for (size_t f = 0; f < ncopy; f++)
+				copied |= (uint64_t)x->operands[0].imm == copy_fns[f];
+		if (copied && insn[i].id == X86_INS_TEST && x->op_count == 2 &&
+		    x->operands[0].type == X86_OP_REG && x->operands[1].type == X86_OP_REG &&
+		    x->operands[0].reg == x->operands[1].reg &&
+		    (r = gp_reg(x->operands[0].reg)) >= 0 &&
+		    (insn[i + 1].id == X86_INS_JE || insn[i + 1].id == X86_INS_JNE)) {
+			*jcc = insn[i + 1].address;
+			*reg = (enum go_tls_reg)r;
+			err = 0;
+		}
+	}
+	if (n)
+		cs_fn->free(insn, n);
+	cs_fn->close(&cs);
+	return err;
+}
+
+/* Finds Write and Read in the Go function table g and fills their offsets, and Read's result
+ * check or its RETs. */
 static int find_funcs(struct gopcln *g, const struct gopcln_seg *segs, size_t nsegs,
 		      const char *raw, struct go_tls_info *out)
 {
-	uint64_t rlen = 0, wlen = 0;
+	uint64_t rlen = 0, wlen = 0, copy_fns[NCOPY] = { 0 };
 	int have = 0, err;
 
-	for (size_t i = 0; i < gopcln__count(g) && have != 3; i++) {
+	for (size_t i = 0; i < gopcln__count(g) && have != (1 << (2 + NCOPY)) - 1; i++) {
 		struct gopcln_name name;
 		uint64_t entry, end;
 
@@ -207,14 +274,24 @@ static int find_funcs(struct gopcln *g, const struct gopcln_seg *segs, size_t ns
 			 end > entry && end - entry < (1u << 20) &&
 			 in_file(segs, nsegs, raw, entry, end - entry, &out->read_off))
 			rlen = end - entry, have |= 2;
+		else
+			for (size_t f = 0; f < NCOPY; f++)
+				if (name.len == strlen(COPY_FNS[f]) &&
+				    !memcmp(name.s, COPY_FNS[f], name.len) &&
+				    file_off(segs, nsegs, raw, entry, &copy_fns[f]))
+					have |= 4 << f;
 	}
-	if (have != 3)
+	if ((have & 3) != 3)
 		return -ENOENT;
+	err = go_tls_read_result((const uint8_t *)raw + out->read_off, rlen, out->read_off,
+				 copy_fns, NCOPY, &out->read_result_off, &out->read_result_reg);
+	if (err == -ENOMEM)
+		return err;
 	err = disasm((const uint8_t *)raw + out->read_off, rlen, out->read_off, &out->read_off,
-		     &out->read_on_check, out);
+		     &out->read_on_check, out->read_result_off ? NULL : out);
 	err = err ?: disasm((const uint8_t *)raw + out->write_off, wlen, out->write_off,
 			    &out->write_off, &out->write_on_check, NULL);
-	return err ? err : out->nread_rets ? 0 : -ENOENT;
+	return err ? err : out->read_result_off || out->nread_rets ? 0 : -ENOENT;
 }
 
 int go_tls_inspect(int fd, struct go_tls_info *out)

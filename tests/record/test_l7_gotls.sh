@@ -53,19 +53,21 @@ for v in "full:" "strip:-s -w"; do
 	eq "gotls_${name}_client_errors" "$(sess "$F" http client err_4xx)" "$(c errors)" "the client's 404s"
 	eq "gotls_${name}_client_ssl" "$(jq -r '[.sessions[] | select(.protocol == "http")][0].ssl' "$F")" 1
 	eq "gotls_${name}_not_plain" "$(jq '[.sessions[] | select(.ssl == 0)] | length' "$F")" 0
-	# The medians in the order the clocks are read: the server's (its Read's return to its
+	# The medians in the order the clocks are read: the server's (its Read's result to its
 	# Write's start) inside galatop's client-side one (the client's Write's start to its
-	# Read's return) inside the client's own (its clock around the two calls). The client's
+	# Read's result) inside the client's own (its clock around the two calls). The client's
 	# own is higher by its work around the calls and by the parts of the uprobes' traps
-	# outside galatop's clock readings: the Write probe's trap before it (1 us) and the
-	# single-step of Read's RET after it (9.5-10.4 us here, beyond 10% of a round trip under
-	# 100 us), all the client's CPU time: bounded as client_p50 does (tests/record/l7_lib.sh),
-	# and request by request (nested).
+	# outside galatop's clock readings (about 1 us each side, both emulated jumps): bounded as
+	# client_p50 does (tests/record/l7_lib.sh), and request by request (nested). The median
+	# within 10% of the client's, as the issue asks, plainly too: client_p50's band is wide
+	# when the client is preempted about once a request, as Go's client is here.
 	got=$(ep "$F" http client '^GET /ok$' latency_p50) want=$(c p50_ns)
 	p50_order "gotls_${name}_p50" "$(ep "$TMP/srv_$name.json" http server '^GET /ok$' latency_p50)" \
 		"$got" "$want"
 	client_p50 "gotls_${name}_client_p50" "$F" http client '^GET /ok$' "$want" 0 "$(c nivcsw)" $N \
-		"$(awk -v t="$(c cpu_ns)" -v n="$(c requests)" 'BEGIN { printf "%d", t / n }')"
+		"$(awk -v t="$(c cpu_ns)" -v n="$(c requests)" 'BEGIN { printf "%d", t / n }')" 10
+	if within "$got" "$want" 10; then pass "gotls_${name}_p50_within_10pct"
+	else fail "gotls_${name}_p50_within_10pct" "galatop $got ns, the client's own $want ns"; fi
 	nested "gotls_${name}_client_nested" "$TMP/cli_$name.jsonl" http '^GET /ok$' "$TMP/cli_$name.times"
 	F=$TMP/srv_$name.json
 	eq "gotls_${name}_server_count" "$(ep "$F" http server '^GET /ok$' req_count)" $N
