@@ -6,6 +6,7 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "symbols/capstone_dl.h"
 #include "symbols/elf_syms.h"
@@ -89,6 +90,29 @@ static void build_version(Elf *elf, const char *raw, size_t size, char *buf, siz
 	buf[len] = 0;
 }
 
+/* Opens capstone (x86_64, with details) on cs and disassembles at most count instructions
+ * (0: all) of code[0..len) at address addr into *insn; their number, or -ENOENT (capstone
+ * cannot be loaded) or -ENOMEM. undis() frees what it gave. */
+static ssize_t dis(const uint8_t *code, size_t len, uint64_t addr, size_t count, csh *cs,
+		   cs_insn **insn)
+{
+	const struct capstone_fns *cs_fn = capstone_dl();
+
+	if (!cs_fn)
+		return -ENOENT;
+	if (cs_fn->open(CS_ARCH_X86, CS_MODE_64, cs) != CS_ERR_OK)
+		return -ENOMEM;
+	cs_fn->option(*cs, CS_OPT_DETAIL, CS_OPT_ON);
+	return (ssize_t)cs_fn->disasm(*cs, code, len, addr, count, insn);
+}
+
+static void undis(csh *cs, cs_insn *insn, size_t n)
+{
+	if (n)
+		capstone_dl()->free(insn, n);
+	capstone_dl()->close(cs);
+}
+
 #define PROLOGUE_INSNS 8 /* the stack check is among a function's first instructions */
 /* Disassembles the function code[0..len) at file offset off: *probe gets the offset of its
  * stack check's conditional jump (JBE, to runtime.morestack when the goroutine's stack must
@@ -101,30 +125,24 @@ static void build_version(Elf *elf, const char *raw, size_t size, char *buf, siz
 static int disasm(const uint8_t *code, size_t len, uint64_t off, uint64_t *probe, bool *on_check,
 		  struct go_tls_info *rets)
 {
-	const struct capstone_fns *cs_fn = capstone_dl();
 	csh cs;
 	cs_insn *insn;
-	size_t n;
+	ssize_t n = dis(code, len, off, rets ? 0 : PROLOGUE_INSNS, &cs, &insn);
 
 	*probe = off;
 	*on_check = false;
-	if (!cs_fn)
-		return -ENOENT;
-	if (cs_fn->open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
-		return -ENOMEM;
-	n = cs_fn->disasm(cs, code, len, off, rets ? 0 : PROLOGUE_INSNS, &insn);
-	for (size_t i = 0; i + 1 < n && i < PROLOGUE_INSNS; i++)
+	if (n < 0)
+		return (int)n;
+	for (ssize_t i = 0; i + 1 < n && i < PROLOGUE_INSNS; i++)
 		if (insn[i].id == X86_INS_JBE) {
 			*probe = insn[i].address;
 			*on_check = true;
 			break;
 		}
-	for (size_t i = 0; rets && i < n && rets->nread_rets < GO_TLS_MAX_RETS; i++)
+	for (ssize_t i = 0; rets && i < n && rets->nread_rets < GO_TLS_MAX_RETS; i++)
 		if (insn[i].id == X86_INS_RET)
 			rets->read_rets[rets->nread_rets++] = insn[i].address;
-	if (n)
-		cs_fn->free(insn, n);
-	cs_fn->close(&cs);
+	undis(&cs, insn, (size_t)n);
 	return 0;
 }
 
@@ -216,20 +234,15 @@ static int gp_reg(x86_reg r)
 int go_tls_read_result(const uint8_t *code, size_t len, uint64_t addr, const uint64_t *copy_fns,
 		       size_t ncopy, uint64_t *jcc, enum go_tls_reg *reg)
 {
-	const struct capstone_fns *cs_fn = capstone_dl();
 	bool copied = false;
 	int err = -ENOENT;
 	csh cs;
 	cs_insn *insn;
-	size_t n;
+	ssize_t n = dis(code, len, addr, 0, &cs, &insn);
 
-	if (!cs_fn)
-		return -ENOENT;
-	if (cs_fn->open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
-		return -ENOMEM;
-	cs_fn->option(cs, CS_OPT_DETAIL, CS_OPT_ON);
-	n = cs_fn->disasm(cs, code, len, addr, 0, &insn);
-	for (size_t i = 0; i + 1 < n && err; i++) {
+	if (n < 0)
+		return (int)n;
+	for (ssize_t i = 0; i + 1 < n && err; i++) {
 		const cs_x86 *x = &insn[i].detail->x86;
 		int r;
 
@@ -246,9 +259,7 @@ int go_tls_read_result(const uint8_t *code, size_t len, uint64_t addr, const uin
 			err = 0;
 		}
 	}
-	if (n)
-		cs_fn->free(insn, n);
-	cs_fn->close(&cs);
+	undis(&cs, insn, (size_t)n);
 	return err;
 }
 
