@@ -17,7 +17,9 @@ rec() { # OUT ARGS...: perf record quietly, or FAIL
 	perf record -q -F 997 -o "$out" "$@" >/dev/null 2>"$TMP/rec.err" && [ -s "$out" ] && return 0
 	fail "perf record $*" "$(head -2 "$TMP/rec.err")"; return 1
 }
-# perf's names of glibc's aliases are mapped to galatop's before comparing (docs/perfdata.md).
+# perf's names of glibc's aliases are mapped to galatop's before comparing (docs/perfdata.md);
+# galatop's too: where the aliases are all local (__GI___pthread_mutex_unlock_usercnt and
+# __pthread_mutex_unlock_usercnt) it keeps the first in the table, the __GI_ one.
 ALIASES="$(dirname "$0")/perf_aliases.sed"
 # same NAME FILE [OPTS]: galatop reads FILE as perf script | galatop collapse does
 sums() { # FILE: its stacks with counts summed per stack (after a rename), sorted
@@ -31,7 +33,8 @@ same() {
 	rc=$?
 	sed -f "$ALIASES" "$TMP/want" >"$TMP/want.r"
 	sums "$TMP/want.r" >"$TMP/want.n"
-	sums "$TMP/got" >"$TMP/got.n"
+	sed -f "$ALIASES" "$TMP/got" >"$TMP/got.r"
+	sums "$TMP/got.r" >"$TMP/got.n"
 	if [ "$rc" = 0 ] && [ -s "$TMP/want" ] && cmp -s "$TMP/want.n" "$TMP/got.n"; then
 		pass "$name: same as perf script | collapse ($(wc -l <"$TMP/got") stacks)"
 	else
