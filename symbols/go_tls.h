@@ -17,7 +17,8 @@
 #define GO_TLS_MAX_RETS 32 /* RET instructions of Read probed at most */
 
 /* x86_64 registers as the index of their 8-byte word in the kernel's struct pt_regs, which a
- * uprobe program reads (bpf/l7_probe.bpf.c's go_reg); 0 (r15) is never a result here. */
+ * uprobe program reads (bpf/l7_probe.bpf.c's go_reg). R14 (Go's goroutine) and RSP never hold
+ * a result. */
 enum go_tls_reg {
 	GO_REG_R15, GO_REG_R14, GO_REG_R13, GO_REG_R12, GO_REG_BP, GO_REG_BX, GO_REG_R11,
 	GO_REG_R10, GO_REG_R9, GO_REG_R8, GO_REG_AX, GO_REG_CX, GO_REG_DX, GO_REG_SI, GO_REG_DI,
