@@ -85,11 +85,13 @@ for key, m in msgs:
 n = sum(c for c, _ in sleeps)
 res("kafka_%s_sleep_count" % fmt, own.isdigit() and n == int(own),
     "%d nanosleeps in %d messages, the program made %s" % (n, len(msgs), own))
-# No sleep lasts less than asked (the kernel's own enter/exit times); the mean is near it (a
-# loaded machine wakes the thread late, hence the room above).
+# A sleep runs from the thread's switch-out to its switch back in (the blocking mode: no
+# sys_enter hook), so none is much shorter than asked: the timer is armed just before the
+# switch, and interrupt work in between shortens it (0.32 ms once, on a loaded 2-CPU guest),
+# hence 90%; the mean is near it (a loaded machine wakes the thread late, hence the room above).
 durs = [d for _, d in sleeps]
 mean = sum(durs) / max(len(durs), 1)
-res("kafka_%s_sleep_duration" % fmt, durs and min(durs) >= ms - 0.1 and mean <= ms + 15,
+res("kafka_%s_sleep_duration" % fmt, durs and min(durs) >= 0.9 * ms and mean <= ms + 15,
     "shortest %.2f ms, mean %.2f ms of %d" % (min(durs or [0]), mean, ms))
 # A thread's events of a period in messages of at most 100.
 res("kafka_%s_messages_of_100" % fmt, sizes and max(sizes) == 100,
