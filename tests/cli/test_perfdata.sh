@@ -38,7 +38,10 @@ same() {
 	if [ "$rc" = 0 ] && [ -s "$TMP/want" ] && cmp -s "$TMP/want.n" "$TMP/got.n"; then
 		pass "$name: same as perf script | collapse ($(wc -l <"$TMP/got") stacks)"
 	else
-		fail "$name" "exit $rc; $(diff "$TMP/want.n" "$TMP/got.n" | head -4 | cut -c1-200)"
+		# kept for a look at the stacks that differ (the temporary directory goes)
+		keep=${O:+$O/test-logs/perfdata-$(basename "$f")}
+		[ -n "$keep" ] && cp "$f" "$keep" 2>/dev/null || keep="not kept"
+		fail "$name" "exit $rc ($keep); $(diff "$TMP/want.n" "$TMP/got.n" | head -4 | cut -c1-200)"
 	fi
 }
 
